@@ -1,0 +1,72 @@
+// Queue policy: pure rules for phases, the lottery draw, positions and wait estimates.
+import type { QueueConfig } from '../../src/lib/event-config';
+
+/** What a visitor's status says about the event and their place. */
+export type QueueState = 'not_open' | 'waiting' | 'admitted' | 'paused' | 'closed' | 'sold_out';
+
+/** Organizer switch kept beside the config. */
+export type RoomMode = 'open' | 'paused' | 'closed';
+
+/** True once the sale has started (releases may happen). */
+export function onSale(config: QueueConfig, nowMs: number): boolean {
+  return nowMs >= config.saleStartsAtMs;
+}
+
+/**
+ * The state a still-waiting visitor sees.
+ * @returns `closed` / `paused` by organizer mode, `not_open` before the sale start, else `waiting`
+ */
+export function waitingState(config: QueueConfig, mode: RoomMode, nowMs: number): QueueState {
+  if (mode === 'closed') return 'closed';
+  if (!onSale(config, nowMs)) return 'not_open';
+  return mode === 'paused' ? 'paused' : 'waiting';
+}
+
+const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+/** SHA-256 of a UTF-8 string, lower-case hex. */
+export async function sha256Hex(text: string): Promise<string> {
+  return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+}
+
+/** The public commitment to a lottery seed: SHA-256 of the seed's hex string. */
+export function seedCommitment(seedHex: string): Promise<string> {
+  return sha256Hex(seedHex);
+}
+
+/**
+ * The lottery order: entrants sorted by SHA-256(`${seedHex}:${visitorId}`) (hex, ascending),
+ * ties broken by id. With a secret random seed every order is equally likely, and once the seed
+ * is revealed anyone can recompute it (scripts/verify-draw.ts).
+ *
+ * @param seedHex the 256-bit seed, hex
+ * @param visitorIds the pre-queue entrants, any order, no duplicates
+ * @returns the same ids in draw order (first = admitted first)
+ */
+export async function lotteryOrder(seedHex: string, visitorIds: readonly string[]): Promise<string[]> {
+  const keyed = await Promise.all(visitorIds.map(async (id) => ({ id, key: await sha256Hex(`${seedHex}:${id}`) })));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : 1));
+  return keyed.map((k) => k.id);
+}
+
+/** Shortest and longest poll interval the server hands out, ms. */
+export const MIN_POLL_MS = 2_000;
+export const MAX_POLL_MS = 15_000;
+
+/**
+ * Estimated wait for a visitor with `ahead` visitors in front, at the current release rate.
+ * @returns whole seconds, or null when nothing is being released (rate 0 or paused)
+ */
+export function estimateWaitSeconds(ahead: number, ratePerMinute: number): number | null {
+  if (ratePerMinute <= 0) return null;
+  return Math.ceil((ahead * 60) / ratePerMinute);
+}
+
+/**
+ * How long a client should wait before its next status poll: about a fifth of its expected wait,
+ * within [MIN_POLL_MS, MAX_POLL_MS]. Clients add their own jitter.
+ */
+export function pollAfterMs(estimatedWaitSeconds: number | null): number {
+  if (estimatedWaitSeconds === null) return MAX_POLL_MS;
+  return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Math.round((estimatedWaitSeconds * 1000) / 5)));
+}

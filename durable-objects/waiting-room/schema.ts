@@ -1,0 +1,43 @@
+// WaitingRoom schema: append-only migrations (never edit an applied entry).
+import type { Migration } from '../shared/sql';
+
+export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    description: 'room settings, visitors, rate log',
+    sql: `
+      CREATE TABLE wr_room (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        config TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        seed TEXT NOT NULL,
+        drawn INTEGER NOT NULL,
+        rate INTEGER NOT NULL,
+        last_report_at INTEGER NOT NULL,
+        carry REAL NOT NULL,
+        last_tick_at INTEGER NOT NULL,
+        next_seq INTEGER NOT NULL,
+        next_rank INTEGER NOT NULL,
+        admitted_total INTEGER NOT NULL,
+        health TEXT
+      );
+      CREATE TABLE wr_visitors (
+        visitor_id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL UNIQUE,
+        rank INTEGER UNIQUE,
+        state TEXT NOT NULL,
+        joined_at INTEGER NOT NULL,
+        last_seen_at INTEGER NOT NULL,
+        admitted_at INTEGER,
+        expires_at INTEGER
+      );
+      CREATE INDEX wr_visitors_queue ON wr_visitors (state, rank);
+      CREATE TABLE wr_rate_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        rate INTEGER NOT NULL,
+        reason TEXT NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,369 @@
+// WaitingRoom Durable Object: one per event; storage, alarm and RPC around the pure queue policy.
+import { DurableObject } from 'cloudflare:workers';
+import type { QueueConfig } from '../../src/lib/event-config';
+import { Sql, migrate } from '../shared/sql';
+import {
+  estimateWaitSeconds,
+  lotteryOrder,
+  onSale,
+  pollAfterMs,
+  seedCommitment,
+  waitingState,
+  type QueueState,
+  type RoomMode,
+} from './queue-policy';
+import { initialControllerState, nextReleaseRate, releaseBudget, type HealthReport } from './release-controller';
+import { WAITING_ROOM_MIGRATIONS } from './schema';
+
+/** Interval of the release tick while anyone waits or is active, ms. */
+export const TICK_MS = 1_000;
+/** A waiting visitor's `last_seen_at` is rewritten at most this often, ms (saves writes). */
+const SEEN_WRITE_EVERY_MS = 15_000;
+
+interface RoomRow {
+  config: string;
+  mode: RoomMode;
+  seed: string;
+  drawn: number;
+  rate: number;
+  last_report_at: number;
+  carry: number;
+  last_tick_at: number;
+  next_seq: number;
+  next_rank: number;
+  admitted_total: number;
+  health: string | null;
+}
+
+interface VisitorRow {
+  visitor_id: string;
+  seq: number;
+  rank: number | null;
+  state: 'waiting' | 'admitted' | 'left' | 'dropped';
+  joined_at: number;
+  last_seen_at: number;
+  admitted_at: number | null;
+  expires_at: number | null;
+}
+
+/** A visitor's place and the event's state, as `join` and `status` return it. */
+export interface QueueStatus {
+  kind: 'status';
+  state: QueueState;
+  policy: QueueConfig['policy'];
+  /** 1-based place in line; null before the lottery draw or once admitted. */
+  position: number | null;
+  /** Visitors ahead; null when the position is unknown. */
+  ahead: number | null;
+  estimatedWaitSeconds: number | null;
+  pollAfterMs: number;
+  saleStartsAtMs: number;
+  /** Present when `state` is `admitted`: the admission window, epoch ms. */
+  admission?: { admittedAtMs: number; expiresAtMs: number };
+}
+
+/** `join` / `status` outcome: a status, or the event / visitor is unknown. */
+export type QueueAnswer = QueueStatus | { kind: 'event_not_found' } | { kind: 'unknown_visitor' };
+
+/** `configure` outcome. */
+export type ConfigureAnswer = { kind: 'ok'; created: boolean } | { kind: 'conflict'; detail: string };
+
+/** Live numbers for the organizer. */
+export interface RoomStats {
+  config: QueueConfig;
+  mode: RoomMode;
+  waiting: number;
+  active: number;
+  admittedTotal: number;
+  dropped: number;
+  releaseRatePerMinute: number;
+  lastHealth: HealthReport | null;
+  rateLog: { at: number; rate: number; reason: string }[];
+  lottery: { commitment: string; drawn: boolean; seed: string | null } | null;
+}
+
+export class WaitingRoom extends DurableObject<Env> {
+  /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
+  clock: () => number = () => Date.now();
+  private readonly sql: Sql;
+  private drawing = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = new Sql(ctx.storage.sql);
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, 'wr', WAITING_ROOM_MIGRATIONS));
+  }
+
+  /**
+   * Creates or updates the event's queue settings. The policy cannot change once anyone joined.
+   * @param dryRun check only, write nothing
+   * @returns `ok` (with `created`) or `conflict` with a reason
+   */
+  async configure(config: QueueConfig, dryRun = false): Promise<ConfigureAnswer> {
+    const room = this.room();
+    if (room) {
+      const old = JSON.parse(room.config) as QueueConfig;
+      const joined = room.next_seq > 1;
+      if (joined && old.policy !== config.policy)
+        return { kind: 'conflict', detail: 'the queue policy cannot change once visitors have joined' };
+      if (joined && old.policy === 'random' && old.saleStartsAtMs !== config.saleStartsAtMs && room.drawn) {
+        return { kind: 'conflict', detail: 'the sale start cannot move after the lottery draw' };
+      }
+    }
+    if (dryRun) return { kind: 'ok', created: !room };
+    const now = this.clock();
+    if (room) {
+      this.sql.run`UPDATE wr_room SET config = ${JSON.stringify(config)}`;
+    } else {
+      const seed = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
+      const rate = initialControllerState(bounds(config)).ratePerMinute;
+      this.sql
+        .run`INSERT INTO wr_room (id, config, mode, seed, drawn, rate, last_report_at, carry, last_tick_at, next_seq, next_rank, admitted_total)
+        VALUES (1, ${JSON.stringify(config)}, 'open', ${seed}, 0, ${rate}, 0, 0, ${now}, 1, 1, 0)`;
+      this.sql
+        .run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${rate}, 'start at the minimum until the origin reports health')`;
+    }
+    await this.ensureAlarm(now);
+    return { kind: 'ok', created: !room };
+  }
+
+  /**
+   * Puts a visitor in line, once: joining again returns the same place. A visitor who dropped out
+   * (stopped polling) or whose admission ended joins again at the back.
+   * @param visitorId the queue ticket's subject
+   */
+  async join(visitorId: string): Promise<QueueAnswer> {
+    const room = this.room();
+    if (!room) return { kind: 'event_not_found' };
+    const config = JSON.parse(room.config) as QueueConfig;
+    const now = this.clock();
+    const existing = this.visitor(visitorId);
+    if (!existing || existing.state === 'dropped' || existing.state === 'left') {
+      // FIFO ranks by arrival; the lottery ranks pre-queue entrants at the draw and later ones by arrival.
+      const rank = config.policy === 'fifo' ? room.next_seq : room.drawn ? room.next_rank : null;
+      this.ctx.storage.transactionSync(() => {
+        this.sql.run`INSERT INTO wr_visitors (visitor_id, seq, rank, state, joined_at, last_seen_at)
+          VALUES (${visitorId}, ${room.next_seq}, ${rank}, 'waiting', ${now}, ${now})
+          ON CONFLICT (visitor_id) DO UPDATE SET seq = excluded.seq, rank = excluded.rank, state = 'waiting',
+            joined_at = excluded.joined_at, last_seen_at = excluded.last_seen_at, admitted_at = NULL, expires_at = NULL`;
+        this.sql.run`UPDATE wr_room SET next_seq = next_seq + 1, next_rank = next_rank + ${rank === null ? 0 : 1}`;
+      });
+      await this.ensureAlarm(now);
+    }
+    return this.describe(visitorId, now);
+  }
+
+  /**
+   * A visitor's current place. Polling keeps a waiting visitor in line (see idle timeout).
+   * @returns `unknown_visitor` if they never joined, dropped out or their admission ended
+   */
+  async status(visitorId: string): Promise<QueueAnswer> {
+    return this.describe(visitorId, this.clock());
+  }
+
+  /** Stops releases; nobody loses a place. */
+  async pause(): Promise<boolean> {
+    return this.setMode('paused');
+  }
+
+  /** Resumes releases after a pause. */
+  async resume(): Promise<boolean> {
+    return this.setMode('open');
+  }
+
+  /**
+   * Stores the origin's latest health report; the next tick acts on it.
+   * @returns false when the event does not exist
+   */
+  async recordHealth(report: Omit<HealthReport, 'receivedAtMs'>): Promise<boolean> {
+    if (!this.room()) return false;
+    const now = this.clock();
+    this.sql.run`UPDATE wr_room SET health = ${JSON.stringify({ ...report, receivedAtMs: now })}`;
+    await this.ensureAlarm(now);
+    return true;
+  }
+
+  /** Config, counts, rate and its recent changes, for the organizer; null if the event does not exist. */
+  async stats(): Promise<RoomStats | null> {
+    const room = this.room();
+    if (!room) return null;
+    const config = JSON.parse(room.config) as QueueConfig;
+    const now = this.clock();
+    const count = (state: string) => this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = ${state}`?.n ?? 0;
+    const active =
+      this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'admitted' AND expires_at > ${now}`?.n ?? 0;
+    return {
+      config,
+      mode: room.mode,
+      waiting: count('waiting'),
+      active,
+      admittedTotal: room.admitted_total,
+      dropped: count('dropped'),
+      releaseRatePerMinute: room.rate,
+      lastHealth: room.health ? (JSON.parse(room.health) as HealthReport) : null,
+      rateLog: this.sql.all<{
+        at: number;
+        rate: number;
+        reason: string;
+      }>`SELECT at, rate, reason FROM wr_rate_log ORDER BY id DESC LIMIT 20`,
+      lottery:
+        config.policy === 'random'
+          ? { commitment: await seedCommitment(room.seed), drawn: room.drawn === 1, seed: room.drawn === 1 ? room.seed : null }
+          : null,
+    };
+  }
+
+  /**
+   * The release tick: draws the lottery at sale start, ends expired admissions, drops idle
+   * visitors, moves the release rate, admits the next visitors by rank, and re-arms. Idempotent:
+   * a duplicate or late run admits only what the elapsed time earned (capped, see releaseBudget).
+   */
+  override async alarm(): Promise<void> {
+    let room = this.room();
+    if (!room) return;
+    const config = JSON.parse(room.config) as QueueConfig;
+    let now = this.clock();
+    if (config.policy === 'random' && !room.drawn && onSale(config, now)) {
+      await this.draw(config, room.seed);
+      room = this.room()!;
+      now = this.clock();
+    }
+    const r = room;
+    this.ctx.storage.transactionSync(() => {
+      this.sql.run`UPDATE wr_visitors SET state = 'left' WHERE state = 'admitted' AND expires_at <= ${now}`;
+      this.sql.run`UPDATE wr_visitors SET state = 'dropped' WHERE state = 'waiting' AND last_seen_at < ${now - config.idleTimeoutMs}`;
+
+      const report = r.health ? (JSON.parse(r.health) as HealthReport) : null;
+      const decision = nextReleaseRate({ ratePerMinute: r.rate, lastReportAtMs: r.last_report_at }, report, bounds(config), now);
+      const rate = decision.state.ratePerMinute;
+      if (decision.reason) this.sql.run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${rate}, ${decision.reason})`;
+
+      let carry = 0;
+      let admitted = 0;
+      if (r.mode === 'open' && onSale(config, now)) {
+        const active = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'admitted'`?.n ?? 0;
+        const eligible =
+          this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'waiting' AND rank IS NOT NULL`?.n ?? 0;
+        const budget = releaseBudget(rate, r.carry, now - r.last_tick_at, config.maxActiveVisitors - active, eligible);
+        carry = budget.carry;
+        admitted = budget.admit;
+        if (admitted > 0) {
+          this.sql.run`UPDATE wr_visitors SET state = 'admitted', admitted_at = ${now}, expires_at = ${now + config.admissionTtlMs}
+            WHERE visitor_id IN (SELECT visitor_id FROM wr_visitors WHERE state = 'waiting' AND rank IS NOT NULL ORDER BY rank LIMIT ${admitted})`;
+        }
+      }
+      this.sql.run`UPDATE wr_room SET rate = ${rate}, last_report_at = ${decision.state.lastReportAtMs}, carry = ${carry},
+        last_tick_at = ${now}, admitted_total = admitted_total + ${admitted}`;
+    });
+    await this.ensureAlarm(now, true);
+  }
+
+  /** Ranks the pre-queue by the seeded draw, then later arrivals by arrival order. */
+  private async draw(config: QueueConfig, seed: string): Promise<void> {
+    if (this.drawing) return;
+    this.drawing = true;
+    try {
+      const entrants = this.sql.all<{
+        visitor_id: string;
+      }>`SELECT visitor_id FROM wr_visitors WHERE rank IS NULL AND joined_at < ${config.saleStartsAtMs} ORDER BY seq`.map(
+        (r) => r.visitor_id,
+      );
+      const order = await lotteryOrder(seed, entrants);
+      // Joins may have arrived during the hashing above: they rank after the draw, by arrival.
+      this.ctx.storage.transactionSync(() => {
+        order.forEach((id, i) => this.sql.run`UPDATE wr_visitors SET rank = ${i + 1} WHERE visitor_id = ${id}`);
+        let next = order.length + 1;
+        for (const { visitor_id } of this.sql.all<{
+          visitor_id: string;
+        }>`SELECT visitor_id FROM wr_visitors WHERE rank IS NULL ORDER BY seq`) {
+          this.sql.run`UPDATE wr_visitors SET rank = ${next++} WHERE visitor_id = ${visitor_id}`;
+        }
+        this.sql.run`UPDATE wr_room SET drawn = 1, next_rank = ${next}`;
+      });
+    } finally {
+      this.drawing = false;
+    }
+  }
+
+  private describe(visitorId: string, now: number): QueueAnswer {
+    const room = this.room();
+    if (!room) return { kind: 'event_not_found' };
+    const config = JSON.parse(room.config) as QueueConfig;
+    const v = this.visitor(visitorId);
+    if (!v || v.state === 'dropped' || v.state === 'left') return { kind: 'unknown_visitor' };
+    const base = { kind: 'status' as const, policy: config.policy, saleStartsAtMs: config.saleStartsAtMs };
+    if (v.state === 'admitted') {
+      if (v.expires_at! <= now) return { kind: 'unknown_visitor' };
+      return {
+        ...base,
+        state: 'admitted',
+        position: null,
+        ahead: null,
+        estimatedWaitSeconds: 0,
+        pollAfterMs: 0,
+        admission: { admittedAtMs: v.admitted_at!, expiresAtMs: v.expires_at! },
+      };
+    }
+    if (now - v.last_seen_at >= SEEN_WRITE_EVERY_MS) {
+      this.sql.run`UPDATE wr_visitors SET last_seen_at = ${now} WHERE visitor_id = ${visitorId}`;
+    }
+    const state = waitingState(config, room.mode, now);
+    if (v.rank === null) {
+      return { ...base, state, position: null, ahead: null, estimatedWaitSeconds: null, pollAfterMs: pollAfterMs(null) };
+    }
+    const ahead = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'waiting' AND rank < ${v.rank}`?.n ?? 0;
+    const untilStart = onSale(config, now) ? 0 : Math.ceil((config.saleStartsAtMs - now) / 1000);
+    const wait = state === 'waiting' || state === 'not_open' ? estimateWaitSeconds(ahead + 1, room.rate) : null;
+    return {
+      ...base,
+      state,
+      position: ahead + 1,
+      ahead,
+      estimatedWaitSeconds: wait === null ? null : wait + untilStart,
+      pollAfterMs: pollAfterMs(wait),
+    };
+  }
+
+  private setMode(mode: RoomMode): boolean {
+    if (!this.room()) return false;
+    // Restart the budget clock so a long pause does not earn a burst on resume.
+    this.sql.run`UPDATE wr_room SET mode = ${mode}, carry = 0, last_tick_at = ${this.clock()}`;
+    return true;
+  }
+
+  private room(): RoomRow | null {
+    return this.sql.one<RoomRow>`SELECT * FROM wr_room WHERE id = 1`;
+  }
+
+  private visitor(visitorId: string): VisitorRow | null {
+    return this.sql.one<VisitorRow>`SELECT * FROM wr_visitors WHERE visitor_id = ${visitorId}`;
+  }
+
+  /**
+   * Keeps one alarm armed while there is work: every TICK_MS while anyone waits or is active,
+   * else at the sale start. `fromAlarm` re-arms after a tick (the runtime clears the fired alarm).
+   */
+  private async ensureAlarm(now: number, fromAlarm = false): Promise<void> {
+    if (!fromAlarm && (await this.ctx.storage.getAlarm()) !== null) return;
+    const room = this.room();
+    if (!room) return;
+    const config = JSON.parse(room.config) as QueueConfig;
+    const busy = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state IN ('waiting', 'admitted')`?.n ?? 0;
+    if (busy > 0 || (room.health !== null && room.rate > config.minReleaseRatePerMinute)) {
+      await this.ctx.storage.setAlarm(now + TICK_MS);
+    } else if (!onSale(config, now)) {
+      await this.ctx.storage.setAlarm(config.saleStartsAtMs);
+    } else if (fromAlarm) {
+      await this.ctx.storage.deleteAlarm();
+    }
+  }
+}
+
+function bounds(config: QueueConfig) {
+  return {
+    minPerMinute: config.minReleaseRatePerMinute,
+    maxPerMinute: config.maxReleaseRatePerMinute,
+    targetP99Ms: config.targetP99Ms,
+    maxErrorRate: config.maxErrorRate,
+  };
+}

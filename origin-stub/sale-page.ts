@@ -1,0 +1,112 @@
+// The stub's sale page: seat map from the gateway, hold 1-6 seats, pay with the fake provider.
+
+/** Price of one seat in minor units (EUR 50.00). */
+export const SEAT_PRICE_MINOR = 5000;
+
+/** Renders the sale page of an event for an admitted visitor. */
+export function salePage(eventId: string, account: string): string {
+  const id = JSON.stringify(eventId).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Tickets - ${eventId}</title>
+<style>
+  :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+  body { margin: 0 auto; max-width: 60rem; padding: 1rem; }
+  #map { display: grid; gap: .25rem; margin: 1rem 0; }
+  .row { display: flex; gap: .25rem; flex-wrap: wrap; align-items: center; }
+  .row b { width: 2.2rem; font-size: .8rem; }
+  button.seat { width: 2.2rem; height: 1.8rem; font-size: .65rem; border: 1px solid #888; border-radius: .3rem; background: #dcfce7; color: #111; cursor: pointer; }
+  button.seat[data-status="HELD"] { background: #fde68a; cursor: not-allowed; }
+  button.seat[data-status="SOLD"] { background: #9ca3af; cursor: not-allowed; }
+  button.seat.selected { background: #2563eb; color: white; }
+  .panel { position: sticky; bottom: 0; background: Canvas; border-top: 1px solid #8884; padding: .75rem 0; display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; }
+  #message { min-height: 1.5rem; }
+</style>
+</head>
+<body>
+<h1>Choose your seats</h1>
+<p>Signed in as <code>${account.slice(0, 8)}</code>. Pick 1 to 6 seats, hold them, then pay. A hold lasts a few minutes.</p>
+<p><span style="background:#dcfce7">&nbsp;free&nbsp;</span> <span style="background:#fde68a">&nbsp;held&nbsp;</span> <span style="background:#9ca3af">&nbsp;sold&nbsp;</span></p>
+<div id="map" aria-label="Seat map"></div>
+<div class="panel">
+  <span id="selection">No seats selected</span>
+  <button id="hold" disabled>Hold seats</button>
+  <label>Card <input id="card" value="4242 4242 4242 4242" size="19"></label>
+  <button id="pay" disabled>Pay</button>
+  <button id="release" disabled>Release</button>
+  <span id="message" role="status" data-testid="message"></span>
+</div>
+<script>
+(() => {
+  const eventId = ${id};
+  const selected = new Set();
+  let hold = null;
+  const $ = (x) => document.getElementById(x);
+  const say = (t) => { $('message').textContent = t; };
+  async function api(method, path, body, headers = {}) {
+    const r = await fetch(path, { method, headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: body && JSON.stringify(body), credentials: 'same-origin' });
+    const data = await r.json().catch(() => ({}));
+    return { ok: r.ok, status: r.status, data };
+  }
+  async function loadMap() {
+    const r = await api('GET', '/_wr/events/' + eventId + '/seats');
+    if (!r.ok) { say(r.data.detail || r.data.title || 'Could not load the seat map'); return; }
+    const rows = new Map();
+    for (const s of r.data.seats) {
+      const row = s.id.match(/^[A-Z]+/)[0];
+      if (!rows.has(row)) rows.set(row, []);
+      rows.get(row).push(s);
+    }
+    const map = $('map');
+    map.replaceChildren(...[...rows].map(([row, seats]) => {
+      const div = document.createElement('div'); div.className = 'row';
+      const label = document.createElement('b'); label.textContent = row; div.append(label);
+      for (const s of seats) {
+        const b = document.createElement('button');
+        b.className = 'seat' + (selected.has(s.id) ? ' selected' : '');
+        b.textContent = s.id; b.dataset.seat = s.id; b.dataset.status = s.status;
+        b.disabled = s.status !== 'AVAILABLE' && !selected.has(s.id);
+        b.onclick = () => toggle(s.id);
+        div.append(b);
+      }
+      return div;
+    }));
+  }
+  function toggle(id) {
+    if (hold) return;
+    if (selected.has(id)) selected.delete(id); else if (selected.size < 6) selected.add(id); else say('At most 6 seats');
+    $('selection').textContent = selected.size ? 'Selected: ' + [...selected].join(', ') : 'No seats selected';
+    $('hold').disabled = selected.size === 0;
+    loadMap();
+  }
+  $('hold').onclick = async () => {
+    const r = await api('POST', '/_wr/events/' + eventId + '/holds', { seatIds: [...selected] }, { 'idempotency-key': crypto.randomUUID() });
+    if (!r.ok) { say(r.data.detail || r.data.title); selected.clear(); $('hold').disabled = true; loadMap(); return; }
+    hold = r.data;
+    say('Held ' + hold.seatIds.join(', ') + ' until ' + new Date(hold.expiresAt).toLocaleTimeString());
+    $('hold').disabled = true; $('pay').disabled = false; $('release').disabled = false;
+    loadMap();
+  };
+  $('pay').onclick = async () => {
+    $('pay').disabled = true; say('Paying...');
+    const r = await api('POST', '/events/' + eventId + '/checkout', { holdId: hold.holdId, card: $('card').value });
+    say(r.data.message || r.data.detail || 'Payment failed');
+    if (r.ok && r.data.status === 'PAID') { hold = null; selected.clear(); $('release').disabled = true; }
+    else $('pay').disabled = false;
+    loadMap();
+  };
+  $('release').onclick = async () => {
+    await api('DELETE', '/_wr/events/' + eventId + '/holds/' + hold.holdId);
+    hold = null; selected.clear(); $('pay').disabled = true; $('release').disabled = true; say('Seats released');
+    loadMap();
+  };
+  loadMap();
+  setInterval(() => { if (!document.hidden) loadMap(); }, 5000);
+})();
+</script>
+</body>
+</html>`;
+}

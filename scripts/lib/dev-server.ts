@@ -1,0 +1,114 @@
+// Starts the gateway and the origin stub under `wrangler dev` and seeds an event through the admin API.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ensureDevVars, parseDevVars } from './dev-secrets.ts';
+
+/** Project root (this file lives in scripts/lib/). */
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+
+/** A running local gateway. */
+export interface DevServer {
+  url: string;
+  adminToken: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** The demo event `npm start` configures: 1,000 seats, FIFO, a slow release so a queue forms. */
+export const DEMO_EVENT = {
+  name: 'Demo concert',
+  policy: 'fifo',
+  releaseRatePerMinute: 30,
+  minReleaseRatePerMinute: 10,
+  maxActiveVisitors: 100,
+  seats: 1000,
+  seatsPerRow: 25,
+  holdTtlSeconds: 300,
+  admissionTtlSeconds: 900,
+} as const;
+
+/**
+ * Runs `wrangler dev` with both Workers (gateway first, so it owns the port) and waits until the
+ * gateway answers. Local Durable Object storage goes to `persistTo`.
+ *
+ * @param opts.port TCP port on 127.0.0.1 (default 8787)
+ * @param opts.persistTo storage folder (default .wrangler/state)
+ * @param opts.quiet hide wrangler's output
+ * @throws Error when the gateway does not answer within 60 s
+ */
+export async function startDevServer(opts: { port?: number; persistTo?: string; quiet?: boolean } = {}): Promise<DevServer> {
+  ensureDevVars(ROOT);
+  const port = opts.port ?? 8787;
+  // Run wrangler's JS entry with this Node (>= 22), whatever `node` is first on PATH.
+  const wrangler = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+  const args = [
+    'dev',
+    '-c',
+    'wrangler.toml',
+    '-c',
+    'origin-stub/wrangler.toml',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--persist-to',
+    opts.persistTo ?? '.wrangler/state',
+    '--show-interactive-dev-session=false',
+  ];
+  const child = spawn(process.execPath, [wrangler, ...args], {
+    cwd: ROOT,
+    stdio: opts.quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}`, WRANGLER_SEND_METRICS: 'false' },
+    detached: true,
+  });
+  let log = '';
+  child.stdout?.on('data', (d: Buffer) => (log += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}\n${log}`);
+    try {
+      const res = await fetch(`${url}/.well-known/jwks.json`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      process.kill(-child.pid!, 'SIGTERM');
+      throw new Error(`gateway did not start within 60 s\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const adminToken = parseDevVars(readFileSync(join(ROOT, '.dev.vars'), 'utf8')).ADMIN_TOKEN ?? '';
+  return {
+    url,
+    adminToken,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        return;
+      }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    },
+  };
+}
+
+/**
+ * Creates or updates an event through the admin API.
+ * @throws Error with the problem details when the gateway refuses
+ */
+export async function putEvent(server: Pick<DevServer, 'url' | 'adminToken'>, eventId: string, config: object): Promise<void> {
+  const res = await fetch(`${server.url}/_wr/admin/events/${eventId}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(config),
+  });
+  if (!res.ok) throw new Error(`PUT event ${eventId}: ${res.status} ${await res.text()}`);
+}

@@ -1,0 +1,42 @@
+// The gateway's Hono app: mounts each area and renders every error as problem details.
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { ERROR_TABLE, GatewayError, problemResponse } from './lib/errors';
+import { publicJwks, tokenSettings } from './lib/token';
+import { adminApi } from './routes/admin';
+import { holdsApi } from './routes/holds';
+import { originApi } from './routes/origin-api';
+import { queueApi, saleArea } from './routes/queue';
+import type { AppEnv } from './types';
+
+/** Builds the gateway app. */
+export function createApp() {
+  const app = new Hono<AppEnv>();
+
+  app.get('/.well-known/jwks.json', async (c) => {
+    c.header('cache-control', 'public, max-age=300');
+    return c.json(await publicJwks(tokenSettings(c.env)));
+  });
+  app.route('/events', saleArea);
+  app.route('/_wr/events', queueApi);
+  app.route('/_wr/events', holdsApi);
+  app.route('/_wr/admin', adminApi);
+  app.route('/_wr/origin', originApi);
+
+  app.notFound((c) => problemResponse(new GatewayError('NOT_FOUND', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
+  app.onError((err, c) => {
+    if (err instanceof GatewayError) return problemResponse(err);
+    if (err instanceof HTTPException) {
+      // hono's own middleware (bearer auth): keep its status, map it to our codes.
+      const code = err.status === 401 || err.status === 400 ? 'UNAUTHORIZED' : 'INVALID_REQUEST';
+      const res = problemResponse(new GatewayError(code, ERROR_TABLE[code].title));
+      const challenge = err.getResponse().headers.get('www-authenticate');
+      if (challenge) res.headers.set('www-authenticate', challenge);
+      return res;
+    }
+    // Bugs and platform failures: log without request secrets, answer a generic 500.
+    console.error(`unhandled error on ${c.req.method} ${new URL(c.req.url).pathname}:`, err instanceof Error ? err.message : err);
+    return problemResponse(new GatewayError('INTERNAL'));
+  });
+  return app;
+}

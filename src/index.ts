@@ -1,0 +1,11 @@
+// Gateway Worker entry: the Hono app, and the Durable Object classes wrangler must find here.
+import { createApp } from './app';
+
+export { Inventory } from '../durable-objects/inventory/inventory';
+export { WaitingRoom } from '../durable-objects/waiting-room/waiting-room';
+
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+} satisfies ExportedHandler<Env>;

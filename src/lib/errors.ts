@@ -1,0 +1,93 @@
+// One error type for the edge, one table from error code to HTTP status, one problem renderer.
+
+/** Stable, machine-readable error codes of the gateway's HTTP API. */
+export type ErrorCode =
+  | 'INVALID_REQUEST'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'NOT_FOUND'
+  | 'EVENT_NOT_FOUND'
+  | 'UNAUTHORIZED'
+  | 'TICKET_REQUIRED'
+  | 'ADMISSION_REQUIRED'
+  | 'TOKEN_INVALID'
+  | 'TOKEN_EXPIRED'
+  | 'SIGNATURE_INVALID'
+  | 'IDEMPOTENCY_KEY_REQUIRED'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'SEAT_NOT_FOUND'
+  | 'SEATS_UNAVAILABLE'
+  | 'ACCOUNT_LIMIT'
+  | 'HOLD_NOT_FOUND'
+  | 'NOT_HOLD_OWNER'
+  | 'HOLD_EXPIRED'
+  | 'HOLD_NOT_ACTIVE'
+  | 'HOLD_ALREADY_CONFIRMED'
+  | 'CONFIG_CONFLICT'
+  | 'ORIGIN_UNAVAILABLE'
+  | 'INTERNAL';
+
+/** HTTP status and short title per code (the `title` of RFC 9457 problem details). */
+export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> = {
+  INVALID_REQUEST: { status: 400, title: 'The request is invalid' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  EVENT_NOT_FOUND: { status: 404, title: 'No such event' },
+  UNAUTHORIZED: { status: 401, title: 'Missing or wrong credentials' },
+  TICKET_REQUIRED: { status: 401, title: 'A queue ticket is required' },
+  ADMISSION_REQUIRED: { status: 401, title: 'An admission token is required' },
+  TOKEN_INVALID: { status: 401, title: 'The token is invalid' },
+  TOKEN_EXPIRED: { status: 401, title: 'The token has expired' },
+  SIGNATURE_INVALID: { status: 401, title: 'The request signature is invalid' },
+  IDEMPOTENCY_KEY_REQUIRED: { status: 400, title: 'An Idempotency-Key header is required' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'The idempotency key was used for another request' },
+  SEAT_NOT_FOUND: { status: 422, title: 'A requested seat does not exist' },
+  SEATS_UNAVAILABLE: { status: 409, title: 'A requested seat is not available' },
+  ACCOUNT_LIMIT: { status: 409, title: 'The per-account seat limit would be exceeded' },
+  HOLD_NOT_FOUND: { status: 404, title: 'No such hold' },
+  NOT_HOLD_OWNER: { status: 403, title: 'The hold belongs to another account' },
+  HOLD_EXPIRED: { status: 409, title: 'The hold has expired' },
+  HOLD_NOT_ACTIVE: { status: 409, title: 'The hold is no longer active' },
+  HOLD_ALREADY_CONFIRMED: { status: 409, title: 'The hold was confirmed for another order' },
+  CONFIG_CONFLICT: { status: 409, title: 'The configuration change is not allowed' },
+  ORIGIN_UNAVAILABLE: { status: 503, title: 'The ticketing site is not answering' },
+  INTERNAL: { status: 500, title: 'Internal error' },
+};
+
+/** An expected failure of a request; rendered by the app's error handler as problem details. */
+export class GatewayError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail?: string,
+    /** Extra members for the problem body (e.g. `seatIds`); never secrets. */
+    readonly extra?: Record<string, unknown>,
+    /** Seconds for a `Retry-After` header. */
+    readonly retryAfterS?: number,
+  ) {
+    super(detail ?? code);
+    this.name = 'GatewayError';
+  }
+}
+
+/**
+ * Renders an error as RFC 9457 problem details (`application/problem+json`) with a stable `code`.
+ */
+export function problemResponse(err: GatewayError, instance?: string): Response {
+  const { status, title } = ERROR_TABLE[err.code];
+  const body = {
+    type: `urn:waiting-room:problem:${err.code.toLowerCase().replaceAll('_', '-')}`,
+    title,
+    status,
+    code: err.code,
+    ...(err.detail ? { detail: err.detail } : {}),
+    ...(instance ? { instance } : {}),
+    ...err.extra,
+  };
+  const headers = new Headers({ 'content-type': 'application/problem+json', 'cache-control': 'no-store' });
+  if (err.retryAfterS !== undefined) headers.set('retry-after', String(err.retryAfterS));
+  return new Response(JSON.stringify(body), { status, headers });
+}
+
+/** Exhaustiveness guard for switches over discriminated unions. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
+}

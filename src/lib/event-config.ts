@@ -1,0 +1,102 @@
+// Organizer settings of one event: the schema, its defaults and the split between the two objects.
+import { z } from 'zod';
+
+/** Default hold TTL: 5 minutes, in seconds. */
+export const DEFAULT_HOLD_TTL_S = 300;
+/** Default admission TTL (how long an admitted visitor stays active), in seconds. */
+export const DEFAULT_ADMISSION_TTL_S = 600;
+/** Default idle timeout: a waiting visitor who has not polled for this long drops out, in seconds. */
+export const DEFAULT_IDLE_TIMEOUT_S = 300;
+/** Default cap on seats one account may hold plus own per event. */
+export const DEFAULT_MAX_SEATS_PER_ACCOUNT = 6;
+/** Default origin p99 latency target for the release controller, in ms. */
+export const DEFAULT_TARGET_P99_MS = 800;
+/** Default highest origin error rate (0..1) the release controller tolerates. */
+export const DEFAULT_MAX_ERROR_RATE = 0.02;
+
+/** Event ids appear in URLs, cookie names and Durable Object names: lower-case slug, 1-64 chars. */
+export const EVENT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/**
+ * Body of `PUT /_wr/admin/events/{eventId}`. Rates are *new visitors per minute*; durations are
+ * seconds; `saleStartsAt` is an ISO 8601 instant (absent = on sale now).
+ */
+export const eventConfigInput = z
+  .object({
+    name: z.string().min(1).max(200).optional(),
+    policy: z.enum(['fifo', 'random']).default('fifo'),
+    saleStartsAt: z.iso.datetime({ offset: true }).optional(),
+    releaseRatePerMinute: z.number().int().min(1).max(1_000_000),
+    minReleaseRatePerMinute: z.number().int().min(0).max(1_000_000).optional(),
+    maxActiveVisitors: z.number().int().min(1).max(10_000_000),
+    seats: z.number().int().min(1).max(100_000),
+    seatsPerRow: z.number().int().min(1).max(1_000).default(25),
+    holdTtlSeconds: z.number().int().min(10).max(3_600).default(DEFAULT_HOLD_TTL_S),
+    admissionTtlSeconds: z.number().int().min(30).max(7_200).default(DEFAULT_ADMISSION_TTL_S),
+    idleTimeoutSeconds: z.number().int().min(10).max(3_600).default(DEFAULT_IDLE_TIMEOUT_S),
+    maxSeatsPerAccount: z.number().int().min(1).max(100).default(DEFAULT_MAX_SEATS_PER_ACCOUNT),
+    targetP99Ms: z.number().int().min(1).max(60_000).default(DEFAULT_TARGET_P99_MS),
+    maxErrorRate: z.number().min(0).max(1).default(DEFAULT_MAX_ERROR_RATE),
+  })
+  .strict()
+  .refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
+    message: 'minReleaseRatePerMinute must not exceed releaseRatePerMinute',
+    path: ['minReleaseRatePerMinute'],
+  });
+
+/** A validated event configuration as the organizer sent it (defaults applied). */
+export type EventConfigInput = z.infer<typeof eventConfigInput>;
+
+/** What the WaitingRoom object keeps: queue policy, controller bounds and timeouts. */
+export interface QueueConfig {
+  eventId: string;
+  name: string;
+  policy: 'fifo' | 'random';
+  /** Sale start, epoch ms; 0 = on sale since creation. */
+  saleStartsAtMs: number;
+  /** Organizer's upper bound on new visitors per minute. */
+  maxReleaseRatePerMinute: number;
+  /** Organizer's lower bound on new visitors per minute (what an unhealthy origin still gets). */
+  minReleaseRatePerMinute: number;
+  maxActiveVisitors: number;
+  admissionTtlMs: number;
+  idleTimeoutMs: number;
+  targetP99Ms: number;
+  maxErrorRate: number;
+}
+
+/** What the Inventory object keeps: the seat plan and the hold rules. */
+export interface InventoryConfig {
+  seats: number;
+  seatsPerRow: number;
+  holdTtlMs: number;
+  maxSeatsPerAccount: number;
+}
+
+/**
+ * Splits an organizer's input into the two objects' configurations.
+ * The minimum release rate defaults to a tenth of the maximum, at least 1 per minute.
+ */
+export function splitConfig(eventId: string, input: EventConfigInput): { queue: QueueConfig; inventory: InventoryConfig } {
+  return {
+    queue: {
+      eventId,
+      name: input.name ?? eventId,
+      policy: input.policy,
+      saleStartsAtMs: input.saleStartsAt ? Date.parse(input.saleStartsAt) : 0,
+      maxReleaseRatePerMinute: input.releaseRatePerMinute,
+      minReleaseRatePerMinute: input.minReleaseRatePerMinute ?? Math.max(1, Math.floor(input.releaseRatePerMinute / 10)),
+      maxActiveVisitors: input.maxActiveVisitors,
+      admissionTtlMs: input.admissionTtlSeconds * 1000,
+      idleTimeoutMs: input.idleTimeoutSeconds * 1000,
+      targetP99Ms: input.targetP99Ms,
+      maxErrorRate: input.maxErrorRate,
+    },
+    inventory: {
+      seats: input.seats,
+      seatsPerRow: input.seatsPerRow,
+      holdTtlMs: input.holdTtlSeconds * 1000,
+      maxSeatsPerAccount: input.maxSeatsPerAccount,
+    },
+  };
+}

@@ -1,0 +1,151 @@
+// Queue tickets and admission tokens: ES256 JWTs over jose, and the JWKS that verifies them.
+import { SignJWT, createLocalJWKSet, errors, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { GatewayError } from './errors';
+
+/** JOSE `typ` of a queue ticket: proves a place in line, never admission. */
+export const TICKET_TYP = 'wr-ticket+jwt';
+/** JOSE `typ` of an admission token: lets a visitor into the sale area until `exp`. */
+export const ADMISSION_TYP = 'wr-admission+jwt';
+/** Queue tickets live this long, in seconds (a visitor may wait for hours). */
+export const TICKET_TTL_S = 24 * 60 * 60;
+/** Clock skew tolerated on `exp` / `nbf` / `iat`, in seconds. */
+export const CLOCK_TOLERANCE_S = 5;
+const ALG = 'ES256';
+
+/** The settings tokens need, taken from `Env`. */
+export interface TokenSettings {
+  /** Private P-256 JWK (JSON) with `kid`: signs new tokens. */
+  signingJwk: string;
+  /** Optional public JWK (JSON) of the previous key: still verifies until its tokens expire. */
+  previousPublicJwk?: string;
+  issuer: string;
+}
+
+/** The claims the gateway reads from a verified ticket or admission token. */
+export interface VisitorClaims {
+  eventId: string;
+  visitorId: string;
+  /** Expiry, epoch ms. */
+  expiresAtMs: number;
+}
+
+interface KeyRing {
+  kid: string;
+  signingKey: CryptoKey;
+  jwks: { keys: JWK[] };
+  verify: ReturnType<typeof createLocalJWKSet>;
+}
+
+let cached: { source: string; ring: Promise<KeyRing> } | null = null;
+
+function publicPart(jwk: JWK): JWK {
+  const { kty, crv, x, y, kid } = jwk;
+  return { kty, crv, x, y, kid, alg: ALG, use: 'sig' };
+}
+
+function parseJwk(json: string, name: string): JWK {
+  let jwk: JWK;
+  try {
+    jwk = JSON.parse(json) as JWK;
+  } catch {
+    throw new Error(`${name} must be a JSON Web Key`);
+  }
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.kid) throw new Error(`${name} must be an EC P-256 JWK with a kid`);
+  return jwk;
+}
+
+/**
+ * The key ring for these settings, built once per isolate.
+ * @throws Error naming the variable when ADMISSION_SIGNING_JWK is missing or malformed
+ */
+export function keyRing(settings: TokenSettings): Promise<KeyRing> {
+  const source = `${settings.signingJwk}\n${settings.previousPublicJwk ?? ''}`;
+  if (cached?.source !== source) {
+    cached = { source, ring: buildRing(settings) };
+    cached.ring.catch(() => (cached = null));
+  }
+  return cached.ring;
+}
+
+async function buildRing(settings: TokenSettings): Promise<KeyRing> {
+  if (!settings.signingJwk) throw new Error('ADMISSION_SIGNING_JWK must be set (run `npm start` once to generate a dev key)');
+  const current = parseJwk(settings.signingJwk, 'ADMISSION_SIGNING_JWK');
+  if (!current.d) throw new Error('ADMISSION_SIGNING_JWK must be a private key (with "d")');
+  const keys = [publicPart(current)];
+  if (settings.previousPublicJwk) keys.push(publicPart(parseJwk(settings.previousPublicJwk, 'ADMISSION_PREVIOUS_PUBLIC_JWK')));
+  const signingKey = (await importJWK({ ...current, alg: ALG }, ALG)) as CryptoKey;
+  const jwks = { keys };
+  return { kid: current.kid!, signingKey, jwks, verify: createLocalJWKSet(jwks) };
+}
+
+/** The public JWKS (RFC 7517) for `/.well-known/jwks.json`: current key, then previous. */
+export async function publicJwks(settings: TokenSettings): Promise<{ keys: JWK[] }> {
+  return (await keyRing(settings)).jwks;
+}
+
+async function sign(
+  settings: TokenSettings,
+  typ: string,
+  claims: { eventId: string; visitorId: string; expiresAtMs: number },
+  nowMs: number,
+): Promise<string> {
+  const ring = await keyRing(settings);
+  return new SignJWT({})
+    .setProtectedHeader({ alg: ALG, kid: ring.kid, typ })
+    .setIssuer(settings.issuer)
+    .setAudience(claims.eventId)
+    .setSubject(claims.visitorId)
+    .setJti(crypto.randomUUID())
+    .setIssuedAt(Math.floor(nowMs / 1000))
+    .setExpirationTime(Math.floor(claims.expiresAtMs / 1000))
+    .sign(ring.signingKey);
+}
+
+/** Signs a queue ticket for a visitor of an event, valid for TICKET_TTL_S. */
+export function signQueueTicket(settings: TokenSettings, eventId: string, visitorId: string, nowMs: number): Promise<string> {
+  return sign(settings, TICKET_TYP, { eventId, visitorId, expiresAtMs: nowMs + TICKET_TTL_S * 1000 }, nowMs);
+}
+
+/** Signs an admission token that expires when the visitor's admission window ends (`expiresAtMs`). */
+export function signAdmission(settings: TokenSettings, claims: VisitorClaims, nowMs: number): Promise<string> {
+  return sign(settings, ADMISSION_TYP, claims, nowMs);
+}
+
+/**
+ * Verifies a queue ticket or admission token for one event: ES256 only (no `none`, no HMAC),
+ * our issuer, `aud` = the event, the expected `typ`, `exp`/`iat`/`sub`/`jti` required, with
+ * CLOCK_TOLERANCE_S of skew.
+ *
+ * @throws GatewayError TOKEN_EXPIRED when the token is past `exp`; TOKEN_INVALID for anything else
+ *   (forged, tampered, other event, other kind, unknown key, malformed)
+ */
+export async function verifyToken(
+  settings: TokenSettings,
+  kind: 'ticket' | 'admission',
+  token: string,
+  eventId: string,
+  nowMs: number,
+): Promise<VisitorClaims> {
+  const ring = await keyRing(settings);
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, ring.verify, {
+      algorithms: [ALG],
+      issuer: settings.issuer,
+      audience: eventId,
+      typ: kind === 'ticket' ? TICKET_TYP : ADMISSION_TYP,
+      requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+      clockTolerance: CLOCK_TOLERANCE_S,
+      currentDate: new Date(nowMs),
+    }));
+  } catch (err) {
+    if (err instanceof errors.JWTExpired) throw new GatewayError('TOKEN_EXPIRED', `the ${kind} has expired`);
+    throw new GatewayError('TOKEN_INVALID', `the ${kind} is not valid for this event`);
+  }
+  return { eventId, visitorId: payload.sub!, expiresAtMs: payload.exp! * 1000 };
+}
+
+/** TokenSettings from the Worker's environment. */
+export function tokenSettings(env: Pick<Env, 'ADMISSION_SIGNING_JWK' | 'ADMISSION_PREVIOUS_PUBLIC_JWK' | 'TOKEN_ISSUER'>): TokenSettings {
+  return { signingJwk: env.ADMISSION_SIGNING_JWK, previousPublicJwk: env.ADMISSION_PREVIOUS_PUBLIC_JWK, issuer: env.TOKEN_ISSUER };
+}

@@ -1,0 +1,57 @@
+// Organizer API: create/update an event, read its live numbers, pause and resume.
+import { Hono, type Context } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { timingSafeEqual } from 'hono/utils/buffer';
+import { eventConfigInput, splitConfig } from '../lib/event-config';
+import { GatewayError } from '../lib/errors';
+import { parseJsonBody } from '../lib/validate';
+import { eventIdParam, type AppEnv } from '../types';
+
+/** `/_wr/admin/events/...`, behind `Authorization: Bearer <ADMIN_TOKEN>`. */
+export const adminApi = new Hono<AppEnv>();
+
+adminApi.use(
+  '*',
+  bearerAuth({
+    verifyToken: async (token, c: Context<AppEnv>) => Boolean(c.env.ADMIN_TOKEN) && timingSafeEqual(token, c.env.ADMIN_TOKEN),
+    noAuthenticationHeader: { message: { code: 'UNAUTHORIZED' } },
+    invalidToken: { message: { code: 'UNAUTHORIZED' } },
+    invalidAuthenticationHeader: { message: { code: 'UNAUTHORIZED' } },
+  }),
+);
+
+adminApi.put('/events/:eventId', async (c) => {
+  const eventId = eventIdParam(c);
+  const input = parseJsonBody(await c.req.text(), eventConfigInput);
+  const { queue, inventory } = splitConfig(eventId, input);
+  const room = c.env.WAITING_ROOM.getByName(eventId);
+  const seats = c.env.INVENTORY.getByName(eventId);
+  // Check both objects before writing either, so a refused change changes nothing.
+  for (const check of [await seats.configure(inventory, true), await room.configure(queue, true)]) {
+    if (check.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', check.detail);
+  }
+  await seats.configure(inventory);
+  const result = await room.configure(queue);
+  return c.json(
+    { eventId, created: result.kind === 'ok' && result.created, queue, inventory },
+    result.kind === 'ok' && result.created ? 201 : 200,
+  );
+});
+
+adminApi.get('/events/:eventId', async (c) => {
+  const eventId = eventIdParam(c);
+  const [room, seats] = await Promise.all([c.env.WAITING_ROOM.getByName(eventId).stats(), c.env.INVENTORY.getByName(eventId).stats()]);
+  if (!room || !seats) throw new GatewayError('EVENT_NOT_FOUND');
+  c.header('cache-control', 'no-store');
+  return c.json({ eventId, queue: room, inventory: seats });
+});
+
+for (const action of ['pause', 'resume'] as const) {
+  adminApi.post(`/events/:eventId/${action}`, async (c) => {
+    const eventId = eventIdParam(c);
+    const room = c.env.WAITING_ROOM.getByName(eventId);
+    const ok = action === 'pause' ? await room.pause() : await room.resume();
+    if (!ok) throw new GatewayError('EVENT_NOT_FOUND');
+    return c.json({ eventId, mode: action === 'pause' ? 'paused' : 'open' });
+  });
+}

@@ -1,0 +1,55 @@
+// Origin API: health reports and hold confirm/release, authenticated by an HMAC signature.
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { GatewayError } from '../lib/errors';
+import { originSignature } from '../middleware/origin-signature';
+import { parseJsonBody } from '../lib/validate';
+import { eventIdParam, type AppEnv } from '../types';
+import { holdBody, holdChangeResult } from './holds';
+
+/** Body of `POST /_wr/origin/events/:eventId/health`. Latencies in ms, error rate 0..1. */
+export const healthReport = z
+  .object({
+    p50LatencyMs: z.number().finite().min(0).max(600_000).optional(),
+    p99LatencyMs: z.number().finite().min(0).max(600_000),
+    errorRate: z.number().finite().min(0).max(1),
+    activeBuyers: z.number().int().min(0).max(100_000_000),
+    windowSeconds: z.number().finite().min(1).max(3_600).optional(),
+  })
+  .strict();
+
+const confirmRequest = z.object({ orderId: z.string().min(1).max(128), account: z.string().min(1).max(128).optional() }).strict();
+const releaseRequest = z.object({ account: z.string().min(1).max(128).optional() }).strict();
+
+/** `/_wr/origin/events/...`. */
+export const originApi = new Hono<AppEnv>();
+
+originApi.use('*', originSignature());
+
+originApi.post('/events/:eventId/health', async (c) => {
+  const report = parseJsonBody(c.var.rawBody, healthReport);
+  const ok = await c.env.WAITING_ROOM.getByName(eventIdParam(c)).recordHealth({
+    p99LatencyMs: report.p99LatencyMs,
+    errorRate: report.errorRate,
+    activeBuyers: report.activeBuyers,
+  });
+  if (!ok) throw new GatewayError('EVENT_NOT_FOUND');
+  return c.body(null, 204);
+});
+
+originApi.get('/events/:eventId/holds/:holdId', async (c) => {
+  const hold = holdChangeResult(await c.env.INVENTORY.getByName(eventIdParam(c)).getHold(c.req.param('holdId'), null));
+  return c.json({ ...holdBody(hold), account: hold.account });
+});
+
+originApi.post('/events/:eventId/holds/:holdId/confirm', async (c) => {
+  const { orderId, account } = parseJsonBody(c.var.rawBody, confirmRequest);
+  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).confirm(c.req.param('holdId'), orderId, account ?? null);
+  return c.json(holdBody(holdChangeResult(answer)));
+});
+
+originApi.post('/events/:eventId/holds/:holdId/release', async (c) => {
+  const { account } = parseJsonBody(c.var.rawBody || '{}', releaseRequest);
+  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).release(c.req.param('holdId'), account ?? null);
+  return c.json(holdBody(holdChangeResult(answer)));
+});

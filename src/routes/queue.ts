@@ -1,0 +1,143 @@
+// The waiting room's visitor side: the sale area, join and status.
+import { Hono, type Context } from 'hono';
+import { setCookie } from 'hono/cookie';
+import type { QueueStatus } from '../../durable-objects/waiting-room/waiting-room';
+import { readAdmission, readTicket } from '../middleware/credentials';
+import { admissionCookie, cookieOptions, ticketCookie } from '../lib/cookies';
+import { GatewayError, assertNever } from '../lib/errors';
+import { proxyToOrigin } from '../lib/proxy';
+import { TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
+import { waitingPage } from '../pages/waiting-page';
+import { eventIdParam, type AppEnv } from '../types';
+
+/** JSON body of join / status (and of the sale URL for `Accept: application/json`). */
+export interface StatusBody {
+  state: QueueStatus['state'];
+  policy: QueueStatus['policy'];
+  position: number | null;
+  ahead: number | null;
+  estimatedWaitSeconds: number | null;
+  pollAfterMs: number;
+  /** ISO 8601, or null when the sale was open from creation. */
+  saleStartsAt: string | null;
+  /** The queue ticket, for cookie-less clients; present when newly issued. */
+  queueTicket?: string;
+  /** The admission token, for cookie-less clients; present when `state` is `admitted`. */
+  admissionToken?: string;
+}
+
+interface Turn {
+  status: QueueStatus;
+  body: StatusBody;
+  admissionToken: string | null;
+}
+
+/**
+ * Joins or looks up the visitor and, if it is their turn, mints the admission token. Sets both
+ * cookies. `ticket` null = a new visitor (a fresh id and queue ticket).
+ */
+async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null, join: boolean): Promise<Turn> {
+  const now = Date.now();
+  const room = c.env.WAITING_ROOM.getByName(eventId);
+  const visitorId = ticket?.visitorId ?? crypto.randomUUID();
+  let answer = ticket && !join ? await room.status(visitorId) : await room.join(visitorId);
+  if (answer.kind === 'unknown_visitor') answer = await room.join(visitorId);
+  switch (answer.kind) {
+    case 'event_not_found':
+      throw new GatewayError('EVENT_NOT_FOUND', `no event "${eventId}"`);
+    case 'unknown_visitor':
+      throw new Error('join returned unknown_visitor');
+    case 'status':
+      break;
+    default:
+      assertNever(answer);
+  }
+  const status = answer;
+  const settings = tokenSettings(c.env);
+  const body: StatusBody = {
+    state: status.state,
+    policy: status.policy,
+    position: status.position,
+    ahead: status.ahead,
+    estimatedWaitSeconds: status.estimatedWaitSeconds,
+    pollAfterMs: status.pollAfterMs,
+    saleStartsAt: status.saleStartsAtMs > 0 ? new Date(status.saleStartsAtMs).toISOString() : null,
+  };
+  if (!ticket) {
+    body.queueTicket = await signQueueTicket(settings, eventId, visitorId, now);
+    setCookie(c, ticketCookie(eventId), body.queueTicket, cookieOptions(c.req.url, TICKET_TTL_S));
+  }
+  let admissionToken: string | null = null;
+  if (status.admission) {
+    admissionToken = await signAdmission(settings, { eventId, visitorId, expiresAtMs: status.admission.expiresAtMs }, now);
+    body.admissionToken = admissionToken;
+    setCookie(c, admissionCookie(eventId), admissionToken, cookieOptions(c.req.url, (status.admission.expiresAtMs - now) / 1000));
+  }
+  return { status, body, admissionToken };
+}
+
+/** A ticket that fails to verify on the sale URL starts the visitor afresh instead of erroring. */
+async function ticketOrNull(c: Context<AppEnv>, eventId: string): Promise<VisitorClaims | null> {
+  try {
+    return await readTicket(c, eventId, Date.now());
+  } catch (err) {
+    if (err instanceof GatewayError) return null;
+    throw err;
+  }
+}
+
+function wantsJson(c: Context<AppEnv>): boolean {
+  return (c.req.header('accept') ?? '').includes('application/json');
+}
+
+function statusHeaders(c: Context<AppEnv>, status: QueueStatus): void {
+  c.header('cache-control', 'no-store');
+  if (status.state !== 'admitted') c.header('retry-after', String(Math.ceil(status.pollAfterMs / 1000)));
+}
+
+/** The sale area `/events/:eventId/*`: admitted visitors are proxied, everyone else waits. */
+export const saleArea = new Hono<AppEnv>();
+
+saleArea.all('/:eventId/*', async (c) => {
+  const eventId = eventIdParam(c);
+  const now = Date.now();
+  try {
+    const { token } = await readAdmission(c, eventId, now);
+    return await proxyToOrigin(c.req.raw, c.env, token);
+  } catch (err) {
+    if (!(err instanceof GatewayError) || err.code === 'ORIGIN_UNAVAILABLE') throw err;
+  }
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+    throw new GatewayError('ADMISSION_REQUIRED', 'wait in the queue for your turn first');
+  }
+  const turn = await takeTurn(c, eventId, await ticketOrNull(c, eventId), false);
+  if (turn.admissionToken) {
+    // Admitted on this very request: serve the sale page now, with the new cookies attached.
+    const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken);
+    const res = new Response(origin.body, origin);
+    for (const cookie of c.res.headers.getSetCookie()) res.headers.append('set-cookie', cookie);
+    return res;
+  }
+  statusHeaders(c, turn.status);
+  if (wantsJson(c)) return c.json(turn.body);
+  return c.html(waitingPage(eventId, turn.body));
+});
+
+/** Gateway-owned queue endpoints under `/_wr/events`. */
+export const queueApi = new Hono<AppEnv>();
+
+queueApi.post('/:eventId/join', async (c) => {
+  const eventId = eventIdParam(c);
+  const turn = await takeTurn(c, eventId, await ticketOrNull(c, eventId), true);
+  statusHeaders(c, turn.status);
+  return c.json(turn.body);
+});
+
+queueApi.get('/:eventId/status', async (c) => {
+  const eventId = eventIdParam(c);
+  const ticket = await readTicket(c, eventId, Date.now());
+  if (!ticket) throw new GatewayError('TICKET_REQUIRED', `join first: POST /_wr/events/${eventId}/join`);
+  const turn = await takeTurn(c, eventId, ticket, false);
+  statusHeaders(c, turn.status);
+  return c.json(turn.body);
+});

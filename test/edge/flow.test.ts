@@ -1,0 +1,193 @@
+// The main path through the Worker's HTTP interface: queue, admission, origin, holds, checkout.
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import { env } from 'cloudflare:workers';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
+
+describe('visitor flow', () => {
+  it('queues a new visitor on the sale URL with a waiting page and a queue ticket cookie', async () => {
+    const eventId = freshEventId();
+    expect((await createEvent(eventId)).status).toBe(201);
+    const v = new Visitor();
+    const res = await v.fetch(`/events/${eventId}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    const setCookie = res.headers.getSetCookie().join('\n');
+    expect(setCookie).toContain(`__wr_t_${eventId}=`);
+    expect(setCookie).toContain('HttpOnly');
+    expect(setCookie).toContain('SameSite=Lax');
+    expect(setCookie).toContain('Secure');
+    const page = await res.text();
+    expect(page).toContain('You are in line');
+    expect(page).toContain(`"position":1`);
+  });
+
+  it('keeps the same place across reloads and a second tab, and counts arrivals in order', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const first = new Visitor();
+    const second = new Visitor();
+    expect((await first.json(`/events/${eventId}/`)).body).toMatchObject({ state: 'waiting', position: 1, ahead: 0 });
+    expect((await second.json(`/events/${eventId}/`)).body).toMatchObject({ position: 2, ahead: 1 });
+    for (let i = 0; i < 3; i++) {
+      expect((await second.json(`/_wr/events/${eventId}/status`)).body).toMatchObject({ position: 2 });
+      expect((await second.json(`/_wr/events/${eventId}/join`, { method: 'POST' })).body).toMatchObject({ position: 2 });
+    }
+  });
+
+  it('serves JSON to apps that send the queue ticket as a bearer token', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const app = new Visitor();
+    const joined = await app.json<{ queueTicket: string; state: string }>(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    expect(joined.body.state).toBe('waiting');
+    app.cookies.clear();
+    const status = await app.json(`/_wr/events/${eventId}/status`, { headers: { authorization: `Bearer ${joined.body.queueTicket}` } });
+    expect(status.body).toMatchObject({ state: 'waiting', position: 1, ahead: 0 });
+    expect(status.body.pollAfterMs).toBeGreaterThan(0);
+  });
+
+  it('admits at the release tick, mints an admission token that verifies against the JWKS, and proxies to the origin', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = new Visitor();
+    await v.fetch(`/events/${eventId}/`);
+    await tick(eventId);
+    const status = await v.json<{ state: string; admissionToken: string }>(`/_wr/events/${eventId}/status`);
+    expect(status.body.state).toBe('admitted');
+
+    const jwks = await (await v.fetch('/.well-known/jwks.json')).json();
+    const { payload, protectedHeader } = await jwtVerify(status.body.admissionToken, createLocalJWKSet(jwks as never), {
+      algorithms: ['ES256'],
+      audience: eventId,
+      issuer: 'waiting-room-gateway',
+    });
+    expect(protectedHeader.kid).toBeTruthy();
+    expect(protectedHeader.typ).toBe('wr-admission+jwt');
+    expect(payload.exp! - payload.iat!).toBeLessThanOrEqual(15 * 60);
+    expect(payload.jti).toBeTruthy();
+
+    const sale = await v.fetch(`/events/${eventId}/`);
+    expect(sale.status).toBe(200);
+    expect(await sale.text()).toContain('Choose your seats');
+  });
+
+  it('holds seats all or nothing, refuses a held seat with 409, replays an idempotent retry, and expiry frees the seats', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const alice = await admittedVisitor(eventId);
+    const bob = await admittedVisitor(eventId);
+
+    const held = await alice.hold(eventId, ['A1', 'A2'], 'alice-1');
+    expect(held.status).toBe(201);
+    expect(held.body).toMatchObject({ status: 'HELD', seatIds: ['A1', 'A2'] });
+
+    const retry = await alice.hold(eventId, ['A2', 'A1'], 'alice-1');
+    expect(retry.status).toBe(201);
+    expect(retry.res.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.holdId).toBe(held.body.holdId);
+
+    const reused = await alice.hold(eventId, ['A3'], 'alice-1');
+    expect(reused.status).toBe(422);
+    expect(reused.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+
+    const conflict = await bob.hold(eventId, ['A2', 'A3'], 'bob-1');
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toMatchObject({ code: 'SEATS_UNAVAILABLE', seatIds: ['A2'] });
+    const map = await bob.json<{ seats: { id: string; status: string }[] }>(`/_wr/events/${eventId}/seats`);
+    expect(map.body.seats.find((s) => s.id === 'A3')!.status).toBe('AVAILABLE');
+
+    // Expiry: move the inventory's clock past the hold TTL and fire its alarm.
+    const inventory = env.INVENTORY.getByName(eventId);
+    await runInDurableObject(inventory, (obj: { clock: () => number }) => {
+      obj.clock = () => Date.now() + 301_000;
+    });
+    expect(await runDurableObjectAlarm(inventory)).toBe(true);
+    const after = await bob.hold(eventId, ['A2', 'A3'], 'bob-2');
+    expect(after.status).toBe(201);
+    const old = await alice.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`);
+    expect(old.body.status).toBe('EXPIRED');
+    // A duplicate, late alarm must not free the seats Bob holds now.
+    await runInDurableObject(inventory, async (_obj, state) => state.storage.setAlarm(Date.now()));
+    expect(await runDurableObjectAlarm(inventory)).toBe(true);
+    expect((await bob.json(`/_wr/events/${eventId}/holds/${after.body.holdId}`)).body.status).toBe('HELD');
+    const map2 = await bob.json<{ seats: { id: string; status: string }[] }>(`/_wr/events/${eventId}/seats`);
+    expect(map2.body.seats.filter((s) => s.status !== 'AVAILABLE').map((s) => s.id)).toEqual(['A2', 'A3']);
+  });
+
+  it('answers 50 concurrent overlapping holds all or nothing, with no seat in two holds', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, {
+      seats: 20,
+      seatsPerRow: 10,
+      maxActiveVisitors: 100,
+      releaseRatePerMinute: 6000,
+      minReleaseRatePerMinute: 6000,
+    });
+    const visitors: Visitor[] = [];
+    for (let i = 0; i < 50; i++) {
+      const v = new Visitor();
+      await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+      visitors.push(v);
+    }
+    await tick(eventId, 2);
+    for (const v of visitors) expect((await v.json(`/_wr/events/${eventId}/status`)).body.state).toBe('admitted');
+
+    const seatIds = Array.from({ length: 20 }, (_, i) => `${i < 10 ? 'A' : 'B'}${(i % 10) + 1}`);
+    const requests = visitors.map((v, i) => {
+      const n = 1 + (i % 4);
+      const start = (i * 3) % 17;
+      return { v, seats: seatIds.slice(start, start + n) };
+    });
+    const results = await Promise.all(requests.map(({ v, seats }) => v.hold(eventId, seats)));
+    const owner = new Map<string, string>();
+    for (const [i, r] of results.entries()) {
+      if (r.status === 201) {
+        expect(r.body.seatIds).toEqual([...requests[i]!.seats].sort());
+        for (const s of r.body.seatIds as string[]) {
+          expect(owner.has(s), `seat ${s} held twice`).toBe(false);
+          owner.set(s, r.body.holdId as string);
+        }
+      } else {
+        expect(r.status).toBe(409);
+      }
+    }
+    expect(owner.size).toBeGreaterThan(0);
+    const map = await visitors[0]!.json<{ seats: { id: string; status: string }[] }>(`/_wr/events/${eventId}/seats`);
+    const heldOnMap = map.body.seats.filter((s) => s.status === 'HELD').map((s) => s.id);
+    expect(heldOnMap.sort()).toEqual([...owner.keys()].sort());
+  });
+
+  it('checks out at the origin stub: the hold becomes SOLD and every visitor sees the seats sold', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const buyer = await admittedVisitor(eventId);
+    const other = await admittedVisitor(eventId);
+    const held = await buyer.hold(eventId, ['B1', 'B2']);
+    const paid = await buyer.json<{ status: string; seatIds: string[]; amountMinor: number }>(`/events/${eventId}/checkout`, {
+      method: 'POST',
+      body: JSON.stringify({ holdId: held.body.holdId, card: '4242 4242 4242 4242' }),
+    });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'PAID', seatIds: ['B1', 'B2'], amountMinor: 10000 });
+    const map = await other.json<{ seats: { id: string; status: string }[] }>(`/_wr/events/${eventId}/seats`);
+    expect(map.body.seats.filter((s) => s.status === 'SOLD').map((s) => s.id)).toEqual(['B1', 'B2']);
+    expect((await buyer.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`)).body.status).toBe('SOLD');
+  });
+
+  it('declines the test card without selling, and keeps the seats held', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const buyer = await admittedVisitor(eventId);
+    const held = await buyer.hold(eventId, ['C1']);
+    const declined = await buyer.json(`/events/${eventId}/checkout`, {
+      method: 'POST',
+      body: JSON.stringify({ holdId: held.body.holdId, card: '4000 0000 0000 0002' }),
+    });
+    expect(declined.status).toBe(409);
+    expect(declined.body.status).toBe('FAILED');
+    expect((await buyer.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`)).body.status).toBe('HELD');
+  });
+});

@@ -1,0 +1,56 @@
+// Tests inside workerd: the gateway Worker from wrangler.toml plus the origin stub as an auxiliary Worker.
+import { cloudflareTest } from '@cloudflare/vitest-plugin';
+import { buildSync } from 'esbuild';
+import { defineConfig } from 'vitest/config';
+import { generateDevSecrets } from './scripts/lib/dev-secrets.ts';
+
+const PROJECT = 'gateway';
+
+// Fresh throw-away secrets for every run: nothing secret is stored in the repo.
+const secrets = generateDevSecrets();
+
+// Auxiliary Workers cannot load their own wrangler.toml in the pool: bundle the stub first.
+buildSync({
+  entryPoints: ['origin-stub/index.ts'],
+  outfile: '.build/origin-stub.js',
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2024',
+  external: ['cloudflare:workers'],
+  logLevel: 'warning',
+});
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: './wrangler.toml' },
+      miniflare: {
+        bindings: { ...secrets, TOKEN_ISSUER: 'waiting-room-gateway', ORIGIN_URL: '' },
+        workers: [
+          {
+            name: 'origin-stub',
+            modules: true,
+            scriptPath: '.build/origin-stub.js',
+            compatibilityDate: '2026-11-01',
+            durableObjects: { SHOP: { className: 'Shop', useSQLite: true } },
+            // No periodic health reports in tests: the controller sees only what a test posts.
+            bindings: {
+              HEALTH_REPORT_INTERVAL_MS: '0',
+              BASE_LATENCY_MS: '0',
+              CAPACITY_KNEE: '1000',
+              ORIGIN_HMAC_SECRET: secrets.ORIGIN_HMAC_SECRET,
+            },
+            // The pool renames the Worker under test to `vitest-plugin-runner-<project name>`
+            // (@cloudflare/vitest-plugin getRunnerName); the checkout tests fail loudly if that changes.
+            serviceBindings: { GATEWAY: `vitest-plugin-runner-${PROJECT}` },
+          },
+        ],
+      },
+    }),
+  ],
+  test: {
+    name: PROJECT,
+    include: ['test/{unit,edge,durable-objects,origin-stub}/**/*.test.ts'],
+  },
+});
