@@ -1,0 +1,132 @@
+// WaitingRoom adapter inside workerd: FIFO order, lottery draw at sale start, limits, drop-outs.
+import { env } from 'cloudflare:workers';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
+import { lotteryOrder } from '../../durable-objects/waiting-room/queue-policy';
+import { splitConfig, eventConfigInput } from '../../src/lib/event-config';
+import { freshEventId } from '../helpers/client';
+
+function queueConfig(eventId: string, overrides: Record<string, unknown> = {}) {
+  const input = eventConfigInput.parse({
+    releaseRatePerMinute: 600,
+    minReleaseRatePerMinute: 600,
+    maxActiveVisitors: 10_000,
+    seats: 10,
+    ...overrides,
+  });
+  return splitConfig(eventId, input).queue;
+}
+
+/** Sets the room's clock (epoch ms) and fires one release tick as the runtime would. */
+async function tickAt(room: DurableObjectStub<WaitingRoom>, nowMs: number): Promise<void> {
+  await runInDurableObject(room, async (obj: WaitingRoom, state) => {
+    obj.clock = () => nowMs;
+    await state.storage.setAlarm(Date.now());
+  });
+  await runDurableObjectAlarm(room);
+}
+
+async function admittedOrder(room: DurableObjectStub<WaitingRoom>): Promise<string[]> {
+  return runInDurableObject(room, (_obj, state) =>
+    state.storage.sql
+      .exec<{ visitor_id: string }>(`SELECT visitor_id FROM wr_visitors WHERE state = 'admitted' ORDER BY admitted_at, rank`)
+      .toArray()
+      .map((r) => r.visitor_id),
+  );
+}
+
+describe('WaitingRoom', () => {
+  it('admits 300 FIFO visitors in exact arrival order (Kendall tau distance 0)', async () => {
+    const eventId = freshEventId();
+    const room = env.WAITING_ROOM.getByName(eventId);
+    await room.configure(queueConfig(eventId));
+    const t0 = Date.now();
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => t0));
+    const arrivals = Array.from({ length: 300 }, (_, i) => `v${String(i).padStart(4, '0')}-${crypto.randomUUID().slice(0, 4)}`);
+    for (const id of arrivals) await room.join(id);
+    // 600/min = 50 per 5 s tick.
+    for (let i = 1; i <= 6; i++) await tickAt(room, t0 + i * 5000);
+    const order = await admittedOrder(room);
+    expect(order).toEqual(arrivals);
+  });
+
+  it('ranks the pre-queue by the committed seed at sale start, then later arrivals in arrival order', async () => {
+    const eventId = freshEventId();
+    const room = env.WAITING_ROOM.getByName(eventId);
+    const start = Date.now() + 3_600_000;
+    await room.configure(queueConfig(eventId, { policy: 'random', saleStartsAt: new Date(start).toISOString() }));
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => start - 60_000));
+    const early = Array.from({ length: 40 }, (_, i) => `early-${i}`);
+    for (const id of early) {
+      const s = await room.join(id);
+      expect(s).toMatchObject({ kind: 'status', state: 'not_open', position: null });
+    }
+    expect(await room.join('early-3')).toMatchObject({ position: null });
+    const before = (await room.stats())!;
+    expect(before.lottery).toMatchObject({ drawn: false, seed: null });
+
+    await tickAt(room, start + 1);
+    const late = ['late-1', 'late-2'];
+    for (const id of late) await room.join(id);
+    const after = (await room.stats())!;
+    expect(after.lottery!.drawn).toBe(true);
+    const seed = after.lottery!.seed!;
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(seed));
+    expect([...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')).toBe(before.lottery!.commitment);
+
+    const expected = [...(await lotteryOrder(seed, early)), ...late];
+    const ranks = await runInDurableObject(room, (_obj, state) =>
+      state.storage.sql
+        .exec<{ visitor_id: string }>('SELECT visitor_id FROM wr_visitors ORDER BY rank')
+        .toArray()
+        .map((r) => r.visitor_id),
+    );
+    // Admitted visitors left the waiting list; ranks keep the whole order.
+    expect(ranks).toEqual(expected);
+    expect(expected.slice(0, 40)).not.toEqual(early);
+  });
+
+  it('never exceeds max active visitors, and frees slots when admissions expire', async () => {
+    const eventId = freshEventId();
+    const room = env.WAITING_ROOM.getByName(eventId);
+    await room.configure(queueConfig(eventId, { maxActiveVisitors: 5, admissionTtlSeconds: 60 }));
+    const t0 = Date.now();
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => t0));
+    for (let i = 0; i < 20; i++) await room.join(`v${i}`);
+    await tickAt(room, t0 + 5000);
+    await tickAt(room, t0 + 10_000);
+    expect((await room.stats())!).toMatchObject({ active: 5, waiting: 15 });
+    await tickAt(room, t0 + 5000 + 60_000);
+    expect((await room.stats())!).toMatchObject({ active: 5, waiting: 10 });
+    expect(await room.status('v0')).toEqual({ kind: 'unknown_visitor' });
+  });
+
+  it('drops visitors who stop polling, and a returning one joins at the back', async () => {
+    const eventId = freshEventId();
+    const room = env.WAITING_ROOM.getByName(eventId);
+    await room.configure(queueConfig(eventId, { idleTimeoutSeconds: 60, maxActiveVisitors: 1, admissionTtlSeconds: 7200 }));
+    const t0 = Date.now();
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => t0));
+    for (const id of ['head', 'quiet', 'polling']) await room.join(id);
+    await tickAt(room, t0 + 5000); // admits `head`, the only slot
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => t0 + 40_000));
+    await room.status('polling');
+    await tickAt(room, t0 + 70_000);
+    expect(await room.status('quiet')).toEqual({ kind: 'unknown_visitor' });
+    expect(await room.status('polling')).toMatchObject({ position: 1 });
+    expect(await room.join('quiet')).toMatchObject({ position: 2 });
+  });
+
+  it('refuses to change the policy once visitors joined, and stops its alarm when idle', async () => {
+    const eventId = freshEventId();
+    const room = env.WAITING_ROOM.getByName(eventId);
+    await room.configure(queueConfig(eventId));
+    await room.join('someone');
+    expect(await room.configure(queueConfig(eventId, { policy: 'random' }))).toMatchObject({ kind: 'conflict' });
+
+    const idle = env.WAITING_ROOM.getByName(freshEventId());
+    await idle.configure(queueConfig('idle'));
+    expect(await runDurableObjectAlarm(idle)).toBe(false);
+  });
+});

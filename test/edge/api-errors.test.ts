@@ -1,0 +1,206 @@
+// Bad input gets a clear problem response and changes nothing; admin and origin APIs authenticate.
+import { env, exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { signOriginRequest } from '../../src/lib/hmac';
+import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
+
+async function call(path: string, init: RequestInit = {}) {
+  const res = await exports.default.fetch(new Request(BASE + path, init));
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
+}
+
+const admin = (path: string, init: RequestInit = {}) =>
+  call(`/_wr/admin${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json', ...init.headers },
+  });
+
+async function signed(path: string, body: string, nowMs = Date.now(), secret = env.ORIGIN_HMAC_SECRET) {
+  return call(path, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...(await signOriginRequest(secret, body, nowMs)) },
+  });
+}
+
+describe('problem details', () => {
+  it('renders unknown routes and events as RFC 9457 problems with a stable code', async () => {
+    const res = await call('/nowhere');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.body).toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+      title: expect.any(String),
+      type: expect.stringContaining('not-found'),
+    });
+    expect((await call('/events/no-such-event/')).body.code).toBe('EVENT_NOT_FOUND');
+    expect((await call('/events/Bad_ID!/')).body.code).toBe('EVENT_NOT_FOUND');
+  });
+});
+
+describe('organizer API', () => {
+  it('refuses missing and wrong bearer tokens with 401', async () => {
+    expect((await call('/_wr/admin/events/x')).status).toBe(401);
+    const wrong = await call('/_wr/admin/events/x', { headers: { authorization: 'Bearer nope' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe('UNAUTHORIZED');
+  });
+
+  it.each([
+    [{ releaseRatePerMinute: 0, maxActiveVisitors: 1, seats: 1 }, 'releaseRatePerMinute'],
+    [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, policy: 'lifo' }, 'policy'],
+    [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, extra: true }, 'body'],
+    [{ releaseRatePerMinute: 10, minReleaseRatePerMinute: 20, maxActiveVisitors: 1, seats: 1 }, 'minReleaseRatePerMinute'],
+    [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, saleStartsAt: 'tomorrow' }, 'saleStartsAt'],
+  ])('refuses config %j with 400 naming %s, and creates nothing', async (config, field) => {
+    const eventId = freshEventId();
+    const res = await admin(`/events/${eventId}`, { method: 'PUT', body: JSON.stringify(config) });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_REQUEST');
+    expect(res.body.detail).toContain(field);
+    expect((await admin(`/events/${eventId}`)).status).toBe(404);
+  });
+
+  it('refuses a seat-plan change with 409 and leaves both objects unchanged', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { seats: 100, releaseRatePerMinute: 600 });
+    const res = await admin(`/events/${eventId}`, {
+      method: 'PUT',
+      body: JSON.stringify({ releaseRatePerMinute: 50, maxActiveVisitors: 10, seats: 200 }),
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('CONFIG_CONFLICT');
+    const now = (await admin(`/events/${eventId}`)).body as { queue: { config: { maxReleaseRatePerMinute: number } } };
+    expect(now.queue.config.maxReleaseRatePerMinute).toBe(600);
+  });
+
+  it('pauses releases without losing places, and resumes', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = new Visitor();
+    await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    expect((await admin(`/events/${eventId}/pause`, { method: 'POST' })).status).toBe(200);
+    await tick(eventId, 3);
+    expect((await v.json(`/_wr/events/${eventId}/status`)).body).toMatchObject({ state: 'paused', position: 1 });
+    await admin(`/events/${eventId}/resume`, { method: 'POST' });
+    await tick(eventId);
+    expect((await v.json(`/_wr/events/${eventId}/status`)).body.state).toBe('admitted');
+    const stats = (await admin(`/events/${eventId}`)).body as { queue: { active: number; waiting: number } };
+    expect(stats.queue).toMatchObject({ active: 1, waiting: 0 });
+  });
+});
+
+describe('hold input', () => {
+  it.each([
+    [['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7'], 400, 'INVALID_REQUEST'],
+    [[], 400, 'INVALID_REQUEST'],
+    [['A1', 'A1'], 400, 'INVALID_REQUEST'],
+    [['a1; DROP TABLE'], 400, 'INVALID_REQUEST'],
+    [['A1', 'Z99'], 422, 'SEAT_NOT_FOUND'],
+  ])('refuses seats %j with %i %s and holds nothing', async (seatIds, status, code) => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const res = await v.hold(eventId, seatIds);
+    expect(res.status).toBe(status);
+    expect(res.body.code).toBe(code);
+    expect((await env.INVENTORY.getByName(eventId).stats())!.seats.held).toBe(0);
+  });
+
+  it('requires an Idempotency-Key, valid JSON and a small body', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const path = `/_wr/events/${eventId}/holds`;
+    expect((await v.json(path, { method: 'POST', body: '{"seatIds":["A1"]}' })).body.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
+    expect((await v.json(path, { method: 'POST', headers: { 'idempotency-key': 'k' }, body: '{nope' })).body.code).toBe('INVALID_REQUEST');
+    const big = JSON.stringify({ seatIds: ['A1'], pad: 'x'.repeat(20_000) });
+    expect((await v.json(path, { method: 'POST', headers: { 'idempotency-key': 'k' }, body: big })).status).toBe(413);
+  });
+
+  it('enforces the per-account seat limit across holds', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { maxSeatsPerAccount: 4 });
+    const v = await admittedVisitor(eventId);
+    expect((await v.hold(eventId, ['A1', 'A2', 'A3'])).status).toBe(201);
+    const over = await v.hold(eventId, ['A4', 'A5']);
+    expect(over.status).toBe(409);
+    expect(over.body.code).toBe('ACCOUNT_LIMIT');
+  });
+
+  it('lets only the owner read or release a hold; a release frees the seats', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const owner = await admittedVisitor(eventId);
+    const other = await admittedVisitor(eventId);
+    const held = await owner.hold(eventId, ['D1']);
+    const path = `/_wr/events/${eventId}/holds/${held.body.holdId}`;
+    expect((await other.json(path)).status).toBe(404);
+    expect((await other.json(path, { method: 'DELETE' })).body.code).toBe('NOT_HOLD_OWNER');
+    expect((await owner.json(path, { method: 'DELETE' })).body.status).toBe('RELEASED');
+    expect((await other.hold(eventId, ['D1'])).status).toBe(201);
+  });
+});
+
+describe('origin API', () => {
+  it('refuses unsigned, wrongly signed and stale requests with 401', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const path = `/_wr/origin/events/${eventId}/health`;
+    const body = JSON.stringify({ p99LatencyMs: 100, errorRate: 0, activeBuyers: 1 });
+    expect((await call(path, { method: 'POST', body })).body.code).toBe('SIGNATURE_INVALID');
+    expect((await signed(path, body, Date.now(), 'wrong-secret')).status).toBe(401);
+    expect((await signed(path, body, Date.now() - 10 * 60_000)).status).toBe(401);
+    expect((await signed(path, body)).status).toBe(204);
+  });
+
+  it.each([
+    { p99LatencyMs: -1, errorRate: 0, activeBuyers: 0 },
+    { p99LatencyMs: 100, errorRate: 1.5, activeBuyers: 0 },
+    { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0.5 },
+    { p99LatencyMs: '100', errorRate: 0, activeBuyers: 0 },
+    { errorRate: 0, activeBuyers: 0 },
+  ])('refuses health report %j with 400 and keeps the last good one', async (report) => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const res = await signed(`/_wr/origin/events/${eventId}/health`, JSON.stringify(report));
+    expect(res.status).toBe(400);
+    expect((await env.WAITING_ROOM.getByName(eventId).stats())!.lastHealth).toBeNull();
+  });
+
+  it('raises the release rate on healthy reports and cuts it on a slow origin, with reasons', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { releaseRatePerMinute: 1000, minReleaseRatePerMinute: 100, targetP99Ms: 500 });
+    const v = new Visitor();
+    await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    const room = env.WAITING_ROOM.getByName(eventId);
+    expect((await room.stats())!.releaseRatePerMinute).toBe(100);
+    await signed(`/_wr/origin/events/${eventId}/health`, JSON.stringify({ p99LatencyMs: 200, errorRate: 0, activeBuyers: 5 }));
+    await tick(eventId);
+    expect((await room.stats())!.releaseRatePerMinute).toBe(200);
+    await signed(`/_wr/origin/events/${eventId}/health`, JSON.stringify({ p99LatencyMs: 1840, errorRate: 0, activeBuyers: 5 }));
+    await tick(eventId);
+    const stats = (await room.stats())!;
+    expect(stats.releaseRatePerMinute).toBe(100);
+    expect(stats.rateLog[0]!.reason).toBe('p99 1,840 ms over 500 ms target: x0.5');
+  });
+
+  it('confirms only a live hold, idempotently for the same order id', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const held = await v.hold(eventId, ['E1']);
+    const path = `/_wr/origin/events/${eventId}/holds/${held.body.holdId}`;
+    const first = await signed(`${path}/confirm`, JSON.stringify({ orderId: 'order-1' }));
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: 'SOLD', orderId: 'order-1' });
+    expect((await signed(`${path}/confirm`, JSON.stringify({ orderId: 'order-1' }))).status).toBe(200);
+    const other = await signed(`${path}/confirm`, JSON.stringify({ orderId: 'order-2' }));
+    expect(other.status).toBe(409);
+    expect(other.body.code).toBe('HOLD_ALREADY_CONFIRMED');
+    expect((await signed(`${path}/release`, '{}')).body.code).toBe('HOLD_NOT_ACTIVE');
+    expect((await signed(`/_wr/origin/events/${eventId}/holds/nope/confirm`, JSON.stringify({ orderId: 'o' }))).status).toBe(404);
+  });
+});

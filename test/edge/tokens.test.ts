@@ -1,0 +1,106 @@
+// Admission tokens: forged, tampered, expired, wrong-event and wrong-kind tokens are refused.
+import { SignJWT, importJWK } from 'jose';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { admissionCookie } from '../../src/lib/cookies';
+import { signAdmission, signQueueTicket, tokenSettings, verifyToken } from '../../src/lib/token';
+import { Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
+
+const settings = tokenSettings(env);
+
+/** Swaps the visitor's admission cookie for `token` and asks for the seat map. */
+async function seatsWith(v: Visitor, eventId: string, token: string) {
+  v.cookies.set(admissionCookie(eventId), token);
+  return v.json(`/_wr/events/${eventId}/seats`);
+}
+
+async function forge(claims: Record<string, unknown>, header: Record<string, unknown> = {}) {
+  const jwk = JSON.parse(env.ADMISSION_SIGNING_JWK) as Record<string, unknown>;
+  const key = await importJWK(jwk, 'ES256');
+  return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: jwk.kid as string, typ: 'wr-admission+jwt', ...header }).sign(key);
+}
+
+describe('admission token checks', () => {
+  it('accepts the genuine token and refuses a tampered one with 401 TOKEN_INVALID', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const genuine = v.cookies.get(admissionCookie(eventId))!;
+    expect((await seatsWith(v, eventId, genuine)).status).toBe(200);
+
+    const [h, p, s] = genuine.split('.');
+    const payload = JSON.parse(atob(p!.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
+    const tamperedPayload = btoa(JSON.stringify({ ...payload, exp: (payload.exp as number) + 3600 }))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
+    const tampered = await seatsWith(v, eventId, `${h}.${tamperedPayload}.${s}`);
+    expect(tampered.status).toBe(401);
+    expect(tampered.body).toMatchObject({ code: 'TOKEN_INVALID', status: 401 });
+  });
+
+  it('refuses an expired token with 401 TOKEN_EXPIRED, apart from invalid ones', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const visitorId = (await verifyToken(settings, 'ticket', v.cookies.get(`__wr_t_${eventId}`)!, eventId, Date.now())).visitorId;
+    const now = Date.now();
+    const expired = await signAdmission(settings, { eventId, visitorId, expiresAtMs: now - 60_000 }, now - 600_000);
+    const res = await seatsWith(v, eventId, expired);
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('TOKEN_EXPIRED');
+  });
+
+  it("refuses another event's token, a queue ticket posing as admission, alg none and another visitor's token", async () => {
+    const eventId = freshEventId();
+    const otherEvent = freshEventId();
+    await createEvent(eventId);
+    await createEvent(otherEvent);
+    const v = await admittedVisitor(eventId);
+    const ticket = v.cookies.get(`__wr_t_${eventId}`)!;
+    const visitorId = (await verifyToken(settings, 'ticket', ticket, eventId, Date.now())).visitorId;
+    const now = Date.now();
+
+    const wrongEvent = await signAdmission(settings, { eventId: otherEvent, visitorId, expiresAtMs: now + 60_000 }, now);
+    const ticketAsAdmission = await signQueueTicket(settings, eventId, visitorId, now);
+    const unsigned = `${btoa(JSON.stringify({ alg: 'none', typ: 'wr-admission+jwt' })).replace(/=+$/, '')}.${btoa(
+      JSON.stringify({ iss: 'waiting-room-gateway', aud: eventId, sub: visitorId, jti: 'x', iat: 1, exp: 9_999_999_999 }),
+    ).replace(/=+$/, '')}.`;
+    const someoneElse = await signAdmission(settings, { eventId, visitorId: crypto.randomUUID(), expiresAtMs: now + 60_000 }, now);
+    const noJti = await forge({
+      iss: 'waiting-room-gateway',
+      aud: eventId,
+      sub: visitorId,
+      iat: Math.floor(now / 1000),
+      exp: Math.floor(now / 1000) + 60,
+    });
+
+    for (const token of [wrongEvent, ticketAsAdmission, unsigned, someoneElse, noJti, 'garbage']) {
+      const res = await seatsWith(v, eventId, token);
+      expect(res.status, token.slice(0, 40)).toBe(401);
+      expect(res.body.code).toBe('TOKEN_INVALID');
+    }
+  });
+
+  it('refuses holds without an admission token and never reaches the inventory', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = new Visitor();
+    await v.fetch(`/events/${eventId}/`);
+    const res = await v.hold(eventId, ['A1']);
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('ADMISSION_REQUIRED');
+    const stats = await env.INVENTORY.getByName(eventId).stats();
+    expect(stats!.holds).toEqual({ HELD: 0, SOLD: 0, RELEASED: 0, EXPIRED: 0 });
+  });
+
+  it('publishes only public keys in the JWKS', async () => {
+    const res = await new Visitor().fetch('/.well-known/jwks.json');
+    const { keys } = (await res.json()) as { keys: Record<string, unknown>[] };
+    expect(keys.length).toBeGreaterThan(0);
+    for (const k of keys) {
+      expect(k).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
+      expect(k.d).toBeUndefined();
+    }
+  });
+});

@@ -1,0 +1,57 @@
+// Queue policy: the lottery order is a seeded, reproducible permutation; waits and polls are sane.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_POLL_MS,
+  MIN_POLL_MS,
+  estimateWaitSeconds,
+  lotteryOrder,
+  pollAfterMs,
+  seedCommitment,
+} from '../../durable-objects/waiting-room/queue-policy';
+
+describe('lotteryOrder', () => {
+  it('is a permutation of the entrants and depends only on the seed', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.uuid(), { maxLength: 50 }), fc.stringMatching(/^[0-9a-f]{64}$/), async (ids, seed) => {
+        const order = await lotteryOrder(seed, ids);
+        expect([...order].sort()).toEqual([...ids].sort());
+        expect(await lotteryOrder(seed, [...ids].reverse())).toEqual(order);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('gives each of 4 entrants the first place about equally often over 2,000 seeds (chi-square, 3 df)', async () => {
+    const ids = ['a', 'b', 'c', 'd'];
+    const firsts = new Map(ids.map((id) => [id, 0]));
+    for (let i = 0; i < 2000; i++) {
+      const [first] = await lotteryOrder(`seed-${i}`, ids);
+      firsts.set(first!, firsts.get(first!)! + 1);
+    }
+    const expected = 500;
+    const chi2 = [...firsts.values()].reduce((a, n) => a + (n - expected) ** 2 / expected, 0);
+    expect(chi2).toBeLessThan(16.27); // p = 0.001 critical value for 3 degrees of freedom
+  });
+
+  it('publishes the SHA-256 of the seed as the commitment', async () => {
+    expect(await seedCommitment('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
+
+describe('estimates', () => {
+  it('estimates the wait from the release rate, unknown when nothing is released', () => {
+    expect(estimateWaitSeconds(100, 60)).toBe(100);
+    expect(estimateWaitSeconds(1, 600)).toBe(1);
+    expect(estimateWaitSeconds(10, 0)).toBeNull();
+  });
+  it('keeps the poll interval within bounds', () => {
+    fc.assert(
+      fc.property(fc.option(fc.nat()), (wait) => {
+        const p = pollAfterMs(wait);
+        expect(p).toBeGreaterThanOrEqual(MIN_POLL_MS);
+        expect(p).toBeLessThanOrEqual(MAX_POLL_MS);
+      }),
+    );
+  });
+});
