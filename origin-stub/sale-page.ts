@@ -46,13 +46,14 @@ export function salePage(eventId: string, account: string): string {
   let hold = null;
   const $ = (x) => document.getElementById(x);
   const say = (t) => { $('message').textContent = t; };
-  async function api(method, path, body, headers = {}) {
-    const r = await fetch(path, { method, headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: body && JSON.stringify(body), credentials: 'same-origin' });
+  async function api(method, path, body, headers = {}, cache = 'no-store') {
+    const r = await fetch(path, { method, cache, headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: body && JSON.stringify(body), credentials: 'same-origin' });
     const data = await r.json().catch(() => ({}));
     return { ok: r.ok, status: r.status, data };
   }
-  async function loadMap() {
-    const r = await api('GET', '/_wr/events/' + eventId + '/seats');
+  // After the visitor's own action the map must be fresh; the periodic refresh may use the 1 s cache.
+  async function loadMap(cache = 'no-store') {
+    const r = await api('GET', '/_wr/events/' + eventId + '/seats', undefined, {}, cache);
     if (!r.ok) { say(r.data.detail || r.data.title || 'Could not load the seat map'); return; }
     const rows = new Map();
     for (const s of r.data.seats) {
@@ -104,7 +105,7 @@ export function salePage(eventId: string, account: string): string {
     loadMap();
   };
   loadMap();
-  setInterval(() => { if (!document.hidden) loadMap(); }, 5000);
+  setInterval(() => { if (!document.hidden) loadMap('default'); }, 5000);
 })();
 </script>
 </body>

@@ -1,6 +1,7 @@
 // Starts the gateway and the origin stub under `wrangler dev` and seeds an event through the admin API.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureDevVars, parseDevVars } from './dev-secrets.ts';
 
@@ -33,14 +34,17 @@ export const DEMO_EVENT = {
  * gateway answers. Local Durable Object storage goes to `persistTo`.
  *
  * @param opts.port TCP port on 127.0.0.1 (default 8787)
+ * @param opts.inspectorPort devtools port (default: any free port)
  * @param opts.persistTo storage folder (default .wrangler/state)
  * @param opts.quiet hide wrangler's output
  * @throws Error when the gateway does not answer within 60 s
  */
-export async function startDevServer(opts: { port?: number; persistTo?: string; quiet?: boolean } = {}): Promise<DevServer> {
+export async function startDevServer(
+  opts: { port?: number; inspectorPort?: number; persistTo?: string; quiet?: boolean } = {},
+): Promise<DevServer> {
   ensureDevVars(ROOT);
   const port = opts.port ?? 8787;
-  // Run wrangler's JS entry with this Node (>= 22), whatever `node` is first on PATH.
+  // Run wrangler's JS entry with the project's Node (>= 22), whatever `node` is first on PATH.
   const wrangler = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
   const args = [
     'dev',
@@ -56,7 +60,7 @@ export async function startDevServer(opts: { port?: number; persistTo?: string; 
     opts.persistTo ?? '.wrangler/state',
     '--show-interactive-dev-session=false',
   ];
-  const child = spawn(process.execPath, [wrangler, ...args], {
+  const child = spawn(nodeBinary(), [wrangler, ...args], {
     cwd: ROOT,
     stdio: opts.quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}`, WRANGLER_SEND_METRICS: 'false' },
@@ -111,4 +115,22 @@ export async function putEvent(server: Pick<DevServer, 'url' | 'adminToken'>, ev
     body: JSON.stringify(config),
   });
   if (!res.ok) throw new Error(`PUT event ${eventId}: ${res.status} ${await res.text()}`);
+}
+
+/** A TCP port on 127.0.0.1 that is free right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The project's Node 22 (the `node` devDependency), else the Node running this script. */
+export function nodeBinary(): string {
+  const local = join(ROOT, 'node_modules', '.bin', 'node');
+  return existsSync(local) ? local : process.execPath;
 }

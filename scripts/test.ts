@@ -1,0 +1,79 @@
+// `npm test`: installs Chromium if missing, checks generated types, type-checks, checks formatting,
+// runs the workerd test suite and the browser tests, then prints one "N passed, N failed" line.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, nodeBinary } from './lib/dev-server.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+const TYPES_FLAGS = ['--env-file', '.dev.vars.example', '--include-runtime', 'false', '--strict-vars', 'false', '--check'];
+
+function step(title: string, cmd: string, args: string[], cwd = ROOT): void {
+  console.log(`\n▶ ${title}`);
+  const r = spawnSync(cmd, args, {
+    cwd,
+    stdio: 'inherit',
+    env: { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` },
+  });
+  if (r.status !== 0) {
+    console.error(`\n✖ ${title} failed (exit ${r.status ?? r.signal})`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+function ensureChromium(): void {
+  if (existsSync(CHROMIUM)) return;
+  console.log(`\n▶ installing Debian's chromium for the browser tests (${CHROMIUM} is missing)`);
+  const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
+  const run = (args: string[]) =>
+    execFileSync(sudo.length ? 'sudo' : args[0]!, sudo.length ? args : args.slice(1), {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  run(['apt-get', 'update', '-qq']);
+  run(['apt-get', 'install', '-y', '-qq', 'chromium']);
+}
+
+ensureChromium();
+const wrangler = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+step('generated Env types are current (wrangler types --check)', nodeBinary(), [wrangler, 'types', ...TYPES_FLAGS]);
+step(
+  'origin stub Env types are current',
+  nodeBinary(),
+  [wrangler, 'types', ...TYPES_FLAGS, '--env-interface', 'OriginEnv'],
+  join(ROOT, 'origin-stub'),
+);
+for (const project of ['tsconfig.json', 'origin-stub/tsconfig.json', 'test/tsconfig.json', 'tsconfig.node.json']) {
+  step(`type-check ${project}`, bin('tsc'), ['-p', project]);
+}
+step('formatting (prettier --check)', bin('prettier'), ['--check', '.']);
+
+mkdirSync(join(ROOT, '.build'), { recursive: true });
+const reports = { workerd: '.build/vitest-workerd.json', browser: '.build/vitest-browser.json' };
+step('tests inside workerd (@cloudflare/vitest-plugin)', nodeBinary(), [
+  bin('vitest'),
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${reports.workerd}`,
+]);
+step('browser tests (Chromium via playwright-core)', nodeBinary(), [
+  bin('vitest'),
+  'run',
+  '-c',
+  'vitest.e2e.config.ts',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${reports.browser}`,
+]);
+
+let passed = 0;
+let failed = 0;
+for (const file of Object.values(reports)) {
+  const r = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as { numPassedTests: number; numFailedTests: number };
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+}
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);

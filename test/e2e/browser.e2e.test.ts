@@ -1,0 +1,87 @@
+// A real browser lands on the sale URL, waits, is admitted, holds a seat and checks out.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, putEvent, startDevServer, type DevServer } from '../../scripts/lib/dev-server.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
+
+let server: DevServer;
+let browser: Browser;
+let state: string;
+
+beforeAll(async () => {
+  state = mkdtempSync(join(tmpdir(), 'wr-e2e-'));
+  server = await startDevServer({ port: await freePort(), persistTo: state, quiet: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  rmSync(state, { recursive: true, force: true });
+});
+
+describe('browser', () => {
+  it('waits in line, is admitted by itself, holds a seat and pays; the seat then shows as sold', async () => {
+    const eventId = `e2e-${Date.now().toString(36)}`;
+    await putEvent(server, eventId, {
+      releaseRatePerMinute: 60,
+      minReleaseRatePerMinute: 60,
+      maxActiveVisitors: 100,
+      seats: 50,
+      seatsPerRow: 10,
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/events/${eventId}/`);
+    await expect.poll(() => page.textContent('h1')).toMatch(/in line|turn|Choose your seats/);
+    // The waiting page polls and reloads into the sale page by itself.
+    await page.waitForSelector('button.seat[data-seat="A1"]', { timeout: 60_000 });
+    await page.click('button.seat[data-seat="A1"]');
+    await page.click('#hold');
+    await expect.poll(() => page.textContent('#message')).toContain('Held A1');
+    await page.click('#pay');
+    await expect.poll(() => page.textContent('#message'), { timeout: 15_000 }).toContain('Paid EUR 50.00 for A1');
+    await expect.poll(() => page.getAttribute('button.seat[data-seat="A1"]', 'data-status'), { timeout: 10_000 }).toBe('SOLD');
+    // Another admitted visitor sees it sold too.
+    const other = await browser.newContext();
+    const otherPage = await other.newPage();
+    await otherPage.goto(`${server.url}/events/${eventId}/`);
+    await otherPage.waitForSelector('button.seat[data-seat="A1"]', { timeout: 60_000 });
+    expect(await otherPage.getAttribute('button.seat[data-seat="A1"]', 'data-status')).toBe('SOLD');
+    await other.close();
+    await context.close();
+  });
+
+  it('keeps the same place after a reload and in a second tab', async () => {
+    const eventId = `e2e-slow-${Date.now().toString(36)}`;
+    await putEvent(server, eventId, { releaseRatePerMinute: 1, minReleaseRatePerMinute: 1, maxActiveVisitors: 1, seats: 10 });
+    // Three visitors ahead, so this browser keeps waiting.
+    for (let i = 0; i < 3; i++) await fetch(`${server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/events/${eventId}/`);
+    const place = await page.textContent('[data-testid="position"]');
+    expect(place).toBe('#4');
+    expect(await page.textContent('[data-testid="ahead"]')).toContain('3 people ahead');
+    expect(await page.textContent('[data-testid="wait"]')).toMatch(/Estimated wait/);
+    expect(await page.textContent('[data-testid="policy"]')).toMatch(/First come, first served/);
+    await page.reload();
+    expect(await page.textContent('[data-testid="position"]')).toBe(place);
+    const tab = await context.newPage();
+    await tab.goto(`${server.url}/events/${eventId}/`);
+    expect(await tab.textContent('[data-testid="position"]')).toBe(place);
+    await context.close();
+  });
+});
