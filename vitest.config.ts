@@ -26,7 +26,8 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: './wrangler.toml' },
       miniflare: {
-        bindings: { ...secrets, TOKEN_ISSUER: 'waiting-room-gateway', ORIGIN_URL: '' },
+        // Release ticks never fire by themselves in tests: each test fires them with runDurableObjectAlarm.
+        bindings: { ...secrets, TOKEN_ISSUER: 'waiting-room-gateway', ORIGIN_URL: '', RELEASE_TICK_MS: '3600000' },
         workers: [
           {
             name: 'origin-stub',

@@ -15,8 +15,8 @@ import {
 import { initialControllerState, nextReleaseRate, releaseBudget, type HealthReport } from './release-controller';
 import { WAITING_ROOM_MIGRATIONS } from './schema';
 
-/** Interval of the release tick while anyone waits or is active, ms. */
-export const TICK_MS = 1_000;
+/** Default interval of the release tick while anyone waits or is active, ms (env RELEASE_TICK_MS). */
+export const DEFAULT_TICK_MS = 1_000;
 /** A waiting visitor's `last_seen_at` is rewritten at most this often, ms (saves writes). */
 const SEEN_WRITE_EVERY_MS = 15_000;
 
@@ -159,6 +159,17 @@ export class WaitingRoom extends DurableObject<Env> {
    */
   async status(visitorId: string): Promise<QueueAnswer> {
     return this.describe(visitorId, this.clock());
+  }
+
+  /**
+   * Ends a visitor's session (checked out, or gave up): an admitted visitor frees their active
+   * slot at once, a waiting one gives up their place.
+   * @returns false when the visitor is not in line or active
+   */
+  async leave(visitorId: string): Promise<boolean> {
+    const left = this.sql
+      .all`UPDATE wr_visitors SET state = 'left' WHERE visitor_id = ${visitorId} AND state IN ('waiting', 'admitted') RETURNING visitor_id`;
+    return left.length > 0;
   }
 
   /** Stops releases; nobody loses a place. */
@@ -340,7 +351,7 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /**
-   * Keeps one alarm armed while there is work: every TICK_MS while anyone waits or is active,
+   * Keeps one alarm armed while there is work: every RELEASE_TICK_MS while anyone waits or is active,
    * else at the sale start. `fromAlarm` re-arms after a tick (the runtime clears the fired alarm).
    */
   private async ensureAlarm(now: number, fromAlarm = false): Promise<void> {
@@ -350,7 +361,7 @@ export class WaitingRoom extends DurableObject<Env> {
     const config = JSON.parse(room.config) as QueueConfig;
     const busy = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state IN ('waiting', 'admitted')`?.n ?? 0;
     if (busy > 0 || (room.health !== null && room.rate > config.minReleaseRatePerMinute)) {
-      await this.ctx.storage.setAlarm(now + TICK_MS);
+      await this.ctx.storage.setAlarm(now + (Number(this.env.RELEASE_TICK_MS) || DEFAULT_TICK_MS));
     } else if (!onSale(config, now)) {
       await this.ctx.storage.setAlarm(config.saleStartsAtMs);
     } else if (fromAlarm) {

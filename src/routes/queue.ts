@@ -1,6 +1,6 @@
 // The waiting room's visitor side: the sale area, join and status.
 import { Hono, type Context } from 'hono';
-import { setCookie } from 'hono/cookie';
+import { deleteCookie, setCookie } from 'hono/cookie';
 import type { QueueStatus } from '../../durable-objects/waiting-room/waiting-room';
 import { readAdmission, readTicket } from '../middleware/credentials';
 import { admissionCookie, cookieOptions, ticketCookie } from '../lib/cookies';
@@ -140,4 +140,13 @@ queueApi.get('/:eventId/status', async (c) => {
   const turn = await takeTurn(c, eventId, ticket, false);
   statusHeaders(c, turn.status);
   return c.json(turn.body);
+});
+
+queueApi.post('/:eventId/leave', async (c) => {
+  const eventId = eventIdParam(c);
+  const ticket = await readTicket(c, eventId, Date.now());
+  if (!ticket) throw new GatewayError('TICKET_REQUIRED');
+  const left = await c.env.WAITING_ROOM.getByName(eventId).leave(ticket.visitorId);
+  deleteCookie(c, admissionCookie(eventId), { path: '/' });
+  return c.json({ left });
 });

@@ -22,9 +22,9 @@ function queueConfig(eventId: string, overrides: Record<string, unknown> = {}) {
 async function tickAt(room: DurableObjectStub<WaitingRoom>, nowMs: number): Promise<void> {
   await runInDurableObject(room, async (obj: WaitingRoom, state) => {
     obj.clock = () => nowMs;
-    await state.storage.setAlarm(Date.now());
+    await state.storage.setAlarm(Date.now() + 60_000);
   });
-  await runDurableObjectAlarm(room);
+  if (!(await runDurableObjectAlarm(room))) throw new Error('the release tick did not run');
 }
 
 async function admittedOrder(room: DurableObjectStub<WaitingRoom>): Promise<string[]> {

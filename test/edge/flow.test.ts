@@ -110,7 +110,7 @@ describe('visitor flow', () => {
     const old = await alice.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`);
     expect(old.body.status).toBe('EXPIRED');
     // A duplicate, late alarm must not free the seats Bob holds now.
-    await runInDurableObject(inventory, async (_obj, state) => state.storage.setAlarm(Date.now()));
+    await runInDurableObject(inventory, async (_obj, state) => state.storage.setAlarm(Date.now() + 60_000));
     expect(await runDurableObjectAlarm(inventory)).toBe(true);
     expect((await bob.json(`/_wr/events/${eventId}/holds/${after.body.holdId}`)).body.status).toBe('HELD');
     const map2 = await bob.json<{ seats: { id: string; status: string }[] }>(`/_wr/events/${eventId}/seats`);
@@ -189,5 +189,21 @@ describe('visitor flow', () => {
     expect(declined.status).toBe(409);
     expect(declined.body.status).toBe('FAILED');
     expect((await buyer.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`)).body.status).toBe('HELD');
+  });
+});
+
+describe('leaving', () => {
+  it('frees the active slot at once, so the next visitor is admitted without waiting for the admission TTL', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { maxActiveVisitors: 1 });
+    const first = await admittedVisitor(eventId);
+    const second = new Visitor();
+    await second.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    await tick(eventId);
+    expect((await second.json(`/_wr/events/${eventId}/status`)).body.state).toBe('waiting');
+    expect((await first.json(`/_wr/events/${eventId}/leave`, { method: 'POST' })).body).toEqual({ left: true });
+    expect((await first.json(`/_wr/events/${eventId}/seats`)).status).toBe(401);
+    await tick(eventId);
+    expect((await second.json(`/_wr/events/${eventId}/status`)).body.state).toBe('admitted');
   });
 });

@@ -69,9 +69,9 @@ export async function tick(eventId: string, n = 1): Promise<void> {
     // for now, and fire it the way the runtime would.
     await runInDurableObject(stub, async (_room, state) => {
       state.storage.sql.exec('UPDATE wr_room SET last_tick_at = last_tick_at - 5000');
-      await state.storage.setAlarm(Date.now());
+      await state.storage.setAlarm(Date.now() + 60_000);
     });
-    await runDurableObjectAlarm(stub);
+    if (!(await runDurableObjectAlarm(stub))) throw new Error('the release tick did not run');
   }
 }
 
