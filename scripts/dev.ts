@@ -1,7 +1,8 @@
 // `npm start`: the gateway, both Durable Objects and the origin stub on localhost, with the demo event.
 import { DEMO_EVENT, putEvent, startDevServer } from './lib/dev-server.ts';
 
-const server = await startDevServer();
+// PORT picks another port than 8787 (e.g. to run two copies side by side).
+const server = await startDevServer({ port: Number(process.env.PORT) || 8787 });
 await putEvent(server, 'demo', DEMO_EVENT);
 console.log(`
   Waiting room gateway is up.
