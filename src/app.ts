@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ERROR_TABLE, GatewayError, problemResponse } from './lib/errors';
 import { publicJwks, tokenSettings } from './lib/token';
+import { problemPage } from './pages/problem-page';
 import { adminApi } from './routes/admin';
 import { holdsApi } from './routes/holds';
 import { originApi } from './routes/origin-api';
@@ -25,7 +26,9 @@ export function createApp() {
 
   app.notFound((c) => problemResponse(new GatewayError('NOT_FOUND', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
   app.onError((err, c) => {
-    if (err instanceof GatewayError) return problemResponse(err);
+    const accept = c.req.header('accept') ?? '';
+    const browser = accept.includes('text/html') && !accept.includes('application/json');
+    if (err instanceof GatewayError) return browser ? problemPage(err) : problemResponse(err);
     if (err instanceof HTTPException) {
       // hono's own middleware (bearer auth): keep its status, map it to our codes.
       const code = err.status === 401 || err.status === 400 ? 'UNAUTHORIZED' : 'INVALID_REQUEST';
@@ -36,7 +39,8 @@ export function createApp() {
     }
     // Bugs and platform failures: log without request secrets, answer a generic 500.
     console.error(`unhandled error on ${c.req.method} ${new URL(c.req.url).pathname}:`, err instanceof Error ? err.message : err);
-    return problemResponse(new GatewayError('INTERNAL'));
+    const internal = new GatewayError('INTERNAL');
+    return browser ? problemPage(internal) : problemResponse(internal);
   });
   return app;
 }

@@ -204,3 +204,16 @@ describe('origin API', () => {
     expect((await signed(`/_wr/origin/events/${eventId}/holds/nope/confirm`, JSON.stringify({ orderId: 'o' }))).status).toBe(404);
   });
 });
+
+describe('browsers', () => {
+  it('get an HTML error page with the same status and code when they navigate', async () => {
+    const res = await exports.default.fetch(
+      new Request(`${BASE}/events/no-such-event/`, { headers: { accept: 'text/html,application/xhtml+xml' } }),
+    );
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const page = await res.text();
+    expect(page).toContain('EVENT_NOT_FOUND');
+    expect(page).not.toMatch(/\.ts:\d+/); // no stack trace
+  });
+});
