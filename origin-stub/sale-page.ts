@@ -15,21 +15,22 @@ export function salePage(eventId: string, account: string): string {
 <style>
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
   body { margin: 0 auto; max-width: 60rem; padding: 1rem; }
-  #map { display: grid; gap: .25rem; margin: 1rem 0; }
-  .row { display: flex; gap: .25rem; flex-wrap: wrap; align-items: center; }
-  .row b { width: 2.2rem; font-size: .8rem; }
-  button.seat { width: 2.2rem; height: 1.8rem; font-size: .65rem; border: 1px solid #888; border-radius: .3rem; background: #dcfce7; color: #111; cursor: pointer; }
+  #map { display: grid; gap: .2rem; margin: 1rem 0; overflow-x: auto; padding-bottom: .5rem; }
+  .row { display: flex; gap: .2rem; flex-wrap: nowrap; align-items: center; }
+  .row b { flex: 0 0 2rem; font-size: .8rem; }
+  button.seat { flex: 0 0 2rem; height: 1.7rem; padding: 0; font-size: .6rem; border: 1px solid #888; border-radius: .3rem; background: #dcfce7; color: #111; cursor: pointer; }
   button.seat[data-status="HELD"] { background: #fde68a; cursor: not-allowed; }
   button.seat[data-status="SOLD"] { background: #9ca3af; cursor: not-allowed; }
   button.seat.selected { background: #2563eb; color: white; }
+  button.seat.mine { background: #f59e0b; color: #111; outline: 2px solid #2563eb; }
   .panel { position: sticky; bottom: 0; background: Canvas; border-top: 1px solid #8884; padding: .75rem 0; display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; }
   #message { min-height: 1.5rem; }
 </style>
 </head>
 <body>
 <h1>Choose your seats</h1>
-<p>Signed in as <code>${account.slice(0, 8)}</code>. Pick 1 to 6 seats, hold them, then pay. A hold lasts a few minutes.</p>
-<p><span style="background:#dcfce7">&nbsp;free&nbsp;</span> <span style="background:#fde68a">&nbsp;held&nbsp;</span> <span style="background:#9ca3af">&nbsp;sold&nbsp;</span></p>
+<p>It is your turn (visitor <code>${account.slice(0, 8)}</code>). Pick 1 to 6 seats at EUR ${(SEAT_PRICE_MINOR / 100).toFixed(2)} each, hold them, then pay. A hold lasts a few minutes.</p>
+<p><span style="background:#dcfce7;color:#111">&nbsp;free&nbsp;</span> <span style="background:#2563eb;color:#fff">&nbsp;selected&nbsp;</span> <span style="background:#f59e0b;color:#111">&nbsp;held for you&nbsp;</span> <span style="background:#fde68a;color:#111">&nbsp;held&nbsp;</span> <span style="background:#9ca3af;color:#111">&nbsp;sold&nbsp;</span></p>
 <div id="map" aria-label="Seat map"></div>
 <div class="panel">
   <span id="selection">No seats selected</span>
@@ -67,7 +68,8 @@ export function salePage(eventId: string, account: string): string {
       const label = document.createElement('b'); label.textContent = row; div.append(label);
       for (const s of seats) {
         const b = document.createElement('button');
-        b.className = 'seat' + (selected.has(s.id) ? ' selected' : '');
+        const mine = hold && hold.seatIds.includes(s.id);
+        b.className = 'seat' + (mine ? ' mine' : selected.has(s.id) ? ' selected' : '');
         b.textContent = s.id; b.dataset.seat = s.id; b.dataset.status = s.status;
         b.disabled = s.status !== 'AVAILABLE' && !selected.has(s.id);
         b.onclick = () => toggle(s.id);
@@ -76,16 +78,21 @@ export function salePage(eventId: string, account: string): string {
       return div;
     }));
   }
+  const price = ${SEAT_PRICE_MINOR};
+  function showSelection() {
+    const total = 'EUR ' + (selected.size * price / 100).toFixed(2);
+    $('selection').textContent = selected.size ? 'Selected: ' + [...selected].join(', ') + ' (' + total + ')' : 'No seats selected';
+  }
   function toggle(id) {
     if (hold) return;
     if (selected.has(id)) selected.delete(id); else if (selected.size < 6) selected.add(id); else say('At most 6 seats');
-    $('selection').textContent = selected.size ? 'Selected: ' + [...selected].join(', ') : 'No seats selected';
+    showSelection();
     $('hold').disabled = selected.size === 0;
     loadMap();
   }
   $('hold').onclick = async () => {
     const r = await api('POST', '/_wr/events/' + eventId + '/holds', { seatIds: [...selected] }, { 'idempotency-key': crypto.randomUUID() });
-    if (!r.ok) { say(r.data.detail || r.data.title); selected.clear(); $('hold').disabled = true; loadMap(); return; }
+    if (!r.ok) { say(r.data.detail || r.data.title); selected.clear(); showSelection(); $('hold').disabled = true; loadMap(); return; }
     hold = r.data;
     say('Held ' + hold.seatIds.join(', ') + ' until ' + new Date(hold.expiresAt).toLocaleTimeString());
     $('hold').disabled = true; $('pay').disabled = false; $('release').disabled = false;
@@ -95,13 +102,13 @@ export function salePage(eventId: string, account: string): string {
     $('pay').disabled = true; say('Paying...');
     const r = await api('POST', '/events/' + eventId + '/checkout', { holdId: hold.holdId, card: $('card').value });
     say(r.data.message || r.data.detail || 'Payment failed');
-    if (r.ok && r.data.status === 'PAID') { hold = null; selected.clear(); $('release').disabled = true; }
+    if (r.ok && r.data.status === 'PAID') { hold = null; selected.clear(); showSelection(); $('release').disabled = true; }
     else $('pay').disabled = false;
     loadMap();
   };
   $('release').onclick = async () => {
     await api('DELETE', '/_wr/events/' + eventId + '/holds/' + hold.holdId);
-    hold = null; selected.clear(); $('pay').disabled = true; $('release').disabled = true; say('Seats released');
+    hold = null; selected.clear(); showSelection(); $('pay').disabled = true; $('release').disabled = true; say('Seats released');
     loadMap();
   };
   loadMap();

@@ -80,9 +80,13 @@ export class Shop extends DurableObject<OriginEnv> {
       activeBuyers: this.buyers.size,
       windowSeconds: HEALTH_WINDOW_MS / 1000,
     });
-    const headers = { 'content-type': 'application/json', ...(await signOriginRequest(this.env.ORIGIN_HMAC_SECRET, body, now)) };
+    const path = `/_wr/origin/events/${eventId}/health`;
+    const headers = {
+      'content-type': 'application/json',
+      ...(await signOriginRequest(this.env.ORIGIN_HMAC_SECRET, 'POST', path, body, now)),
+    };
     try {
-      await this.env.GATEWAY.fetch(`https://gateway/_wr/origin/events/${eventId}/health`, { method: 'POST', headers, body });
+      await this.env.GATEWAY.fetch(`https://gateway${path}`, { method: 'POST', headers, body });
     } catch (err) {
       console.warn('health report failed:', err instanceof Error ? err.message : err);
     }
@@ -191,7 +195,10 @@ export class Shop extends DurableObject<OriginEnv> {
   /** A signed call to the gateway's origin API. */
   private async gateway(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; data: Record<string, unknown> }> {
     const text = body === undefined ? '' : JSON.stringify(body);
-    const headers = { 'content-type': 'application/json', ...(await signOriginRequest(this.env.ORIGIN_HMAC_SECRET, text, Date.now())) };
+    const headers = {
+      'content-type': 'application/json',
+      ...(await signOriginRequest(this.env.ORIGIN_HMAC_SECRET, method, path, text, Date.now())),
+    };
     const res = await this.env.GATEWAY.fetch(`https://gateway${path}`, { method, headers, body: method === 'GET' ? undefined : text });
     return { status: res.status, data: (await res.json().catch(() => ({}))) as Record<string, unknown> };
   }

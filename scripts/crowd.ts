@@ -20,8 +20,20 @@ const { values: opts } = parseArgs({
     'max-seconds': { type: 'string', default: '600' },
     concurrency: { type: 'string', default: '48' },
     seed: { type: 'string', default: '1' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+if (opts.help) {
+  console.log(`npm run crowd -- [options]
+  Creates a fresh event (crowd-<time>) on the gateway and sends simulated visitors through it.
+  --visitors N      visitors (500)                 --seats N        seats of the event (1000)
+  --rate N          max release rate per minute (1200)
+  --min-rate N      min release rate per minute (rate / 4)
+  --max-active N    max active visitors (200)      --max-seconds N  stop after this long (600)
+  --concurrency N   requests in flight at most (48) --seed N         PRNG seed (1)
+  --url URL         gateway (http://127.0.0.1:8787; started with temporary storage if none answers)`);
+  process.exit(0);
+}
 const VISITORS = Number(opts.visitors);
 const RATE = Number(opts.rate);
 const MAX_MS = Number(opts['max-seconds']) * 1000;

@@ -18,6 +18,8 @@ export function createApp() {
     c.header('cache-control', 'public, max-age=300');
     return c.json(await publicJwks(tokenSettings(c.env)));
   });
+  // Browsers ask for it on every page; answering 204 keeps error logs for real errors.
+  app.get('/favicon.ico', (c) => c.body(null, 204, { 'cache-control': 'public, max-age=86400' }));
   app.route('/events', saleArea);
   app.route('/_wr/events', queueApi);
   app.route('/_wr/events', holdsApi);

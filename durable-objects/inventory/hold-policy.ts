@@ -5,8 +5,8 @@ export type HoldStatus = 'HELD' | 'SOLD' | 'RELEASED' | 'EXPIRED';
 
 /** Most seats one hold may take. */
 export const MAX_SEATS_PER_HOLD = 6;
-/** Seat ids are short printable tokens such as `A1` or `AB25`. */
-export const SEAT_ID_PATTERN = /^[A-Z]{1,3}[0-9]{1,4}$/;
+/** Seat ids: row letters then seat number, e.g. `A1`, `AB25`; covers 100,000 rows of up to 1,000 seats. */
+export const SEAT_ID_PATTERN = /^[A-Z]{1,4}[0-9]{1,4}$/;
 
 /** The parts of a hold that decide transitions. */
 export interface HoldFacts {

@@ -64,9 +64,21 @@ export function estimateWaitSeconds(ahead: number, ratePerMinute: number): numbe
 
 /**
  * How long a client should wait before its next status poll: about a fifth of its expected wait,
- * within [MIN_POLL_MS, MAX_POLL_MS]. Clients add their own jitter.
+ * within [MIN_POLL_MS, MAX_POLL_MS], and never more than a quarter of the idle timeout, so a
+ * visitor who polls as told (even with +20 % jitter and a slow network) is never dropped as idle.
+ *
+ * @param estimatedWaitSeconds the visitor's estimated wait, or null when unknown
+ * @param idleTimeoutMs the event's idle timeout, ms
  */
-export function pollAfterMs(estimatedWaitSeconds: number | null): number {
-  if (estimatedWaitSeconds === null) return MAX_POLL_MS;
-  return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Math.round((estimatedWaitSeconds * 1000) / 5)));
+export function pollAfterMs(estimatedWaitSeconds: number | null, idleTimeoutMs: number): number {
+  const wanted = estimatedWaitSeconds === null ? MAX_POLL_MS : Math.round((estimatedWaitSeconds * 1000) / 5);
+  return Math.max(MIN_POLL_MS, Math.min(wanted, MAX_POLL_MS, Math.floor(idleTimeoutMs / 4)));
+}
+
+/**
+ * How often a waiting visitor's last-seen time is rewritten, ms: rarely enough to spare writes,
+ * often enough (a sixth of the idle timeout, at most 15 s) that a polling visitor never looks idle.
+ */
+export function seenWriteEveryMs(idleTimeoutMs: number): number {
+  return Math.min(15_000, Math.floor(idleTimeoutMs / 6));
 }

@@ -8,8 +8,11 @@ export interface HealthReport {
   errorRate: number;
   /** Buyers the origin currently serves. */
   activeBuyers: number;
-  /** When the gateway received the report, epoch ms (the gateway's clock, not the origin's). */
-  receivedAtMs: number;
+  /**
+   * When the origin signed the report (its signed timestamp, never later than the gateway's clock),
+   * epoch ms. Freshness counts from here, so replaying an old report cannot make it fresh again.
+   */
+  reportedAtMs: number;
 }
 
 /** Organizer bounds and targets; rates are new visitors per minute. */
@@ -24,7 +27,7 @@ export interface ControllerBounds {
 export interface ControllerState {
   /** Current release rate, new visitors per minute. */
   ratePerMinute: number;
-  /** `receivedAtMs` of the last report acted on, so one report moves the rate once. */
+  /** `reportedAtMs` of the last report acted on, so one report moves the rate once. */
   lastReportAtMs: number;
 }
 
@@ -77,19 +80,19 @@ export function nextReleaseRate(
     };
   };
 
-  const fresh = report !== null && nowMs - report.receivedAtMs <= STALE_HEALTH_MS;
+  const fresh = report !== null && nowMs - report.reportedAtMs <= STALE_HEALTH_MS;
   if (!fresh) {
-    const age = report ? `no health report for ${fmt((nowMs - report.receivedAtMs) / 1000)} s` : 'no health report yet';
+    const age = report ? `no health report for ${fmt((nowMs - report.reportedAtMs) / 1000)} s` : 'no health report yet';
     return decide(state.ratePerMinute * DECREASE_FACTOR, state.lastReportAtMs, `${age}: x${DECREASE_FACTOR}`);
   }
-  if (report.receivedAtMs <= state.lastReportAtMs) {
+  if (report.reportedAtMs <= state.lastReportAtMs) {
     // Already acted on this report; only re-apply bounds the organizer may have changed.
     return decide(state.ratePerMinute, state.lastReportAtMs, 'organizer bounds changed');
   }
   if (report.p99LatencyMs > bounds.targetP99Ms) {
     return decide(
       state.ratePerMinute * DECREASE_FACTOR,
-      report.receivedAtMs,
+      report.reportedAtMs,
       `p99 ${fmt(report.p99LatencyMs)} ms over ${fmt(bounds.targetP99Ms)} ms target: x${DECREASE_FACTOR}`,
     );
   }
@@ -97,14 +100,14 @@ export function nextReleaseRate(
     const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
     return decide(
       state.ratePerMinute * DECREASE_FACTOR,
-      report.receivedAtMs,
+      report.reportedAtMs,
       `error rate ${pct(report.errorRate)} over ${pct(bounds.maxErrorRate)}: x${DECREASE_FACTOR}`,
     );
   }
   const step = Math.max(1, Math.ceil(bounds.maxPerMinute * INCREASE_SHARE));
   return decide(
     state.ratePerMinute + step,
-    report.receivedAtMs,
+    report.reportedAtMs,
     `healthy (p99 ${fmt(report.p99LatencyMs)} ms, ${fmt(report.activeBuyers)} buyers): +${fmt(step)}/min`,
   );
 }

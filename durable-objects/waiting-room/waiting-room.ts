@@ -8,6 +8,7 @@ import {
   onSale,
   pollAfterMs,
   seedCommitment,
+  seenWriteEveryMs,
   waitingState,
   type QueueState,
   type RoomMode,
@@ -17,8 +18,6 @@ import { WAITING_ROOM_MIGRATIONS } from './schema';
 
 /** Default interval of the release tick while anyone waits or is active, ms (env RELEASE_TICK_MS). */
 export const DEFAULT_TICK_MS = 1_000;
-/** A waiting visitor's `last_seen_at` is rewritten at most this often, ms (saves writes). */
-const SEEN_WRITE_EVERY_MS = 15_000;
 
 interface RoomRow {
   config: string;
@@ -50,6 +49,8 @@ interface VisitorRow {
 export interface QueueStatus {
   kind: 'status';
   state: QueueState;
+  /** The organizer's name for the event. */
+  eventName: string;
   policy: QueueConfig['policy'];
   /** 1-based place in line; null before the lottery draw or once admitted. */
   position: number | null;
@@ -138,7 +139,8 @@ export class WaitingRoom extends DurableObject<Env> {
     const config = JSON.parse(room.config) as QueueConfig;
     const now = this.clock();
     const existing = this.visitor(visitorId);
-    if (!existing || existing.state === 'dropped' || existing.state === 'left') {
+    const admissionOver = existing?.state === 'admitted' && existing.expires_at! <= now;
+    if (!existing || existing.state === 'dropped' || existing.state === 'left' || admissionOver) {
       // FIFO ranks by arrival; the lottery ranks pre-queue entrants at the draw and later ones by arrival.
       const rank = config.policy === 'fifo' ? room.next_seq : room.drawn ? room.next_rank : null;
       this.ctx.storage.transactionSync(() => {
@@ -159,6 +161,15 @@ export class WaitingRoom extends DurableObject<Env> {
    */
   async status(visitorId: string): Promise<QueueAnswer> {
     return this.describe(visitorId, this.clock());
+  }
+
+  /**
+   * Whether an admission session is still active: the visitor is admitted, by this very admission
+   * (`sessionId` = its admission time), and it has not expired or been left.
+   */
+  async isActive(visitorId: string, sessionId: string): Promise<boolean> {
+    const v = this.visitor(visitorId);
+    return v !== null && v.state === 'admitted' && String(v.admitted_at) === sessionId && v.expires_at! > this.clock();
   }
 
   /**
@@ -183,15 +194,23 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /**
-   * Stores the origin's latest health report; the next tick acts on it.
-   * @returns false when the event does not exist
+   * Stores the origin's latest health report; the next tick acts on it. Reports must arrive in
+   * signing order: one signed before the last accepted report is refused, so a replayed report
+   * can never stand in for a newer one (nor, being timed by its signature, look fresh).
+   *
+   * @param signedAtMs the report's signed timestamp, epoch ms
+   * @returns `ok`, `event_not_found`, or `out_of_order`
    */
-  async recordHealth(report: Omit<HealthReport, 'receivedAtMs'>): Promise<boolean> {
-    if (!this.room()) return false;
+  async recordHealth(report: Omit<HealthReport, 'reportedAtMs'>, signedAtMs: number): Promise<'ok' | 'event_not_found' | 'out_of_order'> {
+    const room = this.room();
+    if (!room) return 'event_not_found';
     const now = this.clock();
-    this.sql.run`UPDATE wr_room SET health = ${JSON.stringify({ ...report, receivedAtMs: now })}`;
+    const last = room.health ? (JSON.parse(room.health) as HealthReport).reportedAtMs : 0;
+    const reportedAtMs = Math.min(signedAtMs, now);
+    if (reportedAtMs < last) return 'out_of_order';
+    this.sql.run`UPDATE wr_room SET health = ${JSON.stringify({ ...report, reportedAtMs })}`;
     await this.ensureAlarm(now);
-    return true;
+    return 'ok';
   }
 
   /** Config, counts, rate and its recent changes, for the organizer; null if the event does not exist. */
@@ -302,7 +321,7 @@ export class WaitingRoom extends DurableObject<Env> {
     const config = JSON.parse(room.config) as QueueConfig;
     const v = this.visitor(visitorId);
     if (!v || v.state === 'dropped' || v.state === 'left') return { kind: 'unknown_visitor' };
-    const base = { kind: 'status' as const, policy: config.policy, saleStartsAtMs: config.saleStartsAtMs };
+    const base = { kind: 'status' as const, eventName: config.name, policy: config.policy, saleStartsAtMs: config.saleStartsAtMs };
     if (v.state === 'admitted') {
       if (v.expires_at! <= now) return { kind: 'unknown_visitor' };
       return {
@@ -315,12 +334,19 @@ export class WaitingRoom extends DurableObject<Env> {
         admission: { admittedAtMs: v.admitted_at!, expiresAtMs: v.expires_at! },
       };
     }
-    if (now - v.last_seen_at >= SEEN_WRITE_EVERY_MS) {
+    if (now - v.last_seen_at >= seenWriteEveryMs(config.idleTimeoutMs)) {
       this.sql.run`UPDATE wr_visitors SET last_seen_at = ${now} WHERE visitor_id = ${visitorId}`;
     }
     const state = waitingState(config, room.mode, now);
     if (v.rank === null) {
-      return { ...base, state, position: null, ahead: null, estimatedWaitSeconds: null, pollAfterMs: pollAfterMs(null) };
+      return {
+        ...base,
+        state,
+        position: null,
+        ahead: null,
+        estimatedWaitSeconds: null,
+        pollAfterMs: pollAfterMs(null, config.idleTimeoutMs),
+      };
     }
     const ahead = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'waiting' AND rank < ${v.rank}`?.n ?? 0;
     const untilStart = onSale(config, now) ? 0 : Math.ceil((config.saleStartsAtMs - now) / 1000);
@@ -331,12 +357,14 @@ export class WaitingRoom extends DurableObject<Env> {
       position: ahead + 1,
       ahead,
       estimatedWaitSeconds: wait === null ? null : wait + untilStart,
-      pollAfterMs: pollAfterMs(wait),
+      pollAfterMs: pollAfterMs(wait, config.idleTimeoutMs),
     };
   }
 
   private setMode(mode: RoomMode): boolean {
-    if (!this.room()) return false;
+    const room = this.room();
+    if (!room) return false;
+    if (room.mode === mode) return true;
     // Restart the budget clock so a long pause does not earn a burst on resume.
     this.sql.run`UPDATE wr_room SET mode = ${mode}, carry = 0, last_tick_at = ${this.clock()}`;
     return true;

@@ -11,7 +11,9 @@ export type ErrorCode =
   | 'ADMISSION_REQUIRED'
   | 'TOKEN_INVALID'
   | 'TOKEN_EXPIRED'
+  | 'SESSION_ENDED'
   | 'SIGNATURE_INVALID'
+  | 'STALE_REPORT'
   | 'IDEMPOTENCY_KEY_REQUIRED'
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'SEAT_NOT_FOUND'
@@ -37,7 +39,9 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   ADMISSION_REQUIRED: { status: 401, title: 'An admission token is required' },
   TOKEN_INVALID: { status: 401, title: 'The token is invalid' },
   TOKEN_EXPIRED: { status: 401, title: 'The token has expired' },
+  SESSION_ENDED: { status: 401, title: 'The admission session has ended' },
   SIGNATURE_INVALID: { status: 401, title: 'The request signature is invalid' },
+  STALE_REPORT: { status: 409, title: 'A newer health report was already accepted' },
   IDEMPOTENCY_KEY_REQUIRED: { status: 400, title: 'An Idempotency-Key header is required' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'The idempotency key was used for another request' },
   SEAT_NOT_FOUND: { status: 422, title: 'A requested seat does not exist' },

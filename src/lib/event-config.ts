@@ -33,7 +33,7 @@ export const eventConfigInput = z
     seatsPerRow: z.number().int().min(1).max(1_000).default(25),
     holdTtlSeconds: z.number().int().min(10).max(3_600).default(DEFAULT_HOLD_TTL_S),
     admissionTtlSeconds: z.number().int().min(30).max(7_200).default(DEFAULT_ADMISSION_TTL_S),
-    idleTimeoutSeconds: z.number().int().min(10).max(3_600).default(DEFAULT_IDLE_TIMEOUT_S),
+    idleTimeoutSeconds: z.number().int().min(30).max(3_600).default(DEFAULT_IDLE_TIMEOUT_S),
     maxSeatsPerAccount: z.number().int().min(1).max(100).default(DEFAULT_MAX_SEATS_PER_ACCOUNT),
     targetP99Ms: z.number().int().min(1).max(60_000).default(DEFAULT_TARGET_P99_MS),
     maxErrorRate: z.number().min(0).max(1).default(DEFAULT_MAX_ERROR_RATE),
@@ -98,5 +98,28 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       holdTtlMs: input.holdTtlSeconds * 1000,
       maxSeatsPerAccount: input.maxSeatsPerAccount,
     },
+  };
+}
+
+/**
+ * The organizer's view of a stored configuration: the inverse of `splitConfig`, in the shape and
+ * units of the PUT body, so what `GET /_wr/admin/events/{eventId}` shows can be sent back as is.
+ */
+export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): EventConfigInput {
+  return {
+    name: queue.name,
+    policy: queue.policy,
+    ...(queue.saleStartsAtMs > 0 ? { saleStartsAt: new Date(queue.saleStartsAtMs).toISOString() } : {}),
+    releaseRatePerMinute: queue.maxReleaseRatePerMinute,
+    minReleaseRatePerMinute: queue.minReleaseRatePerMinute,
+    maxActiveVisitors: queue.maxActiveVisitors,
+    seats: inventory.seats,
+    seatsPerRow: inventory.seatsPerRow,
+    holdTtlSeconds: inventory.holdTtlMs / 1000,
+    admissionTtlSeconds: queue.admissionTtlMs / 1000,
+    idleTimeoutSeconds: queue.idleTimeoutMs / 1000,
+    maxSeatsPerAccount: inventory.maxSeatsPerAccount,
+    targetP99Ms: queue.targetP99Ms,
+    maxErrorRate: queue.maxErrorRate,
   };
 }

@@ -1,4 +1,4 @@
-// Origin API request signing: HMAC-SHA256 over "<timestamp>.<raw body>", with a replay window.
+// Origin API request signing: HMAC-SHA256 over method, path, timestamp and raw body.
 
 /** Header carrying the signing time, Unix seconds. */
 export const TIMESTAMP_HEADER = 'x-wr-timestamp';
@@ -9,6 +9,15 @@ export const SIGNATURE_WINDOW_S = 300;
 
 const encoder = new TextEncoder();
 
+/**
+ * The signed text: `METHOD\nPATH\nTIMESTAMP\nBODY`. Binding method and path (which carries the
+ * event and hold ids) means a captured signature cannot be replayed against another endpoint,
+ * event or hold; the timestamp bounds replays of the same request to the window.
+ */
+export function signingInput(method: string, path: string, timestamp: string, body: string): string {
+  return `${method.toUpperCase()}\n${path}\n${timestamp}\n${body}`;
+}
+
 async function hmacHex(secret: string, message: string): Promise<string> {
   const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(message));
@@ -16,28 +25,44 @@ async function hmacHex(secret: string, message: string): Promise<string> {
 }
 
 /**
- * Headers that sign `body` at `nowMs` (the scheme of Stripe / GitHub webhooks: a timestamp is
- * part of the MAC so a captured request can be replayed only inside the window).
+ * Headers that sign a request to the origin API at `nowMs` (in the manner of Stripe's and GitHub's
+ * webhook signatures, with the method and path added).
+ *
+ * @param path the URL path, without query, e.g. `/_wr/origin/events/demo/health`
  */
-export async function signOriginRequest(secret: string, body: string, nowMs: number): Promise<Record<string, string>> {
+export async function signOriginRequest(
+  secret: string,
+  method: string,
+  path: string,
+  body: string,
+  nowMs: number,
+): Promise<Record<string, string>> {
   const ts = String(Math.floor(nowMs / 1000));
-  return { [TIMESTAMP_HEADER]: ts, [SIGNATURE_HEADER]: `sha256=${await hmacHex(secret, `${ts}.${body}`)}` };
+  return { [TIMESTAMP_HEADER]: ts, [SIGNATURE_HEADER]: `sha256=${await hmacHex(secret, signingInput(method, path, ts, body))}` };
+}
+
+/**
+ * True when a timestamp header is well-formed and inside the window around `nowMs`. Checked before
+ * the body is read, so unsigned floods cost little.
+ */
+export function timestampFresh(timestamp: string | undefined, nowMs: number): boolean {
+  return timestamp !== undefined && /^\d{1,12}$/.test(timestamp) && Math.abs(nowMs / 1000 - Number(timestamp)) <= SIGNATURE_WINDOW_S;
 }
 
 /**
  * Checks a signed origin request.
- * @returns true only for a well-formed, matching signature whose timestamp is inside the window
+ * @returns true only for a matching signature over this method, path, timestamp and body, with a
+ *   timestamp inside the window
  */
 export async function verifyOriginSignature(
   secret: string,
-  body: string,
+  request: { method: string; path: string; body: string },
   timestamp: string | undefined,
   signature: string | undefined,
   nowMs: number,
 ): Promise<boolean> {
-  if (!secret || !timestamp || !signature || !/^\d{1,12}$/.test(timestamp)) return false;
-  if (Math.abs(nowMs / 1000 - Number(timestamp)) > SIGNATURE_WINDOW_S) return false;
-  const expected = `sha256=${await hmacHex(secret, `${timestamp}.${body}`)}`;
+  if (!secret || !signature || !timestampFresh(timestamp, nowMs)) return false;
+  const expected = `sha256=${await hmacHex(secret, signingInput(request.method, request.path, timestamp!, request.body))}`;
   if (expected.length !== signature.length) return false;
   // Constant-time comparison: no early exit on the first differing byte.
   let diff = 0;

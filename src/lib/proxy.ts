@@ -20,13 +20,21 @@ export function stripGatewayCookies(cookieHeader: string | null): string | null 
  * Sends the request to the origin: `ORIGIN_URL` when set, else the `ORIGIN` service binding. The
  * admission token replaces any client-sent copy of the header.
  *
+ * @param opts.stripAuthorization drop `Authorization` (it carried the app's queue ticket, which is
+ *   the gateway's business, not the origin's)
  * @throws GatewayError ORIGIN_UNAVAILABLE (503, Retry-After 10) on timeout or network failure
  */
-export async function proxyToOrigin(request: Request, env: Pick<Env, 'ORIGIN' | 'ORIGIN_URL'>, admissionToken: string): Promise<Response> {
+export async function proxyToOrigin(
+  request: Request,
+  env: Pick<Env, 'ORIGIN' | 'ORIGIN_URL'>,
+  admissionToken: string,
+  opts: { stripAuthorization?: boolean } = {},
+): Promise<Response> {
   const url = new URL(request.url);
   const target = env.ORIGIN_URL ? new URL(url.pathname + url.search, env.ORIGIN_URL) : url;
   const headers = new Headers(request.headers);
   headers.set(ADMISSION_HEADER, admissionToken);
+  if (opts.stripAuthorization) headers.delete('authorization');
   const cookie = stripGatewayCookies(headers.get('cookie'));
   if (cookie) headers.set('cookie', cookie);
   else headers.delete('cookie');

@@ -27,6 +27,11 @@ export interface VisitorClaims {
   visitorId: string;
   /** Expiry, epoch ms. */
   expiresAtMs: number;
+  /**
+   * Admission tokens only (claim `sid`): the admission session, which the WaitingRoom can end
+   * before `exp` (the visitor left). It is the admission time in epoch ms, as a string.
+   */
+  sessionId?: string;
 }
 
 interface KeyRing {
@@ -83,14 +88,9 @@ export async function publicJwks(settings: TokenSettings): Promise<{ keys: JWK[]
   return (await keyRing(settings)).jwks;
 }
 
-async function sign(
-  settings: TokenSettings,
-  typ: string,
-  claims: { eventId: string; visitorId: string; expiresAtMs: number },
-  nowMs: number,
-): Promise<string> {
+async function sign(settings: TokenSettings, typ: string, claims: VisitorClaims, nowMs: number): Promise<string> {
   const ring = await keyRing(settings);
-  return new SignJWT({})
+  return new SignJWT(claims.sessionId ? { sid: claims.sessionId } : {})
     .setProtectedHeader({ alg: ALG, kid: ring.kid, typ })
     .setIssuer(settings.issuer)
     .setAudience(claims.eventId)
@@ -106,8 +106,11 @@ export function signQueueTicket(settings: TokenSettings, eventId: string, visito
   return sign(settings, TICKET_TYP, { eventId, visitorId, expiresAtMs: nowMs + TICKET_TTL_S * 1000 }, nowMs);
 }
 
-/** Signs an admission token that expires when the visitor's admission window ends (`expiresAtMs`). */
-export function signAdmission(settings: TokenSettings, claims: VisitorClaims, nowMs: number): Promise<string> {
+/**
+ * Signs an admission token that expires when the visitor's admission window ends (`expiresAtMs`)
+ * and names the admission session (`sid`).
+ */
+export function signAdmission(settings: TokenSettings, claims: Required<VisitorClaims>, nowMs: number): Promise<string> {
   return sign(settings, ADMISSION_TYP, claims, nowMs);
 }
 
@@ -134,7 +137,7 @@ export async function verifyToken(
       issuer: settings.issuer,
       audience: eventId,
       typ: kind === 'ticket' ? TICKET_TYP : ADMISSION_TYP,
-      requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+      requiredClaims: kind === 'ticket' ? ['exp', 'iat', 'sub', 'jti'] : ['exp', 'iat', 'sub', 'jti', 'sid'],
       clockTolerance: CLOCK_TOLERANCE_S,
       currentDate: new Date(nowMs),
     }));
@@ -142,7 +145,12 @@ export async function verifyToken(
     if (err instanceof errors.JWTExpired) throw new GatewayError('TOKEN_EXPIRED', `the ${kind} has expired`);
     throw new GatewayError('TOKEN_INVALID', `the ${kind} is not valid for this event`);
   }
-  return { eventId, visitorId: payload.sub!, expiresAtMs: payload.exp! * 1000 };
+  const claims: VisitorClaims = { eventId, visitorId: payload.sub!, expiresAtMs: payload.exp! * 1000 };
+  if (kind === 'admission') {
+    if (typeof payload.sid !== 'string') throw new GatewayError('TOKEN_INVALID', 'the admission is not valid for this event');
+    claims.sessionId = payload.sid;
+  }
+  return claims;
 }
 
 /** TokenSettings from the Worker's environment. */

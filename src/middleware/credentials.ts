@@ -5,6 +5,7 @@ import { getCookie } from 'hono/cookie';
 import { admissionCookie, ticketCookie } from '../lib/cookies';
 import { GatewayError } from '../lib/errors';
 import { ADMISSION_HEADER } from '../lib/proxy';
+import { rememberActiveSession, sessionRecentlyActive } from '../lib/session-cache';
 import { tokenSettings, verifyToken, type VisitorClaims } from '../lib/token';
 import { eventIdParam, type AppEnv } from '../types';
 
@@ -14,11 +15,16 @@ export interface AdmissionVariables {
   admission: VisitorClaims;
 }
 
-/** The raw queue ticket: cookie for browsers, `Authorization: Bearer` for apps. */
-export function rawTicket(c: Context<AppEnv>, eventId: string): string | undefined {
+/**
+ * The raw queue ticket: the cookie (browsers), else `Authorization: Bearer` (apps). The cookie
+ * wins, so an `Authorization` header meant for the origin never replaces a browser's ticket.
+ */
+export function rawTicket(c: Context<AppEnv>, eventId: string): { token: string; fromBearer: boolean } | undefined {
+  const cookie = getCookie(c, ticketCookie(eventId));
+  if (cookie) return { token: cookie, fromBearer: false };
   const auth = c.req.header('authorization');
-  if (auth?.startsWith('Bearer ')) return auth.slice(7).trim();
-  return getCookie(c, ticketCookie(eventId));
+  if (auth?.startsWith('Bearer ')) return { token: auth.slice(7).trim(), fromBearer: true };
+  return undefined;
 }
 
 /** The raw admission token: cookie for browsers, `X-Admission-Token` for apps. */
@@ -32,24 +38,42 @@ export function rawAdmission(c: Context<AppEnv>, eventId: string): string | unde
  */
 export async function readTicket(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<VisitorClaims | null> {
   const raw = rawTicket(c, eventId);
-  return raw ? verifyToken(tokenSettings(c.env), 'ticket', raw, eventId, nowMs) : null;
+  return raw ? verifyToken(tokenSettings(c.env), 'ticket', raw.token, eventId, nowMs) : null;
+}
+
+/** A verified admission: its claims, the raw token, and whether the ticket came as a bearer token. */
+export interface Admission {
+  claims: VisitorClaims;
+  token: string;
+  ticketFromBearer: boolean;
 }
 
 /**
  * The verified admission of this visitor. An admission token counts only together with the queue
- * ticket it names (same subject, same event), so a token copied to another browser is useless.
+ * ticket it names (same subject, same event), so a token copied to another browser is useless, and
+ * only while its session is active in the WaitingRoom (asked at most every SESSION_CACHE_MS per
+ * isolate), so leaving ends it before `exp`.
  *
- * @throws GatewayError ADMISSION_REQUIRED when absent; TOKEN_EXPIRED / TOKEN_INVALID otherwise
+ * @throws GatewayError ADMISSION_REQUIRED when absent; TOKEN_EXPIRED / TOKEN_INVALID when it does
+ *   not verify; SESSION_ENDED when the visitor left or was admitted again since
  */
-export async function readAdmission(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<{ claims: VisitorClaims; token: string }> {
+export async function readAdmission(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<Admission> {
   const token = rawAdmission(c, eventId);
   if (!token) throw new GatewayError('ADMISSION_REQUIRED', 'wait in the queue for your turn first');
   const claims = await verifyToken(tokenSettings(c.env), 'admission', token, eventId, nowMs);
-  const ticket = await readTicket(c, eventId, nowMs);
+  const raw = rawTicket(c, eventId);
+  const ticket = raw ? await verifyToken(tokenSettings(c.env), 'ticket', raw.token, eventId, nowMs) : null;
   if (!ticket || ticket.visitorId !== claims.visitorId) {
     throw new GatewayError('TOKEN_INVALID', 'the admission token does not belong to this visitor');
   }
-  return { claims, token };
+  const sessionId = claims.sessionId!;
+  if (!sessionRecentlyActive(eventId, claims.visitorId, sessionId, nowMs)) {
+    if (!(await c.env.WAITING_ROOM.getByName(eventId).isActive(claims.visitorId, sessionId))) {
+      throw new GatewayError('SESSION_ENDED', 'this admission has ended; join the queue again');
+    }
+    rememberActiveSession(eventId, claims.visitorId, sessionId, nowMs);
+  }
+  return { claims, token, ticketFromBearer: raw!.fromBearer };
 }
 
 /** Middleware for `/:eventId/...` routes that only admitted visitors may use; sets `admission`. */

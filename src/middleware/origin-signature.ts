@@ -1,35 +1,39 @@
-// Authenticates origin API calls: HMAC-SHA256 over "<timestamp>.<raw body>" (see lib/hmac.ts).
+// Authenticates origin API calls: HMAC-SHA256 over method, path, timestamp and body (lib/hmac.ts).
 import { createMiddleware } from 'hono/factory';
 import { GatewayError } from '../lib/errors';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyOriginSignature } from '../lib/hmac';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, timestampFresh, verifyOriginSignature } from '../lib/hmac';
+import { MAX_BODY_BYTES } from '../lib/validate';
 import type { AppEnv } from '../types';
 
 /** Variables set by `originSignature`. */
 export interface OriginVariables {
   /** The request body exactly as signed. */
   rawBody: string;
+  /** The request's signed timestamp, epoch ms (whole seconds). */
+  signedAtMs: number;
 }
 
 /**
  * Refuses origin API requests without a valid, fresh signature and keeps the signed raw body.
- * @throws GatewayError SIGNATURE_INVALID (401)
+ * Size and timestamp are checked before the body is read.
+ * @throws GatewayError SIGNATURE_INVALID (401), PAYLOAD_TOO_LARGE (413)
  */
 export function originSignature() {
   return createMiddleware<AppEnv>(async function originSignature(c, next) {
-    const body = await c.req.text();
-    const ok = await verifyOriginSignature(
-      c.env.ORIGIN_HMAC_SECRET,
-      body,
-      c.req.header(TIMESTAMP_HEADER),
-      c.req.header(SIGNATURE_HEADER),
-      Date.now(),
+    const now = Date.now();
+    const invalid = new GatewayError(
+      'SIGNATURE_INVALID',
+      `sign "METHOD\\nPATH\\nTIMESTAMP\\nBODY" with HMAC-SHA256; send ${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER}`,
     );
-    if (!ok)
-      throw new GatewayError(
-        'SIGNATURE_INVALID',
-        `sign "<timestamp>.<body>" with HMAC-SHA256 and send ${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER}`,
-      );
+    const timestamp = c.req.header(TIMESTAMP_HEADER);
+    if (!timestampFresh(timestamp, now)) throw invalid;
+    if (Number(c.req.header('content-length') ?? 0) > MAX_BODY_BYTES) throw new GatewayError('PAYLOAD_TOO_LARGE');
+    const body = await c.req.text();
+    if (body.length > MAX_BODY_BYTES) throw new GatewayError('PAYLOAD_TOO_LARGE');
+    const request = { method: c.req.method, path: new URL(c.req.url).pathname, body };
+    if (!(await verifyOriginSignature(c.env.ORIGIN_HMAC_SECRET, request, timestamp, c.req.header(SIGNATURE_HEADER), now))) throw invalid;
     c.set('rawBody', body);
+    c.set('signedAtMs', Number(timestamp) * 1000);
     await next();
   });
 }

@@ -18,7 +18,7 @@ export function waitingPage(eventId: string, status: StatusBody) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex" />
-        <title>You are in line - ${eventId}</title>
+        <title>${status.eventName} - waiting room</title>
         <style>
           :root {
             color-scheme: light dark;

@@ -2,7 +2,7 @@
 import { Hono, type Context } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { timingSafeEqual } from 'hono/utils/buffer';
-import { eventConfigInput, splitConfig } from '../lib/event-config';
+import { eventConfigInput, joinConfig, splitConfig } from '../lib/event-config';
 import { GatewayError } from '../lib/errors';
 import { parseJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
@@ -32,10 +32,9 @@ adminApi.put('/events/:eventId', async (c) => {
   }
   await seats.configure(inventory);
   const result = await room.configure(queue);
-  return c.json(
-    { eventId, created: result.kind === 'ok' && result.created, queue, inventory },
-    result.kind === 'ok' && result.created ? 201 : 200,
-  );
+  // Someone joined between the check and the write: only the hold rules changed; say so.
+  if (result.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', result.detail);
+  return c.json({ eventId, created: result.created, config: joinConfig(queue, inventory) }, result.created ? 201 : 200);
 });
 
 adminApi.get('/events/:eventId', async (c) => {
@@ -43,7 +42,9 @@ adminApi.get('/events/:eventId', async (c) => {
   const [room, seats] = await Promise.all([c.env.WAITING_ROOM.getByName(eventId).stats(), c.env.INVENTORY.getByName(eventId).stats()]);
   if (!room || !seats) throw new GatewayError('EVENT_NOT_FOUND');
   c.header('cache-control', 'no-store');
-  return c.json({ eventId, queue: room, inventory: seats });
+  const { config: queueConfig, ...queue } = room;
+  const { config: inventoryConfig, ...inventory } = seats;
+  return c.json({ eventId, config: joinConfig(queueConfig, inventoryConfig), queue, inventory });
 });
 
 for (const action of ['pause', 'resume'] as const) {

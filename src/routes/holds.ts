@@ -94,5 +94,7 @@ holdsApi.get('/:eventId/holds/:holdId', async (c) => {
 
 holdsApi.delete('/:eventId/holds/:holdId', async (c) => {
   const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).release(c.req.param('holdId'), c.var.admission.visitorId);
+  // Someone else's hold: as unknown as on GET, with none of its details.
+  if (answer.kind === 'refused' && answer.code === 'NOT_HOLD_OWNER') throw new GatewayError('HOLD_NOT_FOUND');
   return c.json(holdBody(holdChangeResult(answer)));
 });

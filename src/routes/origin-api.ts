@@ -28,12 +28,12 @@ originApi.use('*', originSignature());
 
 originApi.post('/events/:eventId/health', async (c) => {
   const report = parseJsonBody(c.var.rawBody, healthReport);
-  const ok = await c.env.WAITING_ROOM.getByName(eventIdParam(c)).recordHealth({
-    p99LatencyMs: report.p99LatencyMs,
-    errorRate: report.errorRate,
-    activeBuyers: report.activeBuyers,
-  });
-  if (!ok) throw new GatewayError('EVENT_NOT_FOUND');
+  const result = await c.env.WAITING_ROOM.getByName(eventIdParam(c)).recordHealth(
+    { p99LatencyMs: report.p99LatencyMs, errorRate: report.errorRate, activeBuyers: report.activeBuyers },
+    c.var.signedAtMs,
+  );
+  if (result === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND');
+  if (result === 'out_of_order') throw new GatewayError('STALE_REPORT', 'a health report signed later was already accepted');
   return c.body(null, 204);
 });
 
@@ -49,7 +49,7 @@ originApi.post('/events/:eventId/holds/:holdId/confirm', async (c) => {
 });
 
 originApi.post('/events/:eventId/holds/:holdId/release', async (c) => {
-  const { account } = parseJsonBody(c.var.rawBody || '{}', releaseRequest);
+  const { account } = parseJsonBody(c.var.rawBody, releaseRequest);
   const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).release(c.req.param('holdId'), account ?? null);
   return c.json(holdBody(holdChangeResult(answer)));
 });

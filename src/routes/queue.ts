@@ -1,11 +1,12 @@
 // The waiting room's visitor side: the sale area, join and status.
 import { Hono, type Context } from 'hono';
-import { deleteCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { QueueStatus } from '../../durable-objects/waiting-room/waiting-room';
 import { readAdmission, readTicket } from '../middleware/credentials';
 import { admissionCookie, cookieOptions, ticketCookie } from '../lib/cookies';
 import { GatewayError, assertNever } from '../lib/errors';
 import { proxyToOrigin } from '../lib/proxy';
+import { forgetSessions } from '../lib/session-cache';
 import { TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
 import { waitingPage } from '../pages/waiting-page';
 import { eventIdParam, type AppEnv } from '../types';
@@ -13,6 +14,7 @@ import { eventIdParam, type AppEnv } from '../types';
 /** JSON body of join / status (and of the sale URL for `Accept: application/json`). */
 export interface StatusBody {
   state: QueueStatus['state'];
+  eventName: string;
   policy: QueueStatus['policy'];
   position: number | null;
   ahead: number | null;
@@ -56,6 +58,7 @@ async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClai
   const settings = tokenSettings(c.env);
   const body: StatusBody = {
     state: status.state,
+    eventName: status.eventName,
     policy: status.policy,
     position: status.position,
     ahead: status.ahead,
@@ -69,7 +72,11 @@ async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClai
   }
   let admissionToken: string | null = null;
   if (status.admission) {
-    admissionToken = await signAdmission(settings, { eventId, visitorId, expiresAtMs: status.admission.expiresAtMs }, now);
+    admissionToken = await signAdmission(
+      settings,
+      { eventId, visitorId, expiresAtMs: status.admission.expiresAtMs, sessionId: String(status.admission.admittedAtMs) },
+      now,
+    );
     body.admissionToken = admissionToken;
     setCookie(c, admissionCookie(eventId), admissionToken, cookieOptions(c.req.url, (status.admission.expiresAtMs - now) / 1000));
   }
@@ -102,8 +109,8 @@ saleArea.all('/:eventId/*', async (c) => {
   const eventId = eventIdParam(c);
   const now = Date.now();
   try {
-    const { token } = await readAdmission(c, eventId, now);
-    return await proxyToOrigin(c.req.raw, c.env, token);
+    const { token, ticketFromBearer } = await readAdmission(c, eventId, now);
+    return await proxyToOrigin(c.req.raw, c.env, token, { stripAuthorization: ticketFromBearer });
   } catch (err) {
     if (!(err instanceof GatewayError) || err.code === 'ORIGIN_UNAVAILABLE') throw err;
   }
@@ -113,7 +120,7 @@ saleArea.all('/:eventId/*', async (c) => {
   const turn = await takeTurn(c, eventId, await ticketOrNull(c, eventId), false);
   if (turn.admissionToken) {
     // Admitted on this very request: serve the sale page now, with the new cookies attached.
-    const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken);
+    const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken, { stripAuthorization: !getCookie(c, ticketCookie(eventId)) });
     const res = new Response(origin.body, origin);
     for (const cookie of c.res.headers.getSetCookie()) res.headers.append('set-cookie', cookie);
     return res;
@@ -147,6 +154,7 @@ queueApi.post('/:eventId/leave', async (c) => {
   const ticket = await readTicket(c, eventId, Date.now());
   if (!ticket) throw new GatewayError('TICKET_REQUIRED');
   const left = await c.env.WAITING_ROOM.getByName(eventId).leave(ticket.visitorId);
+  forgetSessions(eventId, ticket.visitorId);
   deleteCookie(c, admissionCookie(eventId), { path: '/' });
   return c.json({ left });
 });

@@ -129,4 +129,50 @@ describe('WaitingRoom', () => {
     await idle.configure(queueConfig('idle'));
     expect(await runDurableObjectAlarm(idle)).toBe(false);
   });
+
+  it('lets a visitor whose admission ran out join again at once, before any tick ran (was a 500)', async () => {
+    const eventId = freshEventId();
+    const room = env.WAITING_ROOM.getByName(eventId);
+    await room.configure(queueConfig(eventId, { admissionTtlSeconds: 30 }));
+    const t0 = Date.now();
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => t0));
+    await room.join('early');
+    await room.join('next');
+    await tickAt(room, t0 + 1000);
+    // 31 s later the admission is over but no tick has marked it yet.
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => t0 + 31_000));
+    expect(await room.status('early')).toEqual({ kind: 'unknown_visitor' });
+    expect(await room.join('early')).toMatchObject({ kind: 'status', state: 'waiting' });
+  });
+
+  it('never drops a visitor who polls at the interval it is told, even with the shortest idle timeout', async () => {
+    const eventId = freshEventId();
+    const room = env.WAITING_ROOM.getByName(eventId);
+    await room.configure(queueConfig(eventId, { idleTimeoutSeconds: 30, maxActiveVisitors: 1, admissionTtlSeconds: 7200 }));
+    let now = Date.now();
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => now));
+    await room.join('head');
+    await room.join('poller');
+    await tickAt(room, now + 1000); // `head` takes the only slot; `poller` waits
+    for (let i = 0; i < 20; i++) {
+      const s = await room.status('poller');
+      expect(s).toMatchObject({ kind: 'status', position: 1 });
+      now += (s as { pollAfterMs: number }).pollAfterMs * 1.2;
+      await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => now));
+      await tickAt(room, now);
+    }
+  });
+
+  it('resuming a room that is not paused does not reset its release budget', async () => {
+    const eventId = freshEventId();
+    const room = env.WAITING_ROOM.getByName(eventId);
+    await room.configure(queueConfig(eventId, { releaseRatePerMinute: 60, minReleaseRatePerMinute: 60 }));
+    const t0 = Date.now();
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => t0));
+    await room.join('a');
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => t0 + 1500));
+    for (let i = 0; i < 5; i++) await room.resume();
+    await tickAt(room, t0 + 1500);
+    expect(await room.status('a')).toMatchObject({ state: 'admitted' });
+  });
 });

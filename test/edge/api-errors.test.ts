@@ -20,7 +20,7 @@ async function signed(path: string, body: string, nowMs = Date.now(), secret = e
   return call(path, {
     method: 'POST',
     body,
-    headers: { 'content-type': 'application/json', ...(await signOriginRequest(secret, body, nowMs)) },
+    headers: { 'content-type': 'application/json', ...(await signOriginRequest(secret, 'POST', path, body, nowMs)) },
   });
 }
 
@@ -72,8 +72,8 @@ describe('organizer API', () => {
     });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('CONFIG_CONFLICT');
-    const now = (await admin(`/events/${eventId}`)).body as { queue: { config: { maxReleaseRatePerMinute: number } } };
-    expect(now.queue.config.maxReleaseRatePerMinute).toBe(600);
+    const now = (await admin(`/events/${eventId}`)).body as { config: { releaseRatePerMinute: number; seats: number } };
+    expect(now.config).toMatchObject({ releaseRatePerMinute: 600, seats: 100 });
   });
 
   it('pauses releases without losing places, and resumes', async () => {
@@ -89,6 +89,25 @@ describe('organizer API', () => {
     expect((await v.json(`/_wr/events/${eventId}/status`)).body.state).toBe('admitted');
     const stats = (await admin(`/events/${eventId}`)).body as { queue: { active: number; waiting: number } };
     expect(stats.queue).toMatchObject({ active: 1, waiting: 0 });
+  });
+});
+
+describe('organizer view', () => {
+  it('shows the configuration in the shape and units of the PUT body, so it can be sent back unchanged', async () => {
+    const eventId = freshEventId();
+    const input = { name: 'Gala', releaseRatePerMinute: 120, maxActiveVisitors: 50, seats: 40, saleStartsAt: '2030-01-01T10:00:00.000Z' };
+    await admin(`/events/${eventId}`, { method: 'PUT', body: JSON.stringify(input) });
+    const view = await admin(`/events/${eventId}`);
+    expect(view.body.config).toMatchObject({
+      ...input,
+      minReleaseRatePerMinute: 12,
+      holdTtlSeconds: 300,
+      admissionTtlSeconds: 600,
+      idleTimeoutSeconds: 300,
+    });
+    const again = await admin(`/events/${eventId}`, { method: 'PUT', body: JSON.stringify(view.body.config) });
+    expect(again.status).toBe(200);
+    expect(again.body.config).toEqual(view.body.config);
   });
 });
 
@@ -138,7 +157,9 @@ describe('hold input', () => {
     const held = await owner.hold(eventId, ['D1']);
     const path = `/_wr/events/${eventId}/holds/${held.body.holdId}`;
     expect((await other.json(path)).status).toBe(404);
-    expect((await other.json(path, { method: 'DELETE' })).body.code).toBe('NOT_HOLD_OWNER');
+    const foreign = await other.json(path, { method: 'DELETE' });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).not.toHaveProperty('hold');
     expect((await owner.json(path, { method: 'DELETE' })).body.status).toBe('RELEASED');
     expect((await other.hold(eventId, ['D1'])).status).toBe(201);
   });
@@ -154,6 +175,59 @@ describe('origin API', () => {
     expect((await signed(path, body, Date.now(), 'wrong-secret')).status).toBe(401);
     expect((await signed(path, body, Date.now() - 10 * 60_000)).status).toBe(401);
     expect((await signed(path, body)).status).toBe(204);
+  });
+
+  it('binds a signature to its method and path: it cannot be replayed on another endpoint, event or hold', async () => {
+    const eventId = freshEventId();
+    const otherEvent = freshEventId();
+    await createEvent(eventId);
+    await createEvent(otherEvent);
+    const v = await admittedVisitor(eventId);
+    const mine = await v.hold(eventId, ['F1']);
+    const victim = await (await admittedVisitor(eventId)).hold(eventId, ['F2']);
+    const body = JSON.stringify({ orderId: 'o-1' });
+    const headers = await signOriginRequest(
+      env.ORIGIN_HMAC_SECRET,
+      'POST',
+      `/_wr/origin/events/${eventId}/holds/${mine.body.holdId}/confirm`,
+      body,
+      Date.now(),
+    );
+    const replayed = await call(`/_wr/origin/events/${eventId}/holds/${victim.body.holdId}/confirm`, { method: 'POST', body, headers });
+    expect(replayed.status).toBe(401);
+    const health = JSON.stringify({ p99LatencyMs: 100, errorRate: 0, activeBuyers: 1 });
+    const hHeaders = await signOriginRequest(env.ORIGIN_HMAC_SECRET, 'POST', `/_wr/origin/events/${eventId}/health`, health, Date.now());
+    expect((await call(`/_wr/origin/events/${otherEvent}/health`, { method: 'POST', body: health, headers: hHeaders })).status).toBe(401);
+    const getHeaders = await signOriginRequest(
+      env.ORIGIN_HMAC_SECRET,
+      'GET',
+      `/_wr/origin/events/${eventId}/holds/${victim.body.holdId}`,
+      '',
+      Date.now(),
+    );
+    const asRelease = await call(`/_wr/origin/events/${eventId}/holds/${victim.body.holdId}/release`, {
+      method: 'POST',
+      headers: getHeaders,
+    });
+    expect(asRelease.status).toBe(401);
+    expect((await v.json(`/_wr/events/${eventId}/seats`)).body).toMatchObject({
+      seats: expect.arrayContaining([{ id: 'F2', status: 'HELD' }]),
+    });
+  });
+
+  it('refuses a health report signed before the last accepted one, and times freshness by the signature', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const path = `/_wr/origin/events/${eventId}/health`;
+    const body = JSON.stringify({ p99LatencyMs: 100, errorRate: 0, activeBuyers: 1 });
+    const now = Date.now();
+    expect((await signed(path, body, now - 60_000)).status).toBe(204);
+    const health = (await env.WAITING_ROOM.getByName(eventId).stats())!.lastHealth!;
+    expect(Math.abs(health.reportedAtMs - (now - 60_000))).toBeLessThan(1000);
+    expect((await signed(path, body, now)).status).toBe(204);
+    const older = await signed(path, body, now - 30_000);
+    expect(older.status).toBe(409);
+    expect(older.body.code).toBe('STALE_REPORT');
   });
 
   it.each([
@@ -177,7 +251,11 @@ describe('origin API', () => {
     await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
     const room = env.WAITING_ROOM.getByName(eventId);
     expect((await room.stats())!.releaseRatePerMinute).toBe(100);
-    await signed(`/_wr/origin/events/${eventId}/health`, JSON.stringify({ p99LatencyMs: 200, errorRate: 0, activeBuyers: 5 }));
+    await signed(
+      `/_wr/origin/events/${eventId}/health`,
+      JSON.stringify({ p99LatencyMs: 200, errorRate: 0, activeBuyers: 5 }),
+      Date.now() - 2000,
+    );
     await tick(eventId);
     expect((await room.stats())!.releaseRatePerMinute).toBe(200);
     await signed(`/_wr/origin/events/${eventId}/health`, JSON.stringify({ p99LatencyMs: 1840, errorRate: 0, activeBuyers: 5 }));

@@ -45,7 +45,7 @@ describe('admission token checks', () => {
     const v = await admittedVisitor(eventId);
     const visitorId = (await verifyToken(settings, 'ticket', v.cookies.get(`__wr_t_${eventId}`)!, eventId, Date.now())).visitorId;
     const now = Date.now();
-    const expired = await signAdmission(settings, { eventId, visitorId, expiresAtMs: now - 60_000 }, now - 600_000);
+    const expired = await signAdmission(settings, { eventId, visitorId, expiresAtMs: now - 60_000, sessionId: '1' }, now - 600_000);
     const res = await seatsWith(v, eventId, expired);
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('TOKEN_EXPIRED');
@@ -61,12 +61,16 @@ describe('admission token checks', () => {
     const visitorId = (await verifyToken(settings, 'ticket', ticket, eventId, Date.now())).visitorId;
     const now = Date.now();
 
-    const wrongEvent = await signAdmission(settings, { eventId: otherEvent, visitorId, expiresAtMs: now + 60_000 }, now);
+    const wrongEvent = await signAdmission(settings, { eventId: otherEvent, visitorId, expiresAtMs: now + 60_000, sessionId: '1' }, now);
     const ticketAsAdmission = await signQueueTicket(settings, eventId, visitorId, now);
     const unsigned = `${btoa(JSON.stringify({ alg: 'none', typ: 'wr-admission+jwt' })).replace(/=+$/, '')}.${btoa(
       JSON.stringify({ iss: 'waiting-room-gateway', aud: eventId, sub: visitorId, jti: 'x', iat: 1, exp: 9_999_999_999 }),
     ).replace(/=+$/, '')}.`;
-    const someoneElse = await signAdmission(settings, { eventId, visitorId: crypto.randomUUID(), expiresAtMs: now + 60_000 }, now);
+    const someoneElse = await signAdmission(
+      settings,
+      { eventId, visitorId: crypto.randomUUID(), expiresAtMs: now + 60_000, sessionId: '1' },
+      now,
+    );
     const noJti = await forge({
       iss: 'waiting-room-gateway',
       aud: eventId,
@@ -102,5 +106,37 @@ describe('admission token checks', () => {
       expect(k).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
       expect(k.d).toBeUndefined();
     }
+  });
+
+  it('ends an admission when the visitor leaves: a copy of the old token gets 401 SESSION_ENDED', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const oldToken = v.cookies.get(admissionCookie(eventId))!;
+    await v.json(`/_wr/events/${eventId}/leave`, { method: 'POST' });
+    const res = await seatsWith(v, eventId, oldToken);
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('SESSION_ENDED');
+    // On the sale URL the visitor is simply back in line.
+    const back = await v.json<{ state: string }>(`/events/${eventId}/`);
+    expect(back.body.state).toBe('waiting');
+  });
+
+  it('refuses a correctly signed admission whose session the waiting room never granted', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const visitorId = (await verifyToken(settings, 'ticket', v.cookies.get(`__wr_t_${eventId}`)!, eventId, Date.now())).visitorId;
+    const now = Date.now();
+    const wrongSession = await signAdmission(settings, { eventId, visitorId, expiresAtMs: now + 60_000, sessionId: '12345' }, now);
+    expect((await seatsWith(v, eventId, wrongSession)).body.code).toBe('SESSION_ENDED');
+  });
+
+  it("keeps a browser's place when it also sends an Authorization header meant for the origin", async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const res = await v.fetch(`/events/${eventId}/`, { headers: { authorization: 'Bearer origin-session-abc' } });
+    expect(await res.text()).toContain('Choose your seats');
   });
 });

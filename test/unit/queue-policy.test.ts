@@ -8,6 +8,7 @@ import {
   lotteryOrder,
   pollAfterMs,
   seedCommitment,
+  seenWriteEveryMs,
 } from '../../durable-objects/waiting-room/queue-policy';
 
 describe('lotteryOrder', () => {
@@ -45,12 +46,14 @@ describe('estimates', () => {
     expect(estimateWaitSeconds(1, 600)).toBe(1);
     expect(estimateWaitSeconds(10, 0)).toBeNull();
   });
-  it('keeps the poll interval within bounds', () => {
+  it('keeps the poll interval within bounds and well inside the idle timeout', () => {
     fc.assert(
-      fc.property(fc.option(fc.nat()), (wait) => {
-        const p = pollAfterMs(wait);
+      fc.property(fc.option(fc.nat()), fc.integer({ min: 30_000, max: 3_600_000 }), (wait, idleMs) => {
+        const p = pollAfterMs(wait, idleMs);
         expect(p).toBeGreaterThanOrEqual(MIN_POLL_MS);
         expect(p).toBeLessThanOrEqual(MAX_POLL_MS);
+        // A client that polls at the longest jittered interval is seen again long before the timeout.
+        expect(p * 1.2 + seenWriteEveryMs(idleMs)).toBeLessThan(idleMs);
       }),
     );
   });

@@ -13,7 +13,7 @@ import {
 
 const bounds: ControllerBounds = { minPerMinute: 60, maxPerMinute: 600, targetP99Ms: 800, maxErrorRate: 0.02 };
 const NOW = 1_800_000_000_000;
-const report = (r: Partial<HealthReport>): HealthReport => ({ p99LatencyMs: 100, errorRate: 0, activeBuyers: 10, receivedAtMs: NOW, ...r });
+const report = (r: Partial<HealthReport>): HealthReport => ({ p99LatencyMs: 100, errorRate: 0, activeBuyers: 10, reportedAtMs: NOW, ...r });
 
 const arbBounds = fc
   .record({
@@ -27,7 +27,7 @@ const arbReport = fc.option(
     p99LatencyMs: fc.double({ min: 0, max: 1e6, noNaN: true }),
     errorRate: fc.double({ min: 0, max: 1, noNaN: true }),
     activeBuyers: fc.nat(),
-    receivedAtMs: fc.integer({ min: NOW - 60_000, max: NOW }),
+    reportedAtMs: fc.integer({ min: NOW - 60_000, max: NOW }),
   }),
 );
 
@@ -36,7 +36,7 @@ describe('nextReleaseRate (AIMD)', () => {
     ['healthy report climbs by a tenth of the max', report({}), 300, 360, /^healthy/],
     ['p99 over target halves', report({ p99LatencyMs: 1840 }), 300, 150, /^p99 1,840 ms over 800 ms target: x0.5$/],
     ['errors over the limit halve', report({ errorRate: 0.1 }), 300, 150, /^error rate 10.0% over 2.0%/],
-    ['stale report halves', report({ receivedAtMs: NOW - STALE_HEALTH_MS - 1 }), 300, 150, /^no health report for 10 s/],
+    ['stale report halves', report({ reportedAtMs: NOW - STALE_HEALTH_MS - 1 }), 300, 150, /^no health report for 10 s/],
     ['no report halves', null, 300, 150, /^no health report yet/],
     ['climb stops at the max', report({}), 590, 600, /^healthy/],
     ['cut stops at the min', report({ p99LatencyMs: 5000 }), 100, 60, /^p99/],
@@ -74,7 +74,7 @@ describe('nextReleaseRate (AIMD)', () => {
         const rate = Math.min(b.maxPerMinute, Math.max(b.minPerMinute, raw));
         const now = NOW + later;
         const healthy =
-          r !== null && now - r.receivedAtMs <= STALE_HEALTH_MS && r.p99LatencyMs <= b.targetP99Ms && r.errorRate <= b.maxErrorRate;
+          r !== null && now - r.reportedAtMs <= STALE_HEALTH_MS && r.p99LatencyMs <= b.targetP99Ms && r.errorRate <= b.maxErrorRate;
         const d = nextReleaseRate({ ratePerMinute: rate, lastReportAtMs: 0 }, r, b, now);
         if (!healthy) expect(d.state.ratePerMinute).toBeLessThanOrEqual(rate);
       }),
