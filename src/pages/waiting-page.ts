@@ -74,6 +74,7 @@ export function waitingPage(eventId: string, status: StatusBody) {
       </head>
       <body>
         <main>
+          <p class="muted" data-testid="event-name">${status.eventName}</p>
           <h1 id="headline">You are in line</h1>
           <p class="muted" id="sub">Keep this page open. It updates by itself.</p>
           <p class="big" id="position" data-testid="position">-</p>

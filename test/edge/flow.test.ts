@@ -21,6 +21,7 @@ describe('visitor flow', () => {
     expect(setCookie).toContain('Secure');
     const page = await res.text();
     expect(page).toContain('You are in line');
+    expect(page).toContain('<p class="muted" data-testid="event-name">' + eventId + '</p>');
     expect(page).toContain(`"position":1`);
   });
 
