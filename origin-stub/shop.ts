@@ -147,10 +147,11 @@ export class Shop extends DurableObject<OriginEnv> {
   }
 
   /**
-   * Checkout: read the hold from the gateway (the price comes from its seats, never from the
-   * browser), record the order, authorize with the provider, confirm the hold at the gateway,
-   * then capture. If the gateway refuses the confirmation (the hold expired or was released),
-   * void the authorization and say so. A paid hold returns its existing order.
+   * Checkout, in the order the gateway's hold state machine expects: read the hold (the price
+   * comes from the inventory, never from the browser), record the order, move the hold to
+   * PAYMENT_PENDING, authorize with the provider, confirm the hold with the amount authorized, then
+   * capture. A declined card releases the hold; a refused confirmation voids the authorization.
+   * A paid hold returns its existing order.
    */
   private async checkout(eventId: string, account: string, holdId: string, card: string): Promise<Order> {
     const paid = this.ctx.storage.sql
@@ -158,10 +159,12 @@ export class Shop extends DurableObject<OriginEnv> {
       .toArray()[0];
     if (paid) return this.order(paid.order_id)!;
 
-    const hold = await this.gateway('GET', `/_wr/origin/events/${eventId}/holds/${holdId}`);
+    const base = `/_wr/origin/events/${eventId}/holds/${holdId}`;
+    const hold = await this.gateway('GET', base);
     const orderId = crypto.randomUUID();
     const seatIds = Array.isArray(hold.data.seatIds) ? (hold.data.seatIds as string[]) : [];
-    const amountMinor = seatIds.length * SEAT_PRICE_MINOR;
+    const amountMinor = typeof hold.data.priceMinor === 'number' ? hold.data.priceMinor : 0;
+    const currency = typeof hold.data.currency === 'string' ? hold.data.currency : 'EUR';
     this.ctx.storage.sql.exec(
       `INSERT INTO shop_orders VALUES (?, ?, ?, 'INITIATED', ?, ?, 'processing', ?)`,
       orderId,
@@ -174,22 +177,22 @@ export class Shop extends DurableObject<OriginEnv> {
     if (hold.status !== 200 || hold.data.account !== account || hold.data.status !== 'HELD') {
       return this.update(orderId, 'FAILED', 'This hold is no longer active (it expired or was released). You were not charged.');
     }
-    const payment = this.payments.authorize(orderId, amountMinor, 'EUR', card);
-    if (payment.status === 'DECLINED')
-      return this.update(orderId, 'FAILED', 'Your card was declined. Your seats stay held; try another card.');
+    const pending = await this.gateway('POST', `${base}/payment-pending`, { account });
+    if (pending.status !== 200) return this.update(orderId, 'FAILED', 'This hold expired before payment started. You were not charged.');
 
-    const confirm = await this.gateway('POST', `/_wr/origin/events/${eventId}/holds/${holdId}/confirm`, { orderId, account });
+    const payment = this.payments.authorize(orderId, amountMinor, currency, card);
+    if (payment.status === 'DECLINED') {
+      await this.gateway('POST', `${base}/release`, { account });
+      return this.update(orderId, 'FAILED', 'Your card was declined, so the seats were released. You were not charged.');
+    }
+    const confirm = await this.gateway('POST', `${base}/confirm`, { orderId, amountMinor, account });
     if (confirm.status !== 200) {
       this.payments.void(orderId);
-      return this.update(
-        orderId,
-        'FAILED',
-        'Your hold expired before payment completed. The authorization was voided; you were not charged.',
-      );
+      return this.update(orderId, 'FAILED', 'Your seats could not be confirmed. The authorization was voided; you were not charged.');
     }
     this.payments.capture(orderId);
-    const euros = (amountMinor / 100).toFixed(2);
-    return this.update(orderId, 'PAID', `Paid EUR ${euros} for ${seatIds.join(', ')}. Order ${orderId.slice(0, 8)}.`);
+    const label = seatIds.length > 0 ? seatIds.join(', ') : `${String(hold.data.quantity)} x ${String(hold.data.tier)}`;
+    return this.update(orderId, 'PAID', `Paid ${currency} ${(amountMinor / 100).toFixed(2)} for ${label}. Order ${orderId.slice(0, 8)}.`);
   }
 
   /** A signed call to the gateway's origin API. */

@@ -1,42 +1,77 @@
 // Seat-hold rules: the pure state machine, request validation and seat naming.
 
-/** Lifecycle of a seat hold: `HELD -> SOLD | RELEASED | EXPIRED`; the last three are final. */
-export type HoldStatus = 'HELD' | 'SOLD' | 'RELEASED' | 'EXPIRED';
+/**
+ * Lifecycle of a seat hold:
+ * `HELD -> PAYMENT_PENDING -> SOLD`, `HELD -> RELEASED | EXPIRED | SOLD`,
+ * `PAYMENT_PENDING -> SOLD | RELEASED | NEEDS_RECONCILIATION`, `NEEDS_RECONCILIATION -> SOLD | RELEASED`.
+ * SOLD, RELEASED and EXPIRED are final.
+ */
+export type HoldStatus = 'HELD' | 'PAYMENT_PENDING' | 'NEEDS_RECONCILIATION' | 'SOLD' | 'RELEASED' | 'EXPIRED';
 
-/** Most seats one hold may take. */
+/** Statuses in which a hold keeps its seats out of sale (before any deadline is considered). */
+export const LIVE_STATUSES: readonly HoldStatus[] = ['HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION'];
+
+/** Most seats (or general-admission places) one hold may take. */
 export const MAX_SEATS_PER_HOLD = 6;
 /** Seat ids: row letters then seat number, e.g. `A1`, `AB25`; covers 100,000 rows of up to 1,000 seats. */
 export const SEAT_ID_PATTERN = /^[A-Z]{1,4}[0-9]{1,4}$/;
+/** General-admission tier names: lower-case slug. */
+export const TIER_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
 /** The parts of a hold that decide transitions. */
 export interface HoldFacts {
   account: string;
   status: HoldStatus;
-  /** Deadline of a HELD hold, epoch ms (the inventory object's clock). */
+  /** Deadline, epoch ms (the inventory object's clock): of the hold while HELD, of the payment grace while PAYMENT_PENDING. */
   expiresAtMs: number;
   orderId: string | null;
-}
-
-/** What may happen to a hold. `account: null` = the origin acting for any account. */
-export type HoldAction =
-  { kind: 'confirm'; orderId: string; account: string | null } | { kind: 'release'; account: string | null } | { kind: 'expire' };
-
-/** Why a transition was refused. */
-export type HoldRefusal = 'NOT_HOLD_OWNER' | 'HOLD_EXPIRED' | 'HOLD_NOT_ACTIVE' | 'HOLD_ALREADY_CONFIRMED';
-
-/** Outcome of `applyHoldAction`: the next state (`noop` for an idempotent repeat) or a refusal. */
-export type HoldTransition = { ok: true; status: HoldStatus; noop: boolean } | { ok: false; code: HoldRefusal; detail: string };
-
-/** A HELD hold past its deadline is expired even before any timer ran. */
-export function effectiveStatus(hold: Pick<HoldFacts, 'status' | 'expiresAtMs'>, nowMs: number): HoldStatus {
-  return hold.status === 'HELD' && hold.expiresAtMs <= nowMs ? 'EXPIRED' : hold.status;
+  /** Total price of the hold in minor units, fixed when it was placed. */
+  priceMinor: number;
 }
 
 /**
- * The hold state machine. Every action names the hold, and is checked against its current state,
- * owner and deadline, so a late timer or a stale retry can never act on someone else's seats.
- * Confirming a SOLD hold again with the same order id is an idempotent no-op; with another order
- * id it is refused. Confirming an expired or released hold is refused, never "already sold, so OK".
+ * What may happen to a hold. `account: null` = the origin acting without naming an account;
+ * `byOrigin` = the signed origin API (which may release a hold whose payment is pending).
+ */
+export type HoldAction =
+  | { kind: 'payment_pending'; account: string | null; graceMs: number }
+  | { kind: 'confirm'; orderId: string; amountMinor: number; account: string | null }
+  | { kind: 'release'; account: string | null; byOrigin: boolean }
+  | { kind: 'expire' };
+
+/** Why a transition was refused. */
+export type HoldRefusal =
+  'NOT_HOLD_OWNER' | 'HOLD_EXPIRED' | 'HOLD_NOT_ACTIVE' | 'HOLD_ALREADY_CONFIRMED' | 'PRICE_MISMATCH' | 'PAYMENT_IN_PROGRESS';
+
+/** Outcome of `applyHoldAction`: the next status and deadline (`noop` for an idempotent repeat), or a refusal. */
+export type HoldTransition =
+  { ok: true; status: HoldStatus; expiresAtMs: number; noop: boolean } | { ok: false; code: HoldRefusal; detail: string };
+
+/**
+ * The status a hold has now, deadlines included: a HELD hold past its deadline is EXPIRED and a
+ * PAYMENT_PENDING hold past its grace NEEDS_RECONCILIATION, even before any timer ran. The deadline
+ * itself counts as passed (`expiresAtMs <= nowMs`).
+ */
+export function effectiveStatus(hold: Pick<HoldFacts, 'status' | 'expiresAtMs'>, nowMs: number): HoldStatus {
+  if (hold.expiresAtMs > nowMs) return hold.status;
+  if (hold.status === 'HELD') return 'EXPIRED';
+  if (hold.status === 'PAYMENT_PENDING') return 'NEEDS_RECONCILIATION';
+  return hold.status;
+}
+
+const ok = (status: HoldStatus, expiresAtMs: number, noop = false): HoldTransition => ({ ok: true, status, expiresAtMs, noop });
+const no = (code: HoldRefusal, detail: string): HoldTransition => ({ ok: false, code, detail });
+
+/**
+ * The hold state machine. Every action names the hold and is checked against its current
+ * (effective) status, owner and deadline, so a late timer or a stale retry never acts on anyone
+ * else's seats. Rules beyond the arrows of `HoldStatus`:
+ * - PAYMENT_PENDING moves the deadline to `now + graceMs` once; asking again is a no-op.
+ * - Confirm needs the amount the origin charged to equal the hold's price; confirming a SOLD hold
+ *   again with the same order id is a no-op, with another order id it is refused; an expired or
+ *   released hold is never confirmed ("already sold, so success" does not exist).
+ * - A visitor may release only a HELD hold; once payment started only the origin may release it.
+ * - The timer (`expire`) acts only on a hold still HELD or PAYMENT_PENDING and past its own deadline.
  *
  * @param hold the hold as stored
  * @param action what the caller wants
@@ -44,43 +79,80 @@ export function effectiveStatus(hold: Pick<HoldFacts, 'status' | 'expiresAtMs'>,
  */
 export function applyHoldAction(hold: HoldFacts, action: HoldAction, nowMs: number): HoldTransition {
   if (action.kind !== 'expire' && action.account !== null && action.account !== hold.account) {
-    return { ok: false, code: 'NOT_HOLD_OWNER', detail: 'this hold belongs to another account' };
+    return no('NOT_HOLD_OWNER', 'this hold belongs to another account');
   }
   const status = effectiveStatus(hold, nowMs);
   switch (action.kind) {
     case 'expire':
-      return status === 'EXPIRED' && hold.status === 'HELD'
-        ? { ok: true, status: 'EXPIRED', noop: false }
-        : { ok: false, code: 'HOLD_NOT_ACTIVE', detail: `hold is ${status}, not a HELD hold past its deadline` };
-    case 'release':
-      if (status === 'RELEASED') return { ok: true, status, noop: true };
-      if (status === 'HELD') return { ok: true, status: 'RELEASED', noop: false };
-      if (status === 'EXPIRED') return { ok: false, code: 'HOLD_EXPIRED', detail: 'the hold already expired; its seats are free' };
-      return { ok: false, code: 'HOLD_NOT_ACTIVE', detail: `a ${status} hold cannot be released` };
+      if (hold.status === 'HELD' && status === 'EXPIRED') return ok('EXPIRED', hold.expiresAtMs);
+      if (hold.status === 'PAYMENT_PENDING' && status === 'NEEDS_RECONCILIATION') return ok('NEEDS_RECONCILIATION', hold.expiresAtMs);
+      return no('HOLD_NOT_ACTIVE', `hold is ${status}, with no deadline passed to act on`);
+    case 'payment_pending':
+      if (status === 'HELD') return ok('PAYMENT_PENDING', nowMs + action.graceMs);
+      if (status === 'PAYMENT_PENDING') return ok(status, hold.expiresAtMs, true);
+      if (status === 'EXPIRED') return no('HOLD_EXPIRED', 'the hold expired before payment started');
+      return no('HOLD_NOT_ACTIVE', `payment cannot start on a ${status} hold`);
     case 'confirm':
       if (status === 'SOLD') {
         return hold.orderId === action.orderId
-          ? { ok: true, status, noop: true }
-          : { ok: false, code: 'HOLD_ALREADY_CONFIRMED', detail: 'the hold was confirmed for another order' };
+          ? ok(status, hold.expiresAtMs, true)
+          : no('HOLD_ALREADY_CONFIRMED', 'the hold was confirmed for another order');
       }
-      if (status === 'HELD') return { ok: true, status: 'SOLD', noop: false };
-      if (status === 'EXPIRED') return { ok: false, code: 'HOLD_EXPIRED', detail: 'the hold expired before confirmation' };
-      return { ok: false, code: 'HOLD_NOT_ACTIVE', detail: `a ${status} hold cannot be confirmed` };
+      if (status === 'EXPIRED') return no('HOLD_EXPIRED', 'the hold expired before confirmation');
+      if (status === 'RELEASED') return no('HOLD_NOT_ACTIVE', 'a released hold cannot be confirmed');
+      if (action.amountMinor !== hold.priceMinor) {
+        return no('PRICE_MISMATCH', `the hold costs ${hold.priceMinor} minor units, not ${action.amountMinor}`);
+      }
+      return ok('SOLD', hold.expiresAtMs);
+    case 'release':
+      if (status === 'RELEASED') return ok(status, hold.expiresAtMs, true);
+      if (status === 'HELD') return ok('RELEASED', hold.expiresAtMs);
+      if (status === 'PAYMENT_PENDING' || status === 'NEEDS_RECONCILIATION') {
+        return action.byOrigin
+          ? ok('RELEASED', hold.expiresAtMs)
+          : no('PAYMENT_IN_PROGRESS', 'payment has started; only the ticketing site can release this hold now');
+      }
+      if (status === 'EXPIRED') return no('HOLD_EXPIRED', 'the hold already expired; its seats are free');
+      return no('HOLD_NOT_ACTIVE', `a ${status} hold cannot be released`);
   }
 }
 
+/** A hold request, validated: seats by id, or a quantity of a general-admission tier. */
+export type HoldTarget = { kind: 'seats'; seatIds: string[] } | { kind: 'tier'; tier: string; quantity: number };
+
 /**
- * Checks a hold request's seat list: 1..MAX_SEATS_PER_HOLD distinct well-formed ids.
- * @returns the ids sorted (the canonical form used for idempotency), or why they are invalid
+ * Checks a hold request: 1..MAX_SEATS_PER_HOLD distinct well-formed seat ids, or a tier name with
+ * an integer quantity in 1..MAX_SEATS_PER_HOLD.
+ * @returns the canonical target (seat ids sorted), or why it is invalid
  */
-export function validateSeatIds(seatIds: readonly string[]): { ok: true; seatIds: string[] } | { ok: false; detail: string } {
+export function validateHoldTarget(
+  target: { seatIds: readonly string[] } | { tier: string; quantity: number },
+): { ok: true; target: HoldTarget } | { ok: false; detail: string } {
+  if ('tier' in target) {
+    if (!TIER_PATTERN.test(target.tier)) return { ok: false, detail: 'tier must be a lower-case slug' };
+    if (!Number.isInteger(target.quantity) || target.quantity < 1 || target.quantity > MAX_SEATS_PER_HOLD) {
+      return { ok: false, detail: `quantity must be a whole number from 1 to ${MAX_SEATS_PER_HOLD}` };
+    }
+    return { ok: true, target: { kind: 'tier', tier: target.tier, quantity: target.quantity } };
+  }
+  const seatIds = target.seatIds;
   if (seatIds.length < 1 || seatIds.length > MAX_SEATS_PER_HOLD) {
     return { ok: false, detail: `a hold takes 1 to ${MAX_SEATS_PER_HOLD} seats, got ${seatIds.length}` };
   }
   const bad = seatIds.find((id) => !SEAT_ID_PATTERN.test(id));
   if (bad !== undefined) return { ok: false, detail: `malformed seat id ${JSON.stringify(bad.slice(0, 20))}` };
   if (new Set(seatIds).size !== seatIds.length) return { ok: false, detail: 'a seat is listed twice' };
-  return { ok: true, seatIds: [...seatIds].sort() };
+  return { ok: true, target: { kind: 'seats', seatIds: [...seatIds].sort() } };
+}
+
+/** The canonical text of a target, compared for idempotent retries. */
+export function targetKey(target: HoldTarget): string {
+  return target.kind === 'seats' ? `seats:${target.seatIds.join(',')}` : `tier:${target.tier}:${target.quantity}`;
+}
+
+/** How many places a target takes. */
+export function targetQuantity(target: HoldTarget): number {
+  return target.kind === 'seats' ? target.seatIds.length : target.quantity;
 }
 
 /** Row name for a 0-based row index: A..Z, then AA..ZZ (bijective base 26). */

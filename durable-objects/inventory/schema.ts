@@ -43,4 +43,58 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX inv_hold_seats_seat ON inv_hold_seats (seat_id);
     `,
   },
+  {
+    id: 2,
+    description: 'payment states, general-admission tiers, prices, seat-map deltas, audit log',
+    sql: `
+      CREATE TABLE inv_holds_v2 (
+        hold_id TEXT PRIMARY KEY,
+        account TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD', 'RELEASED', 'EXPIRED')),
+        kind TEXT NOT NULL CHECK (kind IN ('seats', 'tier')),
+        tier TEXT,
+        quantity INTEGER NOT NULL,
+        price_minor INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        order_id TEXT,
+        idempotency_key TEXT NOT NULL,
+        request TEXT NOT NULL,
+        first_result TEXT NOT NULL,
+        UNIQUE (account, idempotency_key)
+      );
+      INSERT INTO inv_holds_v2
+        SELECT hold_id, account, status, 'seats', NULL, (SELECT COUNT(*) FROM inv_hold_seats hs WHERE hs.hold_id = h.hold_id), 0,
+          created_at, expires_at, order_id, idempotency_key, 'seats:' || request, first_result
+        FROM inv_holds h;
+      DROP TABLE inv_holds;
+      ALTER TABLE inv_holds_v2 RENAME TO inv_holds;
+      CREATE INDEX inv_holds_due ON inv_holds (status, expires_at);
+      CREATE INDEX inv_holds_account ON inv_holds (account, status);
+      CREATE TABLE inv_tiers (
+        tier TEXT PRIMARY KEY,
+        capacity INTEGER NOT NULL,
+        price_minor INTEGER NOT NULL,
+        held INTEGER NOT NULL DEFAULT 0,
+        sold INTEGER NOT NULL DEFAULT 0,
+        CHECK (held >= 0 AND sold >= 0 AND held + sold <= capacity)
+      );
+      CREATE TABLE inv_deltas (
+        version INTEGER NOT NULL,
+        seat_id TEXT NOT NULL,
+        status TEXT NOT NULL
+      );
+      CREATE INDEX inv_deltas_version ON inv_deltas (version);
+      ALTER TABLE inv_plan ADD COLUMN pruned_through INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE inv_audit (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        hold_id TEXT NOT NULL,
+        from_status TEXT,
+        to_status TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        reason TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -24,6 +24,9 @@ export type ErrorCode =
   | 'HOLD_EXPIRED'
   | 'HOLD_NOT_ACTIVE'
   | 'HOLD_ALREADY_CONFIRMED'
+  | 'PRICE_MISMATCH'
+  | 'PAYMENT_IN_PROGRESS'
+  | 'TIER_NOT_FOUND'
   | 'CONFIG_CONFLICT'
   | 'ORIGIN_UNAVAILABLE'
   | 'INTERNAL';
@@ -52,6 +55,9 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   HOLD_EXPIRED: { status: 409, title: 'The hold has expired' },
   HOLD_NOT_ACTIVE: { status: 409, title: 'The hold is no longer active' },
   HOLD_ALREADY_CONFIRMED: { status: 409, title: 'The hold was confirmed for another order' },
+  PRICE_MISMATCH: { status: 409, title: 'The amount does not match the price of the hold' },
+  PAYMENT_IN_PROGRESS: { status: 409, title: 'Payment has started for this hold' },
+  TIER_NOT_FOUND: { status: 422, title: 'No such ticket tier' },
   CONFIG_CONFLICT: { status: 409, title: 'The configuration change is not allowed' },
   ORIGIN_UNAVAILABLE: { status: 503, title: 'The ticketing site is not answering' },
   INTERNAL: { status: 500, title: 'Internal error' },

@@ -13,6 +13,10 @@ export const DEFAULT_MAX_SEATS_PER_ACCOUNT = 6;
 export const DEFAULT_TARGET_P99_MS = 800;
 /** Default highest origin error rate (0..1) the release controller tolerates. */
 export const DEFAULT_MAX_ERROR_RATE = 0.02;
+/** Default payment grace: how long a PAYMENT_PENDING hold waits for the origin's answer, in seconds. */
+export const DEFAULT_PAYMENT_GRACE_S = 120;
+/** Default price of one numbered seat, in minor units of `currency` (EUR 50.00). */
+export const DEFAULT_SEAT_PRICE_MINOR = 5000;
 
 /** Event ids appear in URLs, cookie names and Durable Object names: lower-case slug, 1-64 chars. */
 export const EVENT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -29,8 +33,26 @@ export const eventConfigInput = z
     releaseRatePerMinute: z.number().int().min(1).max(1_000_000),
     minReleaseRatePerMinute: z.number().int().min(0).max(1_000_000).optional(),
     maxActiveVisitors: z.number().int().min(1).max(10_000_000),
-    seats: z.number().int().min(1).max(100_000),
+    seats: z.number().int().min(0).max(100_000).default(0),
     seatsPerRow: z.number().int().min(1).max(1_000).default(25),
+    seatPriceMinor: z.number().int().min(0).max(100_000_000).default(DEFAULT_SEAT_PRICE_MINOR),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .default('EUR'),
+    tiers: z
+      .array(
+        z
+          .object({
+            tier: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/),
+            capacity: z.number().int().min(1).max(10_000_000),
+            priceMinor: z.number().int().min(0).max(100_000_000),
+          })
+          .strict(),
+      )
+      .max(20)
+      .default([]),
+    paymentGraceSeconds: z.number().int().min(10).max(900).default(DEFAULT_PAYMENT_GRACE_S),
     holdTtlSeconds: z.number().int().min(10).max(3_600).default(DEFAULT_HOLD_TTL_S),
     admissionTtlSeconds: z.number().int().min(30).max(7_200).default(DEFAULT_ADMISSION_TTL_S),
     idleTimeoutSeconds: z.number().int().min(30).max(3_600).default(DEFAULT_IDLE_TIMEOUT_S),
@@ -42,7 +64,9 @@ export const eventConfigInput = z
   .refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
     message: 'minReleaseRatePerMinute must not exceed releaseRatePerMinute',
     path: ['minReleaseRatePerMinute'],
-  });
+  })
+  .refine((c) => c.seats > 0 || c.tiers.length > 0, { message: 'an event needs numbered seats or at least one tier', path: ['seats'] })
+  .refine((c) => new Set(c.tiers.map((t) => t.tier)).size === c.tiers.length, { message: 'tier names must be distinct', path: ['tiers'] });
 
 /** A validated event configuration as the organizer sent it (defaults applied). */
 export type EventConfigInput = z.infer<typeof eventConfigInput>;
@@ -65,11 +89,26 @@ export interface QueueConfig {
   maxErrorRate: number;
 }
 
-/** What the Inventory object keeps: the seat plan and the hold rules. */
+/** A general-admission tier: places without numbers, sold by quantity. Prices in minor units. */
+export interface TierConfig {
+  tier: string;
+  capacity: number;
+  priceMinor: number;
+}
+
+/** What the Inventory object keeps: the seat plan, prices and the hold rules. */
 export interface InventoryConfig {
+  /** Numbered seats (0 for a general-admission-only event). */
   seats: number;
   seatsPerRow: number;
+  /** Price of one numbered seat, minor units of `currency`. */
+  seatPriceMinor: number;
+  /** ISO 4217 code. */
+  currency: string;
+  tiers: TierConfig[];
   holdTtlMs: number;
+  /** How long a PAYMENT_PENDING hold waits for the origin before it NEEDS_RECONCILIATION, ms. */
+  paymentGraceMs: number;
   maxSeatsPerAccount: number;
 }
 
@@ -95,7 +134,11 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
     inventory: {
       seats: input.seats,
       seatsPerRow: input.seatsPerRow,
+      seatPriceMinor: input.seatPriceMinor,
+      currency: input.currency,
+      tiers: input.tiers,
       holdTtlMs: input.holdTtlSeconds * 1000,
+      paymentGraceMs: input.paymentGraceSeconds * 1000,
       maxSeatsPerAccount: input.maxSeatsPerAccount,
     },
   };
@@ -115,7 +158,11 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Even
     maxActiveVisitors: queue.maxActiveVisitors,
     seats: inventory.seats,
     seatsPerRow: inventory.seatsPerRow,
+    seatPriceMinor: inventory.seatPriceMinor,
+    currency: inventory.currency,
+    tiers: inventory.tiers,
     holdTtlSeconds: inventory.holdTtlMs / 1000,
+    paymentGraceSeconds: inventory.paymentGraceMs / 1000,
     admissionTtlSeconds: queue.admissionTtlMs / 1000,
     idleTimeoutSeconds: queue.idleTimeoutMs / 1000,
     maxSeatsPerAccount: inventory.maxSeatsPerAccount,

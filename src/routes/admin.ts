@@ -47,6 +47,17 @@ adminApi.get('/events/:eventId', async (c) => {
   return c.json({ eventId, config: joinConfig(queueConfig, inventoryConfig), queue, inventory });
 });
 
+adminApi.get('/events/:eventId/audit', async (c) => {
+  const after = Number(c.req.query('after') ?? 0);
+  const limit = Number(c.req.query('limit') ?? 100);
+  if (!Number.isInteger(after) || after < 0 || !Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new GatewayError('INVALID_REQUEST', 'after must be a whole number >= 0, limit 1-1000');
+  }
+  const entries = await c.env.INVENTORY.getByName(eventIdParam(c)).auditLog(after, limit);
+  const last = entries.at(-1);
+  return c.json({ entries, next: entries.length === limit && last ? last.id : null });
+});
+
 for (const action of ['pause', 'resume'] as const) {
   adminApi.post(`/events/:eventId/${action}`, async (c) => {
     const eventId = eventIdParam(c);

@@ -1,7 +1,7 @@
 // Seat map and seat holds for admitted visitors: the account is the admission token's subject.
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { HoldAnswer, HoldChangeAnswer, HoldView } from '../../durable-objects/inventory/inventory';
+import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMap } from '../../durable-objects/inventory/inventory';
 import { requireAdmission } from '../middleware/credentials';
 import { GatewayError, assertNever } from '../lib/errors';
 import { parseJsonBody } from '../lib/validate';
@@ -9,21 +9,31 @@ import { eventIdParam, type AppEnv } from '../types';
 
 /** Idempotency keys: 1-128 visible ASCII characters (draft-ietf-httpapi-idempotency-key-header). */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
+/** A full seat map is reused by this isolate for this long, ms (it is the same for every visitor). */
+export const SNAPSHOT_CACHE_MS = 1_000;
 
-const holdRequest = z.object({ seatIds: z.array(z.string().max(16)).min(1).max(6) }).strict();
+const holdRequest = z.union([
+  z.object({ seatIds: z.array(z.string().max(16)).max(6) }).strict(),
+  z.object({ tier: z.string().max(32), quantity: z.number() }).strict(),
+]);
+const sinceParam = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-/** The JSON shape of a hold in responses; times as ISO 8601. */
+/** The JSON shape of a hold in responses; times as ISO 8601, prices in minor units. */
 export function holdBody(hold: HoldView) {
   return {
     holdId: hold.holdId,
     status: hold.status,
     seatIds: hold.seatIds,
+    tier: hold.tier,
+    quantity: hold.quantity,
+    priceMinor: hold.priceMinor,
+    currency: hold.currency,
     expiresAt: new Date(hold.expiresAtMs).toISOString(),
     orderId: hold.orderId,
   };
 }
 
-/** Maps a hold change outcome to a body or a GatewayError. */
+/** Maps a hold change outcome to the hold or a GatewayError. */
 export function holdChangeResult(answer: HoldChangeAnswer): HoldView {
   switch (answer.kind) {
     case 'ok':
@@ -47,18 +57,26 @@ function holdResult(answer: HoldAnswer): { hold: HoldView; replayed: boolean } {
       throw new GatewayError('INVALID_REQUEST', answer.detail);
     case 'unknown_seats':
       throw new GatewayError('SEAT_NOT_FOUND', `no such seats: ${answer.seatIds.join(', ')}`, { seatIds: answer.seatIds });
+    case 'unknown_tier':
+      throw new GatewayError('TIER_NOT_FOUND', `no tier "${answer.tier}"`);
     case 'unavailable':
-      throw new GatewayError('SEATS_UNAVAILABLE', `not available: ${answer.seatIds.join(', ')}; nothing was held`, {
-        seatIds: answer.seatIds,
-      });
+      throw answer.remaining !== undefined
+        ? new GatewayError('SEATS_UNAVAILABLE', `only ${answer.remaining} left in this tier; nothing was held`, {
+            remaining: answer.remaining,
+          })
+        : new GatewayError('SEATS_UNAVAILABLE', `not available: ${answer.seatIds.join(', ')}; nothing was held`, {
+            seatIds: answer.seatIds,
+          });
     case 'account_limit':
       throw new GatewayError('ACCOUNT_LIMIT', `at most ${answer.limit} seats per account; you have ${answer.owned}`);
     case 'idempotency_conflict':
-      throw new GatewayError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with other seats');
+      throw new GatewayError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request');
     default:
       return assertNever(answer);
   }
 }
+
+const snapshots = new Map<string, { at: number; map: SeatMap }>();
 
 /** `/_wr/events/:eventId/seats` and `/_wr/events/:eventId/holds...`. */
 export const holdsApi = new Hono<AppEnv>();
@@ -68,9 +86,21 @@ holdsApi.use('/:eventId/holds', requireAdmission());
 holdsApi.use('/:eventId/holds/*', requireAdmission());
 
 holdsApi.get('/:eventId/seats', async (c) => {
-  const map = await c.env.INVENTORY.getByName(eventIdParam(c)).seatMap();
+  const eventId = eventIdParam(c);
+  const rawSince = c.req.query('since');
+  const since = rawSince === undefined ? undefined : sinceParam.safeParse(rawSince);
+  if (since && !since.success) throw new GatewayError('INVALID_REQUEST', 'since must be a map version (a whole number)');
+  const now = Date.now();
+  let map: SeatMap | null;
+  const cached = snapshots.get(eventId);
+  if (since === undefined && cached && now - cached.at < SNAPSHOT_CACHE_MS) {
+    map = cached.map;
+  } else {
+    map = await c.env.INVENTORY.getByName(eventId).seatMap(since?.data);
+    if (map?.kind === 'snapshot') snapshots.set(eventId, { at: now, map });
+  }
   if (!map) throw new GatewayError('EVENT_NOT_FOUND');
-  c.header('cache-control', 'private, max-age=1');
+  c.header('cache-control', `private, max-age=${SNAPSHOT_CACHE_MS / 1000}`);
   return c.json(map);
 });
 
@@ -79,8 +109,8 @@ holdsApi.post('/:eventId/holds', async (c) => {
   const key = c.req.header('idempotency-key');
   if (!key) throw new GatewayError('IDEMPOTENCY_KEY_REQUIRED');
   if (!IDEMPOTENCY_KEY.test(key)) throw new GatewayError('INVALID_REQUEST', 'Idempotency-Key must be 1-128 visible ASCII characters');
-  const { seatIds } = parseJsonBody(await c.req.text(), holdRequest);
-  const { hold, replayed } = holdResult(await c.env.INVENTORY.getByName(eventId).hold(c.var.admission.visitorId, seatIds, key));
+  const request = parseJsonBody(await c.req.text(), holdRequest);
+  const { hold, replayed } = holdResult(await c.env.INVENTORY.getByName(eventId).hold(c.var.admission.visitorId, request, key));
   if (replayed) c.header('idempotent-replayed', 'true');
   c.header('cache-control', 'no-store');
   return c.json(holdBody(hold), 201);
@@ -93,7 +123,7 @@ holdsApi.get('/:eventId/holds/:holdId', async (c) => {
 });
 
 holdsApi.delete('/:eventId/holds/:holdId', async (c) => {
-  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).release(c.req.param('holdId'), c.var.admission.visitorId);
+  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).release(c.req.param('holdId'), c.var.admission.visitorId, false);
   // Someone else's hold: as unknown as on GET, with none of its details.
   if (answer.kind === 'refused' && answer.code === 'NOT_HOLD_OWNER') throw new GatewayError('HOLD_NOT_FOUND');
   return c.json(holdBody(holdChangeResult(answer)));

@@ -18,8 +18,11 @@ export const healthReport = z
   })
   .strict();
 
-const confirmRequest = z.object({ orderId: z.string().min(1).max(128), account: z.string().min(1).max(128).optional() }).strict();
-const releaseRequest = z.object({ account: z.string().min(1).max(128).optional() }).strict();
+const confirmRequest = z
+  .object({ orderId: z.string().min(1).max(128), amountMinor: z.number().int().min(0), account: z.string().min(1).max(128).optional() })
+  .strict();
+/** Body of release and payment-pending: optionally the account the origin vouches for. */
+const accountRequest = z.object({ account: z.string().min(1).max(128).optional() }).strict();
 
 /** `/_wr/origin/events/...`. */
 export const originApi = new Hono<AppEnv>();
@@ -43,13 +46,19 @@ originApi.get('/events/:eventId/holds/:holdId', async (c) => {
 });
 
 originApi.post('/events/:eventId/holds/:holdId/confirm', async (c) => {
-  const { orderId, account } = parseJsonBody(c.var.rawBody, confirmRequest);
-  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).confirm(c.req.param('holdId'), orderId, account ?? null);
+  const { orderId, amountMinor, account } = parseJsonBody(c.var.rawBody, confirmRequest);
+  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).confirm(c.req.param('holdId'), orderId, amountMinor, account ?? null);
   return c.json(holdBody(holdChangeResult(answer)));
 });
 
 originApi.post('/events/:eventId/holds/:holdId/release', async (c) => {
-  const { account } = parseJsonBody(c.var.rawBody, releaseRequest);
-  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).release(c.req.param('holdId'), account ?? null);
+  const { account } = parseJsonBody(c.var.rawBody, accountRequest);
+  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).release(c.req.param('holdId'), account ?? null, true);
+  return c.json(holdBody(holdChangeResult(answer)));
+});
+
+originApi.post('/events/:eventId/holds/:holdId/payment-pending', async (c) => {
+  const { account } = parseJsonBody(c.var.rawBody, accountRequest);
+  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).startPayment(c.req.param('holdId'), account ?? null);
   return c.json(holdBody(holdChangeResult(answer)));
 });

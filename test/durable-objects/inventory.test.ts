@@ -1,138 +1,361 @@
-// Inventory adapter inside workerd: random schedules of holds, releases, confirms, clock jumps and
-// late alarms never break the invariants of DESIGN.md section 6.
+// Inventory adapter inside workerd: the same random schedules as the pure reference model, with
+// every outcome compared and the invariants read from SQL; concurrent bursts; the named races.
 import fc from 'fast-check';
 import { env } from 'cloudflare:workers';
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import type { HoldView, Inventory } from '../../durable-objects/inventory/inventory';
+import type { HoldChangeAnswer, HoldRequest, Inventory } from '../../durable-objects/inventory/inventory';
+import type { InventoryConfig } from '../../src/lib/event-config';
 import { freshEventId } from '../helpers/client';
+import { InventoryModel, type ModelOutcome } from '../helpers/inventory-model';
+import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, SEATS, TIERS, TTL_MS, arbSchedule } from '../helpers/schedules';
 
-const SEATS = ['A1', 'A2', 'A3', 'A4', 'B1', 'B2', 'B3', 'B4'];
-const TTL = 60_000;
+type Stub = DurableObjectStub<Inventory>;
 
-type Op =
-  | { kind: 'hold'; account: number; seats: string[]; key: number }
-  | { kind: 'release'; pick: number; byOrigin: boolean }
-  | { kind: 'confirm'; pick: number; order: number }
-  | { kind: 'advance'; ms: number }
-  | { kind: 'alarm' };
+const CONFIG: InventoryConfig = {
+  seats: 8,
+  seatsPerRow: 4,
+  seatPriceMinor: SEAT_PRICE,
+  currency: 'EUR',
+  tiers: TIERS,
+  holdTtlMs: TTL_MS,
+  paymentGraceMs: GRACE_MS,
+  maxSeatsPerAccount: MAX_PER_ACCOUNT,
+};
 
-const arbOp: fc.Arbitrary<Op> = fc.oneof(
-  {
-    weight: 5,
-    arbitrary: fc.record({
-      kind: fc.constant('hold' as const),
-      account: fc.nat(3),
-      seats: fc.uniqueArray(fc.constantFrom(...SEATS), { minLength: 1, maxLength: 4 }),
-      key: fc.nat(5),
-    }),
-  },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat(), byOrigin: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('confirm' as const), pick: fc.nat(), order: fc.nat(2) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 2 * TTL }) }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'alarm' as const }) },
-);
-
-async function configure(eventId: string) {
-  const inv = env.INVENTORY.getByName(eventId);
-  await inv.configure({ seats: 8, seatsPerRow: 4, holdTtlMs: TTL, maxSeatsPerAccount: 8 });
+async function inventory(config: Partial<InventoryConfig> = {}): Promise<Stub> {
+  const inv = env.INVENTORY.getByName(freshEventId('inv'));
+  expect(await inv.configure({ ...CONFIG, ...config })).toEqual({ kind: 'ok', created: true });
   return inv;
 }
 
-async function setClock(inv: DurableObjectStub<Inventory>, nowMs: number) {
+async function setClock(inv: Stub, nowMs: number): Promise<void> {
   await runInDurableObject(inv, (obj: Inventory) => (obj.clock = () => nowMs));
 }
 
-describe('Inventory under random schedules', () => {
-  it('keeps every seat in at most one live hold or one order, whatever the order of operations', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(arbOp, { minLength: 5, maxLength: 30 }), async (ops) => {
-        const inv = await configure(freshEventId('prop'));
-        let now = Date.now();
-        await setClock(inv, now);
-        const holds: HoldView[] = [];
-        const firstResult = new Map<string, HoldView>();
-        for (const op of ops) {
-          if (op.kind === 'hold') {
-            const account = `acct-${op.account}`;
-            const key = `${account}:${op.key}`;
-            const r = await inv.hold(account, op.seats, key);
-            if (r.kind === 'held') {
-              const seen = firstResult.get(key);
-              if (seen)
-                expect(r.hold).toEqual(seen); // a replay returns the first result
-              else firstResult.set(key, r.hold);
-              expect(r.replayed).toBe(seen !== undefined);
-              if (!seen) holds.push(r.hold);
-            }
-          } else if (op.kind === 'release' && holds.length) {
-            const h = holds[op.pick % holds.length]!;
-            await inv.release(h.holdId, op.byOrigin ? null : h.account);
-          } else if (op.kind === 'confirm' && holds.length) {
-            const h = holds[op.pick % holds.length]!;
-            const r = await inv.confirm(h.holdId, `order-${op.order}`, null);
-            if (r.kind === 'ok') expect(r.hold.status).toBe('SOLD');
-          } else if (op.kind === 'advance') {
-            now += op.ms;
-            await setClock(inv, now);
-          } else if (op.kind === 'alarm') {
-            // A late or duplicate alarm, fired whether or not one is due.
-            await runInDurableObject(inv, async (_obj, state) => state.storage.setAlarm(Date.now() + 60_000));
-            await runDurableObjectAlarm(inv);
-          }
-          await checkInvariants(inv, now);
-        }
-      }),
-      { numRuns: 40 },
-    );
-  });
+/** Fires the alarm now, whether or not one is due (a late or duplicate alarm). */
+async function fireAlarm(inv: Stub): Promise<void> {
+  await runInDurableObject(inv, async (_obj, state) => state.storage.setAlarm(Date.now() + 60_000));
+  await runDurableObjectAlarm(inv);
+}
 
-  it('a hold retried after the seat was taken over still returns its first result and creates nothing', async () => {
-    const inv = await configure(freshEventId());
-    const now = Date.now();
-    await setClock(inv, now);
-    const first = await inv.hold('alice', ['A1'], 'k');
-    await setClock(inv, now + TTL + 1);
-    const bob = await inv.hold('bob', ['A1'], 'k2');
-    expect(bob.kind).toBe('held');
-    const replay = await inv.hold('alice', ['A1'], 'k');
-    expect(replay).toEqual({ ...first, replayed: true });
-    expect((await inv.stats())!.holds).toMatchObject({ HELD: 1, EXPIRED: 1 });
-  });
-});
+const outcome = (a: HoldChangeAnswer): ModelOutcome =>
+  a.kind === 'ok' ? { kind: 'ok', status: a.hold.status } : a.kind === 'refused' ? { kind: 'refused', code: a.code } : { kind: a.kind };
 
 /** The invariants of DESIGN.md section 6, read from the object's own tables. */
-async function checkInvariants(inv: DurableObjectStub<Inventory>, now: number) {
+async function checkInvariants(inv: Stub): Promise<void> {
   const stats = (await inv.stats())!;
-  expect(stats.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0 });
+  expect(stats.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 });
   await runInDurableObject(inv, (_obj, state) => {
     const sql = state.storage.sql;
-    // Every seat is claimed by at most one live (unexpired HELD) or SOLD hold.
+    // Every seat is claimed by at most one live or SOLD hold, and the seat row names that hold.
     const doubly = sql
       .exec(
         `SELECT hs.seat_id FROM inv_hold_seats hs JOIN inv_holds h ON h.hold_id = hs.hold_id
-         WHERE h.status = 'SOLD' OR (h.status = 'HELD' AND h.expires_at > ?) GROUP BY hs.seat_id HAVING COUNT(*) > 1`,
-        now,
+        WHERE h.status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD') GROUP BY hs.seat_id HAVING COUNT(*) > 1`,
       )
       .toArray();
     expect(doubly).toEqual([]);
-    // The seats table agrees with the holds: a HELD/SOLD seat names a hold that owns it in that state.
-    const mismatched = sql
+    const orphan = sql
       .exec(
         `SELECT s.seat_id FROM inv_seats s WHERE s.status != 'AVAILABLE' AND NOT EXISTS (
-           SELECT 1 FROM inv_holds h JOIN inv_hold_seats hs ON hs.hold_id = h.hold_id
-           WHERE h.hold_id = s.hold_id AND hs.seat_id = s.seat_id AND h.status = s.status)`,
+        SELECT 1 FROM inv_holds h JOIN inv_hold_seats hs ON hs.hold_id = h.hold_id WHERE h.hold_id = s.hold_id AND hs.seat_id = s.seat_id
+        AND ((s.status = 'SOLD' AND h.status = 'SOLD') OR (s.status = 'HELD' AND h.status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION'))))`,
       )
       .toArray();
-    expect(mismatched).toEqual([]);
-    // A live hold's seats are all marked with it (all or nothing).
+    expect(orphan).toEqual([]);
+    // All or nothing: a live or sold hold owns every one of its seats.
     const partial = sql
       .exec(
         `SELECT h.hold_id FROM inv_holds h JOIN inv_hold_seats hs ON hs.hold_id = h.hold_id
-         LEFT JOIN inv_seats s ON s.seat_id = hs.seat_id AND s.hold_id = h.hold_id AND s.status = h.status
-         WHERE h.status IN ('HELD', 'SOLD') AND s.seat_id IS NULL`,
+        LEFT JOIN inv_seats s ON s.seat_id = hs.seat_id AND s.hold_id = h.hold_id
+        WHERE h.status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD') AND s.seat_id IS NULL`,
       )
       .toArray();
     expect(partial).toEqual([]);
   });
 }
+
+describe('Inventory against the reference model', () => {
+  it('gives the same answer as the pure model at every step of random schedules, and keeps the invariants', async () => {
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(arbSchedule, async (ops) => {
+        runs++;
+        const inv = await inventory();
+        const model = new InventoryModel({
+          seatIds: SEATS,
+          seatPriceMinor: SEAT_PRICE,
+          tiers: TIERS,
+          holdTtlMs: TTL_MS,
+          paymentGraceMs: GRACE_MS,
+          maxSeatsPerAccount: MAX_PER_ACCOUNT,
+        });
+        let now = Date.now();
+        await setClock(inv, now);
+        const ids: { real: string; model: string }[] = [];
+        for (const op of ops) {
+          if (op.kind === 'hold') {
+            const account = `acct-${op.account}`;
+            const real = await inv.hold(account, op.request as HoldRequest, `k${op.key}`);
+            const expected = model.hold(account, op.request, `k${op.key}`, now);
+            expect(real.kind).toBe(expected.kind);
+            if (real.kind === 'held') {
+              expect(real.replayed).toBe(expected.replayed);
+              if (!real.replayed) ids.push({ real: real.hold.holdId, model: expected.holdId! });
+            }
+          } else if (op.kind === 'advance') {
+            now += op.ms;
+            await setClock(inv, now);
+          } else if (op.kind === 'alarm') {
+            await fireAlarm(inv);
+            model.sweep(now);
+          } else if (ids.length > 0) {
+            const { real, model: mid } = ids[op.pick % ids.length]!;
+            const h = model.holds.get(mid)!;
+            if (op.kind === 'payment_pending') {
+              expect(outcome(await inv.startPayment(real, null))).toEqual(
+                model.change(mid, { kind: 'payment_pending', account: null, graceMs: GRACE_MS }, now),
+              );
+            } else if (op.kind === 'confirm') {
+              const amount = h.priceMinor + (op.wrongAmount ? 1 : 0);
+              const order = `order-${op.order}`;
+              expect(outcome(await inv.confirm(real, order, amount, null))).toEqual(
+                model.change(mid, { kind: 'confirm', orderId: order, amountMinor: amount, account: null }, now),
+              );
+            } else {
+              const account = op.byOrigin ? null : h.account;
+              expect(outcome(await inv.release(real, account, op.byOrigin))).toEqual(
+                model.change(mid, { kind: 'release', account, byOrigin: op.byOrigin }, now),
+              );
+            }
+          }
+          await checkInvariants(inv);
+        }
+        // Same seats, same owners, same tier counters.
+        model.sweep(now);
+        await fireAlarm(inv);
+        const map = (await inv.seatMap())!;
+        expect(map.kind === 'snapshot' && map.seats).toEqual(SEATS.map((id) => ({ id, status: model.seats.get(id)!.status })));
+        expect(map.tiers.map((t) => [t.tier, t.held, t.sold])).toEqual([...model.tiers].map(([name, t]) => [name, t.held, t.sold]));
+      }),
+      { numRuns: 60 },
+    );
+    expect(runs).toBe(60);
+  }, 120_000);
+
+  it('keeps the invariants when bursts of operations arrive at once', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(arbSchedule, { minLength: 2, maxLength: 4 }), async (bursts) => {
+        const inv = await inventory();
+        let now = Date.now();
+        await setClock(inv, now);
+        const holds: string[] = [];
+        for (const burst of bursts) {
+          await Promise.all(
+            burst.map(async (op) => {
+              if (op.kind === 'hold') {
+                const r = await inv.hold(`acct-${op.account}`, op.request as HoldRequest, `k${op.key}`);
+                if (r.kind === 'held' && !r.replayed) holds.push(r.hold.holdId);
+              } else if (op.kind === 'alarm') await runDurableObjectAlarm(inv);
+              else if (op.kind === 'advance') return;
+              else if (holds.length > 0) {
+                const id = holds[op.pick % holds.length]!;
+                if (op.kind === 'payment_pending') await inv.startPayment(id, null);
+                else if (op.kind === 'release') await inv.release(id, null, op.byOrigin);
+                else await inv.confirm(id, `order-${op.order}`, 1, null);
+              }
+            }),
+          );
+          now += TTL_MS / 2;
+          await setClock(inv, now);
+          await checkInvariants(inv);
+        }
+      }),
+      { numRuns: 15 },
+    );
+  }, 60_000);
+});
+
+describe('named races', () => {
+  it('last seats: 50 concurrent mixed-size requests for 10 seats are each all or nothing, no seat twice', async () => {
+    const inv = await inventory({ seats: 10, seatsPerRow: 10, tiers: [], maxSeatsPerAccount: 6 });
+    const seats = Array.from({ length: 10 }, (_, i) => `A${i + 1}`);
+    const requests = Array.from({ length: 50 }, (_, i) => {
+      const n = 1 + (i % 6);
+      const start = (i * 7) % 10;
+      return Array.from({ length: n }, (_, k) => seats[(start + k) % 10]!);
+    });
+    const results = await Promise.all(requests.map((seatIds, i) => inv.hold(`acct-${i}`, { seatIds }, `k-${i}`)));
+    const owner = new Map<string, string>();
+    for (const [i, r] of results.entries()) {
+      if (r.kind !== 'held') {
+        expect(r.kind).toBe('unavailable');
+        continue;
+      }
+      expect(r.hold.seatIds).toEqual([...requests[i]!].sort());
+      for (const s of r.hold.seatIds) {
+        expect(owner.has(s), `seat ${s} twice`).toBe(false);
+        owner.set(s, r.hold.holdId);
+      }
+    }
+    const map = (await inv.seatMap())!;
+    expect(map.kind === 'snapshot' && map.seats.filter((s) => s.status === 'HELD').length).toBe(owner.size);
+    await checkInvariants(inv);
+  });
+
+  it('last places of a tier: 50 concurrent requests never take more than its capacity', async () => {
+    const inv = await inventory({ seats: 0, tiers: [{ tier: 'floor', capacity: 10, priceMinor: 100 }] });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => inv.hold(`acct-${i}`, { tier: 'floor', quantity: 1 + (i % 6) }, 'k')),
+    );
+    const taken = results.reduce((a, r) => a + (r.kind === 'held' ? r.hold.quantity : 0), 0);
+    expect(taken).toBeLessThanOrEqual(10);
+    expect(taken).toBeGreaterThanOrEqual(5);
+    expect((await inv.stats())!.tiers[0]).toMatchObject({ capacity: 10, held: taken, available: 10 - taken });
+    await checkInvariants(inv);
+  });
+
+  it("A's hold expires, B holds the seats, A releases and A's late alarm fires: B is untouched", async () => {
+    const inv = await inventory();
+    const t0 = Date.now();
+    await setClock(inv, t0);
+    const a = await inv.hold('alice', { seatIds: ['A1', 'A2'] }, 'a');
+    await setClock(inv, t0 + TTL_MS + 1);
+    const b = await inv.hold('bob', { seatIds: ['A2', 'A3'] }, 'b');
+    expect(b.kind).toBe('held');
+    if (a.kind !== 'held' || b.kind !== 'held') throw new Error('setup');
+    expect(await inv.release(a.hold.holdId, 'alice', false)).toMatchObject({ kind: 'refused', code: 'HOLD_EXPIRED' });
+    await fireAlarm(inv);
+    await fireAlarm(inv);
+    expect((await inv.getHold(b.hold.holdId, 'bob')) as { hold: { status: string } }).toMatchObject({ hold: { status: 'HELD' } });
+    const map = (await inv.seatMap())!;
+    expect(map.kind === 'snapshot' && map.seats.filter((s) => s.status === 'HELD').map((s) => s.id)).toEqual(['A2', 'A3']);
+    await checkInvariants(inv);
+  });
+
+  it("A's expired hold cannot be confirmed after B bought the seats", async () => {
+    const inv = await inventory();
+    const t0 = Date.now();
+    await setClock(inv, t0);
+    const a = await inv.hold('alice', { seatIds: ['B1'] }, 'a');
+    await setClock(inv, t0 + TTL_MS);
+    const b = await inv.hold('bob', { seatIds: ['B1'] }, 'b');
+    if (a.kind !== 'held' || b.kind !== 'held') throw new Error('setup');
+    expect(await inv.confirm(b.hold.holdId, 'order-b', SEAT_PRICE, null)).toMatchObject({ kind: 'ok', hold: { status: 'SOLD' } });
+    expect(await inv.confirm(a.hold.holdId, 'order-a', SEAT_PRICE, null)).toMatchObject({ kind: 'refused', code: 'HOLD_EXPIRED' });
+    await checkInvariants(inv);
+  });
+
+  it('treats the deadline itself as passed: at expires_at the seat is free for the next buyer', async () => {
+    const inv = await inventory();
+    const t0 = Date.now();
+    await setClock(inv, t0);
+    await inv.hold('alice', { seatIds: ['A4'] }, 'a');
+    await setClock(inv, t0 + TTL_MS - 1);
+    expect((await inv.hold('bob', { seatIds: ['A4'] }, 'b')).kind).toBe('unavailable');
+    await setClock(inv, t0 + TTL_MS);
+    expect((await inv.hold('bob', { seatIds: ['A4'] }, 'b')).kind).toBe('held');
+  });
+
+  it('expires a hold on the next request and re-arms when the alarm was deleted or stuck in the past', async () => {
+    const inv = await inventory();
+    const t0 = Date.now();
+    await setClock(inv, t0);
+    const a = await inv.hold('alice', { seatIds: ['A1'] }, 'a');
+    await inv.hold('carol', { seatIds: ['B4'] }, 'c2');
+    await runInDurableObject(inv, async (_obj, state) => state.storage.deleteAlarm());
+    await setClock(inv, t0 + TTL_MS + 5);
+    const c = await inv.hold('carol', { seatIds: ['B3'] }, 'c');
+    expect(c.kind).toBe('held');
+    if (a.kind !== 'held' || c.kind !== 'held') throw new Error('setup');
+    expect((await inv.getHold(a.hold.holdId, null)) as { hold: { status: string } }).toMatchObject({ hold: { status: 'EXPIRED' } });
+    expect((await inv.stats())!.holds.EXPIRED).toBe(2);
+    const alarm = await runInDurableObject(inv, (_obj, state) => state.storage.getAlarm());
+    expect(alarm).toBe(c.hold.expiresAtMs);
+  });
+
+  it('a retry with the same key after the object was reset between commit and response returns the first hold', async () => {
+    const inv = await inventory();
+    const first = await inv.hold('alice', { seatIds: ['A3'] }, 'key-1'); // the response is "lost"
+    await evictDurableObject(inv);
+    const retry = await inv.hold('alice', { seatIds: ['A3'] }, 'key-1');
+    expect(retry).toEqual({ ...first, replayed: true });
+    expect((await inv.stats())!.holds.HELD).toBe(1);
+  });
+
+  it('keeps a pending payment out of sale after its grace, until the origin confirms or releases it', async () => {
+    const inv = await inventory();
+    const t0 = Date.now();
+    await setClock(inv, t0);
+    const a = await inv.hold('alice', { seatIds: ['A1', 'A2'] }, 'a');
+    if (a.kind !== 'held') throw new Error('setup');
+    expect(await inv.startPayment(a.hold.holdId, 'alice')).toMatchObject({
+      kind: 'ok',
+      hold: { status: 'PAYMENT_PENDING', expiresAtMs: t0 + GRACE_MS },
+    });
+    await setClock(inv, t0 + GRACE_MS + TTL_MS);
+    await fireAlarm(inv);
+    expect((await inv.getHold(a.hold.holdId, null)) as { hold: { status: string } }).toMatchObject({
+      hold: { status: 'NEEDS_RECONCILIATION' },
+    });
+    expect((await inv.hold('bob', { seatIds: ['A1'] }, 'b')).kind).toBe('unavailable');
+    expect((await inv.stats())!.seats).toMatchObject({ needsReconciliation: 2, available: 6 });
+    expect(await inv.release(a.hold.holdId, 'alice', false)).toMatchObject({ kind: 'refused', code: 'PAYMENT_IN_PROGRESS' });
+    expect(await inv.confirm(a.hold.holdId, 'late-order', 2 * SEAT_PRICE, null)).toMatchObject({ kind: 'ok', hold: { status: 'SOLD' } });
+    await checkInvariants(inv);
+  });
+
+  it('re-checks the per-account limit at confirm (the organizer lowered it meanwhile)', async () => {
+    const inv = await inventory();
+    const a = await inv.hold('alice', { seatIds: ['A1', 'A2', 'A3'] }, 'a');
+    const b = await inv.hold('alice', { seatIds: ['B1', 'B2'] }, 'b');
+    if (a.kind !== 'held' || b.kind !== 'held') throw new Error('setup');
+    await inv.configure({ ...CONFIG, maxSeatsPerAccount: 4 });
+    expect(await inv.confirm(a.hold.holdId, 'o1', 3 * SEAT_PRICE, null)).toMatchObject({ kind: 'refused', code: 'ACCOUNT_LIMIT' });
+    await inv.release(b.hold.holdId, 'alice', false);
+    expect(await inv.confirm(a.hold.holdId, 'o1', 3 * SEAT_PRICE, null)).toMatchObject({ kind: 'ok' });
+  });
+});
+
+describe('seat map and audit', () => {
+  it('serves the changes since a version, latest status per seat, and a snapshot for unknown versions', async () => {
+    const inv = await inventory();
+    const v0 = (await inv.seatMap())!.version;
+    const a = await inv.hold('alice', { seatIds: ['A1', 'A2'] }, 'a');
+    if (a.kind !== 'held') throw new Error('setup');
+    const d1 = (await inv.seatMap(v0))!;
+    expect(d1).toMatchObject({
+      kind: 'delta',
+      since: v0,
+      changes: [
+        { id: 'A1', status: 'HELD' },
+        { id: 'A2', status: 'HELD' },
+      ],
+    });
+    await inv.release(a.hold.holdId, 'alice', false);
+    const d2 = (await inv.seatMap(v0))!;
+    expect(d2.kind === 'delta' && d2.changes).toEqual([
+      { id: 'A1', status: 'AVAILABLE' },
+      { id: 'A2', status: 'AVAILABLE' },
+    ]);
+    expect((await inv.seatMap(d2.version))!).toMatchObject({ kind: 'delta', changes: [] });
+    expect((await inv.seatMap(d2.version + 100))!.kind).toBe('snapshot');
+  });
+
+  it('logs every transition with its actor and reason, pageable', async () => {
+    const inv = await inventory();
+    const a = await inv.hold('alice', { tier: 'floor', quantity: 2 }, 'a');
+    if (a.kind !== 'held') throw new Error('setup');
+    await inv.startPayment(a.hold.holdId, null);
+    await inv.confirm(a.hold.holdId, 'o-7', 2 * TIERS[0]!.priceMinor, null);
+    const log = await inv.auditLog(0, 10);
+    expect(log.map((e) => [e.from, e.to, e.actor])).toEqual([
+      [null, 'HELD', 'visitor'],
+      ['HELD', 'PAYMENT_PENDING', 'origin'],
+      ['PAYMENT_PENDING', 'SOLD', 'origin'],
+    ]);
+    expect(log[2]!.reason).toContain('o-7');
+    expect(await inv.auditLog(log[1]!.id, 10)).toHaveLength(1);
+  });
+});

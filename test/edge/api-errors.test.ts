@@ -112,20 +112,51 @@ describe('organizer view', () => {
 });
 
 describe('hold input', () => {
-  it.each([
-    [['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7'], 400, 'INVALID_REQUEST'],
-    [[], 400, 'INVALID_REQUEST'],
-    [['A1', 'A1'], 400, 'INVALID_REQUEST'],
-    [['a1; DROP TABLE'], 400, 'INVALID_REQUEST'],
-    [['A1', 'Z99'], 422, 'SEAT_NOT_FOUND'],
-  ])('refuses seats %j with %i %s and holds nothing', async (seatIds, status, code) => {
+  it.each<[object, number, string]>([
+    [{ seatIds: ['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7'] }, 400, 'INVALID_REQUEST'],
+    [{ seatIds: [] }, 400, 'INVALID_REQUEST'],
+    [{ seatIds: ['A1', 'A1'] }, 400, 'INVALID_REQUEST'],
+    [{ seatIds: ['a1; DROP TABLE'] }, 400, 'INVALID_REQUEST'],
+    [{ seatIds: ['A1', 'Z99'] }, 422, 'SEAT_NOT_FOUND'],
+    [{ tier: 'floor', quantity: 0 }, 400, 'INVALID_REQUEST'],
+    [{ tier: 'floor', quantity: -2 }, 400, 'INVALID_REQUEST'],
+    [{ tier: 'floor', quantity: 1.5 }, 400, 'INVALID_REQUEST'],
+    [{ tier: 'floor', quantity: 7 }, 400, 'INVALID_REQUEST'],
+    [{ tier: 'floor' }, 400, 'INVALID_REQUEST'],
+    [{ tier: 'balcony', quantity: 1 }, 422, 'TIER_NOT_FOUND'],
+    [{ seatIds: ['A1'], tier: 'floor', quantity: 1 }, 400, 'INVALID_REQUEST'],
+  ])('refuses %j with %i %s and holds nothing', async (request, status, code) => {
     const eventId = freshEventId();
-    await createEvent(eventId);
+    await createEvent(eventId, { tiers: [{ tier: 'floor', capacity: 100, priceMinor: 2500 }] });
     const v = await admittedVisitor(eventId);
-    const res = await v.hold(eventId, seatIds);
+    const res = await v.json(`/_wr/events/${eventId}/holds`, {
+      method: 'POST',
+      headers: { 'idempotency-key': 'k' },
+      body: JSON.stringify(request),
+    });
     expect(res.status).toBe(status);
     expect(res.body.code).toBe(code);
-    expect((await env.INVENTORY.getByName(eventId).stats())!.seats.held).toBe(0);
+    const stats = (await env.INVENTORY.getByName(eventId).stats())!;
+    expect(stats.seats.held + stats.tiers[0]!.held).toBe(0);
+    expect(await env.INVENTORY.getByName(eventId).auditLog(0, 10)).toEqual([]);
+  });
+
+  it('holds general-admission places by tier and quantity, priced by the tier', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { seats: 0, tiers: [{ tier: 'floor', capacity: 3, priceMinor: 2500 }] });
+    const v = await admittedVisitor(eventId);
+    const first = await v.json(`/_wr/events/${eventId}/holds`, {
+      method: 'POST',
+      headers: { 'idempotency-key': 'a' },
+      body: '{"tier":"floor","quantity":2}',
+    });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ tier: 'floor', quantity: 2, seatIds: [], priceMinor: 5000, currency: 'EUR' });
+    const second = await (
+      await admittedVisitor(eventId)
+    ).json(`/_wr/events/${eventId}/holds`, { method: 'POST', headers: { 'idempotency-key': 'b' }, body: '{"tier":"floor","quantity":2}' });
+    expect(second.status).toBe(409);
+    expect(second.body).toMatchObject({ code: 'SEATS_UNAVAILABLE', remaining: 1 });
   });
 
   it('requires an Idempotency-Key, valid JSON and a small body', async () => {
@@ -185,7 +216,7 @@ describe('origin API', () => {
     const v = await admittedVisitor(eventId);
     const mine = await v.hold(eventId, ['F1']);
     const victim = await (await admittedVisitor(eventId)).hold(eventId, ['F2']);
-    const body = JSON.stringify({ orderId: 'o-1' });
+    const body = JSON.stringify({ orderId: 'o-1', amountMinor: 5000 });
     const headers = await signOriginRequest(
       env.ORIGIN_HMAC_SECRET,
       'POST',
@@ -271,15 +302,51 @@ describe('origin API', () => {
     const v = await admittedVisitor(eventId);
     const held = await v.hold(eventId, ['E1']);
     const path = `/_wr/origin/events/${eventId}/holds/${held.body.holdId}`;
-    const first = await signed(`${path}/confirm`, JSON.stringify({ orderId: 'order-1' }));
+    const first = await signed(`${path}/confirm`, JSON.stringify({ orderId: 'order-1', amountMinor: 5000 }));
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: 'SOLD', orderId: 'order-1' });
-    expect((await signed(`${path}/confirm`, JSON.stringify({ orderId: 'order-1' }))).status).toBe(200);
-    const other = await signed(`${path}/confirm`, JSON.stringify({ orderId: 'order-2' }));
+    expect((await signed(`${path}/confirm`, JSON.stringify({ orderId: 'order-1', amountMinor: 5000 }))).status).toBe(200);
+    const other = await signed(`${path}/confirm`, JSON.stringify({ orderId: 'order-2', amountMinor: 5000 }));
     expect(other.status).toBe(409);
     expect(other.body.code).toBe('HOLD_ALREADY_CONFIRMED');
     expect((await signed(`${path}/release`, '{}')).body.code).toBe('HOLD_NOT_ACTIVE');
-    expect((await signed(`/_wr/origin/events/${eventId}/holds/nope/confirm`, JSON.stringify({ orderId: 'o' }))).status).toBe(404);
+    expect(
+      (await signed(`/_wr/origin/events/${eventId}/holds/nope/confirm`, JSON.stringify({ orderId: 'o', amountMinor: 1 }))).status,
+    ).toBe(404);
+  });
+});
+
+describe('payment and audit through the APIs', () => {
+  it('moves a hold to PAYMENT_PENDING, refuses a wrong amount, confirms, and shows it all in the audit log', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const held = await v.hold(eventId, ['G1', 'G2']);
+    const path = `/_wr/origin/events/${eventId}/holds/${held.body.holdId}`;
+    const pending = await signed(`${path}/payment-pending`, '{}');
+    expect(pending.body).toMatchObject({ status: 'PAYMENT_PENDING' });
+    expect((await v.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`, { method: 'DELETE' })).body.code).toBe('PAYMENT_IN_PROGRESS');
+    const wrong = await signed(`${path}/confirm`, JSON.stringify({ orderId: 'o', amountMinor: 1 }));
+    expect(wrong.status).toBe(409);
+    expect(wrong.body.code).toBe('PRICE_MISMATCH');
+    expect((await signed(`${path}/confirm`, JSON.stringify({ orderId: 'o', amountMinor: 10_000 }))).body.status).toBe('SOLD');
+    const audit = await admin(`/events/${eventId}/audit?limit=2`);
+    expect(audit.body).toMatchObject({ entries: [{ to: 'HELD' }, { from: 'HELD', to: 'PAYMENT_PENDING' }], next: expect.any(Number) });
+    const rest = await admin(`/events/${eventId}/audit?after=${audit.body.next}`);
+    expect(rest.body).toMatchObject({ entries: [{ from: 'PAYMENT_PENDING', to: 'SOLD', actor: 'origin' }], next: null });
+    expect((await admin(`/events/${eventId}/audit?limit=0`)).status).toBe(400);
+  });
+
+  it('serves seat-map changes since a version', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const snapshot = await v.json<{ kind: string; version: number }>(`/_wr/events/${eventId}/seats`);
+    expect(snapshot.body.kind).toBe('snapshot');
+    await v.hold(eventId, ['H1']);
+    const delta = await v.json(`/_wr/events/${eventId}/seats?since=${snapshot.body.version}`);
+    expect(delta.body).toMatchObject({ kind: 'delta', since: snapshot.body.version, changes: [{ id: 'H1', status: 'HELD' }] });
+    expect((await v.json(`/_wr/events/${eventId}/seats?since=-1`)).status).toBe(400);
   });
 });
 
