@@ -114,6 +114,11 @@ export function signAdmission(settings: TokenSettings, claims: Required<VisitorC
   return sign(settings, ADMISSION_TYP, claims, nowMs);
 }
 
+/** A verified token is trusted again without ECDSA for at most this long, ms (or until `exp`). */
+export const VERIFIED_CACHE_MS = 60_000;
+const VERIFIED_CACHE_MAX = 20_000;
+const verified = new Map<string, { claims: VisitorClaims; untilMs: number }>();
+
 /**
  * Verifies a queue ticket or admission token for one event: ES256 only (no `none`, no HMAC),
  * our issuer, `aud` = the event, the expected `typ`, `exp`/`iat`/`sub`/`jti` required, with
@@ -129,6 +134,13 @@ export async function verifyToken(
   eventId: string,
   nowMs: number,
 ): Promise<VisitorClaims> {
+  // The same token string verified moments ago verifies again: skip the signature check (the
+  // expensive part of every admitted request). The key is the whole token, so any change to it
+  // misses the cache; entries end at `exp` and after VERIFIED_CACHE_MS (so a key removed from
+  // the ring stops working within that time).
+  const cacheKey = `${kind}\n${eventId}\n${settings.issuer}\n${token}`;
+  const hit = verified.get(cacheKey);
+  if (hit && nowMs < hit.untilMs) return hit.claims;
   const ring = await keyRing(settings);
   let payload: JWTPayload;
   try {
@@ -150,6 +162,8 @@ export async function verifyToken(
     if (typeof payload.sid !== 'string') throw new GatewayError('TOKEN_INVALID', 'the admission is not valid for this event');
     claims.sessionId = payload.sid;
   }
+  if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
+  verified.set(cacheKey, { claims, untilMs: Math.min(claims.expiresAtMs, nowMs + VERIFIED_CACHE_MS) });
   return claims;
 }
 
