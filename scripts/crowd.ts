@@ -238,11 +238,7 @@ async function main(): Promise<void> {
   const elapsedS = (Date.now() - started) / 1000;
   const span = admittedAt.length > 1 ? (Math.max(...admittedAt) - Math.min(...admittedAt)) / 60_000 : 0;
   const observed = span > 0 ? (admittedAt.length - 1) / span : 0;
-  const ok =
-    stats.inventory.consistency.seatsWithMultipleOrders === 0 &&
-    stats.inventory.consistency.soldSeatsWithoutMatchingOrder === 0 &&
-    doubleSoldSeenByClients === 0 &&
-    crashed.length === 0;
+  const ok = Object.values(stats.inventory.consistency).every((v) => v === 0) && doubleSoldSeenByClients === 0 && crashed.length === 0;
   const row = (k: string, v: string | number) => console.log(`  ${k.padEnd(50)} ${v}`);
   console.log(`\nCrowd summary (${elapsedS.toFixed(0)} s, event ${eventId})`);
   row('visitors joined / admitted', `${counts.joined} / ${counts.admitted}`);
