@@ -1,0 +1,56 @@
+// Schema upgrades keep data: an Inventory written by migration 1 reads correctly after migration 2.
+import { env } from 'cloudflare:workers';
+import { runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import type { Inventory } from '../../durable-objects/inventory/inventory';
+import { INVENTORY_MIGRATIONS } from '../../durable-objects/inventory/schema';
+import { WAITING_ROOM_MIGRATIONS } from '../../durable-objects/waiting-room/schema';
+import { migrate } from '../../durable-objects/shared/sql';
+import { freshEventId } from '../helpers/client';
+
+describe('migrations', () => {
+  it('upgrades a version-1 inventory (holds, seats, idempotency records) without losing anything', async () => {
+    const inv = env.INVENTORY.getByName(freshEventId('mig'));
+    const later = Date.now() + 3_600_000;
+    await runInDurableObject(inv, (obj: Inventory, state) => {
+      const sql = state.storage.sql;
+      // Back to an empty database, then only the first migration, as an early deployment had it.
+      for (const t of ['inv_hold_seats', 'inv_holds', 'inv_seats', 'inv_plan', 'inv_tiers', 'inv_deltas', 'inv_audit', 'inv_migrations'])
+        sql.exec(`DROP TABLE IF EXISTS ${t}`);
+      migrate(state.storage, 'inv', INVENTORY_MIGRATIONS.slice(0, 1));
+      sql.exec(
+        `INSERT INTO inv_plan (id, config, version) VALUES (1, '{"seats":2,"seatsPerRow":2,"holdTtlMs":300000,"maxSeatsPerAccount":6}', 3)`,
+      );
+      sql.exec(`INSERT INTO inv_seats VALUES ('A1', 0, 'SOLD', 'h1', NULL, 'order-1', 3), ('A2', 1, 'HELD', 'h2', ?, NULL, 2)`, later);
+      sql.exec(
+        `INSERT INTO inv_holds VALUES ('h1', 'alice', 'SOLD', 1, 2, 'order-1', 'k1', 'A1', '{"holdId":"h1"}'),
+        ('h2', 'bob', 'HELD', 1, ?, NULL, 'k2', 'A2', '{"holdId":"h2"}')`,
+        later,
+      );
+      sql.exec(`INSERT INTO inv_hold_seats VALUES ('h1', 'A1'), ('h2', 'A2')`);
+
+      migrate(state.storage, 'inv', INVENTORY_MIGRATIONS);
+      void obj;
+    });
+    const stats = (await inv.stats())!;
+    expect(stats.seats).toMatchObject({ sold: 1, held: 1, available: 0 });
+    expect(stats.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 });
+    expect(stats.config).toMatchObject({ seatPriceMinor: 5000, currency: 'EUR', tiers: [] });
+    // The old idempotency record still answers a retry with the first result.
+    expect(await inv.hold('bob', { seatIds: ['A2'] }, 'k2')).toMatchObject({ kind: 'held', replayed: true, hold: { holdId: 'h2' } });
+    expect(await inv.getHold('h2', 'bob')).toMatchObject({ kind: 'ok', hold: { status: 'HELD', seatIds: ['A2'], quantity: 1 } });
+  });
+
+  it('applies each migration once, in order, and records it', async () => {
+    const inv = env.INVENTORY.getByName(freshEventId('mig'));
+    const applied = await runInDurableObject(inv, (_obj, state) => {
+      migrate(state.storage, 'inv', INVENTORY_MIGRATIONS); // a second run is a no-op
+      return state.storage.sql
+        .exec<{ id: number }>('SELECT id FROM inv_migrations ORDER BY id')
+        .toArray()
+        .map((r) => r.id);
+    });
+    expect(applied).toEqual(INVENTORY_MIGRATIONS.map((m) => m.id));
+    expect(WAITING_ROOM_MIGRATIONS.map((m) => m.id)).toEqual([...WAITING_ROOM_MIGRATIONS.keys()].map((i) => i + 1));
+  });
+});
