@@ -41,7 +41,13 @@ export type HoldAction =
 
 /** Why a transition was refused. */
 export type HoldRefusal =
-  'NOT_HOLD_OWNER' | 'HOLD_EXPIRED' | 'HOLD_NOT_ACTIVE' | 'HOLD_ALREADY_CONFIRMED' | 'PRICE_MISMATCH' | 'PAYMENT_IN_PROGRESS';
+  | 'NOT_HOLD_OWNER'
+  | 'HOLD_EXPIRED'
+  | 'HOLD_NOT_ACTIVE'
+  | 'HOLD_ALREADY_CONFIRMED'
+  | 'PRICE_MISMATCH'
+  | 'PAYMENT_IN_PROGRESS'
+  | 'ORDER_ALREADY_USED';
 
 /** Outcome of `applyHoldAction`: the next status and deadline (`noop` for an idempotent repeat), or a refusal. */
 export type HoldTransition =
@@ -68,8 +74,9 @@ const no = (code: HoldRefusal, detail: string): HoldTransition => ({ ok: false, 
  * else's seats. Rules beyond the arrows of `HoldStatus`:
  * - PAYMENT_PENDING moves the deadline to `now + graceMs` once; asking again is a no-op.
  * - Confirm needs the amount the origin charged to equal the hold's price; confirming a SOLD hold
- *   again with the same order id is a no-op, with another order id it is refused; an expired or
- *   released hold is never confirmed ("already sold, so success" does not exist).
+ *   again with the same order id and amount is a no-op, with another order id it is refused; an
+ *   expired or released hold is never confirmed ("already sold, so success" does not exist). That
+ *   an order id pays for one hold only is checked by the inventory (it spans holds).
  * - A visitor may release only a HELD hold; once payment started only the origin may release it.
  * - The timer (`expire`) acts only on a hold still HELD or PAYMENT_PENDING and past its own deadline.
  *
@@ -94,9 +101,10 @@ export function applyHoldAction(hold: HoldFacts, action: HoldAction, nowMs: numb
       return no('HOLD_NOT_ACTIVE', `payment cannot start on a ${status} hold`);
     case 'confirm':
       if (status === 'SOLD') {
-        return hold.orderId === action.orderId
-          ? ok(status, hold.expiresAtMs, true)
-          : no('HOLD_ALREADY_CONFIRMED', 'the hold was confirmed for another order');
+        if (hold.orderId !== action.orderId) return no('HOLD_ALREADY_CONFIRMED', 'the hold was confirmed for another order');
+        if (action.amountMinor !== hold.priceMinor)
+          return no('PRICE_MISMATCH', `the hold costs ${hold.priceMinor} minor units, not ${action.amountMinor}`);
+        return ok(status, hold.expiresAtMs, true);
       }
       if (status === 'EXPIRED') return no('HOLD_EXPIRED', 'the hold expired before confirmation');
       if (status === 'RELEASED') return no('HOLD_NOT_ACTIVE', 'a released hold cannot be confirmed');

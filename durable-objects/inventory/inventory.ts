@@ -402,6 +402,16 @@ export class Inventory extends DurableObject<Env> {
       if (!t.ok) return { kind: 'refused', code: t.code, detail: t.detail, hold: this.view(holdId)! };
       if (t.noop) return { kind: 'ok', hold: this.view(holdId)! };
       if (action.kind === 'confirm') {
+        const other = this.sql.one<{
+          hold_id: string;
+        }>`SELECT hold_id FROM inv_holds WHERE order_id = ${action.orderId} AND hold_id != ${holdId}`;
+        if (other)
+          return {
+            kind: 'refused',
+            code: 'ORDER_ALREADY_USED',
+            detail: 'this order id already paid for another hold',
+            hold: this.view(holdId)!,
+          };
         // The limit may have been lowered since the hold: check it again (this hold excluded).
         const limit = this.plan()!.maxSeatsPerAccount;
         const owned = this.ownedBy(row.account, now, holdId);

@@ -64,13 +64,15 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
         UNIQUE (account, idempotency_key)
       );
       INSERT INTO inv_holds_v2
-        SELECT hold_id, account, status, 'seats', NULL, (SELECT COUNT(*) FROM inv_hold_seats hs WHERE hs.hold_id = h.hold_id), 0,
+        SELECT hold_id, account, status, 'seats', NULL, n, n * COALESCE((SELECT json_extract(config, '$.seatPriceMinor') FROM inv_plan), 5000),
           created_at, expires_at, order_id, idempotency_key, 'seats:' || request, first_result
-        FROM inv_holds h;
+        FROM (SELECT h.*, (SELECT COUNT(*) FROM inv_hold_seats hs WHERE hs.hold_id = h.hold_id) AS n FROM inv_holds h);
       DROP TABLE inv_holds;
       ALTER TABLE inv_holds_v2 RENAME TO inv_holds;
       CREATE INDEX inv_holds_due ON inv_holds (status, expires_at);
       CREATE INDEX inv_holds_account ON inv_holds (account, status);
+      -- One order pays for one hold.
+      CREATE UNIQUE INDEX inv_holds_order ON inv_holds (order_id) WHERE order_id IS NOT NULL;
       CREATE TABLE inv_tiers (
         tier TEXT PRIMARY KEY,
         capacity INTEGER NOT NULL,
@@ -86,6 +88,8 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX inv_deltas_version ON inv_deltas (version);
       ALTER TABLE inv_plan ADD COLUMN pruned_through INTEGER NOT NULL DEFAULT 0;
+      -- No deltas exist for versions written before this migration: a client asking for them gets a snapshot.
+      UPDATE inv_plan SET pruned_through = version;
       CREATE TABLE inv_audit (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         at INTEGER NOT NULL,

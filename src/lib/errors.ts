@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'HOLD_ALREADY_CONFIRMED'
   | 'PRICE_MISMATCH'
   | 'PAYMENT_IN_PROGRESS'
+  | 'ORDER_ALREADY_USED'
   | 'TIER_NOT_FOUND'
   | 'CONFIG_CONFLICT'
   | 'ORIGIN_UNAVAILABLE'
@@ -57,6 +58,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   HOLD_ALREADY_CONFIRMED: { status: 409, title: 'The hold was confirmed for another order' },
   PRICE_MISMATCH: { status: 409, title: 'The amount does not match the price of the hold' },
   PAYMENT_IN_PROGRESS: { status: 409, title: 'Payment has started for this hold' },
+  ORDER_ALREADY_USED: { status: 409, title: 'The order id already paid for another hold' },
   TIER_NOT_FOUND: { status: 422, title: 'No such ticket tier' },
   CONFIG_CONFLICT: { status: 409, title: 'The configuration change is not allowed' },
   ORIGIN_UNAVAILABLE: { status: 503, title: 'The ticketing site is not answering' },

@@ -16,7 +16,7 @@ const holdRequest = z.union([
   z.object({ seatIds: z.array(z.string().max(16)).max(6) }).strict(),
   z.object({ tier: z.string().max(32), quantity: z.number() }).strict(),
 ]);
-const sinceParam = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const SINCE = /^\d{1,15}$/;
 
 /** The JSON shape of a hold in responses; times as ISO 8601, prices in minor units. */
 export function holdBody(hold: HoldView) {
@@ -88,15 +88,16 @@ holdsApi.use('/:eventId/holds/*', requireAdmission());
 holdsApi.get('/:eventId/seats', async (c) => {
   const eventId = eventIdParam(c);
   const rawSince = c.req.query('since');
-  const since = rawSince === undefined ? undefined : sinceParam.safeParse(rawSince);
-  if (since && !since.success) throw new GatewayError('INVALID_REQUEST', 'since must be a map version (a whole number)');
+  if (rawSince !== undefined && !SINCE.test(rawSince))
+    throw new GatewayError('INVALID_REQUEST', 'since must be a map version (a whole number)');
+  const since = rawSince === undefined ? undefined : Number(rawSince);
   const now = Date.now();
   let map: SeatMap | null;
   const cached = snapshots.get(eventId);
   if (since === undefined && cached && now - cached.at < SNAPSHOT_CACHE_MS) {
     map = cached.map;
   } else {
-    map = await c.env.INVENTORY.getByName(eventId).seatMap(since?.data);
+    map = await c.env.INVENTORY.getByName(eventId).seatMap(since);
     if (map?.kind === 'snapshot') snapshots.set(eventId, { at: now, map });
   }
   if (!map) throw new GatewayError('EVENT_NOT_FOUND');

@@ -306,6 +306,16 @@ describe('named races', () => {
     await checkInvariants(inv);
   });
 
+  it('lets one order id pay for one hold only (was: two holds sold to one payment)', async () => {
+    const inv = await inventory();
+    const a = await inv.hold('alice', { seatIds: ['A1'] }, 'a');
+    const b = await inv.hold('bob', { seatIds: ['A2'] }, 'b');
+    if (a.kind !== 'held' || b.kind !== 'held') throw new Error('setup');
+    expect(await inv.confirm(a.hold.holdId, 'ORD-1', SEAT_PRICE, null)).toMatchObject({ kind: 'ok' });
+    expect(await inv.confirm(b.hold.holdId, 'ORD-1', SEAT_PRICE, null)).toMatchObject({ kind: 'refused', code: 'ORDER_ALREADY_USED' });
+    expect(await inv.getHold(b.hold.holdId, null)).toMatchObject({ hold: { status: 'HELD' } });
+  });
+
   it('re-checks the per-account limit at confirm (the organizer lowered it meanwhile)', async () => {
     const inv = await inventory();
     const a = await inv.hold('alice', { seatIds: ['A1', 'A2', 'A3'] }, 'a');

@@ -38,7 +38,15 @@ describe('migrations', () => {
     expect(stats.config).toMatchObject({ seatPriceMinor: 5000, currency: 'EUR', tiers: [] });
     // The old idempotency record still answers a retry with the first result.
     expect(await inv.hold('bob', { seatIds: ['A2'] }, 'k2')).toMatchObject({ kind: 'held', replayed: true, hold: { holdId: 'h2' } });
-    expect(await inv.getHold('h2', 'bob')).toMatchObject({ kind: 'ok', hold: { status: 'HELD', seatIds: ['A2'], quantity: 1 } });
+    expect(await inv.getHold('h2', 'bob')).toMatchObject({
+      kind: 'ok',
+      hold: { status: 'HELD', seatIds: ['A2'], quantity: 1, priceMinor: 5000 },
+    });
+    // Regression (review): the upgrade priced old holds at 0, so they sold for nothing or never.
+    expect(await inv.confirm('h2', 'order-2', 0, null)).toMatchObject({ kind: 'refused', code: 'PRICE_MISMATCH' });
+    expect(await inv.confirm('h2', 'order-2', 5000, null)).toMatchObject({ kind: 'ok', hold: { status: 'SOLD' } });
+    // Regression (review): no deltas exist from before the upgrade, so an old version gets a snapshot.
+    expect((await inv.seatMap(1))!.kind).toBe('snapshot');
   });
 
   it('applies each migration once, in order, and records it', async () => {

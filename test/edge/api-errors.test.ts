@@ -346,7 +346,7 @@ describe('payment and audit through the APIs', () => {
     await v.hold(eventId, ['H1']);
     const delta = await v.json(`/_wr/events/${eventId}/seats?since=${snapshot.body.version}`);
     expect(delta.body).toMatchObject({ kind: 'delta', since: snapshot.body.version, changes: [{ id: 'H1', status: 'HELD' }] });
-    expect((await v.json(`/_wr/events/${eventId}/seats?since=-1`)).status).toBe(400);
+    for (const bad of ['-1', '', '1e3', 'x']) expect((await v.json(`/_wr/events/${eventId}/seats?since=${bad}`)).status).toBe(400);
   });
 });
 

@@ -101,8 +101,10 @@ export class InventoryModel {
     const t = applyHoldAction(h, action, now);
     if (!t.ok) return { kind: 'refused', code: t.code };
     if (t.noop) return { kind: 'ok', status: effectiveStatus(h, now) };
-    if (action.kind === 'confirm' && this.owned(h.account, now, id) + h.quantity > this.config.maxSeatsPerAccount) {
-      return { kind: 'refused', code: 'ACCOUNT_LIMIT' };
+    if (action.kind === 'confirm') {
+      if ([...this.holds.values()].some((o) => o.id !== id && o.orderId === action.orderId))
+        return { kind: 'refused', code: 'ORDER_ALREADY_USED' };
+      if (this.owned(h.account, now, id) + h.quantity > this.config.maxSeatsPerAccount) return { kind: 'refused', code: 'ACCOUNT_LIMIT' };
     }
     this.apply(h, t.status, t.expiresAtMs, action.kind === 'confirm' ? action.orderId : null);
     return { kind: 'ok', status: t.status };
@@ -165,6 +167,8 @@ export class InventoryModel {
           out.push(`held seat ${id} names a hold that is not live`);
       }
     }
+    const orders = [...this.holds.values()].filter((h) => h.orderId !== null).map((h) => h.orderId);
+    if (new Set(orders).size !== orders.length) out.push('an order id pays for two holds');
     for (const h of this.holds.values()) {
       const live = ['HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD'].includes(h.status);
       for (const s of h.seatIds) if (live && this.seats.get(s)!.holdId !== h.id) out.push(`${h.status} hold ${h.id} lost seat ${s}`);

@@ -37,6 +37,12 @@ describe('applyHoldAction', () => {
     ['confirm with the wrong amount', hold({}), confirm('o1', null, 99), 'PRICE_MISMATCH'],
     ['confirm again with the same order', hold({ status: 'SOLD', orderId: 'o1' }), confirm('o1'), 'SOLD (noop)'],
     ['confirm with another order', hold({ status: 'SOLD', orderId: 'o1' }), confirm('o2'), 'HOLD_ALREADY_CONFIRMED'],
+    [
+      'confirm again with the same order but another amount',
+      hold({ status: 'SOLD', orderId: 'o1' }),
+      confirm('o1', null, 1),
+      'PRICE_MISMATCH',
+    ],
     ['confirm exactly at the deadline (it counts as passed)', hold({ expiresAtMs: NOW }), confirm(), 'HOLD_EXPIRED'],
     ['confirm a millisecond before the deadline', hold({ expiresAtMs: NOW + 1 }), confirm(), 'SOLD'],
     ['confirm a released hold', hold({ status: 'RELEASED' }), confirm(), 'HOLD_NOT_ACTIVE'],
