@@ -9,9 +9,12 @@ export function simulatedLatencyMs(concurrent: number, baseMs: number, knee: num
   return baseMs + excess * excess;
 }
 
-/** The q-quantile (0..1) of samples by nearest rank; 0 for no samples. */
-export function quantile(samples: readonly number[], q: number): number {
-  if (samples.length === 0) return 0;
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+/**
+ * Simulated error rate (0..1): none up to twice the knee, then rising linearly to 1 at four times
+ * the knee (an origin that starts dropping requests once its queues overflow).
+ */
+export function simulatedErrorRate(concurrent: number, knee: number): number {
+  return Math.min(1, Math.max(0, (concurrent - 2 * knee) / (2 * knee)));
 }
+
+export { quantile } from '../src/lib/stats';

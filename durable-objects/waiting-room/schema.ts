@@ -40,4 +40,37 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 2,
+    description: 'organizer fixed rate, gateway signals, arrivals for no-shows, 30-minute samples',
+    sql: `
+      ALTER TABLE wr_room ADD COLUMN fixed_rate INTEGER;
+      ALTER TABLE wr_room ADD COLUMN active_limit INTEGER;
+      ALTER TABLE wr_room ADD COLUMN slow_start INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE wr_room ADD COLUMN admit_rate INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_room ADD COLUMN last_sample_at INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_visitors ADD COLUMN arrived_at INTEGER;
+      CREATE INDEX wr_visitors_admitted ON wr_visitors (admitted_at);
+      CREATE TABLE wr_gateway (
+        at INTEGER NOT NULL,
+        holds INTEGER NOT NULL,
+        conflicts INTEGER NOT NULL,
+        hold_p99_ms REAL
+      );
+      CREATE TABLE wr_samples (
+        at INTEGER PRIMARY KEY,
+        rate INTEGER NOT NULL,
+        admit_rate INTEGER NOT NULL,
+        active_limit INTEGER NOT NULL,
+        origin_p99_ms REAL,
+        origin_error_rate REAL,
+        waiting INTEGER NOT NULL,
+        active INTEGER NOT NULL,
+        admitted_total INTEGER NOT NULL,
+        hold_p99_ms REAL,
+        conflict_rate REAL,
+        no_show_rate REAL
+      );
+    `,
+  },
 ];

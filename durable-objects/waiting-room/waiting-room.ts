@@ -1,6 +1,6 @@
 // WaitingRoom Durable Object: one per event; storage, alarm and RPC around the pure queue policy.
 import { DurableObject } from 'cloudflare:workers';
-import type { QueueConfig } from '../../src/lib/event-config';
+import { DEFAULT_HOLD_TARGET_P99_MS, type QueueConfig } from '../../src/lib/event-config';
 import { Sql, migrate } from '../shared/sql';
 import {
   estimateWaitSeconds,
@@ -13,11 +13,27 @@ import {
   type QueueState,
   type RoomMode,
 } from './queue-policy';
-import { initialControllerState, nextReleaseRate, releaseBudget, type HealthReport } from './release-controller';
+import {
+  initialControllerState,
+  nextReleaseRate,
+  releaseBudget,
+  type ControllerBounds,
+  type GatewaySignals,
+  type HealthReport,
+} from './release-controller';
 import { WAITING_ROOM_MIGRATIONS } from './schema';
 
 /** Default interval of the release tick while anyone waits or is active, ms (env RELEASE_TICK_MS). */
 export const DEFAULT_TICK_MS = 1_000;
+/** The dashboard's samples: one every SAMPLE_EVERY_MS, kept for SAMPLE_KEEP_MS. */
+export const SAMPLE_EVERY_MS = 5_000;
+export const SAMPLE_KEEP_MS = 30 * 60_000;
+/** Gateway signals (hold latency, conflicts) count over this trailing window, ms. */
+export const SIGNAL_WINDOW_MS = 30_000;
+/** An admitted visitor who has not reached the sale this long after admission is a no-show, ms. */
+export const NO_SHOW_AFTER_MS = 60_000;
+/** No-shows count among visitors admitted in this trailing window, ms (and only with 10 or more). */
+export const NO_SHOW_WINDOW_MS = 5 * 60_000;
 
 interface RoomRow {
   config: string;
@@ -32,6 +48,11 @@ interface RoomRow {
   next_rank: number;
   admitted_total: number;
   health: string | null;
+  fixed_rate: number | null;
+  active_limit: number | null;
+  slow_start: number;
+  admit_rate: number;
+  last_sample_at: number;
 }
 
 interface VisitorRow {
@@ -43,6 +64,7 @@ interface VisitorRow {
   last_seen_at: number;
   admitted_at: number | null;
   expires_at: number | null;
+  arrived_at: number | null;
 }
 
 /** A visitor's place and the event's state, as `join` and `status` return it. */
@@ -66,6 +88,30 @@ export interface QueueStatus {
 /** `join` / `status` outcome: a status, or the event / visitor is unknown. */
 export type QueueAnswer = QueueStatus | { kind: 'event_not_found' } | { kind: 'unknown_visitor' };
 
+/** One dashboard sample. Rates per minute, latencies ms, shares 0..1. */
+export interface Sample {
+  at: number;
+  rate: number;
+  admitRate: number;
+  activeLimit: number;
+  originP99Ms: number | null;
+  originErrorRate: number | null;
+  waiting: number;
+  active: number;
+  admittedTotal: number;
+  holdP99Ms: number | null;
+  conflictRate: number | null;
+  noShowRate: number | null;
+}
+
+/** Hold outcomes one gateway isolate saw over its last window. */
+export interface HoldSignals {
+  holds: number;
+  conflicts: number;
+  /** p99 of those holds' round trips, ms. */
+  p99Ms: number;
+}
+
 /** `configure` outcome. */
 export type ConfigureAnswer = { kind: 'ok'; created: boolean } | { kind: 'conflict'; detail: string };
 
@@ -78,8 +124,17 @@ export interface RoomStats {
   admittedTotal: number;
   dropped: number;
   releaseRatePerMinute: number;
+  /** Admissions per minute after no-show compensation. */
+  admitPerMinute: number;
+  /** The controller's limit on active visitors (never above the organizer's max). */
+  activeLimit: number;
+  /** The organizer's fixed rate, or null when the controller decides. */
+  fixedRatePerMinute: number | null;
   lastHealth: HealthReport | null;
+  gateway: GatewaySignals;
   rateLog: { at: number; rate: number; reason: string }[];
+  /** One sample every 5 s over the last 30 minutes, oldest first. */
+  samples: Sample[];
   lottery: { commitment: string; drawn: boolean; seed: string | null } | null;
 }
 
@@ -169,7 +224,33 @@ export class WaitingRoom extends DurableObject<Env> {
    */
   async isActive(visitorId: string, sessionId: string): Promise<boolean> {
     const v = this.visitor(visitorId);
-    return v !== null && v.state === 'admitted' && String(v.admitted_at) === sessionId && v.expires_at! > this.clock();
+    const active = v !== null && v.state === 'admitted' && String(v.admitted_at) === sessionId && v.expires_at! > this.clock();
+    // The first admitted request is the visitor's arrival: whoever never arrives is a no-show.
+    if (active && v.arrived_at === null) this.sql.run`UPDATE wr_visitors SET arrived_at = ${this.clock()} WHERE visitor_id = ${visitorId}`;
+    return active;
+  }
+
+  /**
+   * Organizer override of the release rate: a fixed number of new visitors per minute, or null to
+   * hand control back to the controller. Takes effect at the next tick, with a logged reason.
+   * @returns false when the event does not exist
+   */
+  async setFixedRate(perMinute: number | null): Promise<boolean> {
+    if (!this.room()) return false;
+    this.sql.run`UPDATE wr_room SET fixed_rate = ${perMinute}`;
+    if (perMinute === null) {
+      this.sql
+        .run`INSERT INTO wr_rate_log (at, rate, reason) SELECT ${this.clock()}, rate, 'organizer returned control to the controller' FROM wr_room`;
+    }
+    return true;
+  }
+
+  /** Hold latency and conflicts one gateway isolate measured; the controller reads the last 30 s. */
+  async recordHoldSignals(signals: HoldSignals): Promise<void> {
+    const now = this.clock();
+    this.sql
+      .run`INSERT INTO wr_gateway (at, holds, conflicts, hold_p99_ms) VALUES (${now}, ${signals.holds}, ${signals.conflicts}, ${signals.p99Ms})`;
+    this.sql.run`DELETE FROM wr_gateway WHERE at < ${now - SIGNAL_WINDOW_MS}`;
   }
 
   /**
@@ -230,7 +311,38 @@ export class WaitingRoom extends DurableObject<Env> {
       admittedTotal: room.admitted_total,
       dropped: count('dropped'),
       releaseRatePerMinute: room.rate,
+      admitPerMinute: room.admit_rate,
+      activeLimit: Math.min(room.active_limit ?? config.maxActiveVisitors, config.maxActiveVisitors),
+      fixedRatePerMinute: room.fixed_rate,
       lastHealth: room.health ? (JSON.parse(room.health) as HealthReport) : null,
+      gateway: this.gatewaySignals(now),
+      samples: this.sql.all<{
+        at: number;
+        rate: number;
+        admit_rate: number;
+        active_limit: number;
+        origin_p99_ms: number | null;
+        origin_error_rate: number | null;
+        waiting: number;
+        active: number;
+        admitted_total: number;
+        hold_p99_ms: number | null;
+        conflict_rate: number | null;
+        no_show_rate: number | null;
+      }>`SELECT * FROM wr_samples WHERE at > ${now - SAMPLE_KEEP_MS} ORDER BY at`.map((r) => ({
+        at: r.at,
+        rate: r.rate,
+        admitRate: r.admit_rate,
+        activeLimit: r.active_limit,
+        originP99Ms: r.origin_p99_ms,
+        originErrorRate: r.origin_error_rate,
+        waiting: r.waiting,
+        active: r.active,
+        admittedTotal: r.admitted_total,
+        holdP99Ms: r.hold_p99_ms,
+        conflictRate: r.conflict_rate,
+        noShowRate: r.no_show_rate,
+      })),
       rateLog: this.sql.all<{
         at: number;
         rate: number;
@@ -264,8 +376,22 @@ export class WaitingRoom extends DurableObject<Env> {
       this.sql.run`UPDATE wr_visitors SET state = 'dropped' WHERE state = 'waiting' AND last_seen_at < ${now - config.idleTimeoutMs}`;
 
       const report = r.health ? (JSON.parse(r.health) as HealthReport) : null;
-      const decision = nextReleaseRate({ ratePerMinute: r.rate, lastReportAtMs: r.last_report_at }, report, bounds(config), now);
+      const gateway = this.gatewaySignals(now);
+      const activeNow = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'admitted'`?.n ?? 0;
+      const b = bounds(config, r.fixed_rate);
+      const decision = nextReleaseRate(
+        {
+          ratePerMinute: r.rate,
+          activeLimit: r.active_limit ?? b.maxActive,
+          slowStart: r.slow_start === 1,
+          lastReportAtMs: r.last_report_at,
+        },
+        { origin: report, gateway, active: activeNow },
+        b,
+        now,
+      );
       const rate = decision.state.ratePerMinute;
+      const limit = decision.state.activeLimit;
       if (decision.reason) this.sql.run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${rate}, ${decision.reason})`;
 
       let carry = 0;
@@ -274,7 +400,13 @@ export class WaitingRoom extends DurableObject<Env> {
         const active = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'admitted'`?.n ?? 0;
         const eligible =
           this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'waiting' AND rank IS NOT NULL`?.n ?? 0;
-        const budget = releaseBudget(rate, r.carry, now - r.last_tick_at, config.maxActiveVisitors - active, eligible);
+        const budget = releaseBudget(
+          decision.admitPerMinute,
+          r.carry,
+          now - r.last_tick_at,
+          Math.min(config.maxActiveVisitors, limit) - active,
+          eligible,
+        );
         carry = budget.carry;
         admitted = budget.admit;
         if (admitted > 0) {
@@ -282,10 +414,38 @@ export class WaitingRoom extends DurableObject<Env> {
             WHERE visitor_id IN (SELECT visitor_id FROM wr_visitors WHERE state = 'waiting' AND rank IS NOT NULL ORDER BY rank LIMIT ${admitted})`;
         }
       }
-      this.sql.run`UPDATE wr_room SET rate = ${rate}, last_report_at = ${decision.state.lastReportAtMs}, carry = ${carry},
-        last_tick_at = ${now}, admitted_total = admitted_total + ${admitted}`;
+      this.sql.run`UPDATE wr_room SET rate = ${rate}, admit_rate = ${decision.admitPerMinute}, active_limit = ${limit},
+        slow_start = ${decision.state.slowStart ? 1 : 0}, last_report_at = ${decision.state.lastReportAtMs},
+        carry = ${carry}, last_tick_at = ${now}, admitted_total = admitted_total + ${admitted}`;
+      if (now - r.last_sample_at >= SAMPLE_EVERY_MS) this.sample(now, rate, decision.admitPerMinute, limit, report, gateway);
     });
     await this.ensureAlarm(now, true);
+  }
+
+  /** Hold p99 (the worst isolate's) and conflict rate over SIGNAL_WINDOW_MS, and the no-show rate. */
+  private gatewaySignals(now: number): GatewaySignals {
+    const g = this.sql.one<{ holds: number | null; conflicts: number | null; p99: number | null }>`
+      SELECT SUM(holds) AS holds, SUM(conflicts) AS conflicts, MAX(hold_p99_ms) AS p99 FROM wr_gateway WHERE at >= ${now - SIGNAL_WINDOW_MS}`;
+    const a = this.sql.one<{ admitted: number; missing: number | null }>`
+      SELECT COUNT(*) AS admitted, SUM(arrived_at IS NULL) AS missing FROM wr_visitors
+      WHERE admitted_at BETWEEN ${now - NO_SHOW_WINDOW_MS} AND ${now - NO_SHOW_AFTER_MS}`;
+    const holds = g?.holds ?? 0;
+    return {
+      holdP99Ms: holds > 0 ? g!.p99 : null,
+      conflictRate: holds > 0 ? (g!.conflicts ?? 0) / holds : null,
+      noShowRate: a && a.admitted >= 10 ? (a.missing ?? 0) / a.admitted : null,
+    };
+  }
+
+  /** Records one dashboard sample and forgets samples older than SAMPLE_KEEP_MS. */
+  private sample(now: number, rate: number, admitRate: number, limit: number, report: HealthReport | null, gateway: GatewaySignals): void {
+    const count = (where: string) => this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = ${where}`?.n ?? 0;
+    const total = this.sql.one<{ n: number }>`SELECT admitted_total AS n FROM wr_room WHERE id = 1`?.n ?? 0;
+    this.sql
+      .run`INSERT OR REPLACE INTO wr_samples VALUES (${now}, ${rate}, ${admitRate}, ${limit}, ${report?.p99LatencyMs ?? null}, ${report?.errorRate ?? null},
+      ${count('waiting')}, ${count('admitted')}, ${total}, ${gateway.holdP99Ms}, ${gateway.conflictRate}, ${gateway.noShowRate})`;
+    this.sql.run`DELETE FROM wr_samples WHERE at < ${now - SAMPLE_KEEP_MS}`;
+    this.sql.run`UPDATE wr_room SET last_sample_at = ${now}`;
   }
 
   /** Ranks the pre-queue by the seeded draw, then later arrivals by arrival order. */
@@ -398,11 +558,16 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 }
 
-function bounds(config: QueueConfig) {
+function bounds(config: QueueConfig, fixedRate: number | null = null): ControllerBounds {
   return {
     minPerMinute: config.minReleaseRatePerMinute,
     maxPerMinute: config.maxReleaseRatePerMinute,
     targetP99Ms: config.targetP99Ms,
     maxErrorRate: config.maxErrorRate,
+    // Configs stored before these settings existed get the defaults.
+    holdTargetP99Ms: config.holdTargetP99Ms ?? DEFAULT_HOLD_TARGET_P99_MS,
+    onOriginDown: config.onOriginDown ?? 'minimum',
+    fixedPerMinute: fixedRate,
+    maxActive: config.maxActiveVisitors,
   };
 }

@@ -13,6 +13,8 @@ export const DEFAULT_MAX_SEATS_PER_ACCOUNT = 6;
 export const DEFAULT_TARGET_P99_MS = 800;
 /** Default highest origin error rate (0..1) the release controller tolerates. */
 export const DEFAULT_MAX_ERROR_RATE = 0.02;
+/** Default seat-hold p99 (through the gateway) above which the inventory counts as overloaded, ms. */
+export const DEFAULT_HOLD_TARGET_P99_MS = 300;
 /** Default payment grace: how long a PAYMENT_PENDING hold waits for the origin's answer, in seconds. */
 export const DEFAULT_PAYMENT_GRACE_S = 120;
 /** Default price of one numbered seat, in minor units of `currency` (EUR 50.00). */
@@ -59,6 +61,8 @@ export const eventConfigInput = z
     maxSeatsPerAccount: z.number().int().min(1).max(100).default(DEFAULT_MAX_SEATS_PER_ACCOUNT),
     targetP99Ms: z.number().int().min(1).max(60_000).default(DEFAULT_TARGET_P99_MS),
     maxErrorRate: z.number().min(0).max(1).default(DEFAULT_MAX_ERROR_RATE),
+    holdTargetP99Ms: z.number().int().min(1).max(60_000).default(DEFAULT_HOLD_TARGET_P99_MS),
+    onOriginDown: z.enum(['minimum', 'pause']).default('minimum'),
   })
   .strict()
   .refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
@@ -87,6 +91,10 @@ export interface QueueConfig {
   idleTimeoutMs: number;
   targetP99Ms: number;
   maxErrorRate: number;
+  /** Seat-hold p99 target, ms. */
+  holdTargetP99Ms: number;
+  /** A silent or failing origin gets the minimum rate, or no releases at all. */
+  onOriginDown: 'minimum' | 'pause';
 }
 
 /** A general-admission tier: places without numbers, sold by quantity. Prices in minor units. */
@@ -130,6 +138,8 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       idleTimeoutMs: input.idleTimeoutSeconds * 1000,
       targetP99Ms: input.targetP99Ms,
       maxErrorRate: input.maxErrorRate,
+      holdTargetP99Ms: input.holdTargetP99Ms,
+      onOriginDown: input.onOriginDown,
     },
     inventory: {
       seats: input.seats,
@@ -168,5 +178,7 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Even
     maxSeatsPerAccount: inventory.maxSeatsPerAccount,
     targetP99Ms: queue.targetP99Ms,
     maxErrorRate: queue.maxErrorRate,
+    holdTargetP99Ms: queue.holdTargetP99Ms,
+    onOriginDown: queue.onOriginDown,
   };
 }

@@ -1,5 +1,6 @@
 // Organizer API: create/update an event, read its live numbers, pause and resume.
 import { Hono, type Context } from 'hono';
+import { z } from 'zod';
 import { bearerAuth } from 'hono/bearer-auth';
 import { timingSafeEqual } from 'hono/utils/buffer';
 import { eventConfigInput, joinConfig, splitConfig } from '../lib/event-config';
@@ -45,6 +46,14 @@ adminApi.get('/events/:eventId', async (c) => {
   const { config: queueConfig, ...queue } = room;
   const { config: inventoryConfig, ...inventory } = seats;
   return c.json({ eventId, config: joinConfig(queueConfig, inventoryConfig), queue, inventory });
+});
+
+const rateOverride = z.object({ fixedPerMinute: z.number().int().min(0).max(1_000_000).nullable() }).strict();
+
+adminApi.post('/events/:eventId/rate', async (c) => {
+  const { fixedPerMinute } = parseJsonBody(await c.req.text(), rateOverride);
+  if (!(await c.env.WAITING_ROOM.getByName(eventIdParam(c)).setFixedRate(fixedPerMinute))) throw new GatewayError('EVENT_NOT_FOUND');
+  return c.json({ eventId: eventIdParam(c), fixedPerMinute });
 });
 
 adminApi.get('/events/:eventId/audit', async (c) => {

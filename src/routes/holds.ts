@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMap } from '../../durable-objects/inventory/inventory';
 import { requireAdmission } from '../middleware/credentials';
 import { GatewayError, assertNever } from '../lib/errors';
+import { recordHold } from '../lib/hold-signals';
 import { parseJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 
@@ -111,7 +112,12 @@ holdsApi.post('/:eventId/holds', async (c) => {
   if (!key) throw new GatewayError('IDEMPOTENCY_KEY_REQUIRED');
   if (!IDEMPOTENCY_KEY.test(key)) throw new GatewayError('INVALID_REQUEST', 'Idempotency-Key must be 1-128 visible ASCII characters');
   const request = parseJsonBody(await c.req.text(), holdRequest);
-  const { hold, replayed } = holdResult(await c.env.INVENTORY.getByName(eventId).hold(c.var.admission.visitorId, request, key));
+  const started = Date.now();
+  const answer = await c.env.INVENTORY.getByName(eventId).hold(c.var.admission.visitorId, request, key);
+  // Feed the release controller: hold latency and conflicts, batched per isolate.
+  const signals = recordHold(eventId, Date.now() - started, answer.kind === 'unavailable', Date.now());
+  if (signals) c.executionCtx.waitUntil(c.env.WAITING_ROOM.getByName(eventId).recordHoldSignals(signals));
+  const { hold, replayed } = holdResult(answer);
   if (replayed) c.header('idempotent-replayed', 'true');
   c.header('cache-control', 'no-store');
   return c.json(holdBody(hold), 201);

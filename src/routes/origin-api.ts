@@ -14,6 +14,7 @@ export const healthReport = z
     p99LatencyMs: z.number().finite().min(0).max(600_000),
     errorRate: z.number().finite().min(0).max(1),
     activeBuyers: z.number().int().min(0).max(100_000_000),
+    capacityHint: z.number().int().min(0).max(100_000_000).optional(),
     windowSeconds: z.number().finite().min(1).max(3_600).optional(),
   })
   .strict();
@@ -32,7 +33,12 @@ originApi.use('*', originSignature());
 originApi.post('/events/:eventId/health', async (c) => {
   const report = parseJsonBody(c.var.rawBody, healthReport);
   const result = await c.env.WAITING_ROOM.getByName(eventIdParam(c)).recordHealth(
-    { p99LatencyMs: report.p99LatencyMs, errorRate: report.errorRate, activeBuyers: report.activeBuyers },
+    {
+      p99LatencyMs: report.p99LatencyMs,
+      errorRate: report.errorRate,
+      activeBuyers: report.activeBuyers,
+      ...(report.capacityHint !== undefined ? { capacityHint: report.capacityHint } : {}),
+    },
     c.var.signedAtMs,
   );
   if (result === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND');

@@ -1,0 +1,33 @@
+// Per-isolate tally of seat-hold round trips, flushed to the event's WaitingRoom every few seconds.
+import { quantile } from './stats';
+
+/** An isolate reports its holds to the WaitingRoom at most this often, ms. */
+export const FLUSH_EVERY_MS = 5_000;
+const MAX_SAMPLES = 2_000;
+
+interface Tally {
+  since: number;
+  latencies: number[];
+  conflicts: number;
+}
+
+const tallies = new Map<string, Tally>();
+
+/**
+ * Records one hold's round trip (ms) and whether the seats were taken. Returns the window to
+ * report when FLUSH_EVERY_MS has passed since the last report for this event, else null.
+ */
+export function recordHold(
+  eventId: string,
+  ms: number,
+  conflict: boolean,
+  nowMs: number,
+): { holds: number; conflicts: number; p99Ms: number } | null {
+  const t = tallies.get(eventId) ?? { since: nowMs, latencies: [], conflicts: 0 };
+  tallies.set(eventId, t);
+  if (t.latencies.length < MAX_SAMPLES) t.latencies.push(ms);
+  if (conflict) t.conflicts++;
+  if (nowMs - t.since < FLUSH_EVERY_MS) return null;
+  tallies.delete(eventId);
+  return { holds: t.latencies.length, conflicts: t.conflicts, p99Ms: quantile(t.latencies, 0.99) };
+}
