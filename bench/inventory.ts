@@ -66,6 +66,7 @@ async function main(): Promise<void> {
             WAITING_ROOM: { className: 'WaitingRoom', useSQLite: true },
             INVENTORY: { className: 'BenchInventory', useSQLite: true },
             NOOP: { className: 'Noop', useSQLite: true },
+            DIRECTORY: { className: 'EventDirectory', useSQLite: true },
           },
           serviceBindings: { ORIGIN: async () => new Response('origin') },
         },

@@ -37,6 +37,8 @@ export class Shop extends DurableObject<OriginEnv> {
   private buyers = new Map<string, number>();
   private lastTrafficAt = 0;
   private jwks: { at: number; set: ReturnType<typeof createLocalJWKSet> } | null = null;
+  /** Demo switch (POST .../__stub/load): a slower or smaller origin, until reset. */
+  private slowdown: { baseLatencyMs: number; capacityKnee: number } | null = null;
 
   constructor(ctx: DurableObjectState, env: OriginEnv) {
     super(ctx, env);
@@ -53,7 +55,14 @@ export class Shop extends DurableObject<OriginEnv> {
     let ok = false;
     try {
       await new Promise((r) =>
-        setTimeout(r, simulatedLatencyMs(this.inflight, Number(this.env.BASE_LATENCY_MS), Number(this.env.CAPACITY_KNEE))),
+        setTimeout(
+          r,
+          simulatedLatencyMs(
+            this.inflight,
+            this.slowdown?.baseLatencyMs ?? Number(this.env.BASE_LATENCY_MS),
+            this.slowdown?.capacityKnee ?? Number(this.env.CAPACITY_KNEE),
+          ),
+        ),
       );
       const res = await this.app.fetch(request, this.env);
       ok = res.status < 500;
@@ -129,6 +138,15 @@ export class Shop extends DurableObject<OriginEnv> {
       c.set('account', account);
       c.set('eventId', eventId);
       await next();
+    });
+    // Demo switch for the release controller: make this event's origin slow (or small), or reset it.
+    app.post('/events/:eventId/__stub/load', async (c) => {
+      const body = (await c.req.json().catch(() => null)) as { baseLatencyMs?: unknown; capacityKnee?: unknown } | null;
+      const ok = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 60_000;
+      if (body && ok(body.baseLatencyMs) && ok(body.capacityKnee)) {
+        this.slowdown = { baseLatencyMs: body.baseLatencyMs as number, capacityKnee: body.capacityKnee as number };
+      } else this.slowdown = null;
+      return c.json({ slowdown: this.slowdown });
     });
     app.get('/events/:eventId/orders/:orderId', (c) => {
       const order = this.order(c.req.param('orderId'));

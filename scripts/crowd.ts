@@ -20,6 +20,7 @@ const { values: opts } = parseArgs({
     'max-seconds': { type: 'string', default: '600' },
     concurrency: { type: 'string', default: '48' },
     seed: { type: 'string', default: '1' },
+    'slow-origin-after': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -31,7 +32,8 @@ if (opts.help) {
   --min-rate N      min release rate per minute (rate / 4)
   --max-active N    max active visitors (200)      --max-seconds N  stop after this long (600)
   --concurrency N   requests in flight at most (48) --seed N         PRNG seed (1)
-  --url URL         gateway (http://127.0.0.1:8787; started with temporary storage if none answers)`);
+  --url URL         gateway (http://127.0.0.1:8787; started with temporary storage if none answers)
+  --slow-origin-after S  after S seconds, tell the origin stub to answer in ~900 ms (watch the rate fall)`);
   process.exit(0);
 }
 const VISITORS = Number(opts.visitors);
@@ -84,6 +86,8 @@ const counts = {
   httpErrors: 0,
 };
 const admittedAt: number[] = [];
+const slowOriginAt = opts['slow-origin-after'] ? Date.now() + Number(opts['slow-origin-after']) * 1000 : null;
+let slowed = false;
 const paidSeats = new Map<string, string>(); // seat -> order id, as the visitors saw it
 let doubleSoldSeenByClients = 0;
 
@@ -126,6 +130,14 @@ async function visitor(base: string, eventId: string, seats: string[], deadline:
   }
   counts.admitted++;
   admittedAt.push(Date.now());
+  if (slowOriginAt !== null && Date.now() >= slowOriginAt && !slowed) {
+    slowed = true;
+    const r = await request(jar, base, `/events/${eventId}/__stub/load`, {
+      method: 'POST',
+      body: JSON.stringify({ baseLatencyMs: 900, capacityKnee: 5 }),
+    });
+    console.log(`  origin stub slowed down (p99 ~900 ms+): ${JSON.stringify(r.body)}`);
+  }
 
   await request(jar, base, `/events/${eventId}/`); // the sale page, proxied to the origin
   const map = await request(jar, base, `/_wr/events/${eventId}/seats`);
@@ -229,7 +241,7 @@ async function main(): Promise<void> {
 
   const statsRes = await fetch(`${server.url}/_wr/admin/events/${eventId}`, { headers: { authorization: `Bearer ${server.adminToken}` } });
   const stats = (await statsRes.json()) as {
-    queue: { releaseRatePerMinute: number; rateLog: { rate: number; reason: string }[]; admittedTotal: number };
+    queue: { releaseRatePerMinute: number; rateLog: { at: number; rate: number; reason: string }[]; admittedTotal: number };
     inventory: {
       seats: { sold: number; held: number; available: number };
       consistency: { seatsWithMultipleOrders: number; soldSeatsWithoutMatchingOrder: number };
@@ -246,6 +258,11 @@ async function main(): Promise<void> {
   row('release rate configured (min-max per minute)', `${minRate}-${RATE}`);
   row('release rate at the end (controller)', stats.queue.releaseRatePerMinute);
   row('last rate change', stats.queue.rateLog[0]?.reason ?? '-');
+  if (slowed) {
+    console.log('  rate changes, newest first:');
+    for (const e of stats.queue.rateLog.slice(0, 8))
+      console.log(`    ${new Date(e.at).toISOString().slice(11, 19)}  ${String(e.rate).padStart(5)}/min  ${e.reason}`);
+  }
   row('holds granted / refused (409) / other errors', `${counts.holdsGranted} / ${counts.holdsRefused} / ${counts.holdErrors}`);
   row('checkouts paid / declined card / failed', `${counts.paid} / ${counts.declined} / ${counts.checkoutFailed}`);
   row('holds abandoned', counts.abandoned);

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ERROR_TABLE, GatewayError, problemResponse } from './lib/errors';
 import { publicJwks, tokenSettings } from './lib/token';
+import { dashboardPage } from './pages/dashboard-page';
 import { problemPage } from './pages/problem-page';
 import { adminApi } from './routes/admin';
 import { holdsApi } from './routes/holds';
@@ -23,6 +24,16 @@ export function createApp() {
   app.route('/events', saleArea);
   app.route('/_wr/events', queueApi);
   app.route('/_wr/events', holdsApi);
+  // The dashboard shell holds no data; its API calls carry the admin token.
+  app.get('/_wr/admin', (c) => c.redirect('/_wr/admin/', 301));
+  app.get('/_wr/admin/', (c) => {
+    c.header('cache-control', 'no-store');
+    c.header(
+      'content-security-policy',
+      "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    );
+    return c.html(dashboardPage());
+  });
   app.route('/_wr/admin', adminApi);
   app.route('/_wr/origin', originApi);
 

@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { bearerAuth } from 'hono/bearer-auth';
 import { timingSafeEqual } from 'hono/utils/buffer';
+import { DIRECTORY_NAME } from '../../durable-objects/event-directory';
 import { eventConfigInput, joinConfig, splitConfig } from '../lib/event-config';
 import { GatewayError } from '../lib/errors';
 import { parseJsonBody } from '../lib/validate';
@@ -35,7 +36,13 @@ adminApi.put('/events/:eventId', async (c) => {
   const result = await room.configure(queue);
   // Someone joined between the check and the write: only the hold rules changed; say so.
   if (result.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', result.detail);
+  await c.env.DIRECTORY.getByName(DIRECTORY_NAME).register(eventId, queue.name);
   return c.json({ eventId, created: result.created, config: joinConfig(queue, inventory) }, result.created ? 201 : 200);
+});
+
+adminApi.get('/events', async (c) => {
+  c.header('cache-control', 'no-store');
+  return c.json({ events: await c.env.DIRECTORY.getByName(DIRECTORY_NAME).list() });
 });
 
 adminApi.get('/events/:eventId', async (c) => {

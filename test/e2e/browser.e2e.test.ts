@@ -1,5 +1,5 @@
 // A real browser lands on the sale URL, waits, is admitted, holds a seat and checks out.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -83,5 +83,36 @@ describe('browser', () => {
     await tab.goto(`${server.url}/events/${eventId}/`);
     expect(await tab.textContent('[data-testid="position"]')).toBe(place);
     await context.close();
+  });
+
+  it('organizer dashboard: signs in, sees the queue move, pauses, and releases stop', async () => {
+    const eventId = `e2e-dash-${Date.now().toString(36)}`;
+    await putEvent(server, eventId, {
+      name: 'Dashboard test',
+      releaseRatePerMinute: 60,
+      minReleaseRatePerMinute: 60,
+      maxActiveVisitors: 100,
+      seats: 50,
+    });
+    for (let i = 0; i < 20; i++) await fetch(`${server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/_wr/admin/?event=${eventId}`);
+    await page.fill('#token', server.adminToken);
+    await page.click('#login button');
+    const waiting = async () => Number((await page.textContent('[data-k="waiting"]'))?.replace(/\D/g, '') || NaN);
+    await expect.poll(waiting, { timeout: 10_000 }).toBeLessThan(20);
+    const before = await waiting();
+    await expect.poll(waiting, { timeout: 15_000 }).toBeLessThan(before);
+    await page.click('#pause');
+    await expect.poll(() => page.textContent('[data-k="mode"]')).toBe('paused');
+    const atPause = await waiting();
+    await new Promise((r) => setTimeout(r, 4_000));
+    expect(await waiting()).toBe(atPause);
+    expect(await page.textContent('#log')).toMatch(/no health report yet|start at the minimum/);
+    mkdirSync('test-results', { recursive: true });
+    await page.screenshot({ path: 'test-results/dashboard.png', fullPage: true });
+    await page.click('#resume');
+    await expect.poll(() => page.textContent('[data-k="mode"]')).toBe('open');
+    await page.close();
   });
 });
