@@ -29,6 +29,7 @@ export interface StatusBody {
 }
 
 interface Turn {
+  visitorId: string;
   status: QueueStatus;
   body: StatusBody;
   admissionToken: string | null;
@@ -80,7 +81,7 @@ async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClai
     body.admissionToken = admissionToken;
     setCookie(c, admissionCookie(eventId), admissionToken, cookieOptions(c.req.url, (status.admission.expiresAtMs - now) / 1000));
   }
-  return { status, body, admissionToken };
+  return { visitorId, status, body, admissionToken };
 }
 
 /** A ticket that fails to verify on the sale URL starts the visitor afresh instead of erroring. */
@@ -118,8 +119,11 @@ saleArea.all('/:eventId/*', async (c) => {
     throw new GatewayError('ADMISSION_REQUIRED', 'wait in the queue for your turn first');
   }
   const turn = await takeTurn(c, eventId, await ticketOrNull(c, eventId), false);
-  if (turn.admissionToken) {
-    // Admitted on this very request: serve the sale page now, with the new cookies attached.
+  if (turn.admissionToken && turn.status.admission) {
+    // Admitted on this very request: the visitor arrives now (not a no-show); serve the sale page
+    // with the new cookies attached.
+    const { admittedAtMs } = turn.status.admission;
+    c.executionCtx.waitUntil(c.env.WAITING_ROOM.getByName(eventId).isActive(turn.visitorId, String(admittedAtMs)));
     const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken, { stripAuthorization: !getCookie(c, ticketCookie(eventId)) });
     const res = new Response(origin.body, origin);
     for (const cookie of c.res.headers.getSetCookie()) res.headers.append('set-cookie', cookie);

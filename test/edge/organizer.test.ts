@@ -1,0 +1,79 @@
+// Organizer side of the release loop: fixed rate, event list, dashboard shell, gateway signals, no-shows.
+import { env, exports } from 'cloudflare:workers';
+import { runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
+import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
+
+const admin = async (path: string, init: RequestInit = {}) => {
+  const res = await exports.default.fetch(
+    new Request(`${BASE}/_wr/admin${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    }),
+  );
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+
+describe('organizer controls', () => {
+  it('fixes the release rate, logs why, and hands control back', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { releaseRatePerMinute: 600, minReleaseRatePerMinute: 60 });
+    await new Visitor().json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    expect((await admin(`/events/${eventId}/rate`, { method: 'POST', body: '{"fixedPerMinute":42}' })).status).toBe(200);
+    await tick(eventId);
+    const fixed = (await admin(`/events/${eventId}`)).body as {
+      queue: { releaseRatePerMinute: number; fixedRatePerMinute: number; rateLog: { reason: string }[] };
+    };
+    expect(fixed.queue).toMatchObject({ releaseRatePerMinute: 42, fixedRatePerMinute: 42 });
+    expect(fixed.queue.rateLog[0]!.reason).toContain('fixed by the organizer at 42/min');
+    await admin(`/events/${eventId}/rate`, { method: 'POST', body: '{"fixedPerMinute":null}' });
+    await tick(eventId);
+    const auto = (await admin(`/events/${eventId}`)).body as { queue: { fixedRatePerMinute: null; rateLog: { reason: string }[] } };
+    expect(auto.queue.fixedRatePerMinute).toBeNull();
+    expect(auto.queue.rateLog.map((e) => e.reason).join('\n')).toContain('organizer returned control to the controller');
+    expect((await admin(`/events/${eventId}/rate`, { method: 'POST', body: '{"fixedPerMinute":-1}' })).status).toBe(400);
+  });
+
+  it('lists configured events for the dashboard, and serves the dashboard shell without data', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { name: 'Listed concert' });
+    const list = (await admin('/events')).body as { events: { eventId: string; name: string }[] };
+    expect(list.events).toContainEqual(expect.objectContaining({ eventId, name: 'Listed concert' }));
+    const page = await exports.default.fetch(new Request(`${BASE}/_wr/admin/`));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const html = await page.text();
+    expect(html).toContain('Admin token');
+    expect(html).not.toContain('Listed concert');
+    expect((await exports.default.fetch(new Request(`${BASE}/_wr/admin/events`))).status).toBe(401);
+  });
+});
+
+describe('gateway signals', () => {
+  it('feeds seat-hold conflicts and latency to the waiting room', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const room = env.WAITING_ROOM.getByName(eventId);
+    await room.recordHoldSignals({ holds: 10, conflicts: 9, p99Ms: 120 });
+    await room.recordHoldSignals({ holds: 10, conflicts: 1, p99Ms: 480 });
+    expect((await room.stats())!.gateway).toMatchObject({ holdP99Ms: 480, conflictRate: 0.5 });
+  });
+
+  it('counts admitted visitors who never reach the sale as no-shows', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const arrived: Visitor[] = [];
+    for (let i = 0; i < 12; i++) {
+      const v = await admittedVisitor(eventId);
+      if (i < 3) arrived.push(v);
+    }
+    for (const v of arrived) expect((await v.json(`/_wr/events/${eventId}/seats`)).status).toBe(200);
+    const room = env.WAITING_ROOM.getByName(eventId);
+    await runInDurableObject(room, (obj: WaitingRoom) => {
+      const later = Date.now() + 2 * 60_000;
+      obj.clock = () => later;
+    });
+    expect((await room.stats())!.gateway.noShowRate).toBeCloseTo(9 / 12, 5);
+  });
+});
