@@ -1,7 +1,7 @@
 // Tests inside workerd: the gateway Worker from wrangler.toml plus the origin stub as an auxiliary Worker.
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
-import { buildSync } from 'esbuild';
 import { defineConfig } from 'vitest/config';
+import { bundleWorker } from './scripts/lib/bundle.ts';
 import { generateDevSecrets } from './scripts/lib/dev-secrets.ts';
 
 const PROJECT = 'gateway';
@@ -10,16 +10,7 @@ const PROJECT = 'gateway';
 const secrets = generateDevSecrets();
 
 // Auxiliary Workers cannot load their own wrangler.toml in the pool: bundle the stub first.
-buildSync({
-  entryPoints: ['origin-stub/index.ts'],
-  outfile: '.build/origin-stub.js',
-  bundle: true,
-  format: 'esm',
-  platform: 'neutral',
-  target: 'es2024',
-  external: ['cloudflare:workers'],
-  logLevel: 'warning',
-});
+bundleWorker('origin-stub/index.ts', '.build/origin-stub.js');
 
 export default defineConfig({
   plugins: [

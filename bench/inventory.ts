@@ -1,9 +1,9 @@
 // `npm run bench:inventory`: seat holds per second inside the Inventory object and end to end
 // through the gateway, next to no-op baselines measured in the same run, under Miniflare.
 import autocannon from 'autocannon';
-import { buildSync } from 'esbuild';
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { seatIdsFor } from '../durable-objects/inventory/hold-policy.ts';
+import { bundleWorker } from '../scripts/lib/bundle.ts';
 import { generateDevSecrets } from '../scripts/lib/dev-secrets.ts';
 import { pickSeatIndexes, prng } from './hotspot.ts';
 
@@ -40,16 +40,7 @@ function cookieHeader(res: Response, jar: Map<string, string>): void {
 }
 
 async function main(): Promise<void> {
-  buildSync({
-    entryPoints: ['bench/bench-worker.ts'],
-    outfile: '.build/bench-worker.js',
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2024',
-    external: ['cloudflare:workers'],
-    logLevel: 'warning',
-  });
+  bundleWorker('bench/bench-worker.ts', '.build/bench-worker.js');
   const secrets = generateDevSecrets();
   // Miniflare 5 takes a new options shape; it converts the familiar (v4) one.
   const mf = new Miniflare(

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { HoldChangeAnswer, HoldRequest, Inventory } from '../../durable-objects/inventory/inventory';
 import type { InventoryConfig } from '../../src/lib/event-config';
 import { freshEventId } from '../helpers/client';
-import { InventoryModel, type ModelOutcome } from '../helpers/inventory-model';
-import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, SEATS, TIERS, TTL_MS, arbSchedule } from '../helpers/schedules';
+import type { ModelOutcome } from '../helpers/inventory-model';
+import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, SEATS, TIERS, TTL_MS, arbSchedule, scheduleModel } from '../helpers/schedules';
 
 type Stub = DurableObjectStub<Inventory>;
 
@@ -83,14 +83,7 @@ describe('Inventory against the reference model', () => {
       fc.asyncProperty(arbSchedule, async (ops) => {
         runs++;
         const inv = await inventory();
-        const model = new InventoryModel({
-          seatIds: SEATS,
-          seatPriceMinor: SEAT_PRICE,
-          tiers: TIERS,
-          holdTtlMs: TTL_MS,
-          paymentGraceMs: GRACE_MS,
-          maxSeatsPerAccount: MAX_PER_ACCOUNT,
-        });
+        const model = scheduleModel();
         let now = Date.now();
         await setClock(inv, now);
         const ids: { real: string; model: string }[] = [];

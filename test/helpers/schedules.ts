@@ -1,6 +1,7 @@
 // Random schedules of inventory operations (fast-check arbitraries), shared by the pure model test
 // and the workerd test that runs the same schedules against the real object.
 import fc from 'fast-check';
+import { InventoryModel } from './inventory-model';
 
 export const SEATS = ['A1', 'A2', 'A3', 'A4', 'B1', 'B2', 'B3', 'B4'];
 export const TIERS = [{ tier: 'floor', capacity: 5, priceMinor: 3000 }];
@@ -41,3 +42,15 @@ export const arbOp: fc.Arbitrary<Op> = fc.oneof(
 );
 
 export const arbSchedule = fc.array(arbOp, { minLength: 5, maxLength: 40 });
+
+/** A fresh reference inventory with the schedules' seat plan, tier and rules. */
+export function scheduleModel(): InventoryModel {
+  return new InventoryModel({
+    seatIds: SEATS,
+    seatPriceMinor: SEAT_PRICE,
+    tiers: TIERS,
+    holdTtlMs: TTL_MS,
+    paymentGraceMs: GRACE_MS,
+    maxSeatsPerAccount: MAX_PER_ACCOUNT,
+  });
+}

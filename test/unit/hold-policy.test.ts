@@ -10,8 +10,7 @@ import {
   type HoldAction,
   type HoldFacts,
 } from '../../durable-objects/inventory/hold-policy';
-import { InventoryModel } from '../helpers/inventory-model';
-import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, SEATS, TIERS, TTL_MS, arbSchedule } from '../helpers/schedules';
+import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, SEATS, TIERS, TTL_MS, arbSchedule, scheduleModel } from '../helpers/schedules';
 
 const NOW = 1_800_000_000_000;
 const hold = (h: Partial<HoldFacts>): HoldFacts => ({
@@ -111,14 +110,7 @@ describe('the pure reference inventory under random schedules', () => {
     fc.assert(
       fc.property(arbSchedule, (ops) => {
         runs++;
-        const m = new InventoryModel({
-          seatIds: SEATS,
-          seatPriceMinor: SEAT_PRICE,
-          tiers: TIERS,
-          holdTtlMs: TTL_MS,
-          paymentGraceMs: GRACE_MS,
-          maxSeatsPerAccount: MAX_PER_ACCOUNT,
-        });
+        const m = scheduleModel();
         let now = NOW;
         const created: string[] = [];
         for (const op of ops) {
