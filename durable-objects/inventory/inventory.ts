@@ -136,6 +136,8 @@ export class Inventory extends DurableObject<Env> {
   async configure(
     config: InventoryConfig,
     dryRun = false,
+    /** The event this object serves, so it can tell the event's WaitingRoom when it sells out. */
+    eventId?: string,
   ): Promise<{ kind: 'ok'; created: boolean } | { kind: 'conflict'; detail: string }> {
     const plan = this.plan();
     if (plan) {
@@ -147,11 +149,12 @@ export class Inventory extends DurableObject<Env> {
     if (dryRun) return { kind: 'ok', created: !plan };
     this.ctx.storage.transactionSync(() => {
       if (plan) {
+        if (eventId) this.sql.run`UPDATE inv_plan SET event_id = ${eventId}`;
         this.sql.run`UPDATE inv_plan SET config = ${JSON.stringify(config)}`;
         for (const t of config.tiers) this.sql.run`UPDATE inv_tiers SET price_minor = ${t.priceMinor} WHERE tier = ${t.tier}`;
         return;
       }
-      this.sql.run`INSERT INTO inv_plan (id, config, version) VALUES (1, ${JSON.stringify(config)}, 1)`;
+      this.sql.run`INSERT INTO inv_plan (id, config, version, event_id, pruned_through) VALUES (1, ${JSON.stringify(config)}, 1, ${eventId ?? null}, 1)`;
       seatIdsFor(config.seats, config.seatsPerRow).forEach((id, i) => {
         this.sql.run`INSERT INTO inv_seats (seat_id, ord, status, version) VALUES (${id}, ${i}, 'AVAILABLE', 1)`;
       });
@@ -251,6 +254,7 @@ export class Inventory extends DurableObject<Env> {
       return { kind: 'held', hold, replayed: false };
     });
     await this.armAlarm();
+    this.announceSoldOut();
     return answer;
   }
 
@@ -385,6 +389,26 @@ export class Inventory extends DurableObject<Env> {
     const now = this.clock();
     this.ctx.storage.transactionSync(() => this.sweep(now));
     await this.armAlarm();
+    this.announceSoldOut();
+  }
+
+  /**
+   * Sold out = no seat or tier place is available and none is held by a hold that may still
+   * expire (places whose payment is pending count as gone). When that flips, tell the event's
+   * WaitingRoom so waiting visitors learn it at once; the flag is stored, so each flip is sent once
+   * per change (and again after a restart, harmlessly).
+   */
+  private announceSoldOut(): void {
+    const plan = this.sql.one<{ sold_out: number; event_id: string | null }>`SELECT sold_out, event_id FROM inv_plan WHERE id = 1`;
+    if (!plan?.event_id) return;
+    const open =
+      this.sql.one`SELECT 1 AS x FROM inv_seats WHERE status = 'AVAILABLE' LIMIT 1` !== null ||
+      this.sql.one`SELECT 1 AS x FROM inv_holds WHERE status = 'HELD' LIMIT 1` !== null ||
+      this.sql.one`SELECT 1 AS x FROM inv_tiers WHERE held + sold < capacity LIMIT 1` !== null;
+    const soldOut = open ? 0 : 1;
+    if (soldOut === plan.sold_out) return;
+    this.sql.run`UPDATE inv_plan SET sold_out = ${soldOut}`;
+    this.ctx.waitUntil(this.env.WAITING_ROOM.getByName(plan.event_id).setSoldOut(soldOut === 1));
   }
 
   private async change(holdId: string, action: HoldAction, actor: Actor, reason: string): Promise<HoldChangeAnswer> {
@@ -423,6 +447,7 @@ export class Inventory extends DurableObject<Env> {
       return { kind: 'ok', hold: this.view(holdId)! };
     });
     await this.armAlarm();
+    this.announceSoldOut();
     return answer;
   }
 

@@ -71,6 +71,7 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE inv_holds_v2 RENAME TO inv_holds;
       CREATE INDEX inv_holds_due ON inv_holds (status, expires_at);
       CREATE INDEX inv_holds_account ON inv_holds (account, status);
+      CREATE INDEX inv_seats_status ON inv_seats (status);
       -- One order pays for one hold.
       CREATE UNIQUE INDEX inv_holds_order ON inv_holds (order_id) WHERE order_id IS NOT NULL;
       CREATE TABLE inv_tiers (
@@ -88,6 +89,8 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX inv_deltas_version ON inv_deltas (version);
       ALTER TABLE inv_plan ADD COLUMN pruned_through INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE inv_plan ADD COLUMN sold_out INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE inv_plan ADD COLUMN event_id TEXT;
       -- No deltas exist for versions written before this migration: a client asking for them gets a snapshot.
       UPDATE inv_plan SET pruned_through = version;
       CREATE TABLE inv_audit (

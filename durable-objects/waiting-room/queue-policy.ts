@@ -14,10 +14,12 @@ export function onSale(config: QueueConfig, nowMs: number): boolean {
 
 /**
  * The state a still-waiting visitor sees.
- * @returns `closed` / `paused` by organizer mode, `not_open` before the sale start, else `waiting`
+ * @returns `closed` by organizer mode, `sold_out` when the inventory says nothing is left,
+ *   `not_open` before the sale start, `paused` by organizer mode, else `waiting`
  */
-export function waitingState(config: QueueConfig, mode: RoomMode, nowMs: number): QueueState {
+export function waitingState(config: QueueConfig, mode: RoomMode, nowMs: number, soldOut = false): QueueState {
   if (mode === 'closed') return 'closed';
+  if (soldOut) return 'sold_out';
   if (!onSale(config, nowMs)) return 'not_open';
   return mode === 'paused' ? 'paused' : 'waiting';
 }

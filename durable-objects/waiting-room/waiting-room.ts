@@ -49,6 +49,7 @@ interface RoomRow {
   admitted_total: number;
   health: string | null;
   fixed_rate: number | null;
+  sold_out: number;
   active_limit: number | null;
   slow_start: number;
   admit_rate: number;
@@ -264,12 +265,25 @@ export class WaitingRoom extends DurableObject<Env> {
     return left.length > 0;
   }
 
+  /**
+   * The inventory says nothing is left (or, after releases, that something is again). While sold
+   * out nobody is released and waiting visitors see `sold_out` on their next poll.
+   */
+  async setSoldOut(soldOut: boolean): Promise<void> {
+    this.sql.run`UPDATE wr_room SET sold_out = ${soldOut ? 1 : 0}`;
+  }
+
+  /** Closes the sale: no more releases, and waiting visitors are told so. */
+  async close(): Promise<boolean> {
+    return this.setMode('closed');
+  }
+
   /** Stops releases; nobody loses a place. */
   async pause(): Promise<boolean> {
     return this.setMode('paused');
   }
 
-  /** Resumes releases after a pause. */
+  /** Resumes releases after a pause (or reopens a closed sale). */
   async resume(): Promise<boolean> {
     return this.setMode('open');
   }
@@ -396,7 +410,7 @@ export class WaitingRoom extends DurableObject<Env> {
 
       let carry = 0;
       let admitted = 0;
-      if (r.mode === 'open' && onSale(config, now)) {
+      if (r.mode === 'open' && r.sold_out === 0 && onSale(config, now)) {
         const active = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'admitted'`?.n ?? 0;
         const eligible =
           this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'waiting' AND rank IS NOT NULL`?.n ?? 0;
@@ -497,7 +511,7 @@ export class WaitingRoom extends DurableObject<Env> {
     if (now - v.last_seen_at >= seenWriteEveryMs(config.idleTimeoutMs)) {
       this.sql.run`UPDATE wr_visitors SET last_seen_at = ${now} WHERE visitor_id = ${visitorId}`;
     }
-    const state = waitingState(config, room.mode, now);
+    const state = waitingState(config, room.mode, now, room.sold_out === 1);
     if (v.rank === null) {
       return {
         ...base,

@@ -32,7 +32,7 @@ adminApi.put('/events/:eventId', async (c) => {
   for (const check of [await seats.configure(inventory, true), await room.configure(queue, true)]) {
     if (check.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', check.detail);
   }
-  await seats.configure(inventory);
+  await seats.configure(inventory, false, eventId);
   const result = await room.configure(queue);
   // Someone joined between the check and the write: only the hold rules changed; say so.
   if (result.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', result.detail);
@@ -74,12 +74,13 @@ adminApi.get('/events/:eventId/audit', async (c) => {
   return c.json({ entries, next: entries.length === limit && last ? last.id : null });
 });
 
-for (const action of ['pause', 'resume'] as const) {
+const MODES = { pause: 'paused', resume: 'open', close: 'closed' } as const;
+for (const action of ['pause', 'resume', 'close'] as const) {
   adminApi.post(`/events/:eventId/${action}`, async (c) => {
     const eventId = eventIdParam(c);
     const room = c.env.WAITING_ROOM.getByName(eventId);
-    const ok = action === 'pause' ? await room.pause() : await room.resume();
+    const ok = action === 'pause' ? await room.pause() : action === 'resume' ? await room.resume() : await room.close();
     if (!ok) throw new GatewayError('EVENT_NOT_FOUND');
-    return c.json({ eventId, mode: action === 'pause' ? 'paused' : 'open' });
+    return c.json({ eventId, mode: MODES[action] });
   });
 }

@@ -77,3 +77,32 @@ describe('gateway signals', () => {
     expect((await room.stats())!.gateway.noShowRate).toBeCloseTo(9 / 12, 5);
   });
 });
+
+describe('sold out and closed', () => {
+  it('tells waiting visitors at once when the last seat sells, stops releases, and reopens when a seat comes back', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { seats: 2, seatsPerRow: 2 });
+    const buyer = await admittedVisitor(eventId);
+    const waiting = new Visitor();
+    await admin(`/events/${eventId}/pause`, { method: 'POST' });
+    await waiting.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    const held = await buyer.hold(eventId, ['A1', 'A2']);
+    const origin = env.INVENTORY.getByName(eventId);
+    // Held seats may still come back: not sold out yet.
+    expect((await waiting.json(`/_wr/events/${eventId}/status`)).body.state).toBe('paused');
+    await origin.startPayment(held.body.holdId as string, null);
+    await expect.poll(async () => (await waiting.json(`/_wr/events/${eventId}/status`)).body.state).toBe('sold_out');
+    await origin.release(held.body.holdId as string, null, true);
+    await expect.poll(async () => (await waiting.json(`/_wr/events/${eventId}/status`)).body.state).toBe('paused');
+  });
+
+  it('closes a sale: waiting visitors see closed', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = new Visitor();
+    await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    expect((await admin(`/events/${eventId}/close`, { method: 'POST' })).body).toMatchObject({ mode: 'closed' });
+    await tick(eventId);
+    expect((await v.json(`/_wr/events/${eventId}/status`)).body.state).toBe('closed');
+  });
+});
