@@ -154,7 +154,8 @@ export class Inventory extends DurableObject<Env> {
         for (const t of config.tiers) this.sql.run`UPDATE inv_tiers SET price_minor = ${t.priceMinor} WHERE tier = ${t.tier}`;
         return;
       }
-      this.sql.run`INSERT INTO inv_plan (id, config, version, event_id, pruned_through) VALUES (1, ${JSON.stringify(config)}, 1, ${eventId ?? null}, 1)`;
+      this.sql
+        .run`INSERT INTO inv_plan (id, config, version, event_id, pruned_through) VALUES (1, ${JSON.stringify(config)}, 1, ${eventId ?? null}, 1)`;
       seatIdsFor(config.seats, config.seatsPerRow).forEach((id, i) => {
         this.sql.run`INSERT INTO inv_seats (seat_id, ord, status, version) VALUES (${id}, ${i}, 'AVAILABLE', 1)`;
       });

@@ -1,6 +1,6 @@
 // WaitingRoom Durable Object: one per event; storage, alarm and RPC around the pure queue policy.
 import { DurableObject } from 'cloudflare:workers';
-import { DEFAULT_HOLD_TARGET_P99_MS, type QueueConfig } from '../../src/lib/event-config';
+import { DEFAULT_HOLD_TARGET_P99_MS, type PageTemplate, type QueueConfig } from '../../src/lib/event-config';
 import { Sql, migrate } from '../shared/sql';
 import {
   estimateWaitSeconds,
@@ -74,6 +74,9 @@ export interface QueueStatus {
   state: QueueState;
   /** The organizer's name for the event. */
   eventName: string;
+  /** The organizer's look of the waiting page, and its HTTP status. */
+  page: PageTemplate;
+  pageStatus: 200 | 202 | 429;
   policy: QueueConfig['policy'];
   /** 1-based place in line; null before the lottery draw or once admitted. */
   position: number | null;
@@ -495,7 +498,14 @@ export class WaitingRoom extends DurableObject<Env> {
     const config = JSON.parse(room.config) as QueueConfig;
     const v = this.visitor(visitorId);
     if (!v || v.state === 'dropped' || v.state === 'left') return { kind: 'unknown_visitor' };
-    const base = { kind: 'status' as const, eventName: config.name, policy: config.policy, saleStartsAtMs: config.saleStartsAtMs };
+    const base = {
+      kind: 'status' as const,
+      eventName: config.name,
+      policy: config.policy,
+      saleStartsAtMs: config.saleStartsAtMs,
+      page: config.page ?? {},
+      pageStatus: config.waitingPageStatus ?? 200,
+    };
     if (v.state === 'admitted') {
       if (v.expires_at! <= now) return { kind: 'unknown_visitor' };
       return {

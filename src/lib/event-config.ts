@@ -63,6 +63,21 @@ export const eventConfigInput = z
     maxErrorRate: z.number().min(0).max(1).default(DEFAULT_MAX_ERROR_RATE),
     holdTargetP99Ms: z.number().int().min(1).max(60_000).default(DEFAULT_HOLD_TARGET_P99_MS),
     onOriginDown: z.enum(['minimum', 'pause']).default('minimum'),
+    waitingPageStatus: z.union([z.literal(200), z.literal(202), z.literal(429)]).default(200),
+    page: z
+      .object({
+        accentColor: z
+          .string()
+          .regex(/^#[0-9a-fA-F]{6}$/)
+          .optional(),
+        logoUrl: z
+          .url({ protocol: /^https$/ })
+          .max(500)
+          .optional(),
+        message: z.string().max(500).optional(),
+      })
+      .strict()
+      .default({}),
   })
   .strict()
   .refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
@@ -95,6 +110,17 @@ export interface QueueConfig {
   holdTargetP99Ms: number;
   /** A silent or failing origin gets the minimum rate, or no releases at all. */
   onOriginDown: 'minimum' | 'pause';
+  /** HTTP status of the waiting page (some clients and CDNs need 202 or 429). */
+  waitingPageStatus: 200 | 202 | 429;
+  /** Organizer's look of the waiting page: colour, HTTPS logo, a short message (all escaped). */
+  page: PageTemplate;
+}
+
+/** The organizer's customisation of the waiting page. */
+export interface PageTemplate {
+  accentColor?: string;
+  logoUrl?: string;
+  message?: string;
 }
 
 /** A general-admission tier: places without numbers, sold by quantity. Prices in minor units. */
@@ -140,6 +166,8 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       maxErrorRate: input.maxErrorRate,
       holdTargetP99Ms: input.holdTargetP99Ms,
       onOriginDown: input.onOriginDown,
+      waitingPageStatus: input.waitingPageStatus,
+      page: input.page,
     },
     inventory: {
       seats: input.seats,
@@ -180,5 +208,7 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Even
     maxErrorRate: queue.maxErrorRate,
     holdTargetP99Ms: queue.holdTargetP99Ms,
     onOriginDown: queue.onOriginDown,
+    waitingPageStatus: queue.waitingPageStatus ?? 200,
+    page: queue.page ?? {},
   };
 }

@@ -8,6 +8,7 @@ import { GatewayError, assertNever } from '../lib/errors';
 import { proxyToOrigin } from '../lib/proxy';
 import { forgetSessions } from '../lib/session-cache';
 import { TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
+import { pickLang } from '../pages/waiting-messages';
 import { waitingPage } from '../pages/waiting-page';
 import { eventIdParam, type AppEnv } from '../types';
 
@@ -130,8 +131,9 @@ saleArea.all('/:eventId/*', async (c) => {
     return res;
   }
   statusHeaders(c, turn.status);
+  c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsJson(c)) return c.json(turn.body);
-  return c.html(waitingPage(eventId, turn.body));
+  return c.html(waitingPage(eventId, turn.body, pickLang(c.req.header('accept-language')), turn.status.page), turn.status.pageStatus);
 });
 
 /** Gateway-owned queue endpoints under `/_wr/events`. */

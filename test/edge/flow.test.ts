@@ -210,3 +210,58 @@ describe('leaving', () => {
     expect((await second.json(`/_wr/events/${eventId}/status`)).body.state).toBe('admitted');
   });
 });
+
+describe('the waiting page', () => {
+  it('speaks Traditional Chinese to zh-TW browsers and English otherwise', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const zh = await (
+      await new Visitor().fetch(`/events/${eventId}/`, { headers: { 'accept-language': 'zh-TW,zh;q=0.9,en;q=0.8' } })
+    ).text();
+    expect(zh).toContain('<html lang="zh-Hant">');
+    expect(zh).toContain('您正在排隊');
+    const en = await (
+      await new Visitor().fetch(`/events/${eventId}/`, { headers: { 'accept-language': 'fr-CH, fr;q=0.9, en;q=0.8' } })
+    ).text();
+    expect(en).toContain('<html lang="en">');
+    expect(en).toContain('You are in line');
+  });
+
+  it('works without JavaScript (meta refresh), stays small, and uses the configured status code', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { waitingPageStatus: 429 });
+    const res = await new Visitor().fetch(`/events/${eventId}/`);
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    const page = await res.text();
+    expect(page).toMatch(/<noscript><meta http-equiv="refresh" content="\d+" ?\/?><\/noscript>/);
+    expect(new TextEncoder().encode(page).byteLength).toBeLessThan(30 * 1024);
+    // Apps asking for JSON get 200 with the same fields the page uses.
+    const json = await new Visitor().json(`/events/${eventId}/`);
+    expect(json.status).toBe(200);
+    expect(json.body).toMatchObject({ state: 'waiting', position: expect.any(Number), pollAfterMs: expect.any(Number) });
+  });
+
+  it("escapes the organizer's template and accepts only an HTTPS logo", async () => {
+    const eventId = freshEventId();
+    const page = {
+      accentColor: '#ff0088',
+      logoUrl: 'https://cdn.example/logo.png',
+      message: '<script>alert(1)</script> Doors open at 19:00',
+    };
+    expect((await createEvent(eventId, { name: 'Gala <b>night</b>', page })).status).toBe(201);
+    const html = await (await new Visitor().fetch(`/events/${eventId}/`)).text();
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; Doors open at 19:00');
+    expect(html).toContain('Gala &lt;b&gt;night&lt;/b&gt;');
+    expect(html).not.toContain('<script>alert(1)');
+    expect(html).toMatch(/<img src="https:\/\/cdn.example\/logo.png" alt="" ?\/?>/);
+    expect(html).toContain('--accent: #ff0088');
+    for (const bad of [
+      { logoUrl: 'javascript:alert(1)' },
+      { logoUrl: 'http://cdn.example/x.png' },
+      { accentColor: 'red;}body{display:none' },
+    ]) {
+      expect((await createEvent(freshEventId(), { page: bad })).status).toBe(400);
+    }
+  });
+});
