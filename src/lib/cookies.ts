@@ -1,24 +1,49 @@
 // Cookie names and attributes of the gateway's two per-event credentials.
 import type { CookieOptions } from 'hono/utils/cookie';
 
+/**
+ * On HTTPS the names carry the `__Host-` prefix (RFC 6265bis section 4.1.3.2): the browser accepts
+ * them only with `Secure`, `Path=/` and no `Domain`, so no subdomain can plant or shadow them. On
+ * plain-HTTP local development (`wrangler dev`) the prefix cannot be used, so the bare name is.
+ */
+const prefix = (secure: boolean) => (secure ? '__Host-wr_' : '__wr_');
+
+/** True when the request came over HTTPS (every deployed request; not `wrangler dev`). */
+export const isSecure = (url: string) => new URL(url).protocol === 'https:';
+
 /** Cookie holding the queue ticket of one event. */
-export const ticketCookie = (eventId: string) => `__wr_t_${eventId}`;
+export const ticketCookie = (eventId: string, secure: boolean) => `${prefix(secure)}t_${eventId}`;
 /** Cookie holding the admission token of one event. */
-export const admissionCookie = (eventId: string) => `__wr_a_${eventId}`;
+export const admissionCookie = (eventId: string, secure: boolean) => `${prefix(secure)}a_${eventId}`;
+
+/** True for the gateway's own cookie names (never forwarded to the origin). */
+export const isGatewayCookie = (name: string) => name.startsWith('__wr_') || name.startsWith('__Host-wr_');
 
 /**
  * Attributes for both cookies: HttpOnly (no script reads them), SameSite=Lax (sent on top-level
- * navigation to the sale URL, not on cross-site subrequests), Secure on HTTPS. `Secure` is left
- * off on plain-HTTP localhost so curl and the crowd simulator keep their cookies in development.
+ * navigation to the sale URL, not on cross-site subrequests), Path=/, no Domain, Secure on HTTPS,
+ * and a Max-Age no longer than the token inside.
  *
  * @param maxAgeS lifetime in seconds
  */
 export function cookieOptions(url: string, maxAgeS: number): CookieOptions {
-  return {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'Lax',
-    secure: new URL(url).protocol === 'https:',
-    maxAge: Math.max(0, Math.floor(maxAgeS)),
-  };
+  const secure = isSecure(url);
+  return { path: '/', httpOnly: true, sameSite: 'Lax', secure, maxAge: Math.max(0, Math.floor(maxAgeS)) };
+}
+
+/**
+ * The value of one cookie in a Cookie header. Two cookies of the same name (an attacker's planted
+ * one and ours, in either order) make the credential ambiguous: that counts as invalid.
+ *
+ * @returns the value, undefined when absent, or `{ duplicate: true }`
+ */
+export function readCookie(cookieHeader: string | undefined, name: string): string | undefined | { duplicate: true } {
+  if (!cookieHeader) return undefined;
+  const values = cookieHeader
+    .split(';')
+    .map((c) => c.trim())
+    .filter((c) => c.startsWith(`${name}=`))
+    .map((c) => c.slice(name.length + 1));
+  if (values.length > 1) return { duplicate: true };
+  return values[0];
 }

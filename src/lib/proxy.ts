@@ -1,4 +1,5 @@
 // Forwarding an admitted visitor's request to the origin.
+import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
 
 /** Header that carries the admission token to the origin, which verifies it against the JWKS. */
@@ -6,13 +7,13 @@ export const ADMISSION_HEADER = 'x-admission-token';
 /** The origin gets this long to answer, in ms, before the visitor sees ORIGIN_UNAVAILABLE. */
 export const ORIGIN_TIMEOUT_MS = 15_000;
 
-/** Removes the gateway's own cookies (`__wr_*`) from a Cookie header; the origin has no use for them. */
+/** Removes the gateway's own cookies from a Cookie header; the origin has no use for them. */
 export function stripGatewayCookies(cookieHeader: string | null): string | null {
   if (!cookieHeader) return null;
   const kept = cookieHeader
     .split(';')
     .map((c) => c.trim())
-    .filter((c) => c && !c.startsWith('__wr_'));
+    .filter((c) => c && !isGatewayCookie(c.slice(0, c.indexOf('=') >>> 0)));
   return kept.length > 0 ? kept.join('; ') : null;
 }
 

@@ -8,6 +8,8 @@ export const TICKET_TYP = 'wr-ticket+jwt';
 export const ADMISSION_TYP = 'wr-admission+jwt';
 /** Queue tickets live this long, in seconds (a visitor may wait for hours). */
 export const TICKET_TTL_S = 24 * 60 * 60;
+/** Longest lifetime an admission token may claim, in seconds (the admission TTL's upper bound). */
+export const MAX_ADMISSION_AGE_S = 2 * 60 * 60;
 /** Clock skew tolerated on `exp` / `nbf` / `iat`, in seconds. */
 export const CLOCK_TOLERANCE_S = 5;
 const ALG = 'ES256';
@@ -151,6 +153,8 @@ export async function verifyToken(
       typ: kind === 'ticket' ? TICKET_TYP : ADMISSION_TYP,
       requiredClaims: kind === 'ticket' ? ['exp', 'iat', 'sub', 'jti'] : ['exp', 'iat', 'sub', 'jti', 'sid'],
       clockTolerance: CLOCK_TOLERANCE_S,
+      // Caps the lifetime: a token issued longer ago than this is refused whatever its `exp` says.
+      maxTokenAge: kind === 'ticket' ? TICKET_TTL_S : MAX_ADMISSION_AGE_S,
       currentDate: new Date(nowMs),
     }));
   } catch (err) {

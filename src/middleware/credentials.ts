@@ -1,8 +1,7 @@
 // Reading the visitor's queue ticket and admission token from cookies (browsers) or headers (apps).
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { getCookie } from 'hono/cookie';
-import { admissionCookie, ticketCookie } from '../lib/cookies';
+import { admissionCookie, isSecure, readCookie, ticketCookie } from '../lib/cookies';
 import { GatewayError } from '../lib/errors';
 import { ADMISSION_HEADER } from '../lib/proxy';
 import { rememberActiveSession, sessionRecentlyActive } from '../lib/session-cache';
@@ -20,7 +19,7 @@ export interface AdmissionVariables {
  * wins, so an `Authorization` header meant for the origin never replaces a browser's ticket.
  */
 export function rawTicket(c: Context<AppEnv>, eventId: string): { token: string; fromBearer: boolean } | undefined {
-  const cookie = getCookie(c, ticketCookie(eventId));
+  const cookie = strictCookie(c, ticketCookie(eventId, isSecure(c.req.url)));
   if (cookie) return { token: cookie, fromBearer: false };
   const auth = c.req.header('authorization');
   if (auth?.startsWith('Bearer ')) return { token: auth.slice(7).trim(), fromBearer: true };
@@ -29,7 +28,17 @@ export function rawTicket(c: Context<AppEnv>, eventId: string): { token: string;
 
 /** The raw admission token: cookie for browsers, `X-Admission-Token` for apps. */
 export function rawAdmission(c: Context<AppEnv>, eventId: string): string | undefined {
-  return c.req.header(ADMISSION_HEADER) ?? getCookie(c, admissionCookie(eventId));
+  return c.req.header(ADMISSION_HEADER) ?? strictCookie(c, admissionCookie(eventId, isSecure(c.req.url)));
+}
+
+/**
+ * One credential cookie. Two of the same name make it ambiguous (a planted cookie beside ours):
+ * @throws GatewayError TOKEN_INVALID
+ */
+function strictCookie(c: Context<AppEnv>, name: string): string | undefined {
+  const value = readCookie(c.req.header('cookie'), name);
+  if (typeof value === 'object') throw new GatewayError('TOKEN_INVALID', `two cookies named ${name} were sent`);
+  return value;
 }
 
 /**

@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { QueueStatus } from '../../durable-objects/waiting-room/waiting-room';
 import { readAdmission, readTicket } from '../middleware/credentials';
-import { admissionCookie, cookieOptions, ticketCookie } from '../lib/cookies';
+import { admissionCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
 import { GatewayError, assertNever } from '../lib/errors';
 import { proxyToOrigin } from '../lib/proxy';
 import { forgetSessions } from '../lib/session-cache';
@@ -70,7 +70,7 @@ async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClai
   };
   if (!ticket) {
     body.queueTicket = await signQueueTicket(settings, eventId, visitorId, now);
-    setCookie(c, ticketCookie(eventId), body.queueTicket, cookieOptions(c.req.url, TICKET_TTL_S));
+    setCookie(c, ticketCookie(eventId, isSecure(c.req.url)), body.queueTicket, cookieOptions(c.req.url, TICKET_TTL_S));
   }
   let admissionToken: string | null = null;
   if (status.admission) {
@@ -80,7 +80,12 @@ async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClai
       now,
     );
     body.admissionToken = admissionToken;
-    setCookie(c, admissionCookie(eventId), admissionToken, cookieOptions(c.req.url, (status.admission.expiresAtMs - now) / 1000));
+    setCookie(
+      c,
+      admissionCookie(eventId, isSecure(c.req.url)),
+      admissionToken,
+      cookieOptions(c.req.url, (status.admission.expiresAtMs - now) / 1000),
+    );
   }
   return { visitorId, status, body, admissionToken };
 }
@@ -125,7 +130,9 @@ saleArea.all('/:eventId/*', async (c) => {
     // with the new cookies attached.
     const { admittedAtMs } = turn.status.admission;
     c.executionCtx.waitUntil(c.env.WAITING_ROOM.getByName(eventId).isActive(turn.visitorId, String(admittedAtMs)));
-    const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken, { stripAuthorization: !getCookie(c, ticketCookie(eventId)) });
+    const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken, {
+      stripAuthorization: !getCookie(c, ticketCookie(eventId, isSecure(c.req.url))),
+    });
     const res = new Response(origin.body, origin);
     for (const cookie of c.res.headers.getSetCookie()) res.headers.append('set-cookie', cookie);
     return res;
@@ -161,6 +168,6 @@ queueApi.post('/:eventId/leave', async (c) => {
   if (!ticket) throw new GatewayError('TICKET_REQUIRED');
   const left = await c.env.WAITING_ROOM.getByName(eventId).leave(ticket.visitorId);
   forgetSessions(eventId, ticket.visitorId);
-  deleteCookie(c, admissionCookie(eventId), { path: '/' });
+  deleteCookie(c, admissionCookie(eventId, isSecure(c.req.url)), { path: '/', secure: isSecure(c.req.url) });
   return c.json({ left });
 });

@@ -15,7 +15,10 @@ describe('visitor flow', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
     const setCookie = res.headers.getSetCookie().join('\n');
-    expect(setCookie).toContain(`__wr_t_${eventId}=`);
+    expect(setCookie).toContain(`__Host-wr_t_${eventId}=`);
+    expect(setCookie).toContain('Path=/');
+    expect(setCookie).not.toContain('Domain');
+    expect(res.headers.getSetCookie()).toHaveLength(1);
     expect(setCookie).toContain('HttpOnly');
     expect(setCookie).toContain('SameSite=Lax');
     expect(setCookie).toContain('Secure');

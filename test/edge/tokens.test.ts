@@ -1,16 +1,16 @@
 // Admission tokens: forged, tampered, expired, wrong-event and wrong-kind tokens are refused.
 import { SignJWT, importJWK } from 'jose';
-import { env } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { admissionCookie } from '../../src/lib/cookies';
+import { admissionCookie, ticketCookie } from '../../src/lib/cookies';
 import { signAdmission, signQueueTicket, tokenSettings, verifyToken } from '../../src/lib/token';
-import { Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
+import { BASE, Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 
 const settings = tokenSettings(env);
 
 /** Swaps the visitor's admission cookie for `token` and asks for the seat map. */
 async function seatsWith(v: Visitor, eventId: string, token: string) {
-  v.cookies.set(admissionCookie(eventId), token);
+  v.cookies.set(admissionCookie(eventId, true), token);
   return v.json(`/_wr/events/${eventId}/seats`);
 }
 
@@ -25,7 +25,7 @@ describe('admission token checks', () => {
     const eventId = freshEventId();
     await createEvent(eventId);
     const v = await admittedVisitor(eventId);
-    const genuine = v.cookies.get(admissionCookie(eventId))!;
+    const genuine = v.cookies.get(admissionCookie(eventId, true))!;
     expect((await seatsWith(v, eventId, genuine)).status).toBe(200);
 
     const [h, p, s] = genuine.split('.');
@@ -43,7 +43,7 @@ describe('admission token checks', () => {
     const eventId = freshEventId();
     await createEvent(eventId);
     const v = await admittedVisitor(eventId);
-    const visitorId = (await verifyToken(settings, 'ticket', v.cookies.get(`__wr_t_${eventId}`)!, eventId, Date.now())).visitorId;
+    const visitorId = (await verifyToken(settings, 'ticket', v.cookies.get(ticketCookie(eventId, true))!, eventId, Date.now())).visitorId;
     const now = Date.now();
     const expired = await signAdmission(settings, { eventId, visitorId, expiresAtMs: now - 60_000, sessionId: '1' }, now - 600_000);
     const res = await seatsWith(v, eventId, expired);
@@ -57,7 +57,7 @@ describe('admission token checks', () => {
     await createEvent(eventId);
     await createEvent(otherEvent);
     const v = await admittedVisitor(eventId);
-    const ticket = v.cookies.get(`__wr_t_${eventId}`)!;
+    const ticket = v.cookies.get(ticketCookie(eventId, true))!;
     const visitorId = (await verifyToken(settings, 'ticket', ticket, eventId, Date.now())).visitorId;
     const now = Date.now();
 
@@ -112,7 +112,7 @@ describe('admission token checks', () => {
     const eventId = freshEventId();
     await createEvent(eventId);
     const v = await admittedVisitor(eventId);
-    const oldToken = v.cookies.get(admissionCookie(eventId))!;
+    const oldToken = v.cookies.get(admissionCookie(eventId, true))!;
     await v.json(`/_wr/events/${eventId}/leave`, { method: 'POST' });
     const res = await seatsWith(v, eventId, oldToken);
     expect(res.status).toBe(401);
@@ -126,7 +126,7 @@ describe('admission token checks', () => {
     const eventId = freshEventId();
     await createEvent(eventId);
     const v = await admittedVisitor(eventId);
-    const visitorId = (await verifyToken(settings, 'ticket', v.cookies.get(`__wr_t_${eventId}`)!, eventId, Date.now())).visitorId;
+    const visitorId = (await verifyToken(settings, 'ticket', v.cookies.get(ticketCookie(eventId, true))!, eventId, Date.now())).visitorId;
     const now = Date.now();
     const wrongSession = await signAdmission(settings, { eventId, visitorId, expiresAtMs: now + 60_000, sessionId: '12345' }, now);
     expect((await seatsWith(v, eventId, wrongSession)).body.code).toBe('SESSION_ENDED');
@@ -138,5 +138,88 @@ describe('admission token checks', () => {
     const v = await admittedVisitor(eventId);
     const res = await v.fetch(`/events/${eventId}/`, { headers: { authorization: 'Bearer origin-session-abc' } });
     expect(await res.text()).toContain('Choose your seats');
+  });
+});
+
+describe('cookies and forged tokens', () => {
+  it('treats two cookies of the same name as invalid, whatever their order', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const name = admissionCookie(eventId, true);
+    const genuine = v.cookies.get(name)!;
+    const others = [...v.cookies].filter(([k]) => k !== name).map(([k, val]) => `${k}=${val}`);
+    for (const cookie of [
+      [`${name}=${genuine}`, `${name}=planted`],
+      [`${name}=planted`, `${name}=${genuine}`],
+    ]) {
+      const res = await exports.default.fetch(
+        new Request(`${BASE}/_wr/events/${eventId}/seats`, { headers: { cookie: [...others, ...cookie].join('; ') } }),
+      );
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { code: string }).code).toBe('TOKEN_INVALID');
+    }
+  });
+
+  it('uses bare cookie names over plain HTTP (local development), __Host- names over HTTPS', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const res = await exports.default.fetch(new Request(`http://localhost:8787/events/${eventId}/`));
+    const line = res.headers.getSetCookie()[0]!;
+    expect(line.startsWith(`__wr_t_${eventId}=`)).toBe(true);
+    expect(line).not.toContain('Secure');
+  });
+
+  it.each([
+    ['alg none (lower case)', { alg: 'none' }],
+    ['alg None', { alg: 'None' }],
+    ['alg NONE', { alg: 'NONE' }],
+  ])('refuses %s with 401', async (_name, header) => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const claims = JSON.parse(
+      atob(v.cookies.get(admissionCookie(eventId, true))!.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')),
+    ) as object;
+    const b64 = (o: object) => btoa(JSON.stringify(o)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    for (const sig of ['', 'AAAA']) {
+      const res = await seatsWith(v, eventId, `${b64({ ...header, typ: 'wr-admission+jwt' })}.${b64(claims)}.${sig}`);
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe('TOKEN_INVALID');
+    }
+  });
+
+  it('refuses an HS256 token keyed with the public key, an empty signature, and a not-yet-valid token', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const genuine = v.cookies.get(admissionCookie(eventId, true))!;
+    const [, payload] = genuine.split('.');
+    const claims = JSON.parse(atob(payload!.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
+    const jwk = JSON.parse(env.ADMISSION_SIGNING_JWK) as Record<string, string>;
+    const publicJson = new TextEncoder().encode(JSON.stringify({ kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }));
+    const hs = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: jwk.kid!, typ: 'wr-admission+jwt' }).sign(publicJson);
+    const now = Math.floor(Date.now() / 1000);
+    const future = await forge({ ...claims, nbf: now + 600 });
+    for (const token of [hs, `${genuine.split('.').slice(0, 2).join('.')}.`, future]) {
+      const res = await seatsWith(v, eventId, token);
+      expect(res.status, token.slice(0, 30)).toBe(401);
+      expect(res.body.code).toBe('TOKEN_INVALID');
+    }
+  });
+});
+
+describe('token lifetime', () => {
+  it('refuses an admission token issued more than two hours ago, even with a far exp', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const claims = JSON.parse(
+      atob(v.cookies.get(admissionCookie(eventId, true))!.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')),
+    ) as Record<string, number>;
+    const now = Math.floor(Date.now() / 1000);
+    const old = await forge({ ...claims, iat: now - 3 * 3600, exp: now + 3600 });
+    const res = await seatsWith(v, eventId, old);
+    expect(res.status).toBe(401);
   });
 });
