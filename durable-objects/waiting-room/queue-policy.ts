@@ -84,3 +84,27 @@ export function pollAfterMs(estimatedWaitSeconds: number | null, idleTimeoutMs: 
 export function seenWriteEveryMs(idleTimeoutMs: number): number {
   return Math.min(15_000, Math.floor(idleTimeoutMs / 6));
 }
+
+/** A lottery's public record, as `GET /_wr/events/{eventId}/draw` publishes it. */
+export interface DrawRecord {
+  commitment: string;
+  drawn: boolean;
+  seed: string | null;
+  entrants: string[] | null;
+}
+
+/**
+ * Checks a draw: the seed hashes to the commitment published before the sale, and ordering the
+ * entrants by SHA-256(`seed:id`) gives exactly the published order.
+ * @returns the problems found (empty = the draw is what the rules say)
+ */
+export async function verifyDraw(record: DrawRecord): Promise<string[]> {
+  if (!record.drawn || !record.seed || !record.entrants) return ['the draw has not happened yet (only the commitment is published)'];
+  const problems: string[] = [];
+  if ((await seedCommitment(record.seed)) !== record.commitment)
+    problems.push('the seed does not match the commitment published before the draw');
+  const order = await lotteryOrder(record.seed, record.entrants);
+  const first = order.findIndex((id, i) => id !== record.entrants![i]);
+  if (first >= 0) problems.push(`the published order differs from the recomputed one at place ${first + 1}`);
+  return problems;
+}

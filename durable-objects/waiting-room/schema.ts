@@ -58,6 +58,10 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
         conflicts INTEGER NOT NULL,
         hold_p99_ms REAL
       );
+      CREATE TABLE wr_draw (
+        rank INTEGER PRIMARY KEY,
+        visitor_id TEXT NOT NULL
+      );
       CREATE TABLE wr_samples (
         at INTEGER PRIMARY KEY,
         rate INTEGER NOT NULL,

@@ -281,6 +281,25 @@ export class WaitingRoom extends DurableObject<Env> {
     return this.setMode('closed');
   }
 
+  /**
+   * The lottery's public record: before the draw the seed's commitment only; after it the seed and
+   * the pre-queue entrants in draw order, so anyone can recompute the order (scripts/verify-draw.ts).
+   * @returns null when the event does not exist or is not a lottery
+   */
+  async drawRecord(): Promise<{ commitment: string; drawn: boolean; seed: string | null; entrants: string[] | null } | null> {
+    const room = this.room();
+    if (!room) return null;
+    const config = JSON.parse(room.config) as QueueConfig;
+    if (config.policy !== 'random') return null;
+    const drawn = room.drawn === 1;
+    return {
+      commitment: await seedCommitment(room.seed),
+      drawn,
+      seed: drawn ? room.seed : null,
+      entrants: drawn ? this.sql.all<{ visitor_id: string }>`SELECT visitor_id FROM wr_draw ORDER BY rank`.map((r) => r.visitor_id) : null,
+    };
+  }
+
   /** Stops releases; nobody loses a place. */
   async pause(): Promise<boolean> {
     return this.setMode('paused');
@@ -478,7 +497,11 @@ export class WaitingRoom extends DurableObject<Env> {
       const order = await lotteryOrder(seed, entrants);
       // Joins may have arrived during the hashing above: they rank after the draw, by arrival.
       this.ctx.storage.transactionSync(() => {
-        order.forEach((id, i) => this.sql.run`UPDATE wr_visitors SET rank = ${i + 1} WHERE visitor_id = ${id}`);
+        order.forEach((id, i) => {
+          this.sql.run`UPDATE wr_visitors SET rank = ${i + 1} WHERE visitor_id = ${id}`;
+          // The published result, kept even if the visitor later drops out and rejoins.
+          this.sql.run`INSERT INTO wr_draw (rank, visitor_id) VALUES (${i + 1}, ${id})`;
+        });
         let next = order.length + 1;
         for (const { visitor_id } of this.sql.all<{
           visitor_id: string;

@@ -171,3 +171,10 @@ queueApi.post('/:eventId/leave', async (c) => {
   deleteCookie(c, admissionCookie(eventId, isSecure(c.req.url)), { path: '/', secure: isSecure(c.req.url) });
   return c.json({ left });
 });
+
+queueApi.get('/:eventId/draw', async (c) => {
+  const record = await c.env.WAITING_ROOM.getByName(eventIdParam(c)).drawRecord();
+  if (!record) throw new GatewayError('NOT_FOUND', 'this event has no lottery');
+  c.header('cache-control', record.drawn ? 'public, max-age=300' : 'public, max-age=10');
+  return c.json({ algorithm: 'order entrants by SHA-256 hex of "<seed>:<visitorId>", ascending; ties by id', ...record });
+});

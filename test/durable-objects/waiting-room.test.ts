@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
-import { lotteryOrder } from '../../durable-objects/waiting-room/queue-policy';
+import { lotteryOrder, verifyDraw } from '../../durable-objects/waiting-room/queue-policy';
 import { splitConfig, eventConfigInput } from '../../src/lib/event-config';
 import { freshEventId } from '../helpers/client';
 
@@ -174,5 +174,56 @@ describe('WaitingRoom', () => {
     for (let i = 0; i < 5; i++) await room.resume();
     await tickAt(room, t0 + 1500);
     expect(await room.status('a')).toMatchObject({ state: 'admitted' });
+  });
+
+  it('admits 1,000 FIFO visitors in arrival order, drop-outs excluded (Kendall tau distance 0)', async () => {
+    const eventId = freshEventId();
+    const room = env.WAITING_ROOM.getByName(eventId);
+    await room.configure(queueConfig(eventId, { idleTimeoutSeconds: 30, releaseRatePerMinute: 1200, minReleaseRatePerMinute: 1200 }));
+    const t0 = Date.now();
+    const ids = Array.from({ length: 1000 }, (_, i) => `v${String(i).padStart(4, '0')}`);
+    for (const [i, id] of ids.entries()) {
+      await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => t0 + i));
+      await room.join(id);
+    }
+    // 950 keep polling; 50 (every 20th) stop and drop out after the idle timeout.
+    const quiet = new Set(ids.filter((_, i) => i % 20 === 7));
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => t0 + 20_000));
+    for (const id of ids) if (!quiet.has(id)) await room.status(id);
+    await tickAt(room, t0 + 40_000);
+    await room.configure(queueConfig(eventId, { idleTimeoutSeconds: 3600, releaseRatePerMinute: 1200, minReleaseRatePerMinute: 1200 }));
+    for (let k = 1; k <= 12; k++) await tickAt(room, t0 + 40_000 + k * 5000);
+    const admitted = await admittedOrder(room);
+    const expected = ids.filter((id) => !quiet.has(id));
+    expect(admitted).toHaveLength(950);
+    let discordant = 0;
+    const pos = new Map(admitted.map((id, i) => [id, i]));
+    for (let a = 0; a < expected.length; a++)
+      for (let b = a + 1; b < expected.length; b++) if (pos.get(expected[a]!)! > pos.get(expected[b]!)!) discordant++;
+    console.log(`FIFO: 1,000 arrivals, ${quiet.size} drop-outs, Kendall tau distance between arrival and admission order = ${discordant}`);
+    expect(discordant).toBe(0);
+    expect(admitted.some((id) => quiet.has(id))).toBe(false);
+  }, 60_000);
+
+  it('publishes the draw so that anyone can recompute it, and a tampered record fails the check', async () => {
+    const eventId = freshEventId();
+    const room = env.WAITING_ROOM.getByName(eventId);
+    const start = Date.now() + 3_600_000;
+    await room.configure(queueConfig(eventId, { policy: 'random', saleStartsAt: new Date(start).toISOString() }));
+    await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => start - 1000));
+    for (let i = 0; i < 30; i++) await room.join(`entrant-${i}`);
+    const before = (await room.drawRecord())!;
+    expect(before).toMatchObject({ drawn: false, seed: null, entrants: null });
+    await tickAt(room, start + 1);
+    const after = (await room.drawRecord())!;
+    expect(after.commitment).toBe(before.commitment);
+    expect(after.entrants).toHaveLength(30);
+    expect(await verifyDraw(after)).toEqual([]);
+    const swapped = [...after.entrants!];
+    [swapped[0], swapped[1]] = [swapped[1]!, swapped[0]!];
+    expect(await verifyDraw({ ...after, entrants: swapped })).toEqual([expect.stringContaining('place 1')]);
+    expect(await verifyDraw({ ...after, seed: '00'.repeat(32) })).toContain(
+      'the seed does not match the commitment published before the draw',
+    );
   });
 });
