@@ -7,7 +7,8 @@ await putEvent(server, 'demo', DEMO_EVENT);
 console.log(`
   Waiting room gateway is up.
     Sale page (queue):  ${server.url}/events/demo/
-    Organizer view:     curl -H "Authorization: Bearer $(grep ^ADMIN_TOKEN= .dev.vars | cut -d= -f2)" ${server.url}/_wr/admin/events/demo
+    Dashboard:          ${server.url}/_wr/admin/  (sign in with ADMIN_TOKEN from .dev.vars)
+    Organizer API:      curl -H "Authorization: Bearer $(grep ^ADMIN_TOKEN= .dev.vars | cut -d= -f2)" ${server.url}/_wr/admin/events/demo
     JWKS:               ${server.url}/.well-known/jwks.json
   Demo event "demo": ${DEMO_EVENT.seats} seats, ${DEMO_EVENT.policy.toUpperCase()}, up to ${DEMO_EVENT.releaseRatePerMinute} visitors/min.
   Ctrl-C stops.

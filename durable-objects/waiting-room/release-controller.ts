@@ -150,7 +150,12 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   ): RateDecision => {
     const next = { ratePerMinute: Math.max(0, Math.round(rate)), activeLimit: clampLimit(limit), slowStart, lastReportAtMs };
     const moved = next.ratePerMinute !== state.ratePerMinute || next.activeLimit !== state.activeLimit;
-    return { state: next, reason: moved ? why : null, admitPerMinute: Math.round(next.ratePerMinute * admitFactor) };
+    // A cut that ends above the old rate was the organizer's new minimum at work: say that.
+    const because =
+      why.includes(`x${DECREASE_FACTOR}`) && next.ratePerMinute > state.ratePerMinute
+        ? `raised to the organizer's minimum of ${fmt(bounds.minPerMinute)}/min`
+        : why;
+    return { state: next, reason: moved ? because : null, admitPerMinute: Math.round(next.ratePerMinute * admitFactor) };
   };
   const fixed = bounds.fixedPerMinute;
   const rateOr = (r: number) => (fixed !== null ? fixed : r);

@@ -174,6 +174,13 @@ export class WaitingRoom extends DurableObject<Env> {
     const now = this.clock();
     if (room) {
       this.sql.run`UPDATE wr_room SET config = ${JSON.stringify(config)}`;
+      // New bounds apply at once (a fixed rate stays as the organizer set it).
+      const clamped = Math.min(config.maxReleaseRatePerMinute, Math.max(config.minReleaseRatePerMinute, room.rate));
+      if (room.fixed_rate === null && clamped !== room.rate) {
+        this.sql.run`UPDATE wr_room SET rate = ${clamped}`;
+        this.sql
+          .run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${clamped}, ${`organizer bounds changed: ${config.minReleaseRatePerMinute}-${config.maxReleaseRatePerMinute}/min`})`;
+      }
     } else {
       const seed = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
       const rate = initialControllerState(bounds(config)).ratePerMinute;
@@ -239,14 +246,24 @@ export class WaitingRoom extends DurableObject<Env> {
    * hand control back to the controller. Takes effect at the next tick, with a logged reason.
    * @returns false when the event does not exist
    */
-  async setFixedRate(perMinute: number | null): Promise<boolean> {
-    if (!this.room()) return false;
-    this.sql.run`UPDATE wr_room SET fixed_rate = ${perMinute}`;
+  async setFixedRate(perMinute: number | null): Promise<'ok' | 'event_not_found' | 'above_maximum'> {
+    const room = this.room();
+    if (!room) return 'event_not_found';
+    const config = JSON.parse(room.config) as QueueConfig;
+    if (perMinute !== null && perMinute > config.maxReleaseRatePerMinute) return 'above_maximum';
+    const now = this.clock();
     if (perMinute === null) {
+      this.sql.run`UPDATE wr_room SET fixed_rate = NULL`;
       this.sql
-        .run`INSERT INTO wr_rate_log (at, rate, reason) SELECT ${this.clock()}, rate, 'organizer returned control to the controller' FROM wr_room`;
+        .run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${room.rate}, 'organizer returned control to the controller')`;
+    } else {
+      // Takes effect at once, not at the next report.
+      this.sql.run`UPDATE wr_room SET fixed_rate = ${perMinute}, rate = ${perMinute}, admit_rate = ${perMinute}`;
+      this.sql
+        .run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${perMinute}, ${`fixed by the organizer at ${perMinute}/min`})`;
     }
-    return true;
+    await this.ensureAlarm(now);
+    return 'ok';
   }
 
   /** Hold latency and conflicts one gateway isolate measured; the controller reads the last 30 s. */

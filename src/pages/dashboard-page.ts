@@ -18,7 +18,7 @@ export function dashboardPage(): string {
   body { margin: 0 auto; max-width: 72rem; padding: 1rem 1.25rem 3rem; }
   header { display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; }
   h1 { font-size: 1.3rem; margin: .5rem 1rem .5rem 0; }
-  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr)); gap: .6rem; margin: 1rem 0; }
+  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: .6rem; margin: 1rem 0; }
   .card { border: 1px solid var(--line); border-radius: .6rem; padding: .6rem .8rem; }
   .card b { display: block; font-size: 1.5rem; font-variant-numeric: tabular-nums; }
   .card span { font-size: .8rem; opacity: .75; }
@@ -85,14 +85,19 @@ export function dashboardPage(): string {
   const $ = (id) => document.getElementById(id);
   let token = sessionStorage.getItem('wr_admin_token') || '';
   let eventId = new URLSearchParams(location.search).get('event') || '';
-  let current = null;
+  let current = null, stickyUntil = 0, dirty = false;
   async function api(method, path, body) {
     const r = await fetch('/_wr/admin' + path, { method, headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
     const data = await r.json().catch(() => ({}));
     if (r.status === 401) { sessionStorage.removeItem('wr_admin_token'); token = ''; show(false); }
     return { ok: r.ok, data };
   }
-  const say = (t, warn) => { $('status').textContent = t; $('status').className = warn ? 'warn' : ''; };
+  // Answers to the organizer's actions stay for 8 s; the periodic "Updated" does not overwrite them.
+  const say = (t, warn, sticky) => {
+    if (!sticky && Date.now() < stickyUntil) return;
+    if (sticky) stickyUntil = Date.now() + 8000;
+    $('status').textContent = t; $('status').className = warn ? 'warn' : '';
+  };
   const set = (k, v) => { document.querySelector('[data-k="' + k + '"]').textContent = v; };
   const num = (n, d = 0) => n === null || n === undefined ? '-' : Number(n).toLocaleString(undefined, { maximumFractionDigits: d });
   const pct = (x) => x === null || x === undefined ? '-' : (x * 100).toFixed(1) + '%';
@@ -106,11 +111,13 @@ export function dashboardPage(): string {
     const all = series.flatMap((s) => s.points.map((p) => p[1])).filter((v) => v !== null);
     if (opts.line !== undefined) all.push(opts.line);
     const max = Math.max(1, ...all);
-    const t0 = Date.now() - 30 * 60_000;
-    const x = (t) => pad + ((t - t0) / (30 * 60_000)) * (w - pad - 4);
-    const y = (v) => h - pad + 8 - (v / max) * (h - pad - 4);
+    // The time axis spans the data (at least 2 minutes, at most 30), so a short run is readable.
+    const first = Math.min(...series.flatMap((s) => s.points.map((p) => p[0])), Date.now() - 2 * 60_000);
+    const t0 = Math.max(first, Date.now() - 30 * 60_000), spanMin = Math.round((Date.now() - t0) / 60_000);
+    const x = (t) => pad + ((t - t0) / (Date.now() - t0)) * (w - pad - 4);
+    const y = (v) => h - pad + 8 - (v / max) * (h - pad - 22);
     const text = (tx, ty, s) => { const e = document.createElementNS(ns, 'text'); e.setAttribute('x', tx); e.setAttribute('y', ty); e.setAttribute('font-size', '11'); e.setAttribute('fill', 'currentColor'); e.textContent = s; svg.append(e); };
-    text(2, 12, num(max)); text(2, h - pad + 8, '0'); text(w - 60, h - 4, 'now'); text(pad, h - 4, '-30 min');
+    text(2, 26, num(max)); text(2, h - pad + 8, '0'); text(w - 30, h - 4, 'now'); text(pad, h - 4, '-' + spanMin + ' min');
     if (opts.line !== undefined) {
       const l = document.createElementNS(ns, 'line');
       l.setAttribute('x1', pad); l.setAttribute('x2', w - 4); l.setAttribute('y1', y(opts.line)); l.setAttribute('y2', y(opts.line));
@@ -123,7 +130,7 @@ export function dashboardPage(): string {
       pl.setAttribute('points', pts.join(' ')); pl.setAttribute('fill', 'none'); pl.setAttribute('stroke', s.color); pl.setAttribute('stroke-width', '2');
       svg.append(pl);
     }
-    series.forEach((s, i) => { const e = document.createElementNS(ns, 'text'); e.setAttribute('x', pad + 6 + i * 150); e.setAttribute('y', 14); e.setAttribute('font-size', '11'); e.setAttribute('fill', s.color); e.textContent = s.name; svg.append(e); });
+    series.forEach((s, i) => { const e = document.createElementNS(ns, 'text'); e.setAttribute('x', w - 160 * (series.length - i)); e.setAttribute('y', 12); e.setAttribute('font-size', '12'); e.setAttribute('fill', s.color); e.textContent = '— ' + s.name; svg.append(e); });
   }
 
   async function loadEvents() {
@@ -150,18 +157,21 @@ export function dashboardPage(): string {
     set('admittedPerMinute', minuteAgo ? num(((q.admittedTotal - minuteAgo.admittedTotal) * 60_000) / span) : '-');
     set('active', num(q.active) + ' / ' + num(q.activeLimit) + ' / ' + num(cfg.maxActiveVisitors));
     set('rate', num(q.releaseRatePerMinute) + (q.fixedRatePerMinute !== null ? ' (fixed)' : q.admitPerMinute !== q.releaseRatePerMinute ? ' (admit ' + num(q.admitPerMinute) + ')' : ''));
-    set('origin', q.lastHealth ? num(q.lastHealth.p99LatencyMs) + ' ms / ' + pct(q.lastHealth.errorRate) : 'no report');
+    const h = q.lastHealth;
+    set('origin', !h ? 'no report' : h.activeBuyers === 0 && h.p99LatencyMs === 0 ? 'idle (no traffic)' : num(h.p99LatencyMs) + ' ms / ' + pct(h.errorRate));
     set('holds', q.gateway.holdP99Ms === null ? '-' : num(q.gateway.holdP99Ms) + ' ms / ' + pct(q.gateway.conflictRate));
     set('noShows', pct(q.gateway.noShowRate));
     set('seats', num(inv.seats.held + inv.seats.paymentPending) + ' / ' + num(inv.seats.sold + inv.tiers.reduce((a, t) => a + t.sold, 0)));
     set('reconcile', num(inv.seats.needsReconciliation));
     set('mode', q.mode);
-    if (document.activeElement?.form !== $('bounds')) {
+    if (!dirty && document.activeElement?.form !== $('bounds')) {
       $('policy').value = cfg.policy; $('minRate').value = cfg.minReleaseRatePerMinute; $('maxRate').value = cfg.releaseRatePerMinute;
       $('maxActive').value = cfg.maxActiveVisitors; $('target').value = cfg.targetP99Ms;
     }
     const pts = (k) => samples.map((s) => [s.at, s[k]]);
-    chart($('chartRate'), [{ name: 'release rate', color: '#2563eb', points: pts('rate') }, { name: 'admissions', color: '#16a34a', points: pts('admitRate') }]);
+    // Actual admissions per minute, from the admitted totals of consecutive samples.
+    const admitted = samples.slice(1).map((s, i) => [s.at, ((s.admittedTotal - samples[i].admittedTotal) * 60_000) / Math.max(1, s.at - samples[i].at)]);
+    chart($('chartRate'), [{ name: 'release rate', color: '#2563eb', points: pts('rate') }, { name: 'admitted', color: '#16a34a', points: admitted }]);
     chart($('chartP99'), [{ name: 'origin p99', color: '#9333ea', points: pts('originP99Ms') }], { line: cfg.targetP99Ms });
     chart($('chartQueue'), [{ name: 'waiting', color: '#ea580c', points: pts('waiting') }, { name: 'active', color: '#0891b2', points: pts('active') }]);
     $('log').replaceChildren(...q.rateLog.map((e) => {
@@ -174,12 +184,17 @@ export function dashboardPage(): string {
 
   async function act(method, path, body, done) {
     const r = await api(method, '/events/' + encodeURIComponent(eventId) + path, body);
-    say(r.ok ? done : (r.data.detail || r.data.title || 'Refused'), !r.ok);
+    say(r.ok ? done : (r.data.detail || r.data.title || 'Refused'), !r.ok, true);
+    if (r.ok && path === '') dirty = false;
     refresh();
   }
   $('pause').onclick = () => act('POST', '/pause', undefined, 'Paused: no one is released, nobody loses a place');
   $('resume').onclick = () => act('POST', '/resume', undefined, 'Resumed');
-  $('setFixed').onclick = () => act('POST', '/rate', { fixedPerMinute: Number($('fixed').value) }, 'Rate fixed');
+  $('setFixed').onclick = () => {
+    if ($('fixed').value.trim() === '') { say('Type a rate first (0 stops releases)', true, true); return; }
+    act('POST', '/rate', { fixedPerMinute: Number($('fixed').value) }, 'Rate fixed');
+  };
+  $('bounds').oninput = () => { dirty = true; };
   $('auto').onclick = () => act('POST', '/rate', { fixedPerMinute: null }, 'The controller decides the rate again');
   $('bounds').onsubmit = (e) => {
     e.preventDefault();
@@ -187,7 +202,7 @@ export function dashboardPage(): string {
     const cfg = { ...current.config, policy: $('policy').value, minReleaseRatePerMinute: Number($('minRate').value), releaseRatePerMinute: Number($('maxRate').value), maxActiveVisitors: Number($('maxActive').value), targetP99Ms: Number($('target').value) };
     act('PUT', '', cfg, 'Saved');
   };
-  $('event').onchange = () => { eventId = $('event').value; history.replaceState(null, '', '?event=' + encodeURIComponent(eventId)); refresh(); };
+  $('event').onchange = () => { dirty = false; eventId = $('event').value; history.replaceState(null, '', '?event=' + encodeURIComponent(eventId)); refresh(); };
   $('login').onsubmit = async (e) => {
     e.preventDefault();
     token = $('token').value;

@@ -59,7 +59,10 @@ const rateOverride = z.object({ fixedPerMinute: z.number().int().min(0).max(1_00
 
 adminApi.post('/events/:eventId/rate', async (c) => {
   const { fixedPerMinute } = parseJsonBody(await c.req.text(), rateOverride);
-  if (!(await c.env.WAITING_ROOM.getByName(eventIdParam(c)).setFixedRate(fixedPerMinute))) throw new GatewayError('EVENT_NOT_FOUND');
+  const result = await c.env.WAITING_ROOM.getByName(eventIdParam(c)).setFixedRate(fixedPerMinute);
+  if (result === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND');
+  if (result === 'above_maximum')
+    throw new GatewayError('INVALID_REQUEST', "fixedPerMinute must not exceed the event's releaseRatePerMinute");
   return c.json({ eventId: eventIdParam(c), fixedPerMinute });
 });
 

@@ -35,6 +35,21 @@ describe('organizer controls', () => {
     expect((await admin(`/events/${eventId}/rate`, { method: 'POST', body: '{"fixedPerMinute":-1}' })).status).toBe(400);
   });
 
+  it('applies a fixed rate and new bounds at once, even on an idle event, and refuses a fixed rate above the maximum', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { releaseRatePerMinute: 100, minReleaseRatePerMinute: 10 });
+    await admin(`/events/${eventId}/rate`, { method: 'POST', body: '{"fixedPerMinute":50}' });
+    const stats = (await admin(`/events/${eventId}`)).body as { queue: { releaseRatePerMinute: number; rateLog: { reason: string }[] } };
+    expect(stats.queue.releaseRatePerMinute).toBe(50);
+    expect(stats.queue.rateLog[0]!.reason).toBe('fixed by the organizer at 50/min');
+    expect((await admin(`/events/${eventId}/rate`, { method: 'POST', body: '{"fixedPerMinute":500}' })).status).toBe(400);
+    await admin(`/events/${eventId}/rate`, { method: 'POST', body: '{"fixedPerMinute":null}' });
+    await createEvent(eventId, { releaseRatePerMinute: 100, minReleaseRatePerMinute: 60 });
+    const raised = (await admin(`/events/${eventId}`)).body as { queue: { releaseRatePerMinute: number; rateLog: { reason: string }[] } };
+    expect(raised.queue.releaseRatePerMinute).toBe(60);
+    expect(raised.queue.rateLog[0]!.reason).toBe('organizer bounds changed: 60-100/min');
+  });
+
   it('lists configured events for the dashboard, and serves the dashboard shell without data', async () => {
     const eventId = freshEventId();
     await createEvent(eventId, { name: 'Listed concert' });
