@@ -574,7 +574,7 @@ export class WaitingRoom extends DurableObject<Env> {
     }
     const ahead = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'waiting' AND rank < ${v.rank}`?.n ?? 0;
     const untilStart = onSale(config, now) ? 0 : Math.ceil((config.saleStartsAtMs - now) / 1000);
-    const wait = state === 'waiting' || state === 'not_open' ? estimateWaitSeconds(ahead + 1, room.rate) : null;
+    const wait = state === 'waiting' || state === 'not_open' ? estimateWaitSeconds(ahead + 1, this.recentAdmissionRate(room, now)) : null;
     return {
       ...base,
       state,
@@ -583,6 +583,18 @@ export class WaitingRoom extends DurableObject<Env> {
       estimatedWaitSeconds: wait === null ? null : wait + untilStart,
       pollAfterMs: pollAfterMs(wait, config.idleTimeoutMs),
     };
+  }
+
+  /**
+   * Admissions per minute actually achieved over about the last minute (from the samples), or the
+   * release rate when there is no history yet: the honest basis for a wait estimate.
+   */
+  private recentAdmissionRate(room: RoomRow, now: number): number {
+    const then = this.sql.one<{ at: number; admitted_total: number }>`
+      SELECT at, admitted_total FROM wr_samples WHERE at <= ${now - 30_000} ORDER BY at DESC LIMIT 1`;
+    if (!then || now - then.at > 5 * 60_000) return room.rate;
+    const measured = ((room.admitted_total - then.admitted_total) * 60_000) / (now - then.at);
+    return measured > 0 ? measured : room.rate;
   }
 
   private setMode(mode: RoomMode): boolean {

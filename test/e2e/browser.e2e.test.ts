@@ -85,6 +85,27 @@ describe('browser', () => {
     await context.close();
   });
 
+  it('speaks Traditional Chinese to a zh-TW browser, and admits a browser with JavaScript off (meta refresh)', async () => {
+    const eventId = `e2e-nojs-${Date.now().toString(36)}`;
+    await putEvent(server, eventId, {
+      name: '演唱會',
+      releaseRatePerMinute: 60,
+      minReleaseRatePerMinute: 60,
+      maxActiveVisitors: 100,
+      seats: 20,
+    });
+    for (let i = 0; i < 2; i++) await fetch(`${server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
+    const zh = await browser.newContext({ locale: 'zh-TW', javaScriptEnabled: false });
+    const page = await zh.newPage();
+    await page.goto(`${server.url}/events/${eventId}/`);
+    expect(await page.textContent('h1')).toMatch(/您正在排隊|輪到您了/);
+    expect(await page.textContent('[data-testid="event-name"]')).toBe('演唱會');
+    // No script runs: the <meta refresh> alone brings the visitor to the sale page once admitted.
+    await page.waitForFunction(() => document.title.startsWith('Tickets'), undefined, { timeout: 60_000, polling: 500 });
+    expect(await page.textContent('h1')).toBe('Choose your seats');
+    await zh.close();
+  });
+
   it('organizer dashboard: signs in, sees the queue move, pauses, and releases stop', async () => {
     const eventId = `e2e-dash-${Date.now().toString(36)}`;
     await putEvent(server, eventId, {

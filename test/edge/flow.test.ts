@@ -247,6 +247,28 @@ describe('the waiting page', () => {
     expect(json.body).toMatchObject({ state: 'waiting', position: expect.any(Number), pollAfterMs: expect.any(Number) });
   });
 
+  it('never redirects off the sale URL, whatever return or next parameters say', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    for (const next of ['//evil.com', '/\\evil.com', 'https%3A%2F%2Fevil.com', 'javascript:alert(1)', '%2F%2Fevil.com']) {
+      const res = await new Visitor().fetch(`/events/${eventId}/?next=${next}&return=${next}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('location')).toBeNull();
+      expect(await res.text()).not.toContain('evil.com');
+    }
+  });
+
+  it('does not spend two release slots on one visitor who joins twice', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = new Visitor();
+    await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    await v.fetch(`/events/${eventId}/`);
+    await tick(eventId);
+    expect((await env.WAITING_ROOM.getByName(eventId).stats())!).toMatchObject({ admittedTotal: 1, active: 1, waiting: 0 });
+  });
+
   it("escapes the organizer's template and accepts only an HTTPS logo", async () => {
     const eventId = freshEventId();
     const page = {
