@@ -46,6 +46,7 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
     sql: `
       ALTER TABLE wr_room ADD COLUMN fixed_rate INTEGER;
       ALTER TABLE wr_room ADD COLUMN sold_out INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_room ADD COLUMN commitment TEXT;
       ALTER TABLE wr_room ADD COLUMN active_limit INTEGER;
       ALTER TABLE wr_room ADD COLUMN slow_start INTEGER NOT NULL DEFAULT 1;
       ALTER TABLE wr_room ADD COLUMN admit_rate INTEGER NOT NULL DEFAULT 0;

@@ -50,6 +50,7 @@ interface RoomRow {
   health: string | null;
   fixed_rate: number | null;
   sold_out: number;
+  commitment: string | null;
   active_limit: number | null;
   slow_start: number;
   admit_rate: number;
@@ -77,6 +78,8 @@ export interface QueueStatus {
   /** The organizer's look of the waiting page, and its HTTP status. */
   page: PageTemplate;
   pageStatus: 200 | 202 | 429;
+  /** Lottery events: SHA-256 of the secret draw seed, published before the draw. */
+  commitment: string | null;
   policy: QueueConfig['policy'];
   /** 1-based place in line; null before the lottery draw or once admitted. */
   position: number | null;
@@ -160,6 +163,10 @@ export class WaitingRoom extends DurableObject<Env> {
    * @returns `ok` (with `created`) or `conflict` with a reason
    */
   async configure(config: QueueConfig, dryRun = false): Promise<ConfigureAnswer> {
+    // The seed and its public commitment are made before reading state, so no await splits the
+    // check from the write below.
+    const seed = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
+    const commitment = await seedCommitment(seed);
     const room = this.room();
     if (room) {
       const old = JSON.parse(room.config) as QueueConfig;
@@ -182,11 +189,10 @@ export class WaitingRoom extends DurableObject<Env> {
           .run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${clamped}, ${`organizer bounds changed: ${config.minReleaseRatePerMinute}-${config.maxReleaseRatePerMinute}/min`})`;
       }
     } else {
-      const seed = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
       const rate = initialControllerState(bounds(config)).ratePerMinute;
       this.sql
-        .run`INSERT INTO wr_room (id, config, mode, seed, drawn, rate, last_report_at, carry, last_tick_at, next_seq, next_rank, admitted_total)
-        VALUES (1, ${JSON.stringify(config)}, 'open', ${seed}, 0, ${rate}, 0, 0, ${now}, 1, 1, 0)`;
+        .run`INSERT INTO wr_room (id, config, mode, seed, commitment, drawn, rate, last_report_at, carry, last_tick_at, next_seq, next_rank, admitted_total)
+        VALUES (1, ${JSON.stringify(config)}, 'open', ${seed}, ${commitment}, 0, ${rate}, 0, 0, ${now}, 1, 1, 0)`;
       this.sql
         .run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${rate}, 'start at the minimum until the origin reports health')`;
     }
@@ -545,6 +551,7 @@ export class WaitingRoom extends DurableObject<Env> {
       saleStartsAtMs: config.saleStartsAtMs,
       page: config.page ?? {},
       pageStatus: config.waitingPageStatus ?? 200,
+      commitment: config.policy === 'random' ? room.commitment : null,
     };
     if (v.state === 'admitted') {
       if (v.expires_at! <= now) return { kind: 'unknown_visitor' };

@@ -54,6 +54,8 @@ const EN = {
   updated: 'Updated {t}',
   retrying: 'Connection trouble; trying again in {s} s. You keep your place.',
   noScript: 'This page reloads itself every {s} seconds.',
+  commitment: 'Draw commitment (SHA-256 of the secret seed, revealed after the draw):',
+  verify: 'check the draw',
 };
 
 /** The page's strings, by key. */
@@ -90,5 +92,7 @@ export const MESSAGES: Record<Lang, Messages> = {
     updated: '更新於 {t}',
     retrying: '連線不穩，{s} 秒後重試。您的順位會保留。',
     noScript: '此頁面每 {s} 秒自動重新整理。',
+    commitment: '抽籤承諾值（秘密種子的 SHA-256，抽籤後公開種子）：',
+    verify: '查核抽籤',
   },
 };

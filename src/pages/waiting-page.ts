@@ -100,6 +100,13 @@ export function waitingPage(eventId: string, status: StatusBody, lang: Lang, pag
           <div class="bar" aria-hidden="true"><div id="progress"></div></div>
           <p id="wait" data-testid="wait"></p>
           <p class="note muted" id="policy" data-testid="policy">${t[status.policy]}</p>
+          ${
+            status.commitment
+              ? html`<p class="muted" style="font-size:.8rem;overflow-wrap:anywhere" data-testid="commitment">
+                  ${t.commitment} <code>${status.commitment}</code> (<a href="/_wr/events/${eventId}/draw">${t.verify}</a>)
+                </p>`
+              : ''
+          }
           <p class="muted" id="updated" aria-live="polite"></p>
           <noscript><p class="muted">${t.noScript.replace('{s}', String(refreshS))}</p></noscript>
         </main>

@@ -23,6 +23,8 @@ export interface StatusBody {
   pollAfterMs: number;
   /** ISO 8601, or null when the sale was open from creation. */
   saleStartsAt: string | null;
+  /** Lottery events: the draw's commitment (SHA-256 of the secret seed); null otherwise. */
+  commitment: string | null;
   /** The queue ticket, for cookie-less clients; present when newly issued. */
   queueTicket?: string;
   /** The admission token, for cookie-less clients; present when `state` is `admitted`. */
@@ -67,6 +69,7 @@ async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClai
     estimatedWaitSeconds: status.estimatedWaitSeconds,
     pollAfterMs: status.pollAfterMs,
     saleStartsAt: status.saleStartsAtMs > 0 ? new Date(status.saleStartsAtMs).toISOString() : null,
+    commitment: status.commitment,
   };
   if (!ticket) {
     body.queueTicket = await signQueueTicket(settings, eventId, visitorId, now);

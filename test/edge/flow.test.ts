@@ -247,6 +247,18 @@ describe('the waiting page', () => {
     expect(json.body).toMatchObject({ state: 'waiting', position: expect.any(Number), pollAfterMs: expect.any(Number) });
   });
 
+  it('shows a lottery its draw commitment, the same one the draw record publishes, and one entry per visitor', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { policy: 'random', saleStartsAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const v = new Visitor();
+    const html = await (await v.fetch(`/events/${eventId}/`)).text();
+    const record = (await v.json<{ commitment: string; drawn: boolean }>(`/_wr/events/${eventId}/draw`)).body;
+    expect(record.drawn).toBe(false);
+    expect(html).toContain(`<code>${record.commitment}</code>`);
+    for (let i = 0; i < 3; i++) await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    expect((await env.WAITING_ROOM.getByName(eventId).stats())!.waiting).toBe(1);
+  });
+
   it('never redirects off the sale URL, whatever return or next parameters say', async () => {
     const eventId = freshEventId();
     await createEvent(eventId);

@@ -32,6 +32,7 @@ describe('lotteryOrder', () => {
     }
     const expected = 500;
     const chi2 = [...firsts.values()].reduce((a, n) => a + (n - expected) ** 2 / expected, 0);
+    console.log(`lottery first place over 2,000 seeded draws: ${[...firsts.values()].join(' / ')}, chi-square = ${chi2.toFixed(2)} (3 df)`);
     expect(chi2).toBeLessThan(16.27); // p = 0.001 critical value for 3 degrees of freedom
   });
 
