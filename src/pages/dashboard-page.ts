@@ -1,86 +1,7 @@
 // The organizer dashboard: a static page that reads the admin API with the token the organizer types.
 
-/**
- * The dashboard HTML. It holds no data and no secret: after sign-in it keeps the admin token in
- * sessionStorage (this tab only) and calls the admin API with it every 2 s. Every value is written
- * with textContent or as SVG numbers, so nothing from the API is parsed as HTML.
- */
-export function dashboardPage(): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>Waiting room - organizer</title>
-<style>
-  :root { color-scheme: light dark; font-family: system-ui, sans-serif; --line: color-mix(in srgb, CanvasText 15%, transparent); }
-  body { margin: 0 auto; max-width: 72rem; padding: 1rem 1.25rem 3rem; }
-  header { display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; }
-  h1 { font-size: 1.3rem; margin: .5rem 1rem .5rem 0; }
-  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: .6rem; margin: 1rem 0; }
-  .card { border: 1px solid var(--line); border-radius: .6rem; padding: .6rem .8rem; }
-  .card b { display: block; font-size: 1.5rem; font-variant-numeric: tabular-nums; }
-  .card span { font-size: .8rem; opacity: .75; }
-  .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(20rem, 1fr)); gap: .8rem; }
-  svg { width: 100%; height: 9rem; border: 1px solid var(--line); border-radius: .6rem; }
-  table { border-collapse: collapse; width: 100%; font-size: .85rem; }
-  td, th { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
-  form, .controls { display: flex; gap: .5rem; flex-wrap: wrap; align-items: end; margin: .5rem 0; }
-  label { display: grid; font-size: .8rem; gap: .2rem; }
-  input, select, button { font: inherit; padding: .3rem .5rem; }
-  .warn { color: #b45309; }
-  [hidden] { display: none !important; }
-</style>
-</head>
-<body>
-<header>
-  <h1>Waiting room - organizer</h1>
-  <select id="event" aria-label="Event" hidden></select>
-  <span id="status" role="status" aria-live="polite"></span>
-</header>
-<form id="login">
-  <label>Admin token <input id="token" type="password" autocomplete="current-password" required size="40"></label>
-  <button>Sign in</button>
-</form>
-<main id="main" hidden>
-  <section class="grid" aria-label="Live numbers">
-    <div class="card"><span>Waiting</span><b data-k="waiting">-</b></div>
-    <div class="card"><span>Admitted per minute (last minute)</span><b data-k="admittedPerMinute">-</b></div>
-    <div class="card"><span>Active / limit / max</span><b data-k="active">-</b></div>
-    <div class="card"><span>Release rate per minute</span><b data-k="rate">-</b></div>
-    <div class="card"><span>Origin p99 / errors</span><b data-k="origin">-</b></div>
-    <div class="card"><span>Seat-hold p99 / conflicts</span><b data-k="holds">-</b></div>
-    <div class="card"><span>No-shows</span><b data-k="noShows">-</b></div>
-    <div class="card"><span>Seats held / sold</span><b data-k="seats">-</b></div>
-    <div class="card"><span>Needs reconciliation</span><b data-k="reconcile">-</b></div>
-    <div class="card"><span>Mode</span><b data-k="mode">-</b></div>
-  </section>
-  <section class="controls" aria-label="Controls">
-    <button id="pause">Pause</button>
-    <button id="resume">Resume</button>
-    <label>Fixed rate per minute <input id="fixed" type="number" min="0" step="1" size="8"></label>
-    <button id="setFixed">Set fixed rate</button>
-    <button id="auto">Back to automatic</button>
-  </section>
-  <form id="bounds" aria-label="Bounds">
-    <label>Policy <select id="policy"><option value="fifo">FIFO</option><option value="random">Lottery</option></select></label>
-    <label>Min rate/min <input id="minRate" type="number" min="0" step="1" size="8"></label>
-    <label>Max rate/min <input id="maxRate" type="number" min="1" step="1" size="8"></label>
-    <label>Max active visitors <input id="maxActive" type="number" min="1" step="1" size="8"></label>
-    <label>p99 target ms <input id="target" type="number" min="1" step="1" size="8"></label>
-    <button>Save</button>
-  </form>
-  <h2>Last 30 minutes</h2>
-  <div class="charts">
-    <div><span>Release rate and admissions per minute</span><svg id="chartRate" role="img" aria-label="Release rate chart"></svg></div>
-    <div><span>Origin p99 (ms) against the target</span><svg id="chartP99" role="img" aria-label="Origin p99 chart"></svg></div>
-    <div><span>Queue length and active visitors</span><svg id="chartQueue" role="img" aria-label="Queue length chart"></svg></div>
-  </div>
-  <h2>Why the rate changed</h2>
-  <table><thead><tr><th>Time</th><th>Rate</th><th>Reason</th></tr></thead><tbody id="log"></tbody></table>
-</main>
-<script>
+/** The dashboard's script: static, so a CSP hash can allow exactly it. */
+export const DASHBOARD_SCRIPT = `
 (() => {
   const $ = (id) => document.getElementById(id);
   let token = sessionStorage.getItem('wr_admin_token') || '';
@@ -211,7 +132,89 @@ export function dashboardPage(): string {
   (async () => { if (token && (await loadEvents())) { show(true); refresh(); } })();
   setInterval(() => { if (!document.hidden) refresh(); }, 2000);
 })();
-</script>
+`;
+
+/**
+ * The dashboard HTML. It holds no data and no secret: after sign-in it keeps the admin token in
+ * sessionStorage (this tab only) and calls the admin API with it every 2 s. Every value is written
+ * with textContent or as SVG numbers, so nothing from the API is parsed as HTML.
+ */
+export function dashboardPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Waiting room - organizer</title>
+<style>
+  :root { color-scheme: light dark; font-family: system-ui, sans-serif; --line: color-mix(in srgb, CanvasText 15%, transparent); }
+  body { margin: 0 auto; max-width: 72rem; padding: 1rem 1.25rem 3rem; }
+  header { display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; }
+  h1 { font-size: 1.3rem; margin: .5rem 1rem .5rem 0; }
+  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: .6rem; margin: 1rem 0; }
+  .card { border: 1px solid var(--line); border-radius: .6rem; padding: .6rem .8rem; }
+  .card b { display: block; font-size: 1.5rem; font-variant-numeric: tabular-nums; }
+  .card span { font-size: .8rem; opacity: .75; }
+  .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(20rem, 1fr)); gap: .8rem; }
+  svg { width: 100%; height: 9rem; border: 1px solid var(--line); border-radius: .6rem; }
+  table { border-collapse: collapse; width: 100%; font-size: .85rem; }
+  td, th { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+  form, .controls { display: flex; gap: .5rem; flex-wrap: wrap; align-items: end; margin: .5rem 0; }
+  label { display: grid; font-size: .8rem; gap: .2rem; }
+  input, select, button { font: inherit; padding: .3rem .5rem; }
+  .warn { color: #b45309; }
+  [hidden] { display: none !important; }
+</style>
+</head>
+<body>
+<header>
+  <h1>Waiting room - organizer</h1>
+  <select id="event" aria-label="Event" hidden></select>
+  <span id="status" role="status" aria-live="polite"></span>
+</header>
+<form id="login">
+  <label>Admin token <input id="token" type="password" autocomplete="current-password" required size="40"></label>
+  <button>Sign in</button>
+</form>
+<main id="main" hidden>
+  <section class="grid" aria-label="Live numbers">
+    <div class="card"><span>Waiting</span><b data-k="waiting">-</b></div>
+    <div class="card"><span>Admitted per minute (last minute)</span><b data-k="admittedPerMinute">-</b></div>
+    <div class="card"><span>Active / limit / max</span><b data-k="active">-</b></div>
+    <div class="card"><span>Release rate per minute</span><b data-k="rate">-</b></div>
+    <div class="card"><span>Origin p99 / errors</span><b data-k="origin">-</b></div>
+    <div class="card"><span>Seat-hold p99 / conflicts</span><b data-k="holds">-</b></div>
+    <div class="card"><span>No-shows</span><b data-k="noShows">-</b></div>
+    <div class="card"><span>Seats held / sold</span><b data-k="seats">-</b></div>
+    <div class="card"><span>Needs reconciliation</span><b data-k="reconcile">-</b></div>
+    <div class="card"><span>Mode</span><b data-k="mode">-</b></div>
+  </section>
+  <section class="controls" aria-label="Controls">
+    <button id="pause">Pause</button>
+    <button id="resume">Resume</button>
+    <label>Fixed rate per minute <input id="fixed" type="number" min="0" step="1" size="8"></label>
+    <button id="setFixed">Set fixed rate</button>
+    <button id="auto">Back to automatic</button>
+  </section>
+  <form id="bounds" aria-label="Bounds">
+    <label>Policy <select id="policy"><option value="fifo">FIFO</option><option value="random">Lottery</option></select></label>
+    <label>Min rate/min <input id="minRate" type="number" min="0" step="1" size="8"></label>
+    <label>Max rate/min <input id="maxRate" type="number" min="1" step="1" size="8"></label>
+    <label>Max active visitors <input id="maxActive" type="number" min="1" step="1" size="8"></label>
+    <label>p99 target ms <input id="target" type="number" min="1" step="1" size="8"></label>
+    <button>Save</button>
+  </form>
+  <h2>Last 30 minutes</h2>
+  <div class="charts">
+    <div><span>Release rate and admissions per minute</span><svg id="chartRate" role="img" aria-label="Release rate chart"></svg></div>
+    <div><span>Origin p99 (ms) against the target</span><svg id="chartP99" role="img" aria-label="Origin p99 chart"></svg></div>
+    <div><span>Queue length and active visitors</span><svg id="chartQueue" role="img" aria-label="Queue length chart"></svg></div>
+  </div>
+  <h2>Why the rate changed</h2>
+  <table><thead><tr><th>Time</th><th>Rate</th><th>Reason</th></tr></thead><tbody id="log"></tbody></table>
+</main>
+<script>${DASHBOARD_SCRIPT}</script>
 </body>
 </html>`;
 }

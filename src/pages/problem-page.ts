@@ -1,6 +1,7 @@
 // A plain HTML rendering of an error, for browsers navigating the sale area.
 import { html } from 'hono/html';
 import { ERROR_TABLE, type GatewayError } from '../lib/errors';
+import { pageSecurityHeaders } from '../lib/security-headers';
 
 /** Friendly words per status class; the problem's title and detail follow. */
 function headline(status: number): string {
@@ -53,7 +54,11 @@ export async function problemPage(err: GatewayError): Promise<Response> {
         </main>
       </body>
     </html>`;
-  const headers = new Headers({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  const headers = new Headers({
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    ...(await pageSecurityHeaders([])),
+  });
   if (err.retryAfterS !== undefined) headers.set('retry-after', String(err.retryAfterS));
   return new Response(String(await body), { status, headers });
 }

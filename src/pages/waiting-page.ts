@@ -4,6 +4,106 @@ import type { PageTemplate } from '../lib/event-config';
 import type { StatusBody } from '../routes/queue';
 import { MESSAGES, type Lang } from './waiting-messages';
 
+/** The page's script: static (its data is in a JSON block), so a CSP hash can allow exactly it. */
+export const WAITING_SCRIPT = `
+(() => {
+  // Data comes from a JSON block, so this script is the same on every page and CSP can pin its hash.
+  const data = JSON.parse(document.getElementById('wr-data').textContent);
+  const { eventId, t, lang } = data;
+  let s = data.s;
+  let firstAhead = null,
+    failures = 0,
+    hiddenSince = null,
+    timer = null;
+  const $ = (id) => document.getElementById(id);
+  const fill = (k, vals) => Object.entries(vals).reduce((a, [n, v]) => a.replace('{' + n + '}', v), t[k]);
+  const fmtWait = (sec) => {
+    if (sec === null) return t.waitUnknown;
+    if (sec < 60) return t.waitUnderMinute;
+    // A range, never a promise: the rate moves with the site's health.
+    const lo = Math.max(1, Math.floor((sec / 60) * 0.8)),
+      hi = Math.ceil((sec / 60) * 1.25);
+    return hi > lo ? fill('waitRange', { lo, hi }) : fill('waitAbout', { lo });
+  };
+  const fmtCountdown = (ms) => {
+    const total = Math.max(0, Math.round(ms / 1000)),
+      h = Math.floor(total / 3600),
+      m = Math.floor(total / 60) % 60,
+      sec = total % 60;
+    return (h ? h + ':' + String(m).padStart(2, '0') : m) + ':' + String(sec).padStart(2, '0');
+  };
+  function render() {
+    $('headline').textContent = t[s.state] || t.waiting;
+    if (s.position !== null) {
+      $('position').textContent = '#' + s.position.toLocaleString(lang);
+      $('ahead').textContent =
+        s.ahead === 0 ? t.next : s.ahead === 1 ? t.aheadOne : fill('ahead', { n: s.ahead.toLocaleString(lang) });
+      if (firstAhead === null) firstAhead = Math.max(s.ahead, 1);
+      $('progress').style.width = Math.round(100 * (1 - s.ahead / firstAhead)) + '%';
+    } else {
+      $('position').textContent = s.state === 'not_open' ? t.soon : '-';
+      $('ahead').textContent = s.policy === 'random' && s.state === 'not_open' ? t.drawnAtStart : '';
+    }
+    const sub = { paused: t.pausedSub, closed: t.endedSub, sold_out: t.soldOutSub }[s.state];
+    if (s.state === 'not_open' && s.saleStartsAt) {
+      const start = new Date(s.saleStartsAt);
+      $('sub').textContent =
+        fill('saleStarts', { t: start.toLocaleString(lang) }) + ' ' + fill('countdown', { t: fmtCountdown(start - Date.now()) });
+    } else $('sub').textContent = sub || t.keepOpen;
+    $('wait').textContent = s.state === 'waiting' || s.state === 'not_open' ? fmtWait(s.estimatedWaitSeconds) : '';
+    $('updated').textContent = fill('updated', { t: new Date().toLocaleTimeString(lang) });
+  }
+  function schedule(ms) {
+    clearTimeout(timer);
+    timer = setTimeout(poll, ms * (0.8 + Math.random() * 0.4));
+  }
+  async function poll() {
+    // Long hidden: stop (the place is kept for the idle timeout); focus resumes at once.
+    if (document.hidden && hiddenSince !== null && Date.now() - hiddenSince > 30 * 60_000) return;
+    let wait = s.pollAfterMs || 5000;
+    try {
+      const r = await fetch('/_wr/events/' + eventId + '/status', {
+        headers: { accept: 'application/json' },
+        credentials: 'same-origin',
+      });
+      if (r.ok) {
+        s = await r.json();
+        failures = 0;
+      } else {
+        failures++;
+        const after = Number(r.headers.get('retry-after'));
+        wait = after > 0 ? after * 1000 : Math.min(60_000, 2000 * 2 ** failures);
+        $('updated').textContent = fill('retrying', { s: Math.round(wait / 1000) });
+      }
+    } catch {
+      failures++;
+      wait = Math.min(60_000, 2000 * 2 ** failures);
+      $('updated').textContent = fill('retrying', { s: Math.round(wait / 1000) });
+    }
+    if (failures === 0) render();
+    if (s.state === 'admitted') {
+      location.reload();
+      return;
+    }
+    if (s.state === 'closed') return;
+    schedule(wait);
+  }
+  document.addEventListener('visibilitychange', () => {
+    if (document.hidden) hiddenSince = Date.now();
+    else {
+      hiddenSince = null;
+      schedule(200);
+    }
+  });
+  render();
+  if (s.state === 'not_open')
+    setInterval(() => {
+      if (s.state === 'not_open') render();
+    }, 1000);
+  schedule(s.pollAfterMs || 5000);
+})();
+`;
+
 /** JSON safe to embed inside a <script> element. */
 const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
@@ -110,104 +210,10 @@ export function waitingPage(eventId: string, status: StatusBody, lang: Lang, pag
           <p class="muted" id="updated" aria-live="polite"></p>
           <noscript><p class="muted">${t.noScript.replace('{s}', String(refreshS))}</p></noscript>
         </main>
-        <script>
-          (() => {
-            const eventId = ${raw(embed(eventId))};
-            const t = ${raw(embed(t))};
-            const lang = ${raw(embed(lang))};
-            let s = ${raw(embed(initial))};
-            let firstAhead = null,
-              failures = 0,
-              hiddenSince = null,
-              timer = null;
-            const $ = (id) => document.getElementById(id);
-            const fill = (k, vals) => Object.entries(vals).reduce((a, [n, v]) => a.replace('{' + n + '}', v), t[k]);
-            const fmtWait = (sec) => {
-              if (sec === null) return t.waitUnknown;
-              if (sec < 60) return t.waitUnderMinute;
-              // A range, never a promise: the rate moves with the site's health.
-              const lo = Math.max(1, Math.floor((sec / 60) * 0.8)),
-                hi = Math.ceil((sec / 60) * 1.25);
-              return hi > lo ? fill('waitRange', { lo, hi }) : fill('waitAbout', { lo });
-            };
-            const fmtCountdown = (ms) => {
-              const total = Math.max(0, Math.round(ms / 1000)),
-                h = Math.floor(total / 3600),
-                m = Math.floor(total / 60) % 60,
-                sec = total % 60;
-              return (h ? h + ':' + String(m).padStart(2, '0') : m) + ':' + String(sec).padStart(2, '0');
-            };
-            function render() {
-              $('headline').textContent = t[s.state] || t.waiting;
-              if (s.position !== null) {
-                $('position').textContent = '#' + s.position.toLocaleString(lang);
-                $('ahead').textContent =
-                  s.ahead === 0 ? t.next : s.ahead === 1 ? t.aheadOne : fill('ahead', { n: s.ahead.toLocaleString(lang) });
-                if (firstAhead === null) firstAhead = Math.max(s.ahead, 1);
-                $('progress').style.width = Math.round(100 * (1 - s.ahead / firstAhead)) + '%';
-              } else {
-                $('position').textContent = s.state === 'not_open' ? t.soon : '-';
-                $('ahead').textContent = s.policy === 'random' && s.state === 'not_open' ? t.drawnAtStart : '';
-              }
-              const sub = { paused: t.pausedSub, closed: t.endedSub, sold_out: t.soldOutSub }[s.state];
-              if (s.state === 'not_open' && s.saleStartsAt) {
-                const start = new Date(s.saleStartsAt);
-                $('sub').textContent =
-                  fill('saleStarts', { t: start.toLocaleString(lang) }) + ' ' + fill('countdown', { t: fmtCountdown(start - Date.now()) });
-              } else $('sub').textContent = sub || t.keepOpen;
-              $('wait').textContent = s.state === 'waiting' || s.state === 'not_open' ? fmtWait(s.estimatedWaitSeconds) : '';
-              $('updated').textContent = fill('updated', { t: new Date().toLocaleTimeString(lang) });
-            }
-            function schedule(ms) {
-              clearTimeout(timer);
-              timer = setTimeout(poll, ms * (0.8 + Math.random() * 0.4));
-            }
-            async function poll() {
-              // Long hidden: stop (the place is kept for the idle timeout); focus resumes at once.
-              if (document.hidden && hiddenSince !== null && Date.now() - hiddenSince > 30 * 60_000) return;
-              let wait = s.pollAfterMs || 5000;
-              try {
-                const r = await fetch('/_wr/events/' + eventId + '/status', {
-                  headers: { accept: 'application/json' },
-                  credentials: 'same-origin',
-                });
-                if (r.ok) {
-                  s = await r.json();
-                  failures = 0;
-                } else {
-                  failures++;
-                  const after = Number(r.headers.get('retry-after'));
-                  wait = after > 0 ? after * 1000 : Math.min(60_000, 2000 * 2 ** failures);
-                  $('updated').textContent = fill('retrying', { s: Math.round(wait / 1000) });
-                }
-              } catch {
-                failures++;
-                wait = Math.min(60_000, 2000 * 2 ** failures);
-                $('updated').textContent = fill('retrying', { s: Math.round(wait / 1000) });
-              }
-              if (failures === 0) render();
-              if (s.state === 'admitted') {
-                location.reload();
-                return;
-              }
-              if (s.state === 'closed') return;
-              schedule(wait);
-            }
-            document.addEventListener('visibilitychange', () => {
-              if (document.hidden) hiddenSince = Date.now();
-              else {
-                hiddenSince = null;
-                schedule(200);
-              }
-            });
-            render();
-            if (s.state === 'not_open')
-              setInterval(() => {
-                if (s.state === 'not_open') render();
-              }, 1000);
-            schedule(s.pollAfterMs || 5000);
-          })();
+        <script type="application/json" id="wr-data">
+          ${raw(embed({ eventId, t, lang, s: initial }))}
         </script>
+        ${raw(`<script>${WAITING_SCRIPT}</script>`)}
       </body>
     </html>`;
 }

@@ -9,7 +9,8 @@ import { proxyToOrigin } from '../lib/proxy';
 import { forgetSessions } from '../lib/session-cache';
 import { TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
 import { pickLang } from '../pages/waiting-messages';
-import { waitingPage } from '../pages/waiting-page';
+import { WAITING_SCRIPT, waitingPage } from '../pages/waiting-page';
+import { pageSecurityHeaders } from '../lib/security-headers';
 import { eventIdParam, type AppEnv } from '../types';
 
 /** JSON body of join / status (and of the sale URL for `Accept: application/json`). */
@@ -143,6 +144,7 @@ saleArea.all('/:eventId/*', async (c) => {
   statusHeaders(c, turn.status);
   c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsJson(c)) return c.json(turn.body);
+  for (const [k, v] of Object.entries(await pageSecurityHeaders([WAITING_SCRIPT]))) c.header(k, v);
   return c.html(waitingPage(eventId, turn.body, pickLang(c.req.header('accept-language')), turn.status.page), turn.status.pageStatus);
 });
 

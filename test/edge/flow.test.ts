@@ -304,3 +304,21 @@ describe('the waiting page', () => {
     }
   });
 });
+
+describe('security headers on gateway pages', () => {
+  it('pins the waiting page script by hash, forbids framing and sniffing', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const res = await new Visitor().fetch(`/events/${eventId}/`);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'/);
+    expect(csp).not.toMatch(/script-src [^;]*unsafe-inline/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('same-origin');
+    const html = await res.text();
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(script));
+    expect(csp).toContain(`'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`);
+  });
+});
