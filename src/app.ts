@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ERROR_TABLE, GatewayError, problemResponse } from './lib/errors';
 import { publicJwks, tokenSettings } from './lib/token';
+import { sameOrigin } from './middleware/same-origin';
 import { DASHBOARD_SCRIPT, dashboardPage } from './pages/dashboard-page';
 import { pageSecurityHeaders } from './lib/security-headers';
 import { problemPage } from './pages/problem-page';
@@ -23,6 +24,8 @@ export function createApp() {
   // Browsers ask for it on every page; answering 204 keeps error logs for real errors.
   app.get('/favicon.ico', (c) => c.body(null, 204, { 'cache-control': 'public, max-age=86400' }));
   app.route('/events', saleArea);
+  // Visitor endpoints authenticate by cookie: refuse cross-site state changes (CSRF).
+  app.use('/_wr/events/*', sameOrigin());
   app.route('/_wr/events', queueApi);
   app.route('/_wr/events', holdsApi);
   // The dashboard shell holds no data; its API calls carry the admin token.

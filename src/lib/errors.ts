@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'EVENT_NOT_FOUND'
   | 'UNAUTHORIZED'
+  | 'CROSS_SITE_REQUEST'
   | 'TICKET_REQUIRED'
   | 'ADMISSION_REQUIRED'
   | 'TOKEN_INVALID'
@@ -39,6 +40,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   NOT_FOUND: { status: 404, title: 'Not found' },
   EVENT_NOT_FOUND: { status: 404, title: 'No such event' },
   UNAUTHORIZED: { status: 401, title: 'Missing or wrong credentials' },
+  CROSS_SITE_REQUEST: { status: 403, title: 'Cross-site request refused' },
   TICKET_REQUIRED: { status: 401, title: 'A queue ticket is required' },
   ADMISSION_REQUIRED: { status: 401, title: 'An admission token is required' },
   TOKEN_INVALID: { status: 401, title: 'The token is invalid' },

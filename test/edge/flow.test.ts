@@ -3,7 +3,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
+import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
 
 describe('visitor flow', () => {
   it('queues a new visitor on the sale URL with a waiting page and a queue ticket cookie', async () => {
@@ -320,5 +320,24 @@ describe('security headers on gateway pages', () => {
     const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
     const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(script));
     expect(csp).toContain(`'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`);
+  });
+});
+
+describe('cross-site requests', () => {
+  it('refuses state changes from another site, accepts same-origin browsers and apps', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const join = (headers: Record<string, string>) => new Visitor().json(`/_wr/events/${eventId}/join`, { method: 'POST', headers });
+    for (const h of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }] as Record<
+      string,
+      string
+    >[]) {
+      const res = await join(h);
+      expect(res.status, JSON.stringify(h)).toBe(403);
+      expect(res.body.code).toBe('CROSS_SITE_REQUEST');
+    }
+    expect((await join({ origin: BASE, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    expect((await join({})).status).toBe(200);
+    expect((await env.WAITING_ROOM.getByName(eventId).stats())!.waiting).toBe(2);
   });
 });
