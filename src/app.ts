@@ -30,12 +30,10 @@ export function createApp() {
   app.route('/_wr/events', holdsApi);
   // The dashboard shell holds no data; its API calls carry the admin token.
   app.get('/_wr/admin', (c) => c.redirect('/_wr/admin/', 301));
-  app.get('/_wr/admin/', (c) => {
+  app.get('/_wr/admin/', async (c) => {
     c.header('cache-control', 'no-store');
-    c.header(
-      'content-security-policy',
-      "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-    );
+    // This page holds the admin token: only its own script may run.
+    for (const [k, v] of Object.entries(await pageSecurityHeaders([DASHBOARD_SCRIPT]))) c.header(k, v);
     return c.html(dashboardPage());
   });
   app.route('/_wr/admin', adminApi);

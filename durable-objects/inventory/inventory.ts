@@ -255,7 +255,7 @@ export class Inventory extends DurableObject<Env> {
       return { kind: 'held', hold, replayed: false };
     });
     await this.armAlarm();
-    this.announceSoldOut();
+    await this.announceSoldOut();
     return answer;
   }
 
@@ -390,16 +390,15 @@ export class Inventory extends DurableObject<Env> {
     const now = this.clock();
     this.ctx.storage.transactionSync(() => this.sweep(now));
     await this.armAlarm();
-    this.announceSoldOut();
+    await this.announceSoldOut();
   }
 
   /**
    * Sold out = no seat or tier place is available and none is held by a hold that may still
    * expire (places whose payment is pending count as gone). When that flips, tell the event's
-   * WaitingRoom so waiting visitors learn it at once; the flag is stored, so each flip is sent once
-   * per change (and again after a restart, harmlessly).
+   * WaitingRoom so waiting visitors learn it at once; the flag is stored once the room has it.
    */
-  private announceSoldOut(): void {
+  private async announceSoldOut(): Promise<void> {
     const plan = this.sql.one<{ sold_out: number; event_id: string | null }>`SELECT sold_out, event_id FROM inv_plan WHERE id = 1`;
     if (!plan?.event_id) return;
     const open =
@@ -408,8 +407,13 @@ export class Inventory extends DurableObject<Env> {
       this.sql.one`SELECT 1 AS x FROM inv_tiers WHERE held + sold < capacity LIMIT 1` !== null;
     const soldOut = open ? 0 : 1;
     if (soldOut === plan.sold_out) return;
-    this.sql.run`UPDATE inv_plan SET sold_out = ${soldOut}`;
-    this.ctx.waitUntil(this.env.WAITING_ROOM.getByName(plan.event_id).setSoldOut(soldOut === 1));
+    try {
+      await this.env.WAITING_ROOM.getByName(plan.event_id).setSoldOut(soldOut === 1);
+      // Stored only once delivered: a failed call is retried by the next change.
+      this.sql.run`UPDATE inv_plan SET sold_out = ${soldOut}`;
+    } catch (err) {
+      console.warn('sold-out signal not delivered; retried on the next change:', err instanceof Error ? err.message : err);
+    }
   }
 
   private async change(holdId: string, action: HoldAction, actor: Actor, reason: string): Promise<HoldChangeAnswer> {
@@ -448,7 +452,7 @@ export class Inventory extends DurableObject<Env> {
       return { kind: 'ok', hold: this.view(holdId)! };
     });
     await this.armAlarm();
-    this.announceSoldOut();
+    await this.announceSoldOut();
     return answer;
   }
 

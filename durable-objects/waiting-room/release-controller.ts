@@ -155,10 +155,12 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
       why.includes(`x${DECREASE_FACTOR}`) && next.ratePerMinute > state.ratePerMinute
         ? `raised to the organizer's minimum of ${fmt(bounds.minPerMinute)}/min`
         : why;
-    return { state: next, reason: moved ? because : null, admitPerMinute: Math.round(next.ratePerMinute * admitFactor) };
+    // No-show compensation never admits beyond the organizer's maximum (no-shows can be faked).
+    const admit = Math.round(Math.min(next.ratePerMinute * admitFactor, Math.max(next.ratePerMinute, bounds.maxPerMinute)));
+    return { state: next, reason: moved ? because : null, admitPerMinute: admit };
   };
   const fixed = bounds.fixedPerMinute;
-  const rateOr = (r: number) => (fixed !== null ? fixed : r);
+  const rateOr = (r: number) => (fixed !== null ? Math.min(fixed, bounds.maxPerMinute) : r);
   const fixedNote = fixed !== null ? ` (rate fixed by the organizer at ${fmt(fixed)}/min)` : '';
 
   const { origin, gateway } = signals;
@@ -171,7 +173,7 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   else if (origin.errorRate >= ORIGIN_DOWN_ERROR_RATE) down = `origin failing (errors ${pct(origin.errorRate)})`;
   if (down !== null) {
     const limit = Math.min(state.activeLimit, bounds.maxActive);
-    if (fixed !== null) return decide(fixed, limit, state.lastReportAtMs, `${down}${fixedNote}`);
+    if (fixed !== null) return decide(rateOr(fixed), limit, state.lastReportAtMs, `${down}${fixedNote}`);
     if (bounds.onOriginDown === 'pause') return decide(0, limit, state.lastReportAtMs, `${down}: releases paused`);
     return decide(clamp(state.ratePerMinute * DECREASE_FACTOR), limit, state.lastReportAtMs, `${down}: x${DECREASE_FACTOR}`);
   }
@@ -228,7 +230,7 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     rateOr(clamp(state.ratePerMinute + step)),
     limit,
     at,
-    `healthy (p99 ${fmt(report.p99LatencyMs)} ms, ${fmt(report.activeBuyers)} buyers): rate +${fmt(step)}/min${probing ? `, active limit ${fmt(clampLimit(limit))}` : ''}${extra}${fixedNote}`,
+    `healthy (p99 ${fmt(report.p99LatencyMs)} ms, ${fmt(report.activeBuyers)} buyers): rate ${fmt(rateOr(clamp(state.ratePerMinute + step)))}/min${probing ? `, active limit ${fmt(clampLimit(limit))}` : ''}${extra}${fixedNote}`,
     admitFactor,
   );
 }

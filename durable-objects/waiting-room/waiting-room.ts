@@ -28,6 +28,8 @@ export const DEFAULT_TICK_MS = 1_000;
 /** The dashboard's samples: one every SAMPLE_EVERY_MS, kept for SAMPLE_KEEP_MS. */
 export const SAMPLE_EVERY_MS = 5_000;
 export const SAMPLE_KEEP_MS = 30 * 60_000;
+/** The conflict rate counts only with at least this many distinct accounts holding in the window. */
+export const MIN_CONFLICT_ACCOUNTS = 10;
 /** Gateway signals (hold latency, conflicts) count over this trailing window, ms. */
 export const SIGNAL_WINDOW_MS = 30_000;
 /** An admitted visitor who has not reached the sale this long after admission is a no-show, ms. */
@@ -183,7 +185,12 @@ export class WaitingRoom extends DurableObject<Env> {
       this.sql.run`UPDATE wr_room SET config = ${JSON.stringify(config)}`;
       // New bounds apply at once (a fixed rate stays as the organizer set it).
       const clamped = Math.min(config.maxReleaseRatePerMinute, Math.max(config.minReleaseRatePerMinute, room.rate));
-      if (room.fixed_rate === null && clamped !== room.rate) {
+      if (room.fixed_rate !== null && room.fixed_rate > config.maxReleaseRatePerMinute) {
+        const max = config.maxReleaseRatePerMinute;
+        this.sql.run`UPDATE wr_room SET fixed_rate = ${max}, rate = ${max}, admit_rate = ${max}`;
+        this.sql
+          .run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${max}, ${`fixed rate lowered to the new maximum of ${max}/min`})`;
+      } else if (room.fixed_rate === null && clamped !== room.rate) {
         this.sql.run`UPDATE wr_room SET rate = ${clamped}`;
         this.sql
           .run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${clamped}, ${`organizer bounds changed: ${config.minReleaseRatePerMinute}-${config.maxReleaseRatePerMinute}/min`})`;
@@ -491,7 +498,8 @@ export class WaitingRoom extends DurableObject<Env> {
     const holds = g?.holds ?? 0;
     return {
       holdP99Ms: holds > 0 ? g!.p99 : null,
-      conflictRate: holds > 0 ? (g!.conflicts ?? 0) / holds : null,
+      // Too few distinct accounts say nothing about the crowd.
+      conflictRate: holds >= MIN_CONFLICT_ACCOUNTS ? (g!.conflicts ?? 0) / holds : null,
       noShowRate: a && a.admitted >= 10 ? (a.missing ?? 0) / a.admitted : null,
     };
   }

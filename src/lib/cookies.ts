@@ -8,8 +8,17 @@ import type { CookieOptions } from 'hono/utils/cookie';
  */
 const prefix = (secure: boolean) => (secure ? '__Host-wr_' : '__wr_');
 
-/** True when the request came over HTTPS (every deployed request; not `wrangler dev`). */
-export const isSecure = (url: string) => new URL(url).protocol === 'https:';
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * True unless this is plain-HTTP local development: HTTPS, or any host other than localhost. A
+ * production request over plain HTTP still gets `__Host-` names and `Secure`, which browsers will
+ * not store over HTTP, so nobody can be given a queue ticket (or have one fixed) without TLS.
+ */
+export const isSecure = (url: string) => {
+  const u = new URL(url);
+  return u.protocol === 'https:' || !LOCAL_HOSTS.has(u.hostname);
+};
 
 /** Cookie holding the queue ticket of one event. */
 export const ticketCookie = (eventId: string, secure: boolean) => `${prefix(secure)}t_${eventId}`;

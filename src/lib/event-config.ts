@@ -20,6 +20,9 @@ export const DEFAULT_PAYMENT_GRACE_S = 120;
 /** Default price of one numbered seat, in minor units of `currency` (EUR 50.00). */
 export const DEFAULT_SEAT_PRICE_MINOR = 5000;
 
+/** How far ahead a sale may start, ms (alarms cannot be set past 2189; five years is plenty). */
+export const MAX_SALE_START_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
+
 /** Event ids appear in URLs, cookie names and Durable Object names: lower-case slug, 1-64 chars. */
 export const EVENT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
@@ -83,6 +86,10 @@ export const eventConfigInput = z
   .refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
     message: 'minReleaseRatePerMinute must not exceed releaseRatePerMinute',
     path: ['minReleaseRatePerMinute'],
+  })
+  .refine((c) => !c.saleStartsAt || Date.parse(c.saleStartsAt) < Date.now() + MAX_SALE_START_AHEAD_MS, {
+    message: 'saleStartsAt must be within 5 years',
+    path: ['saleStartsAt'],
   })
   .refine((c) => c.seats > 0 || c.tiers.length > 0, { message: 'an event needs numbered seats or at least one tier', path: ['seats'] })
   .refine((c) => new Set(c.tiers.map((t) => t.tier)).size === c.tiers.length, { message: 'tier names must be distinct', path: ['tiers'] });

@@ -60,6 +60,10 @@ export const DASHBOARD_SCRIPT = `
     const sel = $('event');
     sel.replaceChildren(...r.data.events.map((e) => { const o = document.createElement('option'); o.value = e.eventId; o.textContent = e.name + ' (' + e.eventId + ')'; return o; }));
     if (!eventId && r.data.events.length) eventId = r.data.events[0].eventId;
+    // The picker always names the event the page acts on, even one from a link and not in the list.
+    if (eventId && !r.data.events.some((e) => e.eventId === eventId)) {
+      const o = document.createElement('option'); o.value = eventId; o.textContent = eventId + ' (not in the list)'; sel.prepend(o);
+    }
     sel.value = eventId;
     return true;
   }

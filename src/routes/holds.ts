@@ -115,7 +115,7 @@ holdsApi.post('/:eventId/holds', async (c) => {
   const started = Date.now();
   const answer = await c.env.INVENTORY.getByName(eventId).hold(c.var.admission.visitorId, request, key);
   // Feed the release controller: hold latency and conflicts, batched per isolate.
-  const signals = recordHold(eventId, Date.now() - started, answer.kind === 'unavailable', Date.now());
+  const signals = recordHold(eventId, c.var.admission.visitorId, Date.now() - started, answer.kind === 'unavailable', Date.now());
   if (signals) c.executionCtx.waitUntil(c.env.WAITING_ROOM.getByName(eventId).recordHoldSignals(signals));
   const { hold, replayed } = holdResult(answer);
   if (replayed) c.header('idempotent-replayed', 'true');

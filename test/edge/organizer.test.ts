@@ -43,6 +43,10 @@ describe('organizer controls', () => {
     expect(stats.queue.releaseRatePerMinute).toBe(50);
     expect(stats.queue.rateLog[0]!.reason).toBe('fixed by the organizer at 50/min');
     expect((await admin(`/events/${eventId}/rate`, { method: 'POST', body: '{"fixedPerMinute":500}' })).status).toBe(400);
+    // Regression (review): lowering the maximum left a higher fixed rate in force.
+    await createEvent(eventId, { releaseRatePerMinute: 40, minReleaseRatePerMinute: 10 });
+    const lowered = (await admin(`/events/${eventId}`)).body as { queue: { releaseRatePerMinute: number; fixedRatePerMinute: number } };
+    expect(lowered.queue).toMatchObject({ releaseRatePerMinute: 40, fixedRatePerMinute: 40 });
     await admin(`/events/${eventId}/rate`, { method: 'POST', body: '{"fixedPerMinute":null}' });
     await createEvent(eventId, { releaseRatePerMinute: 100, minReleaseRatePerMinute: 60 });
     const raised = (await admin(`/events/${eventId}`)).body as { queue: { releaseRatePerMinute: number; rateLog: { reason: string }[] } };

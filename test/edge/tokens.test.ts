@@ -168,6 +168,10 @@ describe('cookies and forged tokens', () => {
     const line = res.headers.getSetCookie()[0]!;
     expect(line.startsWith(`__wr_t_${eventId}=`)).toBe(true);
     expect(line).not.toContain('Secure');
+    // Anywhere but localhost, plain HTTP still gets __Host- names and Secure (browsers drop them).
+    const prod = await exports.default.fetch(new Request(`http://tickets.example/events/${eventId}/`));
+    expect(prod.headers.getSetCookie()[0]!.startsWith(`__Host-wr_t_${eventId}=`)).toBe(true);
+    expect(prod.headers.getSetCookie()[0]).toContain('Secure');
   });
 
   it.each([

@@ -96,6 +96,10 @@ describe('nextReleaseRate', () => {
     expect(d.reason).toMatch(why);
   });
 
+  it('caps a fixed rate at the maximum the organizer allows now', () => {
+    expect(step(state(), report({}), { fixedPerMinute: 5000 }).state.ratePerMinute).toBe(600);
+  });
+
   it('holds rate and limit when most holds find their seats taken (nothing moves, nothing logged)', () => {
     const d = step(state(), report({}), {}, { conflictRate: 0.9 });
     expect(d.state).toMatchObject({ ratePerMinute: 300, activeLimit: 200 });
@@ -116,9 +120,10 @@ describe('nextReleaseRate', () => {
     expect(step(s0, report({}), {}, {}, 0).state.activeLimit).toBe(INITIAL_LIMIT);
   });
 
-  it('compensates no-shows by admitting more than the rate, at most twice', () => {
+  it('compensates no-shows by admitting more than the rate, at most twice and never above the maximum', () => {
     expect(step(state(), report({}), {}, { noShowRate: 0.25 }).admitPerMinute).toBe(480);
-    expect(step(state(), report({}), {}, { noShowRate: 0.9 }).admitPerMinute).toBe(720);
+    // Regression (review): faked no-shows pushed admissions past the organizer's maximum (600).
+    expect(step(state(), report({}), {}, { noShowRate: 0.9 }).admitPerMinute).toBe(600);
     expect(step(state(), report({ p99LatencyMs: 5000 }), {}, { noShowRate: 0.5 }).admitPerMinute).toBe(150);
   });
 
