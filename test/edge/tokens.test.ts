@@ -14,6 +14,11 @@ async function seatsWith(v: Visitor, eventId: string, token: string) {
   return v.json(`/_wr/events/${eventId}/seats`);
 }
 
+/** The decoded payload of a JWT (base64url, no verification). */
+function claimsOf(token: string): Record<string, unknown> {
+  return JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
+}
+
 async function forge(claims: Record<string, unknown>, header: Record<string, unknown> = {}) {
   const jwk = JSON.parse(env.ADMISSION_SIGNING_JWK) as Record<string, unknown>;
   const key = await importJWK(jwk, 'ES256');
@@ -28,8 +33,8 @@ describe('admission token checks', () => {
     const genuine = v.cookies.get(admissionCookie(eventId, true))!;
     expect((await seatsWith(v, eventId, genuine)).status).toBe(200);
 
-    const [h, p, s] = genuine.split('.');
-    const payload = JSON.parse(atob(p!.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
+    const [h, , s] = genuine.split('.');
+    const payload = claimsOf(genuine);
     const tamperedPayload = btoa(JSON.stringify({ ...payload, exp: (payload.exp as number) + 3600 }))
       .replace(/\+/g, '-')
       .replace(/\//g, '_')
@@ -182,9 +187,7 @@ describe('cookies and forged tokens', () => {
     const eventId = freshEventId();
     await createEvent(eventId);
     const v = await admittedVisitor(eventId);
-    const claims = JSON.parse(
-      atob(v.cookies.get(admissionCookie(eventId, true))!.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')),
-    ) as object;
+    const claims = claimsOf(v.cookies.get(admissionCookie(eventId, true))!) as object;
     const b64 = (o: object) => btoa(JSON.stringify(o)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
     for (const sig of ['', 'AAAA']) {
       const res = await seatsWith(v, eventId, `${b64({ ...header, typ: 'wr-admission+jwt' })}.${b64(claims)}.${sig}`);
@@ -198,8 +201,7 @@ describe('cookies and forged tokens', () => {
     await createEvent(eventId);
     const v = await admittedVisitor(eventId);
     const genuine = v.cookies.get(admissionCookie(eventId, true))!;
-    const [, payload] = genuine.split('.');
-    const claims = JSON.parse(atob(payload!.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
+    const claims = claimsOf(genuine);
     const jwk = JSON.parse(env.ADMISSION_SIGNING_JWK) as Record<string, string>;
     const publicJson = new TextEncoder().encode(JSON.stringify({ kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }));
     const hs = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: jwk.kid!, typ: 'wr-admission+jwt' }).sign(publicJson);
@@ -218,9 +220,7 @@ describe('token lifetime', () => {
     const eventId = freshEventId();
     await createEvent(eventId);
     const v = await admittedVisitor(eventId);
-    const claims = JSON.parse(
-      atob(v.cookies.get(admissionCookie(eventId, true))!.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')),
-    ) as Record<string, number>;
+    const claims = claimsOf(v.cookies.get(admissionCookie(eventId, true))!) as Record<string, number>;
     const now = Math.floor(Date.now() / 1000);
     const old = await forge({ ...claims, iat: now - 3 * 3600, exp: now + 3600 });
     const res = await seatsWith(v, eventId, old);
