@@ -3,6 +3,7 @@ import { createApp } from './app';
 
 export { EventDirectory } from '../durable-objects/event-directory';
 export { Inventory } from '../durable-objects/inventory/inventory';
+export { QueueShard } from '../durable-objects/waiting-room/queue-shard';
 export { WaitingRoom } from '../durable-objects/waiting-room/waiting-room';
 
 const app = createApp();

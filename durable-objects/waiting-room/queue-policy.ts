@@ -46,9 +46,19 @@ export function seedCommitment(seedHex: string): Promise<string> {
  * @returns the same ids in draw order (first = admitted first)
  */
 export async function lotteryOrder(seedHex: string, visitorIds: readonly string[]): Promise<string[]> {
-  const keyed = await Promise.all(visitorIds.map(async (id) => ({ id, key: await sha256Hex(`${seedHex}:${id}`) })));
+  return (await lotteryDraw(seedHex, visitorIds)).map((k) => k.id);
+}
+
+/** The lottery order with each entrant's key (SHA-256 hex of `${seedHex}:${visitorId}`), first first. */
+export async function lotteryDraw(seedHex: string, visitorIds: readonly string[]): Promise<{ id: string; key: string }[]> {
+  const keyed = await Promise.all(visitorIds.map(async (id) => ({ id, key: await lotteryKey(seedHex, id) })));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : 1));
-  return keyed.map((k) => k.id);
+  return keyed;
+}
+
+/** One entrant's lottery key: SHA-256 hex of `${seedHex}:${visitorId}`. */
+export function lotteryKey(seedHex: string, visitorId: string): Promise<string> {
+  return sha256Hex(`${seedHex}:${visitorId}`);
 }
 
 /** Shortest and longest poll interval the server hands out, ms. */

@@ -79,4 +79,53 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 3,
+    description: 'admission cursor over queue shards: waiting visitors move to the shards, the room keeps admissions',
+    // Waiting visitors now hold their place in a signed queue ticket and a QueueShard; the room
+    // keeps arrival counts, the cursor and the admitted visitors. Places of a sale in progress
+    // during this upgrade are not carried over (deploy between sales, see docs/scaling.md).
+    sql: `
+      ALTER TABLE wr_room ADD COLUMN shards INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE wr_room ADD COLUMN c_bucket INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_room ADD COLUMN c_idx INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_room ADD COLUMN c_shard INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_room ADD COLUMN draw_size INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_room ADD COLUMN draw_released INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_room ADD COLUMN lapsed_bucket INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_room ADD COLUMN lapsed_idx INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_room ADD COLUMN lapsed_shard INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_room ADD COLUMN lapsed_draw INTEGER NOT NULL DEFAULT 0;
+      DROP TABLE wr_visitors;
+      CREATE TABLE wr_admissions (
+        visitor_id TEXT PRIMARY KEY,
+        place TEXT NOT NULL,
+        released_at INTEGER NOT NULL,
+        admitted_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        state TEXT NOT NULL
+      );
+      CREATE INDEX wr_admissions_active ON wr_admissions (state, expires_at);
+      CREATE INDEX wr_admissions_released ON wr_admissions (released_at);
+      CREATE TABLE wr_arrivals (
+        shard INTEGER NOT NULL,
+        bucket INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (shard, bucket)
+      );
+      CREATE TABLE wr_shards (shard INTEGER PRIMARY KEY, sealed_before INTEGER NOT NULL, pre_queue INTEGER NOT NULL);
+      CREATE TABLE wr_releases (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        draw_after INTEGER NOT NULL,
+        c_bucket INTEGER NOT NULL,
+        c_idx INTEGER NOT NULL,
+        c_shard INTEGER NOT NULL
+      );
+      CREATE INDEX wr_releases_at ON wr_releases (at);
+      ALTER TABLE wr_draw ADD COLUMN key TEXT;
+      CREATE UNIQUE INDEX wr_draw_visitor ON wr_draw (visitor_id);
+    `,
+  },
 ];

@@ -3,16 +3,18 @@ import { DurableObject } from 'cloudflare:workers';
 import { DEFAULT_HOLD_TARGET_P99_MS, type PageTemplate, type QueueConfig } from '../../src/lib/event-config';
 import { Sql, migrate } from '../shared/sql';
 import {
-  estimateWaitSeconds,
-  lotteryOrder,
-  onSale,
-  pollAfterMs,
-  seedCommitment,
-  seenWriteEveryMs,
-  waitingState,
-  type QueueState,
-  type RoomMode,
-} from './queue-policy';
+  BUCKET_MS,
+  CURSOR_QUEUE_BUCKETS,
+  advanceCursor,
+  comparePlaces,
+  isPre,
+  releasedInBucket,
+  type AdmissionCursor,
+  type FifoPlace,
+  type Place,
+} from './cursor';
+import { lotteryDraw, onSale, seedCommitment, type RoomMode } from './queue-policy';
+import { shardName, type ShardCounts } from './queue-shard';
 import {
   initialControllerState,
   nextReleaseRate,
@@ -57,45 +59,39 @@ interface RoomRow {
   slow_start: number;
   admit_rate: number;
   last_sample_at: number;
+  shards: number;
+  c_bucket: number;
+  c_idx: number;
+  c_shard: number;
+  draw_size: number;
+  draw_released: number;
+  lapsed_bucket: number;
+  lapsed_idx: number;
+  lapsed_shard: number;
+  lapsed_draw: number;
 }
 
-interface VisitorRow {
+interface AdmissionRow {
   visitor_id: string;
-  seq: number;
-  rank: number | null;
-  state: 'waiting' | 'admitted' | 'left' | 'dropped';
-  joined_at: number;
-  last_seen_at: number;
-  admitted_at: number | null;
-  expires_at: number | null;
-  arrived_at: number | null;
+  place: string;
+  released_at: number;
+  admitted_at: number;
+  expires_at: number;
+  state: 'admitted' | 'left';
 }
 
-/** A visitor's place and the event's state, as `join` and `status` return it. */
-export interface QueueStatus {
-  kind: 'status';
-  state: QueueState;
-  /** The organizer's name for the event. */
-  eventName: string;
-  /** The organizer's look of the waiting page, and its HTTP status. */
-  page: PageTemplate;
-  pageStatus: 200 | 202 | 429;
-  /** Lottery events: SHA-256 of the secret draw seed, published before the draw. */
-  commitment: string | null;
-  policy: QueueConfig['policy'];
-  /** 1-based place in line; null before the lottery draw or once admitted. */
-  position: number | null;
-  /** Visitors ahead; null when the position is unknown. */
-  ahead: number | null;
-  estimatedWaitSeconds: number | null;
-  pollAfterMs: number;
-  saleStartsAtMs: number;
-  /** Present when `state` is `admitted`: the admission window, epoch ms. */
-  admission?: { admittedAtMs: number; expiresAtMs: number };
-}
-
-/** `join` / `status` outcome: a status, or the event / visitor is unknown. */
-export type QueueAnswer = QueueStatus | { kind: 'event_not_found' } | { kind: 'unknown_visitor' };
+/**
+ * `admit` outcome: the admission (new, or the same one again), `waiting` when the cursor has not
+ * passed the place yet (the edge's cursor was ahead of this object's, which cannot happen, or
+ * the place belongs to a draw not made yet), or `requeue` when the place is gone: released longer
+ * than the idle timeout ago and never claimed (`lapsed`), its admission already ended (`ended`),
+ * or a pre-queue ticket whose visitor is not in the draw (`not_in_draw`).
+ */
+export type AdmitAnswer =
+  | { kind: 'admitted'; admittedAtMs: number; expiresAtMs: number }
+  | { kind: 'waiting' }
+  | { kind: 'requeue'; reason: 'lapsed' | 'ended' | 'not_in_draw' }
+  | { kind: 'event_not_found' };
 
 /** One dashboard sample. Rates per minute, latencies ms, shares 0..1. */
 export interface Sample {
@@ -131,7 +127,12 @@ export interface RoomStats {
   waiting: number;
   active: number;
   admittedTotal: number;
-  dropped: number;
+  /** Released visitors who have not claimed their admission yet (within the idle timeout). */
+  pending: number;
+  /** Queue shards K. */
+  shards: number;
+  /** Requests this object instance has served since it started (for the scale benchmark). */
+  objectRequests: number;
   releaseRatePerMinute: number;
   /** Admissions per minute after no-show compensation. */
   admitPerMinute: number;
@@ -152,6 +153,8 @@ export class WaitingRoom extends DurableObject<Env> {
   clock: () => number = () => Date.now();
   private readonly sql: Sql;
   private drawing = false;
+  /** Requests served by this instance since it started (the scale benchmark counts them). */
+  private requests = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -172,9 +175,12 @@ export class WaitingRoom extends DurableObject<Env> {
     const room = this.room();
     if (room) {
       const old = JSON.parse(room.config) as QueueConfig;
-      const joined = room.next_seq > 1;
+      const joined = room.admitted_total > 0 || room.drawn === 1 || this.waitingCount(room) > 0;
       if (joined && old.policy !== config.policy)
         return { kind: 'conflict', detail: 'the queue policy cannot change once visitors have joined' };
+      if ((old.shards ?? 1) !== (config.shards ?? 1) && (joined || this.sql.one`SELECT 1 FROM wr_shards LIMIT 1`)) {
+        return { kind: 'conflict', detail: 'the number of queue shards cannot change once visitors have joined' };
+      }
       if (joined && old.policy === 'random' && old.saleStartsAtMs !== config.saleStartsAtMs && room.drawn) {
         return { kind: 'conflict', detail: 'the sale start cannot move after the lottery draw' };
       }
@@ -182,7 +188,7 @@ export class WaitingRoom extends DurableObject<Env> {
     if (dryRun) return { kind: 'ok', created: !room };
     const now = this.clock();
     if (room) {
-      this.sql.run`UPDATE wr_room SET config = ${JSON.stringify(config)}`;
+      this.sql.run`UPDATE wr_room SET config = ${JSON.stringify(config)}, shards = ${config.shards ?? 1}`;
       // New bounds apply at once (a fixed rate stays as the organizer set it).
       const clamped = Math.min(config.maxReleaseRatePerMinute, Math.max(config.minReleaseRatePerMinute, room.rate));
       if (room.fixed_rate !== null && room.fixed_rate > config.maxReleaseRatePerMinute) {
@@ -198,8 +204,8 @@ export class WaitingRoom extends DurableObject<Env> {
     } else {
       const rate = initialControllerState(bounds(config)).ratePerMinute;
       this.sql
-        .run`INSERT INTO wr_room (id, config, mode, seed, commitment, drawn, rate, last_report_at, carry, last_tick_at, next_seq, next_rank, admitted_total)
-        VALUES (1, ${JSON.stringify(config)}, 'open', ${seed}, ${commitment}, 0, ${rate}, 0, 0, ${now}, 1, 1, 0)`;
+        .run`INSERT INTO wr_room (id, config, mode, seed, commitment, drawn, rate, last_report_at, carry, last_tick_at, next_seq, next_rank, admitted_total, shards)
+        VALUES (1, ${JSON.stringify(config)}, 'open', ${seed}, ${commitment}, 0, ${rate}, 0, 0, ${now}, 1, 1, 0, ${config.shards ?? 1})`;
       this.sql
         .run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${rate}, 'start at the minimum until the origin reports health')`;
     }
@@ -207,39 +213,110 @@ export class WaitingRoom extends DurableObject<Env> {
     return { kind: 'ok', created: !room };
   }
 
+  /** A queue shard saw its first uncounted arrival: make sure the release tick runs. */
+  async wake(): Promise<void> {
+    this.requests++;
+    await this.ensureAlarm(this.clock());
+  }
+
   /**
-   * Puts a visitor in line, once: joining again returns the same place. A visitor who dropped out
-   * (stopped polling) or whose admission ended joins again at the back.
-   * @param visitorId the queue ticket's subject
+   * The admission cursor the edge answers polls from (cached there for about a second), or null
+   * when the event does not exist. Read-only: one cheap read per isolate per second.
    */
-  async join(visitorId: string): Promise<QueueAnswer> {
+  async cursor(): Promise<AdmissionCursor | null> {
+    this.requests++;
+    const room = this.room();
+    if (!room) return null;
+    const config = JSON.parse(room.config) as QueueConfig;
+    const now = this.clock();
+    const fifo = cursorOf(room);
+    const queue = new Map<number, number>();
+    for (const r of this.sql.all<{ shard: number; bucket: number; count: number }>`
+      SELECT shard, bucket, count FROM wr_arrivals WHERE bucket >= ${fifo.bucket} ORDER BY bucket`) {
+      const unreleased = r.bucket > fifo.bucket ? r.count : r.count - releasedInBucket(fifo, r.bucket, new Map([[r.shard, r.count]]));
+      if (unreleased > 0) queue.set(r.bucket, (queue.get(r.bucket) ?? 0) + unreleased);
+    }
+    const drawn = room.drawn === 1;
+    return {
+      eventId: config.eventId,
+      eventName: config.name,
+      policy: config.policy,
+      saleStartsAtMs: config.saleStartsAtMs,
+      page: config.page ?? {},
+      pageStatus: config.waitingPageStatus ?? 200,
+      commitment: config.policy === 'random' ? room.commitment : null,
+      mode: room.mode,
+      soldOut: room.sold_out === 1,
+      shards: room.shards,
+      idleTimeoutMs: config.idleTimeoutMs,
+      fifo,
+      draw:
+        config.policy === 'random'
+          ? {
+              drawn,
+              size: room.draw_size,
+              released: room.draw_released,
+              seed: drawn ? room.seed : null,
+              releasedKey:
+                room.draw_released > 0
+                  ? (this.sql.one<{ key: string }>`SELECT key FROM wr_draw WHERE rank = ${room.draw_released}`?.key ?? null)
+                  : null,
+            }
+          : null,
+      queue: [...queue].slice(0, CURSOR_QUEUE_BUCKETS),
+      admitPerMinute: this.recentAdmissionRate(room, now),
+      publishedAtMs: now,
+    };
+  }
+
+  /**
+   * Turns a released place into an admission, once: the only per-visitor call of the queue, at
+   * most one per released visitor (bounded by the release rate, not by the crowd). Asking again
+   * returns the same admission while it lasts.
+   *
+   * @param visitorId the queue ticket's subject
+   * @param place the place the ticket carries
+   */
+  async admit(visitorId: string, place: Place): Promise<AdmitAnswer> {
+    this.requests++;
     const room = this.room();
     if (!room) return { kind: 'event_not_found' };
     const config = JSON.parse(room.config) as QueueConfig;
     const now = this.clock();
-    const existing = this.visitor(visitorId);
-    const admissionOver = existing?.state === 'admitted' && existing.expires_at! <= now;
-    if (!existing || existing.state === 'dropped' || existing.state === 'left' || admissionOver) {
-      // FIFO ranks by arrival; the lottery ranks pre-queue entrants at the draw and later ones by arrival.
-      const rank = config.policy === 'fifo' ? room.next_seq : room.drawn ? room.next_rank : null;
-      this.ctx.storage.transactionSync(() => {
-        this.sql.run`INSERT INTO wr_visitors (visitor_id, seq, rank, state, joined_at, last_seen_at)
-          VALUES (${visitorId}, ${room.next_seq}, ${rank}, 'waiting', ${now}, ${now})
-          ON CONFLICT (visitor_id) DO UPDATE SET seq = excluded.seq, rank = excluded.rank, state = 'waiting',
-            joined_at = excluded.joined_at, last_seen_at = excluded.last_seen_at, admitted_at = NULL, expires_at = NULL`;
-        this.sql.run`UPDATE wr_room SET next_seq = next_seq + 1, next_rank = next_rank + ${rank === null ? 0 : 1}`;
-      });
-      await this.ensureAlarm(now);
+    const key = JSON.stringify(place);
+    const prior = this.sql.one<AdmissionRow>`SELECT * FROM wr_admissions WHERE visitor_id = ${visitorId}`;
+    if (prior?.place === key) {
+      if (prior.state === 'admitted' && prior.expires_at > now) {
+        return { kind: 'admitted', admittedAtMs: prior.admitted_at, expiresAtMs: prior.expires_at };
+      }
+      return { kind: 'requeue', reason: 'ended' };
     }
-    return this.describe(visitorId, now);
-  }
-
-  /**
-   * A visitor's current place. Polling keeps a waiting visitor in line (see idle timeout).
-   * @returns `unknown_visitor` if they never joined, dropped out or their admission ended
-   */
-  async status(visitorId: string): Promise<QueueAnswer> {
-    return this.describe(visitorId, this.clock());
+    let releasedAt: number | null;
+    if (isPre(place)) {
+      if (room.drawn !== 1) return { kind: 'waiting' };
+      const rank = this.sql.one<{ rank: number }>`SELECT rank FROM wr_draw WHERE visitor_id = ${visitorId}`?.rank;
+      if (rank === undefined) return { kind: 'requeue', reason: 'not_in_draw' };
+      if (rank > room.draw_released) return { kind: 'waiting' };
+      releasedAt =
+        rank <= room.lapsed_draw
+          ? null
+          : (this.sql.one<{ at: number }>`SELECT at FROM wr_releases WHERE draw_after >= ${rank} ORDER BY id LIMIT 1`?.at ?? null);
+    } else {
+      if (comparePlaces(place, cursorOf(room)) >= 0) return { kind: 'waiting' };
+      const lapsed = { bucket: room.lapsed_bucket, idx: room.lapsed_idx, shard: room.lapsed_shard };
+      releasedAt =
+        comparePlaces(place, lapsed) < 0
+          ? null
+          : (this.sql.one<{ at: number }>`
+              SELECT at FROM wr_releases WHERE (c_bucket, c_idx, c_shard) > (${place.bucket}, ${place.idx}, ${place.shard})
+              ORDER BY id LIMIT 1`?.at ?? null);
+    }
+    // Released and never claimed within the idle timeout: the visitor stopped waiting.
+    if (releasedAt === null || now - releasedAt > config.idleTimeoutMs) return { kind: 'requeue', reason: 'lapsed' };
+    const expiresAt = now + config.admissionTtlMs;
+    this.sql.run`INSERT OR REPLACE INTO wr_admissions (visitor_id, place, released_at, admitted_at, expires_at, state)
+      VALUES (${visitorId}, ${key}, ${releasedAt}, ${now}, ${expiresAt}, 'admitted')`;
+    return { kind: 'admitted', admittedAtMs: now, expiresAtMs: expiresAt };
   }
 
   /**
@@ -247,11 +324,9 @@ export class WaitingRoom extends DurableObject<Env> {
    * (`sessionId` = its admission time), and it has not expired or been left.
    */
   async isActive(visitorId: string, sessionId: string): Promise<boolean> {
-    const v = this.visitor(visitorId);
-    const active = v !== null && v.state === 'admitted' && String(v.admitted_at) === sessionId && v.expires_at! > this.clock();
-    // The first admitted request is the visitor's arrival: whoever never arrives is a no-show.
-    if (active && v.arrived_at === null) this.sql.run`UPDATE wr_visitors SET arrived_at = ${this.clock()} WHERE visitor_id = ${visitorId}`;
-    return active;
+    this.requests++;
+    const a = this.sql.one<AdmissionRow>`SELECT * FROM wr_admissions WHERE visitor_id = ${visitorId}`;
+    return a !== null && a.state === 'admitted' && String(a.admitted_at) === sessionId && a.expires_at > this.clock();
   }
 
   /**
@@ -288,13 +363,13 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /**
-   * Ends a visitor's session (checked out, or gave up): an admitted visitor frees their active
-   * slot at once, a waiting one gives up their place.
-   * @returns false when the visitor is not in line or active
+   * Ends a visitor's admission (checked out, or gave up): their active slot frees at once. (A
+   * waiting visitor gives up their place at their queue shard.)
+   * @returns false when the visitor is not active
    */
   async leave(visitorId: string): Promise<boolean> {
     const left = this.sql
-      .all`UPDATE wr_visitors SET state = 'left' WHERE visitor_id = ${visitorId} AND state IN ('waiting', 'admitted') RETURNING visitor_id`;
+      .all`UPDATE wr_admissions SET state = 'left' WHERE visitor_id = ${visitorId} AND state = 'admitted' RETURNING visitor_id`;
     return left.length > 0;
   }
 
@@ -362,20 +437,22 @@ export class WaitingRoom extends DurableObject<Env> {
 
   /** Config, counts, rate and its recent changes, for the organizer; null if the event does not exist. */
   async stats(): Promise<RoomStats | null> {
-    const room = this.room();
+    let room = this.room();
     if (!room) return null;
+    // Fresh counts from the shards (the organizer asks every few seconds, not per visitor).
+    await this.collectArrivals(room);
+    room = this.room()!;
     const config = JSON.parse(room.config) as QueueConfig;
     const now = this.clock();
-    const count = (state: string) => this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = ${state}`?.n ?? 0;
-    const active =
-      this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'admitted' AND expires_at > ${now}`?.n ?? 0;
     return {
       config,
       mode: room.mode,
-      waiting: count('waiting'),
-      active,
+      waiting: this.waitingCount(room),
+      active: this.activeCount(now),
       admittedTotal: room.admitted_total,
-      dropped: count('dropped'),
+      pending: this.pendingCount(now, config.idleTimeoutMs),
+      shards: room.shards,
+      objectRequests: this.requests,
       releaseRatePerMinute: room.rate,
       admitPerMinute: room.admit_rate,
       activeLimit: Math.min(room.active_limit ?? config.maxActiveVisitors, config.maxActiveVisitors),
@@ -422,28 +499,28 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /**
-   * The release tick: draws the lottery at sale start, ends expired admissions, drops idle
-   * visitors, moves the release rate, admits the next visitors by rank, and re-arms. Idempotent:
-   * a duplicate or late run admits only what the elapsed time earned (capped, see releaseBudget).
+   * The release tick: draws the lottery at sale start, collects arrival counts from the queue
+   * shards, ends expired admissions, moves the release rate, advances the admission cursor by the
+   * release budget (draw ranks first, then FIFO places), and re-arms. Idempotent: a duplicate or
+   * late run releases only what the elapsed time earned (capped, see releaseBudget).
    */
   override async alarm(): Promise<void> {
     let room = this.room();
     if (!room) return;
     const config = JSON.parse(room.config) as QueueConfig;
-    let now = this.clock();
-    if (config.policy === 'random' && !room.drawn && onSale(config, now)) {
-      await this.draw(config, room.seed);
-      room = this.room()!;
-      now = this.clock();
-    }
+    if (config.policy === 'random' && !room.drawn && onSale(config, this.clock())) await this.draw(room);
+    await this.collectArrivals(this.room()!);
+    room = this.room()!;
+    const now = this.clock();
     const r = room;
     this.ctx.storage.transactionSync(() => {
-      this.sql.run`UPDATE wr_visitors SET state = 'left' WHERE state = 'admitted' AND expires_at <= ${now}`;
-      this.sql.run`UPDATE wr_visitors SET state = 'dropped' WHERE state = 'waiting' AND last_seen_at < ${now - config.idleTimeoutMs}`;
+      this.sql.run`UPDATE wr_admissions SET state = 'left' WHERE state = 'admitted' AND expires_at <= ${now}`;
+      this.pruneReleases(r, now, Math.max(config.idleTimeoutMs, NO_SHOW_WINDOW_MS));
 
       const report = r.health ? (JSON.parse(r.health) as HealthReport) : null;
       const gateway = this.gatewaySignals(now);
-      const activeNow = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'admitted'`?.n ?? 0;
+      const active = this.activeCount(now);
+      const pending = this.pendingCount(now, config.idleTimeoutMs);
       const b = bounds(config, r.fixed_rate);
       const decision = nextReleaseRate(
         {
@@ -452,7 +529,7 @@ export class WaitingRoom extends DurableObject<Env> {
           slowStart: r.slow_start === 1,
           lastReportAtMs: r.last_report_at,
         },
-        { origin: report, gateway, active: activeNow },
+        { origin: report, gateway, active },
         b,
         now,
       );
@@ -463,22 +540,38 @@ export class WaitingRoom extends DurableObject<Env> {
       let carry = 0;
       let admitted = 0;
       if (r.mode === 'open' && r.sold_out === 0 && onSale(config, now)) {
-        const active = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'admitted'`?.n ?? 0;
-        const eligible =
-          this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'waiting' AND rank IS NOT NULL`?.n ?? 0;
+        const counts = this.arrivalCounts(r.c_bucket);
+        const sealedBefore = this.sealedBefore(r.shards);
+        let eligible = r.draw_size - r.draw_released;
+        for (const [shard, buckets] of counts) {
+          for (const [bucket, count] of buckets) {
+            if (bucket < sealedBefore) eligible += count - releasedInBucket(cursorOf(r), bucket, new Map([[shard, count]]));
+          }
+        }
+        // Released visitors who have not claimed yet may still arrive: they count as active.
         const budget = releaseBudget(
           decision.admitPerMinute,
           r.carry,
           now - r.last_tick_at,
-          Math.min(config.maxActiveVisitors, limit) - active,
+          Math.min(config.maxActiveVisitors, limit) - active - pending,
           eligible,
         );
         carry = budget.carry;
-        admitted = budget.admit;
+        const fromDraw = Math.min(budget.admit, r.draw_size - r.draw_released);
+        const moved = advanceCursor(cursorOf(r), counts, sealedBefore, budget.admit - fromDraw);
+        admitted = fromDraw + moved.released;
         if (admitted > 0) {
-          this.sql.run`UPDATE wr_visitors SET state = 'admitted', admitted_at = ${now}, expires_at = ${now + config.admissionTtlMs}
-            WHERE visitor_id IN (SELECT visitor_id FROM wr_visitors WHERE state = 'waiting' AND rank IS NOT NULL ORDER BY rank LIMIT ${admitted})`;
+          const c = moved.cursor;
+          this.sql
+            .run`UPDATE wr_room SET draw_released = draw_released + ${fromDraw}, c_bucket = ${c.bucket}, c_idx = ${c.idx}, c_shard = ${c.shard}`;
+          this.sql.run`INSERT INTO wr_releases (at, count, draw_after, c_bucket, c_idx, c_shard)
+            VALUES (${now}, ${admitted}, ${r.draw_released + fromDraw}, ${c.bucket}, ${c.idx}, ${c.shard})`;
+        } else if (comparePlaces(moved.cursor, cursorOf(r)) !== 0) {
+          // Only empty buckets passed: park the cursor without a release record.
+          const c = moved.cursor;
+          this.sql.run`UPDATE wr_room SET c_bucket = ${c.bucket}, c_idx = ${c.idx}, c_shard = ${c.shard}`;
         }
+        this.sql.run`DELETE FROM wr_arrivals WHERE bucket < ${this.room()!.c_bucket}`;
       }
       this.sql.run`UPDATE wr_room SET rate = ${rate}, admit_rate = ${decision.admitPerMinute}, active_limit = ${limit},
         slow_start = ${decision.state.slowStart ? 1 : 0}, last_report_at = ${decision.state.lastReportAtMs},
@@ -488,13 +581,98 @@ export class WaitingRoom extends DurableObject<Env> {
     await this.ensureAlarm(now, true);
   }
 
+  /** Asks every queue shard for its arrivals from the cursor's bucket on and stores them. */
+  private async collectArrivals(room: RoomRow): Promise<void> {
+    const config = JSON.parse(room.config) as QueueConfig;
+    const answers = await Promise.all(
+      Array.from({ length: room.shards }, (_, shard) =>
+        this.env.QUEUE_SHARD.getByName(shardName(config.eventId, shard))
+          .counts(room.c_bucket)
+          .then((counts) => ({ shard, counts: counts as ShardCounts })),
+      ),
+    );
+    this.ctx.storage.transactionSync(() => {
+      for (const { shard, counts } of answers) {
+        this.sql
+          .run`INSERT OR REPLACE INTO wr_shards (shard, sealed_before, pre_queue) VALUES (${shard}, ${counts.sealedBefore}, ${counts.preQueue})`;
+        for (const [bucket, count] of counts.buckets) {
+          this.sql.run`INSERT OR REPLACE INTO wr_arrivals (shard, bucket, count) VALUES (${shard}, ${bucket}, ${count})`;
+        }
+      }
+    });
+  }
+
+  /** Arrival counts per shard and bucket, from `fromBucket` on. */
+  private arrivalCounts(fromBucket: number): Map<number, Map<number, number>> {
+    const counts = new Map<number, Map<number, number>>();
+    for (const r of this.sql.all<{ shard: number; bucket: number; count: number }>`
+      SELECT shard, bucket, count FROM wr_arrivals WHERE bucket >= ${fromBucket}`) {
+      if (!counts.has(r.shard)) counts.set(r.shard, new Map());
+      counts.get(r.shard)!.set(r.bucket, r.count);
+    }
+    return counts;
+  }
+
+  /** The first bucket some shard may still add arrivals to (every earlier bucket is final). */
+  private sealedBefore(shards: number): number {
+    const s = this.sql.one<{
+      n: number;
+      min: number | null;
+    }>`SELECT COUNT(*) AS n, MIN(sealed_before) AS min FROM wr_shards WHERE shard < ${shards}`;
+    return s && s.n === shards && s.min !== null ? s.min : 0;
+  }
+
+  /** Visitors in line: unreleased draw entrants plus every counted, unreleased arrival. */
+  private waitingCount(room: RoomRow): number {
+    let n =
+      room.drawn === 1
+        ? room.draw_size - room.draw_released
+        : (this.sql.one<{ n: number | null }>`SELECT SUM(pre_queue) AS n FROM wr_shards`?.n ?? 0);
+    for (const [shard, buckets] of this.arrivalCounts(room.c_bucket)) {
+      for (const [bucket, count] of buckets) n += count - releasedInBucket(cursorOf(room), bucket, new Map([[shard, count]]));
+    }
+    return n;
+  }
+
+  private activeCount(now: number): number {
+    return this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_admissions WHERE state = 'admitted' AND expires_at > ${now}`?.n ?? 0;
+  }
+
+  /** Released places not claimed yet but still claimable (released within the idle timeout). */
+  private pendingCount(now: number, idleTimeoutMs: number): number {
+    const since = now - idleTimeoutMs;
+    const released = this.sql.one<{ n: number | null }>`SELECT SUM(count) AS n FROM wr_releases WHERE at >= ${since}`?.n ?? 0;
+    const claimed = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_admissions WHERE released_at >= ${since}`?.n ?? 0;
+    return Math.max(0, released - claimed);
+  }
+
+  /**
+   * Forgets release records older than `keepMs`, remembering the cursor as of the newest one
+   * dropped: a place before it was released too long ago to claim.
+   */
+  private pruneReleases(room: RoomRow, now: number, keepMs: number): void {
+    const last = this.sql.one<{ id: number; draw_after: number; c_bucket: number; c_idx: number; c_shard: number }>`
+      SELECT id, draw_after, c_bucket, c_idx, c_shard FROM wr_releases WHERE at < ${now - keepMs} ORDER BY id DESC LIMIT 1`;
+    if (!last) return;
+    this.sql.run`UPDATE wr_room SET lapsed_draw = ${Math.max(room.lapsed_draw, last.draw_after)},
+      lapsed_bucket = ${last.c_bucket}, lapsed_idx = ${last.c_idx}, lapsed_shard = ${last.c_shard}`;
+    this.sql.run`DELETE FROM wr_releases WHERE id <= ${last.id}`;
+  }
+
   /** Hold p99 (the worst isolate's) and conflict rate over SIGNAL_WINDOW_MS, and the no-show rate. */
   private gatewaySignals(now: number): GatewaySignals {
     const g = this.sql.one<{ holds: number | null; conflicts: number | null; p99: number | null }>`
       SELECT SUM(holds) AS holds, SUM(conflicts) AS conflicts, MAX(hold_p99_ms) AS p99 FROM wr_gateway WHERE at >= ${now - SIGNAL_WINDOW_MS}`;
-    const a = this.sql.one<{ admitted: number; missing: number | null }>`
-      SELECT COUNT(*) AS admitted, SUM(arrived_at IS NULL) AS missing FROM wr_visitors
-      WHERE admitted_at BETWEEN ${now - NO_SHOW_WINDOW_MS} AND ${now - NO_SHOW_AFTER_MS}`;
+    // A released visitor who has not claimed their admission a minute later is a no-show.
+    const from = now - NO_SHOW_WINDOW_MS;
+    const to = now - NO_SHOW_AFTER_MS;
+    const released = this.sql.one<{ n: number | null }>`SELECT SUM(count) AS n FROM wr_releases WHERE at BETWEEN ${from} AND ${to}`?.n ?? 0;
+    const claimed =
+      this.sql.one<{
+        n: number;
+      }>`SELECT COUNT(*) AS n FROM wr_admissions WHERE released_at BETWEEN ${from} AND ${to} AND admitted_at - released_at <= ${NO_SHOW_AFTER_MS}`
+        ?.n ?? 0;
+    const a = { admitted: released, missing: Math.max(0, released - claimed) };
     const holds = g?.holds ?? 0;
     return {
       holdP99Ms: holds > 0 ? g!.p99 : null,
@@ -506,98 +684,40 @@ export class WaitingRoom extends DurableObject<Env> {
 
   /** Records one dashboard sample and forgets samples older than SAMPLE_KEEP_MS. */
   private sample(now: number, rate: number, admitRate: number, limit: number, report: HealthReport | null, gateway: GatewaySignals): void {
-    const count = (where: string) => this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = ${where}`?.n ?? 0;
+    const room = this.room()!;
     const total = this.sql.one<{ n: number }>`SELECT admitted_total AS n FROM wr_room WHERE id = 1`?.n ?? 0;
     this.sql
       .run`INSERT OR REPLACE INTO wr_samples VALUES (${now}, ${rate}, ${admitRate}, ${limit}, ${report?.p99LatencyMs ?? null}, ${report?.errorRate ?? null},
-      ${count('waiting')}, ${count('admitted')}, ${total}, ${gateway.holdP99Ms}, ${gateway.conflictRate}, ${gateway.noShowRate})`;
+      ${this.waitingCount(room)}, ${this.activeCount(now)}, ${total}, ${gateway.holdP99Ms}, ${gateway.conflictRate}, ${gateway.noShowRate})`;
     this.sql.run`DELETE FROM wr_samples WHERE at < ${now - SAMPLE_KEEP_MS}`;
     this.sql.run`UPDATE wr_room SET last_sample_at = ${now}`;
   }
 
-  /** Ranks the pre-queue by the seeded draw, then later arrivals by arrival order. */
-  private async draw(config: QueueConfig, seed: string): Promise<void> {
+  /**
+   * The lottery draw at sale start: seals every shard's pre-queue, ranks its entrants by the
+   * seeded order and publishes the result. A retried draw gets the same entrants (sealing is
+   * idempotent) and so the same order.
+   */
+  private async draw(room: RoomRow): Promise<void> {
     if (this.drawing) return;
     this.drawing = true;
     try {
-      const entrants = this.sql.all<{
-        visitor_id: string;
-      }>`SELECT visitor_id FROM wr_visitors WHERE rank IS NULL AND joined_at < ${config.saleStartsAtMs} ORDER BY seq`.map(
-        (r) => r.visitor_id,
+      const config = JSON.parse(room.config) as QueueConfig;
+      const lists = await Promise.all(
+        Array.from({ length: room.shards }, (_, shard) => this.env.QUEUE_SHARD.getByName(shardName(config.eventId, shard)).entrants()),
       );
-      const order = await lotteryOrder(seed, entrants);
-      // Joins may have arrived during the hashing above: they rank after the draw, by arrival.
+      const order = await lotteryDraw(room.seed, lists.flat());
       this.ctx.storage.transactionSync(() => {
-        order.forEach((id, i) => {
-          this.sql.run`UPDATE wr_visitors SET rank = ${i + 1} WHERE visitor_id = ${id}`;
-          // The published result, kept even if the visitor later drops out and rejoins.
-          this.sql.run`INSERT INTO wr_draw (rank, visitor_id) VALUES (${i + 1}, ${id})`;
+        if (this.room()!.drawn === 1) return;
+        order.forEach(({ id, key }, i) => {
+          // The published result, kept even if the visitor later leaves and rejoins.
+          this.sql.run`INSERT INTO wr_draw (rank, visitor_id, key) VALUES (${i + 1}, ${id}, ${key})`;
         });
-        let next = order.length + 1;
-        for (const { visitor_id } of this.sql.all<{
-          visitor_id: string;
-        }>`SELECT visitor_id FROM wr_visitors WHERE rank IS NULL ORDER BY seq`) {
-          this.sql.run`UPDATE wr_visitors SET rank = ${next++} WHERE visitor_id = ${visitor_id}`;
-        }
-        this.sql.run`UPDATE wr_room SET drawn = 1, next_rank = ${next}`;
+        this.sql.run`UPDATE wr_room SET drawn = 1, draw_size = ${order.length}`;
       });
     } finally {
       this.drawing = false;
     }
-  }
-
-  private describe(visitorId: string, now: number): QueueAnswer {
-    const room = this.room();
-    if (!room) return { kind: 'event_not_found' };
-    const config = JSON.parse(room.config) as QueueConfig;
-    const v = this.visitor(visitorId);
-    if (!v || v.state === 'dropped' || v.state === 'left') return { kind: 'unknown_visitor' };
-    const base = {
-      kind: 'status' as const,
-      eventName: config.name,
-      policy: config.policy,
-      saleStartsAtMs: config.saleStartsAtMs,
-      page: config.page ?? {},
-      pageStatus: config.waitingPageStatus ?? 200,
-      commitment: config.policy === 'random' ? room.commitment : null,
-    };
-    if (v.state === 'admitted') {
-      if (v.expires_at! <= now) return { kind: 'unknown_visitor' };
-      return {
-        ...base,
-        state: 'admitted',
-        position: null,
-        ahead: null,
-        estimatedWaitSeconds: 0,
-        pollAfterMs: 0,
-        admission: { admittedAtMs: v.admitted_at!, expiresAtMs: v.expires_at! },
-      };
-    }
-    if (now - v.last_seen_at >= seenWriteEveryMs(config.idleTimeoutMs)) {
-      this.sql.run`UPDATE wr_visitors SET last_seen_at = ${now} WHERE visitor_id = ${visitorId}`;
-    }
-    const state = waitingState(config, room.mode, now, room.sold_out === 1);
-    if (v.rank === null) {
-      return {
-        ...base,
-        state,
-        position: null,
-        ahead: null,
-        estimatedWaitSeconds: null,
-        pollAfterMs: pollAfterMs(null, config.idleTimeoutMs),
-      };
-    }
-    const ahead = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state = 'waiting' AND rank < ${v.rank}`?.n ?? 0;
-    const untilStart = onSale(config, now) ? 0 : Math.ceil((config.saleStartsAtMs - now) / 1000);
-    const wait = state === 'waiting' || state === 'not_open' ? estimateWaitSeconds(ahead + 1, this.recentAdmissionRate(room, now)) : null;
-    return {
-      ...base,
-      state,
-      position: ahead + 1,
-      ahead,
-      estimatedWaitSeconds: wait === null ? null : wait + untilStart,
-      pollAfterMs: pollAfterMs(wait, config.idleTimeoutMs),
-    };
   }
 
   /**
@@ -625,20 +745,18 @@ export class WaitingRoom extends DurableObject<Env> {
     return this.sql.one<RoomRow>`SELECT * FROM wr_room WHERE id = 1`;
   }
 
-  private visitor(visitorId: string): VisitorRow | null {
-    return this.sql.one<VisitorRow>`SELECT * FROM wr_visitors WHERE visitor_id = ${visitorId}`;
-  }
-
   /**
-   * Keeps one alarm armed while there is work: every RELEASE_TICK_MS while anyone waits or is active,
-   * else at the sale start. `fromAlarm` re-arms after a tick (the runtime clears the fired alarm).
+   * Keeps one alarm armed while there is work: every RELEASE_TICK_MS while anyone waits, is active
+   * or may still claim (and once after any wake-up, so new arrivals get counted), else at the
+   * sale start. `fromAlarm` re-arms after a tick (the runtime clears the fired alarm).
    */
   private async ensureAlarm(now: number, fromAlarm = false): Promise<void> {
     if (!fromAlarm && (await this.ctx.storage.getAlarm()) !== null) return;
     const room = this.room();
     if (!room) return;
     const config = JSON.parse(room.config) as QueueConfig;
-    const busy = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_visitors WHERE state IN ('waiting', 'admitted')`?.n ?? 0;
+    // Busy while anyone waits (counted, or arrived since the last count), is active or may claim.
+    const busy = this.waitingCount(room) + this.activeCount(now) + this.pendingCount(now, config.idleTimeoutMs) + (fromAlarm ? 0 : 1);
     if (busy > 0 || (room.health !== null && room.rate > config.minReleaseRatePerMinute)) {
       await this.ctx.storage.setAlarm(now + (Number(this.env.RELEASE_TICK_MS) || DEFAULT_TICK_MS));
     } else if (!onSale(config, now)) {
@@ -661,4 +779,9 @@ function bounds(config: QueueConfig, fixedRate: number | null = null): Controlle
     fixedPerMinute: fixedRate,
     maxActive: config.maxActiveVisitors,
   };
+}
+
+/** The room's admission cursor: the first FIFO place not released yet. */
+function cursorOf(room: RoomRow): FifoPlace {
+  return { bucket: room.c_bucket, idx: room.c_idx, shard: room.c_shard };
 }

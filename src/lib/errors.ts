@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'TIER_NOT_FOUND'
   | 'CONFIG_CONFLICT'
   | 'ORIGIN_UNAVAILABLE'
+  | 'QUEUE_BUSY'
   | 'INTERNAL';
 
 /** HTTP status and short title per code (the `title` of RFC 9457 problem details). */
@@ -64,6 +65,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   TIER_NOT_FOUND: { status: 422, title: 'No such ticket tier' },
   CONFIG_CONFLICT: { status: 409, title: 'The configuration change is not allowed' },
   ORIGIN_UNAVAILABLE: { status: 503, title: 'The ticketing site is not answering' },
+  QUEUE_BUSY: { status: 503, title: 'The waiting room is overloaded; try again shortly' },
   INTERNAL: { status: 500, title: 'Internal error' },
 };
 

@@ -66,6 +66,7 @@ export const eventConfigInput = z
     maxErrorRate: z.number().min(0).max(1).default(DEFAULT_MAX_ERROR_RATE),
     holdTargetP99Ms: z.number().int().min(1).max(60_000).default(DEFAULT_HOLD_TARGET_P99_MS),
     onOriginDown: z.enum(['minimum', 'pause']).default('minimum'),
+    queueShards: z.number().int().min(1).max(64).default(1),
     waitingPageStatus: z.union([z.literal(200), z.literal(202), z.literal(429)]).default(200),
     page: z
       .object({
@@ -117,6 +118,8 @@ export interface QueueConfig {
   holdTargetP99Ms: number;
   /** A silent or failing origin gets the minimum rate, or no releases at all. */
   onOriginDown: 'minimum' | 'pause';
+  /** Queue shards K that take the joins (1-64; absent in configs stored before it existed = 1). */
+  shards?: number;
   /** HTTP status of the waiting page (some clients and CDNs need 202 or 429). */
   waitingPageStatus: 200 | 202 | 429;
   /** Organizer's look of the waiting page: colour, HTTPS logo, a short message (all escaped). */
@@ -173,6 +176,7 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       maxErrorRate: input.maxErrorRate,
       holdTargetP99Ms: input.holdTargetP99Ms,
       onOriginDown: input.onOriginDown,
+      shards: input.queueShards,
       waitingPageStatus: input.waitingPageStatus,
       page: input.page,
     },
@@ -215,6 +219,7 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Even
     maxErrorRate: queue.maxErrorRate,
     holdTargetP99Ms: queue.holdTargetP99Ms,
     onOriginDown: queue.onOriginDown,
+    queueShards: queue.shards ?? 1,
     waitingPageStatus: queue.waitingPageStatus ?? 200,
     page: queue.page ?? {},
   };

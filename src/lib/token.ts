@@ -1,5 +1,6 @@
 // Queue tickets and admission tokens: ES256 JWTs over jose, and the JWKS that verifies them.
 import { SignJWT, createLocalJWKSet, errors, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import type { Place } from '../../durable-objects/waiting-room/cursor';
 import { GatewayError } from './errors';
 
 /** JOSE `typ` of a queue ticket: proves a place in line, never admission. */
@@ -34,6 +35,11 @@ export interface VisitorClaims {
    * before `exp` (the visitor left). It is the admission time in epoch ms, as a string.
    */
   sessionId?: string;
+  /**
+   * Queue tickets only (claim `pl`): the visitor's place in line, `[bucket, idx, shard]` for a
+   * FIFO place or `"pre"` for a lottery pre-queue entry. The edge answers polls from it.
+   */
+  place?: Place;
 }
 
 interface KeyRing {
@@ -92,7 +98,10 @@ export async function publicJwks(settings: TokenSettings): Promise<{ keys: JWK[]
 
 async function sign(settings: TokenSettings, typ: string, claims: VisitorClaims, nowMs: number): Promise<string> {
   const ring = await keyRing(settings);
-  return new SignJWT(claims.sessionId ? { sid: claims.sessionId } : {})
+  const extra: JWTPayload = {};
+  if (claims.sessionId) extra.sid = claims.sessionId;
+  if (claims.place) extra.pl = 'pre' in claims.place ? 'pre' : [claims.place.bucket, claims.place.idx, claims.place.shard];
+  return new SignJWT(extra)
     .setProtectedHeader({ alg: ALG, kid: ring.kid, typ })
     .setIssuer(settings.issuer)
     .setAudience(claims.eventId)
@@ -103,16 +112,24 @@ async function sign(settings: TokenSettings, typ: string, claims: VisitorClaims,
     .sign(ring.signingKey);
 }
 
-/** Signs a queue ticket for a visitor of an event, valid for TICKET_TTL_S. */
-export function signQueueTicket(settings: TokenSettings, eventId: string, visitorId: string, nowMs: number): Promise<string> {
-  return sign(settings, TICKET_TYP, { eventId, visitorId, expiresAtMs: nowMs + TICKET_TTL_S * 1000 }, nowMs);
+/** Signs a queue ticket for a visitor's place in line at an event, valid for TICKET_TTL_S. */
+export function signQueueTicket(settings: TokenSettings, eventId: string, visitorId: string, place: Place, nowMs: number): Promise<string> {
+  return sign(settings, TICKET_TYP, { eventId, visitorId, place, expiresAtMs: nowMs + TICKET_TTL_S * 1000 }, nowMs);
+}
+
+/** The `pl` claim as a place, or null when it is not one. */
+function parsePlace(pl: unknown): Place | null {
+  if (pl === 'pre') return { pre: true };
+  if (!Array.isArray(pl) || pl.length !== 3 || !pl.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return null;
+  const [bucket, idx, shard] = pl as number[];
+  return { bucket: bucket!, idx: idx!, shard: shard! };
 }
 
 /**
  * Signs an admission token that expires when the visitor's admission window ends (`expiresAtMs`)
  * and names the admission session (`sid`).
  */
-export function signAdmission(settings: TokenSettings, claims: Required<VisitorClaims>, nowMs: number): Promise<string> {
+export function signAdmission(settings: TokenSettings, claims: Required<Omit<VisitorClaims, 'place'>>, nowMs: number): Promise<string> {
   return sign(settings, ADMISSION_TYP, claims, nowMs);
 }
 
@@ -151,7 +168,7 @@ export async function verifyToken(
       issuer: settings.issuer,
       audience: eventId,
       typ: kind === 'ticket' ? TICKET_TYP : ADMISSION_TYP,
-      requiredClaims: kind === 'ticket' ? ['exp', 'iat', 'sub', 'jti'] : ['exp', 'iat', 'sub', 'jti', 'sid'],
+      requiredClaims: kind === 'ticket' ? ['exp', 'iat', 'sub', 'jti', 'pl'] : ['exp', 'iat', 'sub', 'jti', 'sid'],
       clockTolerance: CLOCK_TOLERANCE_S,
       // Caps the lifetime: a token issued longer ago than this is refused whatever its `exp` says.
       maxTokenAge: kind === 'ticket' ? TICKET_TTL_S : MAX_ADMISSION_AGE_S,
@@ -165,6 +182,10 @@ export async function verifyToken(
   if (kind === 'admission') {
     if (typeof payload.sid !== 'string') throw new GatewayError('TOKEN_INVALID', 'the admission is not valid for this event');
     claims.sessionId = payload.sid;
+  } else {
+    const place = parsePlace(payload.pl);
+    if (!place) throw new GatewayError('TOKEN_INVALID', 'the ticket is not valid for this event');
+    claims.place = place;
   }
   if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
   verified.set(cacheKey, { claims, untilMs: Math.min(claims.expiresAtMs, nowMs + VERIFIED_CACHE_MS) });

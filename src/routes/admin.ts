@@ -1,4 +1,5 @@
 // Organizer API: create/update an event, read its live numbers, pause and resume.
+import { forgetCursor } from '../lib/cursor-cache';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { bearerAuth } from 'hono/bearer-auth';
@@ -37,6 +38,7 @@ adminApi.put('/events/:eventId', async (c) => {
   // Someone joined between the check and the write: only the hold rules changed; say so.
   if (result.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', result.detail);
   await c.env.DIRECTORY.getByName(DIRECTORY_NAME).register(eventId, queue.name);
+  await forgetCursor(eventId);
   return c.json({ eventId, created: result.created, config: joinConfig(queue, inventory) }, result.created ? 201 : 200);
 });
 
@@ -63,6 +65,7 @@ adminApi.post('/events/:eventId/rate', async (c) => {
   if (result === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND');
   if (result === 'above_maximum')
     throw new GatewayError('INVALID_REQUEST', "fixedPerMinute must not exceed the event's releaseRatePerMinute");
+  await forgetCursor(eventIdParam(c));
   return c.json({ eventId: eventIdParam(c), fixedPerMinute });
 });
 
@@ -84,6 +87,8 @@ for (const action of ['pause', 'resume', 'close'] as const) {
     const room = c.env.WAITING_ROOM.getByName(eventId);
     const ok = action === 'pause' ? await room.pause() : action === 'resume' ? await room.resume() : await room.close();
     if (!ok) throw new GatewayError('EVENT_NOT_FOUND');
+    // This isolate and data centre see the change at once; other isolates within CURSOR_MAX_STALE_MS.
+    await forgetCursor(eventId);
     return c.json({ eventId, mode: MODES[action] });
   });
 }

@@ -1,7 +1,11 @@
 // The waiting room's visitor side: the sale area, join and status.
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { QueueStatus } from '../../durable-objects/waiting-room/waiting-room';
+import { isPre, shardOf, viewPlace, type AdmissionCursor, type Place } from '../../durable-objects/waiting-room/cursor';
+import { lotteryKey, type QueueState } from '../../durable-objects/waiting-room/queue-policy';
+import { shardName } from '../../durable-objects/waiting-room/queue-shard';
+import type { AdmitAnswer } from '../../durable-objects/waiting-room/waiting-room';
+import { callQueue, readCursor } from '../lib/cursor-cache';
 import { readAdmission, readTicket } from '../middleware/credentials';
 import { admissionCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
 import { GatewayError, assertNever } from '../lib/errors';
@@ -15,9 +19,9 @@ import { eventIdParam, type AppEnv } from '../types';
 
 /** JSON body of join / status (and of the sale URL for `Accept: application/json`). */
 export interface StatusBody {
-  state: QueueStatus['state'];
+  state: QueueState;
   eventName: string;
-  policy: QueueStatus['policy'];
+  policy: AdmissionCursor['policy'];
   position: number | null;
   ahead: number | null;
   estimatedWaitSeconds: number | null;
@@ -34,64 +38,110 @@ export interface StatusBody {
 
 interface Turn {
   visitorId: string;
-  status: QueueStatus;
   body: StatusBody;
-  admissionToken: string | null;
+  /** Seconds until the next poll; absent once admitted. */
+  retryAfterS: number | null;
+  pageStatus: 200 | 202 | 429;
+  page: AdmissionCursor['page'];
+  admission: { token: string; admittedAtMs: number } | null;
+}
+
+/** The event's admission cursor (cached at the edge), or EVENT_NOT_FOUND. */
+async function cursorFor(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<AdmissionCursor> {
+  const cursor = await readCursor(
+    eventId,
+    nowMs,
+    async () => (await c.env.WAITING_ROOM.getByName(eventId).cursor()) as AdmissionCursor | null,
+    (p) => c.executionCtx.waitUntil(p),
+  );
+  if (!cursor) throw new GatewayError('EVENT_NOT_FOUND', `no event "${eventId}"`);
+  return cursor;
+}
+
+/** A place from the visitor's queue shard: the same one again, or (`again`) a new one at the back. */
+function joinShard(c: Context<AppEnv>, cursor: AdmissionCursor, visitorId: string, again: boolean): Promise<Place> {
+  const shard = shardOf(visitorId, cursor.shards);
+  return callQueue<Place>(async () =>
+    c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, shard)).join({
+      eventId: cursor.eventId,
+      shard,
+      visitorId,
+      lottery: cursor.policy === 'random',
+      saleStartsAtMs: cursor.saleStartsAtMs,
+      again,
+    }),
+  );
 }
 
 /**
- * Joins or looks up the visitor and, if it is their turn, mints the admission token. Sets both
- * cookies. `ticket` null = a new visitor (a fresh id and queue ticket).
+ * A visitor's turn: a new visitor (`ticket` null) gets a place from their queue shard and a
+ * ticket; a visitor with a ticket is answered from the ticket and the cached cursor, with no object
+ * call, until the cursor passes their place. Then the WaitingRoom admits them once (and the
+ * admission token is minted), or sends them to the back when their place lapsed. Sets cookies.
  */
-async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null, join: boolean): Promise<Turn> {
+async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null): Promise<Turn> {
   const now = Date.now();
-  const room = c.env.WAITING_ROOM.getByName(eventId);
+  const cursor = await cursorFor(c, eventId, now);
   const visitorId = ticket?.visitorId ?? crypto.randomUUID();
-  let answer = ticket && !join ? await room.status(visitorId) : await room.join(visitorId);
-  if (answer.kind === 'unknown_visitor') answer = await room.join(visitorId);
-  switch (answer.kind) {
-    case 'event_not_found':
-      throw new GatewayError('EVENT_NOT_FOUND', `no event "${eventId}"`);
-    case 'unknown_visitor':
-      throw new Error('join returned unknown_visitor');
-    case 'status':
-      break;
-    default:
-      assertNever(answer);
+  let place = ticket?.place ?? (await joinShard(c, cursor, visitorId, false));
+  let newTicket = !ticket?.place;
+  const keyOf = (p: Place) => (isPre(p) && cursor.draw?.seed ? lotteryKey(cursor.draw.seed, visitorId) : null);
+  let view = viewPlace(cursor, place, await keyOf(place), now);
+  let admitted: { admittedAtMs: number; expiresAtMs: number } | null = null;
+  if (view.released) {
+    const answer = await callQueue<AdmitAnswer>(async () => c.env.WAITING_ROOM.getByName(eventId).admit(visitorId, place));
+    switch (answer.kind) {
+      case 'admitted':
+        admitted = answer;
+        break;
+      case 'waiting':
+        break;
+      case 'requeue':
+        place = await joinShard(c, cursor, visitorId, true);
+        newTicket = true;
+        view = viewPlace(cursor, place, await keyOf(place), now);
+        break;
+      case 'event_not_found':
+        throw new GatewayError('EVENT_NOT_FOUND', `no event "${eventId}"`);
+      default:
+        assertNever(answer);
+    }
   }
-  const status = answer;
   const settings = tokenSettings(c.env);
   const body: StatusBody = {
-    state: status.state,
-    eventName: status.eventName,
-    policy: status.policy,
-    position: status.position,
-    ahead: status.ahead,
-    estimatedWaitSeconds: status.estimatedWaitSeconds,
-    pollAfterMs: status.pollAfterMs,
-    saleStartsAt: status.saleStartsAtMs > 0 ? new Date(status.saleStartsAtMs).toISOString() : null,
-    commitment: status.commitment,
+    state: admitted ? 'admitted' : view.state,
+    eventName: cursor.eventName,
+    policy: cursor.policy,
+    position: admitted ? null : view.position,
+    ahead: admitted ? null : view.ahead,
+    estimatedWaitSeconds: admitted ? 0 : view.estimatedWaitSeconds,
+    pollAfterMs: admitted ? 0 : view.pollAfterMs,
+    saleStartsAt: cursor.saleStartsAtMs > 0 ? new Date(cursor.saleStartsAtMs).toISOString() : null,
+    commitment: cursor.commitment,
   };
-  if (!ticket) {
-    body.queueTicket = await signQueueTicket(settings, eventId, visitorId, now);
+  if (newTicket) {
+    body.queueTicket = await signQueueTicket(settings, eventId, visitorId, place, now);
     setCookie(c, ticketCookie(eventId, isSecure(c.req.url)), body.queueTicket, cookieOptions(c.req.url, TICKET_TTL_S));
   }
-  let admissionToken: string | null = null;
-  if (status.admission) {
-    admissionToken = await signAdmission(
+  let admission: Turn['admission'] = null;
+  if (admitted) {
+    const token = await signAdmission(
       settings,
-      { eventId, visitorId, expiresAtMs: status.admission.expiresAtMs, sessionId: String(status.admission.admittedAtMs) },
+      { eventId, visitorId, expiresAtMs: admitted.expiresAtMs, sessionId: String(admitted.admittedAtMs) },
       now,
     );
-    body.admissionToken = admissionToken;
-    setCookie(
-      c,
-      admissionCookie(eventId, isSecure(c.req.url)),
-      admissionToken,
-      cookieOptions(c.req.url, (status.admission.expiresAtMs - now) / 1000),
-    );
+    body.admissionToken = token;
+    admission = { token, admittedAtMs: admitted.admittedAtMs };
+    setCookie(c, admissionCookie(eventId, isSecure(c.req.url)), token, cookieOptions(c.req.url, (admitted.expiresAtMs - now) / 1000));
   }
-  return { visitorId, status, body, admissionToken };
+  return {
+    visitorId,
+    body,
+    retryAfterS: admitted ? null : Math.ceil(view.pollAfterMs / 1000),
+    pageStatus: cursor.pageStatus,
+    page: cursor.page,
+    admission,
+  };
 }
 
 /** A ticket that fails to verify on the sale URL starts the visitor afresh instead of erroring. */
@@ -108,9 +158,9 @@ function wantsJson(c: Context<AppEnv>): boolean {
   return (c.req.header('accept') ?? '').includes('application/json');
 }
 
-function statusHeaders(c: Context<AppEnv>, status: QueueStatus): void {
+function statusHeaders(c: Context<AppEnv>, turn: Turn): void {
   c.header('cache-control', 'no-store');
-  if (status.state !== 'admitted') c.header('retry-after', String(Math.ceil(status.pollAfterMs / 1000)));
+  if (turn.retryAfterS !== null) c.header('retry-after', String(turn.retryAfterS));
 }
 
 /** The sale area `/events/:eventId/*`: admitted visitors are proxied, everyone else waits. */
@@ -128,24 +178,21 @@ saleArea.all('/:eventId/*', async (c) => {
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
     throw new GatewayError('ADMISSION_REQUIRED', 'wait in the queue for your turn first');
   }
-  const turn = await takeTurn(c, eventId, await ticketOrNull(c, eventId), false);
-  if (turn.admissionToken && turn.status.admission) {
-    // Admitted on this very request: the visitor arrives now (not a no-show); serve the sale page
-    // with the new cookies attached.
-    const { admittedAtMs } = turn.status.admission;
-    c.executionCtx.waitUntil(c.env.WAITING_ROOM.getByName(eventId).isActive(turn.visitorId, String(admittedAtMs)));
-    const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken, {
+  const turn = await takeTurn(c, eventId, await ticketOrNull(c, eventId));
+  if (turn.admission) {
+    // Admitted on this very request: serve the sale page with the new cookies attached.
+    const origin = await proxyToOrigin(c.req.raw, c.env, turn.admission.token, {
       stripAuthorization: !getCookie(c, ticketCookie(eventId, isSecure(c.req.url))),
     });
     const res = new Response(origin.body, origin);
     for (const cookie of c.res.headers.getSetCookie()) res.headers.append('set-cookie', cookie);
     return res;
   }
-  statusHeaders(c, turn.status);
+  statusHeaders(c, turn);
   c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsJson(c)) return c.json(turn.body);
   for (const [k, v] of Object.entries(await pageSecurityHeaders([WAITING_SCRIPT]))) c.header(k, v);
-  return c.html(waitingPage(eventId, turn.body, pickLang(c.req.header('accept-language')), turn.status.page), turn.status.pageStatus);
+  return c.html(waitingPage(eventId, turn.body, pickLang(c.req.header('accept-language')), turn.page), turn.pageStatus);
 });
 
 /** Gateway-owned queue endpoints under `/_wr/events`. */
@@ -153,8 +200,8 @@ export const queueApi = new Hono<AppEnv>();
 
 queueApi.post('/:eventId/join', async (c) => {
   const eventId = eventIdParam(c);
-  const turn = await takeTurn(c, eventId, await ticketOrNull(c, eventId), true);
-  statusHeaders(c, turn.status);
+  const turn = await takeTurn(c, eventId, await ticketOrNull(c, eventId));
+  statusHeaders(c, turn);
   return c.json(turn.body);
 });
 
@@ -162,8 +209,8 @@ queueApi.get('/:eventId/status', async (c) => {
   const eventId = eventIdParam(c);
   const ticket = await readTicket(c, eventId, Date.now());
   if (!ticket) throw new GatewayError('TICKET_REQUIRED', `join first: POST /_wr/events/${eventId}/join`);
-  const turn = await takeTurn(c, eventId, ticket, false);
-  statusHeaders(c, turn.status);
+  const turn = await takeTurn(c, eventId, ticket);
+  statusHeaders(c, turn);
   return c.json(turn.body);
 });
 
@@ -171,9 +218,17 @@ queueApi.post('/:eventId/leave', async (c) => {
   const eventId = eventIdParam(c);
   const ticket = await readTicket(c, eventId, Date.now());
   if (!ticket) throw new GatewayError('TICKET_REQUIRED');
-  const left = await c.env.WAITING_ROOM.getByName(eventId).leave(ticket.visitorId);
+  const cursor = await cursorFor(c, eventId, Date.now());
+  const shard = shardOf(ticket.visitorId, cursor.shards);
+  const [admission, place] = await Promise.all([
+    callQueue(() => c.env.WAITING_ROOM.getByName(eventId).leave(ticket.visitorId)),
+    callQueue(() => c.env.QUEUE_SHARD.getByName(shardName(eventId, shard)).leave(ticket.visitorId)),
+  ]);
+  const left = admission || place;
   forgetSessions(eventId, ticket.visitorId);
+  // Both cookies go: the next visit starts at the back of the line.
   deleteCookie(c, admissionCookie(eventId, isSecure(c.req.url)), { path: '/', secure: isSecure(c.req.url) });
+  deleteCookie(c, ticketCookie(eventId, isSecure(c.req.url)), { path: '/', secure: isSecure(c.req.url) });
   return c.json({ left });
 });
 

@@ -3,7 +3,8 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
+import { forgetCursor } from '../../src/lib/cursor-cache';
+import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, sealArrivals, tick } from '../helpers/client';
 
 describe('visitor flow', () => {
   it('queues a new visitor on the sale URL with a waiting page and a queue ticket cookie', async () => {
@@ -34,6 +35,11 @@ describe('visitor flow', () => {
     const first = new Visitor();
     const second = new Visitor();
     expect((await first.json(`/events/${eventId}/`)).body).toMatchObject({ state: 'waiting', position: 1, ahead: 0 });
+    expect((await second.json(`/events/${eventId}/`)).body).toMatchObject({ state: 'waiting' });
+    // The edge knows arrivals once the shards have counted them (each tick; stats asks too).
+    await sealArrivals(eventId);
+    await env.WAITING_ROOM.getByName(eventId).stats();
+    await forgetCursor(eventId);
     expect((await second.json(`/events/${eventId}/`)).body).toMatchObject({ position: 2, ahead: 1 });
     for (let i = 0; i < 3; i++) {
       expect((await second.json(`/_wr/events/${eventId}/status`)).body).toMatchObject({ position: 2 });
@@ -278,6 +284,7 @@ describe('the waiting page', () => {
     await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
     await v.fetch(`/events/${eventId}/`);
     await tick(eventId);
+    expect((await v.json(`/_wr/events/${eventId}/status`)).body).toMatchObject({ state: 'admitted' });
     expect((await env.WAITING_ROOM.getByName(eventId).stats())!).toMatchObject({ admittedTotal: 1, active: 1, waiting: 0 });
   });
 

@@ -81,20 +81,20 @@ describe('gateway signals', () => {
     expect((await room.stats())!.gateway).toMatchObject({ holdP99Ms: 480, conflictRate: 0.5 });
   });
 
-  it('counts admitted visitors who never reach the sale as no-shows', async () => {
+  it('counts released visitors who never claim their admission as no-shows', async () => {
     const eventId = freshEventId();
     await createEvent(eventId);
-    const arrived: Visitor[] = [];
-    for (let i = 0; i < 12; i++) {
-      const v = await admittedVisitor(eventId);
-      if (i < 3) arrived.push(v);
-    }
-    for (const v of arrived) expect((await v.json(`/_wr/events/${eventId}/seats`)).status).toBe(200);
+    const visitors = Array.from({ length: 12 }, () => new Visitor());
+    for (const v of visitors) await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    await tick(eventId);
+    // Three come back and are admitted; nine never poll again.
+    for (const v of visitors.slice(0, 3)) expect((await v.json(`/_wr/events/${eventId}/status`)).body.state).toBe('admitted');
     const room = env.WAITING_ROOM.getByName(eventId);
     await runInDurableObject(room, (obj: WaitingRoom) => {
       const later = Date.now() + 2 * 60_000;
       obj.clock = () => later;
     });
+    expect((await room.stats())!).toMatchObject({ admittedTotal: 12, active: 3 });
     expect((await room.stats())!.gateway.noShowRate).toBeCloseTo(9 / 12, 5);
   });
 });

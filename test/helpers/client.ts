@@ -1,6 +1,9 @@
 // A visitor for tests: its own cookie jar, requests through the gateway's real fetch handler.
 import { env, exports } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { BUCKET_MS } from '../../durable-objects/waiting-room/cursor';
+import { shardName, type QueueShard } from '../../durable-objects/waiting-room/queue-shard';
+import { forgetCursor } from '../../src/lib/cursor-cache';
 
 export const BASE = 'https://gateway.test';
 
@@ -61,10 +64,33 @@ export async function createEvent(eventId: string, config: Record<string, unknow
   );
 }
 
-/** Runs the waiting room's release tick `n` times (the object's alarm), as the platform would. */
+/**
+ * Moves the clocks of the event's queue shards one bucket ahead, so every arrival so far is sealed
+ * at the next count (in production that is simply the next second).
+ */
+export async function sealArrivals(eventId: string): Promise<void> {
+  const room = env.WAITING_ROOM.getByName(eventId);
+  const shards = await runInDurableObject(
+    room,
+    (_obj, state) => state.storage.sql.exec<{ shards: number }>('SELECT shards FROM wr_room').toArray()[0]?.shards ?? 1,
+  );
+  for (let k = 0; k < shards; k++) {
+    await runInDurableObject(env.QUEUE_SHARD.getByName(shardName(eventId, k)), (obj: QueueShard) => {
+      const skewed = obj as QueueShard & { skewMs?: number };
+      skewed.skewMs = (skewed.skewMs ?? 0) + BUCKET_MS;
+      obj.clock = () => Date.now() + skewed.skewMs!;
+    });
+  }
+}
+
+/**
+ * Runs the waiting room's release tick `n` times (the object's alarm), as the platform would, with
+ * every arrival so far sealed, and drops the edge's cached cursor so the next poll sees the result.
+ */
 export async function tick(eventId: string, n = 1): Promise<void> {
   const stub = env.WAITING_ROOM.getByName(eventId);
   for (let i = 0; i < n; i++) {
+    await sealArrivals(eventId);
     // No sleeping: pretend the last tick was 5 s ago (the most one tick may earn), arm the alarm
     // for now, and fire it the way the runtime would.
     await runInDurableObject(stub, async (_room, state) => {
@@ -73,6 +99,7 @@ export async function tick(eventId: string, n = 1): Promise<void> {
     });
     if (!(await runDurableObjectAlarm(stub))) throw new Error('the release tick did not run');
   }
+  await forgetCursor(eventId);
 }
 
 /** Joins a new visitor and ticks until they are admitted. */

@@ -1,0 +1,211 @@
+// Admission cursor: pure rules for places in line across queue shards, and for answering a poll at
+// the edge from a signed queue ticket plus the published cursor (DESIGN.md section 7).
+import type { PageTemplate, QueueConfig } from '../../src/lib/event-config';
+import { estimateWaitSeconds, onSale, pollAfterMs, waitingState, type QueueState, type RoomMode } from './queue-policy';
+
+/** Arrivals are grouped in buckets of this many ms; FIFO holds exactly across buckets. */
+export const BUCKET_MS = 1_000;
+/** Most shards an event may have. */
+export const MAX_SHARDS = 64;
+/** A cursor older than this is never used to answer a poll, ms (cache ~1 s + one tick). */
+export const MAX_CURSOR_AGE_MS = 2_500;
+/** The cursor lists at most this many unreleased buckets for position estimates. */
+export const CURSOR_QUEUE_BUCKETS = 600;
+
+/**
+ * A FIFO place in line, as the queue ticket carries it: the arrival bucket (epoch ms / BUCKET_MS),
+ * the arrival's index within that bucket on its shard, and the shard. The global order is
+ * (bucket, idx, shard) lexicographic: exact arrival order across buckets and within one shard;
+ * round-robin over shards within one bucket (so FIFO across shards holds to within BUCKET_MS).
+ */
+export interface FifoPlace {
+  bucket: number;
+  idx: number;
+  shard: number;
+}
+
+/** A place: FIFO, or `pre` = a lottery pre-queue entry (ranked by the draw at sale start). */
+export type Place = FifoPlace | { pre: true };
+
+export function isPre(place: Place): place is { pre: true } {
+  return 'pre' in place;
+}
+
+/** Compares two FIFO places in release order; negative when `a` goes first. */
+export function comparePlaces(a: FifoPlace, b: FifoPlace): number {
+  return a.bucket - b.bucket || a.idx - b.idx || a.shard - b.shard;
+}
+
+/**
+ * The shard (0..shards-1) that holds a visitor: FNV-1a 32-bit of the visitor id, modulo `shards`.
+ * Stable for a visitor, spread evenly over random ids.
+ */
+export function shardOf(visitorId: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < visitorId.length; i++) {
+    h ^= visitorId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % shards;
+}
+
+/** Arrivals counted per bucket: shard -> bucket -> count. */
+export type BucketCounts = ReadonlyMap<number, ReadonlyMap<number, number>>;
+
+/**
+ * Moves the FIFO cursor forward over at most `n` places in release order, through buckets before
+ * `sealedBefore` only (a bucket is sealed once every shard has passed it, so no arrival can still
+ * land before the cursor). The cursor is the first place *not* released.
+ *
+ * @param counts arrivals per shard and bucket (buckets at or after the cursor's suffice)
+ * @returns the new cursor and how many places it passed (`released` <= n)
+ */
+export function advanceCursor(
+  cursor: FifoPlace,
+  counts: BucketCounts,
+  sealedBefore: number,
+  n: number,
+): { cursor: FifoPlace; released: number } {
+  const buckets = [...new Set([...counts.values()].flatMap((m) => [...m.keys()]))]
+    .filter((b) => b >= cursor.bucket && b < sealedBefore)
+    .sort((a, b) => a - b);
+  const shards = [...counts.keys()].sort((a, b) => a - b);
+  let at = cursor;
+  let released = 0;
+  for (const bucket of buckets) {
+    if (released >= n) break;
+    if (bucket > at.bucket) at = { bucket, idx: 0, shard: 0 };
+    const sizes = shards.map((s) => counts.get(s)?.get(bucket) ?? 0);
+    const deepest = Math.max(0, ...sizes);
+    // Places in release order: (idx, shard) pairs, each shard contributing while it has arrivals.
+    // The cursor moves to just after each released place: (idx, shard + 1) sorts before (idx + 1, 0).
+    for (let idx = at.idx; idx < deepest && released < n; idx++) {
+      for (let k = 0; k < shards.length && released < n; k++) {
+        if ((idx === at.idx && shards[k]! < at.shard) || idx >= sizes[k]!) continue;
+        released++;
+        at = { bucket, idx, shard: shards[k]! + 1 };
+      }
+    }
+  }
+  // Everything sealed is released: park the cursor at the first unsealed bucket (the buckets it
+  // skips were sealed, so no arrival can ever land in them).
+  if (released < n && at.bucket < sealedBefore) at = { bucket: sealedBefore, idx: 0, shard: 0 };
+  return { cursor: at, released };
+}
+
+/** Places of a bucket before `cursor` in release order, for one bucket's per-shard sizes. */
+export function releasedInBucket(cursor: FifoPlace, bucket: number, sizes: ReadonlyMap<number, number>): number {
+  if (bucket < cursor.bucket) return [...sizes.values()].reduce((a, b) => a + b, 0);
+  if (bucket > cursor.bucket) return 0;
+  let n = 0;
+  for (const [shard, size] of sizes) n += Math.min(size, cursor.idx + (shard < cursor.shard ? 1 : 0));
+  return n;
+}
+
+/**
+ * What the coordinator publishes for the edge, refreshed at every tick and cached by each isolate
+ * for about a second. Everything a waiting visitor's poll needs, and nothing personal.
+ */
+export interface AdmissionCursor {
+  eventId: string;
+  eventName: string;
+  policy: QueueConfig['policy'];
+  saleStartsAtMs: number;
+  page: PageTemplate;
+  pageStatus: 200 | 202 | 429;
+  /** Lottery events: SHA-256 of the secret seed, published before the draw. */
+  commitment: string | null;
+  mode: RoomMode;
+  soldOut: boolean;
+  /** Queue shards K of the event: joins go to shard `shardOf(visitorId, K)`. */
+  shards: number;
+  idleTimeoutMs: number;
+  /** First FIFO place not yet released. */
+  fifo: FifoPlace;
+  /** Lottery draw: entrants, how many ranks are released, the seed and the last released key. */
+  draw: { drawn: boolean; size: number; released: number; seed: string | null; releasedKey: string | null } | null;
+  /** Unreleased arrivals per bucket from the cursor's bucket on: [bucket, count], oldest first. */
+  queue: [number, number][];
+  /** Admissions per minute lately achieved (or the release rate): the basis of wait estimates. */
+  admitPerMinute: number;
+  /** When the coordinator produced this cursor, epoch ms. */
+  publishedAtMs: number;
+}
+
+/** A waiting visitor's view, computed at the edge from their place and the cursor. */
+export interface PlaceView {
+  state: QueueState;
+  /** True when the cursor has passed the place: the coordinator must admit (or re-queue) them. */
+  released: boolean;
+  position: number | null;
+  ahead: number | null;
+  estimatedWaitSeconds: number | null;
+  pollAfterMs: number;
+}
+
+/** The lottery key of an entrant: SHA-256 hex of `${seed}:${visitorId}` (queue-policy lotteryOrder). */
+export type LotteryKey = string;
+
+/**
+ * A visitor's view from their place and the cursor, with no object call. `key` is the visitor's
+ * lottery key (needed only for pre-queue places once the draw is public).
+ *
+ * FIFO: released when the place is before the cursor; `ahead` counts unreleased arrivals in the
+ * cursor's list before the place (a lower bound when the place's bucket is not listed yet).
+ * Lottery pre-queue: before the draw the position is unknown; after it, released when the key is
+ * at or below the last released key, and the rank is estimated from the key (SHA-256 is uniform).
+ */
+export function viewPlace(cursor: AdmissionCursor, place: Place, key: LotteryKey | null, nowMs: number): PlaceView {
+  const config = { saleStartsAtMs: cursor.saleStartsAtMs } as QueueConfig;
+  const state = waitingState(config, cursor.mode, nowMs, cursor.soldOut);
+  let ahead: number | null;
+  let released: boolean;
+  if (isPre(place)) {
+    const draw = cursor.draw;
+    if (!draw?.drawn || key === null) {
+      return {
+        state,
+        released: false,
+        position: null,
+        ahead: null,
+        estimatedWaitSeconds: null,
+        pollAfterMs: pollAfterMs(null, cursor.idleTimeoutMs),
+      };
+    }
+    released = draw.released >= draw.size || (draw.releasedKey !== null && key <= draw.releasedKey);
+    const rank = 1 + Math.floor(draw.size * keyFraction(key));
+    ahead = Math.max(0, rank - draw.released - 1);
+  } else {
+    released = comparePlaces(place, cursor.fifo) < 0;
+    const drawLeft = cursor.draw ? Math.max(0, cursor.draw.size - cursor.draw.released) : 0;
+    ahead = drawLeft;
+    // Within the visitor's own bucket, about idx * K + shard places go first (exact for K = 1).
+    const released0 = place.bucket === cursor.fifo.bucket ? cursor.fifo.idx * cursor.shards + cursor.fifo.shard : 0;
+    const before = Math.max(0, place.idx * cursor.shards + place.shard - released0);
+    let listed = false;
+    for (const [bucket, count] of cursor.queue) {
+      if (bucket > place.bucket) break;
+      listed = bucket === place.bucket;
+      ahead += listed ? Math.min(count, before) : count;
+    }
+    if (!listed) ahead += before;
+    ahead = Math.max(0, ahead);
+  }
+  if (released)
+    return { state, released, position: 1, ahead: 0, estimatedWaitSeconds: 0, pollAfterMs: pollAfterMs(0, cursor.idleTimeoutMs) };
+  const untilStart = onSale(config, nowMs) ? 0 : Math.ceil((cursor.saleStartsAtMs - nowMs) / 1000);
+  const wait = state === 'waiting' || state === 'not_open' ? estimateWaitSeconds(ahead + 1, cursor.admitPerMinute) : null;
+  return {
+    state,
+    released,
+    position: ahead + 1,
+    ahead,
+    estimatedWaitSeconds: wait === null ? null : wait + untilStart,
+    pollAfterMs: pollAfterMs(wait, cursor.idleTimeoutMs),
+  };
+}
+
+/** A lottery key's place in [0, 1): its first 52 bits over 2^52. */
+export function keyFraction(key: LotteryKey): number {
+  return parseInt(key.slice(0, 13), 16) / 2 ** 52;
+}

@@ -1,0 +1,147 @@
+// QueueShard Durable Object: K per event (name `<eventId>/<k>`). Hands out places in line to the
+// visitors whose id hashes to it and counts arrivals per bucket for the event's WaitingRoom, so no
+// single object sees every join (DESIGN.md section 7).
+import { DurableObject } from 'cloudflare:workers';
+import { Sql, migrate, type Migration } from '../shared/sql';
+import { BUCKET_MS, type Place } from './cursor';
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    description: 'visitors with their places, arrivals per bucket, pre-queue seal',
+    sql: `
+      CREATE TABLE qs_visitors (
+        visitor_id TEXT PRIMARY KEY,
+        pre INTEGER NOT NULL,
+        bucket INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        left_at INTEGER
+      );
+      CREATE INDEX qs_visitors_pre ON qs_visitors (pre);
+      CREATE TABLE qs_buckets (bucket INTEGER PRIMARY KEY, count INTEGER NOT NULL);
+      CREATE TABLE qs_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        sealed INTEGER NOT NULL,
+        min_bucket INTEGER NOT NULL,
+        announced INTEGER NOT NULL
+      );
+      INSERT INTO qs_state VALUES (1, 0, 0, 0);
+    `,
+  },
+];
+
+/** The shard's object name for an event. */
+export function shardName(eventId: string, shard: number): string {
+  return `${eventId}/${shard}`;
+}
+
+/** A join as the edge sends it; the shard keeps no event settings of its own. */
+export interface ShardJoin {
+  eventId: string;
+  /** This shard's index, 0..K-1. */
+  shard: number;
+  visitorId: string;
+  /** Lottery events put visitors who join before the sale start (and before the draw) in the pre-queue. */
+  lottery: boolean;
+  saleStartsAtMs: number;
+  /** The visitor's place lapsed or their admission ended: a new place at the back. */
+  again: boolean;
+}
+
+/** Arrivals the room has not seen yet: every bucket before `sealedBefore` is final. */
+export interface ShardCounts {
+  sealedBefore: number;
+  /** Lottery pre-queue entrants waiting for the draw (0 once sealed). */
+  preQueue: number;
+  buckets: [number, number][];
+}
+
+export class QueueShard extends DurableObject<Env> {
+  /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
+  clock: () => number = () => Date.now();
+  private readonly sql: Sql;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = new Sql(ctx.storage.sql);
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, 'qs', MIGRATIONS));
+  }
+
+  /**
+   * A place in line, once per visitor: joining again returns the same place unless `again` asks
+   * for a new one at the back. Wakes the event's WaitingRoom on the first arrival it has not
+   * counted yet, so the release tick runs while anyone waits.
+   */
+  async join(req: ShardJoin): Promise<Place> {
+    const now = this.clock();
+    const existing = this.sql.one<{ pre: number; bucket: number; idx: number; left_at: number | null }>`
+      SELECT pre, bucket, idx, left_at FROM qs_visitors WHERE visitor_id = ${req.visitorId}`;
+    if (existing && !req.again && existing.left_at === null) return placeOf(existing, req.shard);
+    const state = this.state();
+    const pre = req.lottery && state.sealed === 0 && now < req.saleStartsAtMs;
+    const bucket = Math.max(Math.floor(now / BUCKET_MS), state.min_bucket);
+    let idx = 0;
+    this.ctx.storage.transactionSync(() => {
+      if (!pre) {
+        idx =
+          this.sql.one<{ count: number }>`
+          INSERT INTO qs_buckets (bucket, count) VALUES (${bucket}, 1)
+          ON CONFLICT (bucket) DO UPDATE SET count = count + 1 RETURNING count`!.count - 1;
+      }
+      this.sql
+        .run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, ${pre ? 1 : 0}, ${bucket}, ${idx})`;
+    });
+    if (state.announced === 0) {
+      this.sql.run`UPDATE qs_state SET announced = 1`;
+      await this.env.WAITING_ROOM.getByName(req.eventId).wake();
+    }
+    return pre ? { pre: true } : { bucket, idx, shard: req.shard };
+  }
+
+  /**
+   * Arrivals per bucket from `fromBucket` on. Buckets before the returned `sealedBefore` are final:
+   * any later join lands at or after it.
+   */
+  async counts(fromBucket: number): Promise<ShardCounts> {
+    const sealedBefore = Math.max(Math.floor(this.clock() / BUCKET_MS), this.state().min_bucket);
+    this.sql.run`UPDATE qs_state SET min_bucket = ${sealedBefore}, announced = 0`;
+    // The room never asks for buckets before its cursor again.
+    this.sql.run`DELETE FROM qs_buckets WHERE bucket < ${fromBucket}`;
+    const buckets = this.sql.all<{ bucket: number; count: number }>`SELECT bucket, count FROM qs_buckets ORDER BY bucket`.map(
+      (r): [number, number] => [r.bucket, r.count],
+    );
+    const preQueue =
+      this.state().sealed === 1
+        ? 0
+        : (this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM qs_visitors WHERE pre = 1 AND left_at IS NULL`?.n ?? 0);
+    return { sealedBefore, buckets, preQueue };
+  }
+
+  /**
+   * Seals the lottery pre-queue (later joins get FIFO places) and returns its entrants who have
+   * not left. Idempotent: a retried draw gets the same list.
+   */
+  async entrants(): Promise<string[]> {
+    this.sql.run`UPDATE qs_state SET sealed = 1`;
+    return this.sql.all<{
+      visitor_id: string;
+    }>`SELECT visitor_id FROM qs_visitors WHERE pre = 1 AND left_at IS NULL ORDER BY visitor_id`.map((r) => r.visitor_id);
+  }
+
+  /** A visitor gives up their place (a pre-queue entrant leaves the draw). */
+  async leave(visitorId: string): Promise<boolean> {
+    return (
+      this.sql
+        .all`UPDATE qs_visitors SET left_at = ${this.clock()} WHERE visitor_id = ${visitorId} AND left_at IS NULL RETURNING visitor_id`
+        .length > 0
+    );
+  }
+
+  private state(): { sealed: number; min_bucket: number; announced: number } {
+    return this.sql.one<{ sealed: number; min_bucket: number; announced: number }>`SELECT sealed, min_bucket, announced FROM qs_state`!;
+  }
+}
+
+function placeOf(row: { pre: number; bucket: number; idx: number }, shard: number): Place {
+  return row.pre === 1 ? { pre: true } : { bucket: row.bucket, idx: row.idx, shard };
+}

@@ -1,0 +1,103 @@
+// The admission cursor at the edge: cached per isolate and in the Cache API for about a second, so
+// a waiting visitor's poll costs no Durable Object call (DESIGN.md section 7).
+import type { AdmissionCursor } from '../../durable-objects/waiting-room/cursor';
+import { GatewayError } from './errors';
+
+/** How long an isolate (and the Cache API) reuses a cursor, ms. */
+export const CURSOR_CACHE_MS = 1_000;
+/** A cursor fetched longer ago than this is never used, whatever the cache says, ms. */
+export const CURSOR_MAX_STALE_MS = 2_000;
+/** Seconds a client is asked to wait when a queue object is overloaded. */
+export const QUEUE_BUSY_RETRY_S = 5;
+
+interface Cached {
+  cursor: AdmissionCursor | null;
+  fetchedAtMs: number;
+}
+
+const local = new Map<string, Cached>();
+const LOCAL_MAX = 10_000;
+
+function cacheKey(eventId: string): string {
+  return `https://wr-cursor.internal/${encodeURIComponent(eventId)}`;
+}
+
+/** The Cache API of this data centre, when the runtime offers one. */
+function sharedCache(): Cache | null {
+  return typeof caches === 'undefined' ? null : (caches as unknown as { default: Cache }).default;
+}
+
+/**
+ * The event's admission cursor, or null when the event does not exist: from this isolate's
+ * memory if fetched under CURSOR_CACHE_MS ago, else from the Cache API if fetched under
+ * CURSOR_MAX_STALE_MS ago, else from the WaitingRoom (then stored in both). The staleness of any
+ * answer is thus at most CURSOR_MAX_STALE_MS plus one release tick; it can only delay an
+ * admission, never grant one (the WaitingRoom checks every admission itself).
+ *
+ * @param fetchCursor the WaitingRoom's `cursor()` call
+ * @param waitUntil keeps the Cache API write alive after the response
+ * @throws GatewayError QUEUE_BUSY when the object is overloaded (never retried)
+ */
+export async function readCursor(
+  eventId: string,
+  nowMs: number,
+  fetchCursor: () => Promise<AdmissionCursor | null>,
+  waitUntil: (p: Promise<unknown>) => void = () => {},
+): Promise<AdmissionCursor | null> {
+  const mine = local.get(eventId);
+  if (mine && nowMs - mine.fetchedAtMs < CURSOR_CACHE_MS && nowMs >= mine.fetchedAtMs) return mine.cursor;
+  const cache = sharedCache();
+  const hit = await cache?.match(cacheKey(eventId));
+  if (hit) {
+    const cached = (await hit.json()) as Cached;
+    if (nowMs - cached.fetchedAtMs < CURSOR_MAX_STALE_MS && nowMs >= cached.fetchedAtMs) {
+      remember(eventId, cached);
+      return cached.cursor;
+    }
+  }
+  const fresh: Cached = { cursor: await callQueue(fetchCursor), fetchedAtMs: nowMs };
+  remember(eventId, fresh);
+  if (cache && fresh.cursor) {
+    const res = new Response(JSON.stringify(fresh), {
+      headers: { 'content-type': 'application/json', 'cache-control': `max-age=${Math.ceil(CURSOR_CACHE_MS / 1000)}` },
+    });
+    waitUntil(cache.put(cacheKey(eventId), res).catch(() => {}));
+  }
+  return fresh.cursor;
+}
+
+/** Drops the event's cursor from this isolate and the Cache API (after an organizer change). */
+export async function forgetCursor(eventId: string): Promise<void> {
+  local.delete(eventId);
+  await sharedCache()
+    ?.delete(cacheKey(eventId))
+    .catch(() => false);
+}
+
+function remember(eventId: string, entry: Cached): void {
+  if (local.size >= LOCAL_MAX) local.clear();
+  local.set(eventId, entry);
+}
+
+/**
+ * Runs one queue-object call. An overloaded object (`err.overloaded`, Cloudflare's Durable Object
+ * error docs) is never retried: the visitor is told to come back (503 + Retry-After) and their
+ * place, held by their ticket, is kept.
+ *
+ * @throws GatewayError QUEUE_BUSY on overload; anything else as thrown
+ */
+export async function callQueue<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if ((err as { overloaded?: unknown } | null)?.overloaded === true) {
+      throw new GatewayError(
+        'QUEUE_BUSY',
+        'the waiting room is busy; your place is kept, try again shortly',
+        undefined,
+        QUEUE_BUSY_RETRY_S,
+      );
+    }
+    throw err;
+  }
+}
