@@ -59,6 +59,8 @@ export interface ShardCounts {
 export class QueueShard extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
   clock: () => number = () => Date.now();
+  /** Requests served by this instance since it started (the scale benchmark counts them). */
+  requests = 0;
   private readonly sql: Sql;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -73,6 +75,7 @@ export class QueueShard extends DurableObject<Env> {
    * counted yet, so the release tick runs while anyone waits.
    */
   async join(req: ShardJoin): Promise<Place> {
+    this.requests++;
     const now = this.clock();
     const existing = this.sql.one<{ pre: number; bucket: number; idx: number; left_at: number | null }>`
       SELECT pre, bucket, idx, left_at FROM qs_visitors WHERE visitor_id = ${req.visitorId}`;
@@ -103,6 +106,7 @@ export class QueueShard extends DurableObject<Env> {
    * any later join lands at or after it.
    */
   async counts(fromBucket: number): Promise<ShardCounts> {
+    this.requests++;
     const sealedBefore = Math.max(Math.floor(this.clock() / BUCKET_MS), this.state().min_bucket);
     this.sql.run`UPDATE qs_state SET min_bucket = ${sealedBefore}, announced = 0`;
     // The room never asks for buckets before its cursor again.

@@ -154,7 +154,7 @@ export class WaitingRoom extends DurableObject<Env> {
   private readonly sql: Sql;
   private drawing = false;
   /** Requests served by this instance since it started (the scale benchmark counts them). */
-  private requests = 0;
+  requests = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);

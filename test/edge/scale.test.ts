@@ -1,0 +1,106 @@
+// Scale plan at the edge (DESIGN.md section 7): polls answered from the ticket and the cached
+// cursor without an object call, bounded cursor staleness, overload answered 503 without retry,
+// joins spread over queue shards.
+import { env } from 'cloudflare:workers';
+import { runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import type { AdmissionCursor } from '../../durable-objects/waiting-room/cursor';
+import { shardName, type QueueShard } from '../../durable-objects/waiting-room/queue-shard';
+import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
+import { CURSOR_CACHE_MS, CURSOR_MAX_STALE_MS, callQueue, forgetCursor, readCursor } from '../../src/lib/cursor-cache';
+import { GatewayError, problemResponse } from '../../src/lib/errors';
+import { Visitor, createEvent, freshEventId, tick } from '../helpers/client';
+
+const roomRequests = (eventId: string) => runInDurableObject(env.WAITING_ROOM.getByName(eventId), (obj: WaitingRoom) => obj.requests);
+
+describe('polls at the edge', () => {
+  it('answers 200 polls of waiting visitors with at most one object call while the cursor is fresh', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { maxActiveVisitors: 1 });
+    const visitors = [new Visitor(), new Visitor(), new Visitor()];
+    for (const v of visitors) await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    await tick(eventId); // the first visitor takes the only slot; the others wait
+    expect((await visitors[0]!.json(`/_wr/events/${eventId}/status`)).body.state).toBe('admitted');
+    const shard = env.QUEUE_SHARD.getByName(shardName(eventId, 0));
+    const before = { room: await roomRequests(eventId), shard: await runInDurableObject(shard, (s: QueueShard) => s.requests) };
+    let polls = 0;
+    const started = Date.now();
+    while (polls < 200 && Date.now() - started < CURSOR_CACHE_MS / 2) {
+      for (const v of visitors.slice(1)) {
+        const s = await v.json<{ state: string; position: number }>(`/_wr/events/${eventId}/status`);
+        expect(s.body.state).toBe('waiting');
+        polls++;
+      }
+    }
+    const calls = (await roomRequests(eventId)) - before.room;
+    const shardCalls = (await runInDurableObject(shard, (s: QueueShard) => s.requests)) - before.shard;
+    console.log(`${polls} polls, ${calls} WaitingRoom calls, ${shardCalls} QueueShard calls`);
+    expect(polls).toBeGreaterThanOrEqual(20);
+    expect(calls).toBeLessThanOrEqual(1);
+    expect(shardCalls).toBe(0);
+  });
+
+  it('reuses a cursor for CURSOR_CACHE_MS in the isolate, then up to CURSOR_MAX_STALE_MS from the Cache API, never longer', async () => {
+    const eventId = freshEventId();
+    let fetches = 0;
+    const fake = { eventId, publishedAtMs: 0 } as AdmissionCursor;
+    const fetchCursor = async () => {
+      fetches++;
+      return { ...fake, publishedAtMs: fetches };
+    };
+    const writes: Promise<unknown>[] = [];
+    const read = (t: number) => readCursor(eventId, t, fetchCursor, (p) => writes.push(p));
+    const t0 = Date.now();
+    expect((await read(t0))!.publishedAtMs).toBe(1);
+    await Promise.all(writes);
+    expect((await read(t0 + CURSOR_CACHE_MS - 1))!.publishedAtMs).toBe(1);
+    expect(fetches).toBe(1);
+    // Past the isolate's second: the data centre's copy still serves, up to the staleness bound.
+    expect((await read(t0 + CURSOR_MAX_STALE_MS - 1))!.publishedAtMs).toBe(1);
+    expect(fetches).toBe(1);
+    expect((await read(t0 + CURSOR_MAX_STALE_MS))!.publishedAtMs).toBe(2);
+    expect(fetches).toBe(2);
+    // A clock that went backwards never trusts the cache.
+    await read(t0 - 10);
+    expect(fetches).toBe(3);
+    await forgetCursor(eventId);
+  });
+
+  it('maps an overloaded queue object to 503 QUEUE_BUSY with Retry-After, calling it exactly once', async () => {
+    let calls = 0;
+    const overloaded = async () => {
+      calls++;
+      throw Object.assign(new Error('Durable Object is overloaded. Too many requests queued.'), { overloaded: true, retryable: false });
+    };
+    const err = await callQueue(overloaded).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GatewayError);
+    expect(calls).toBe(1);
+    const res = problemResponse(err as GatewayError);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(await res.json()).toMatchObject({ code: 'QUEUE_BUSY' });
+    // The cursor read goes through the same rule.
+    await expect(readCursor(freshEventId(), Date.now(), overloaded)).rejects.toMatchObject({ code: 'QUEUE_BUSY' });
+    expect(calls).toBe(2);
+    // Anything else is not an overload and is not dressed up as one.
+    await expect(callQueue(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+  });
+});
+
+describe('queue shards through the gateway', () => {
+  it('spreads joins over 4 shards and admits every visitor exactly once', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { queueShards: 4, releaseRatePerMinute: 600 });
+    const visitors = Array.from({ length: 40 }, () => new Visitor());
+    for (const v of visitors) expect((await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' })).status).toBe(200);
+    const perShard = [];
+    for (let k = 0; k < 4; k++) perShard.push(await runInDurableObject(env.QUEUE_SHARD.getByName(shardName(eventId, k)), (s: QueueShard) => s.requests));
+    expect(perShard.every((n) => n > 0)).toBe(true);
+    expect(perShard.reduce((a, b) => a + b, 0)).toBe(40);
+    await tick(eventId);
+    const states = [];
+    for (const v of visitors) states.push((await v.json<{ state: string }>(`/_wr/events/${eventId}/status`)).body.state);
+    expect(states.every((s) => s === 'admitted')).toBe(true);
+    expect((await env.WAITING_ROOM.getByName(eventId).stats())!).toMatchObject({ shards: 4, active: 40, admittedTotal: 40, waiting: 0 });
+  });
+});
