@@ -6,7 +6,7 @@ import { seatIdsFor } from '../durable-objects/inventory/hold-policy';
 import gateway from '../src/index';
 import { pickSeatIndexes, prng } from './hotspot';
 
-export { EventDirectory, WaitingRoom } from '../src/index';
+export { EventDirectory, QueueShard, WaitingRoom } from '../src/index';
 
 /** The Inventory with one extra method that runs many holds inside the object. */
 export class BenchInventory extends Inventory {

@@ -77,7 +77,13 @@ function holdResult(answer: HoldAnswer): { hold: HoldView; replayed: boolean } {
   }
 }
 
-const snapshots = new Map<string, { at: number; map: SeatMap }>();
+/**
+ * Seat maps this isolate served lately, serialized once: the snapshot per event and each delta per
+ * (event, since), for SNAPSHOT_CACHE_MS. Readers who loaded the same snapshot ask for the same
+ * delta, so the inventory sees a few map reads per second per isolate, whatever the crowd.
+ */
+const mapCache = new Map<string, { at: number; body: string | null }>();
+const MAP_CACHE_MAX = 1_000;
 
 /** `/_wr/events/:eventId/seats` and `/_wr/events/:eventId/holds...`. */
 export const holdsApi = new Hono<AppEnv>();
@@ -93,17 +99,18 @@ holdsApi.get('/:eventId/seats', async (c) => {
     throw new GatewayError('INVALID_REQUEST', 'since must be a map version (a whole number)');
   const since = rawSince === undefined ? undefined : Number(rawSince);
   const now = Date.now();
-  let map: SeatMap | null;
-  const cached = snapshots.get(eventId);
-  if (since === undefined && cached && now - cached.at < SNAPSHOT_CACHE_MS) {
-    map = cached.map;
-  } else {
-    map = await c.env.INVENTORY.getByName(eventId).seatMap(since);
-    if (map?.kind === 'snapshot') snapshots.set(eventId, { at: now, map });
+  const key = `${eventId}\n${since ?? ''}`;
+  let cached = mapCache.get(key);
+  if (!cached || now - cached.at >= SNAPSHOT_CACHE_MS || now < cached.at) {
+    const map: SeatMap | null = await c.env.INVENTORY.getByName(eventId).seatMap(since);
+    if (mapCache.size >= MAP_CACHE_MAX) mapCache.clear();
+    cached = { at: now, body: map ? JSON.stringify(map) : null };
+    mapCache.set(key, cached);
   }
-  if (!map) throw new GatewayError('EVENT_NOT_FOUND');
+  if (cached.body === null) throw new GatewayError('EVENT_NOT_FOUND');
   c.header('cache-control', `private, max-age=${SNAPSHOT_CACHE_MS / 1000}`);
-  return c.json(map);
+  c.header('content-type', 'application/json');
+  return c.body(cached.body);
 });
 
 holdsApi.post('/:eventId/holds', async (c) => {

@@ -1,5 +1,7 @@
-// `npm run bench:inventory`: seat holds per second inside the Inventory object and end to end
-// through the gateway, next to no-op baselines measured in the same run, under Miniflare.
+// `npm run bench`: the gateway under a flash crowd on this machine, next to no-op baselines measured
+// in the same run, under Miniflare (the built Worker, no dev proxy): joins, polls of waiting
+// visitors (and the object calls they cost), seat holds with hot-spot contention on 50,000 seats,
+// the seat map for 1,000 concurrent readers.
 import autocannon from 'autocannon';
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { seatIdsFor } from '../durable-objects/inventory/hold-policy.ts';
@@ -7,8 +9,8 @@ import { bundleWorker } from '../scripts/lib/bundle.ts';
 import { generateDevSecrets } from '../scripts/lib/dev-secrets.ts';
 import { pickSeatIndexes, prng } from './hotspot.ts';
 
-const REPS = 3;
-const DURATION_S = 4;
+const REPS = Number(process.env.BENCH_REPS) || 3;
+const DURATION_S = Number(process.env.BENCH_SECONDS) || 4;
 const CONNECTIONS = 50;
 const SEATS = 50_000;
 const PER_ROW = 100;
@@ -20,6 +22,7 @@ interface Sample {
   p50: number;
   p99: number;
   codes: Record<string, number>;
+  errors: number;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -28,7 +31,7 @@ async function load(url: string, opts: Partial<autocannon.Options> = {}): Promis
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, ...opts });
   const codes: Record<string, number> = {};
   for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) codes[code] = (v as { count: number }).count;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, codes };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, codes, errors: r.errors + r.timeouts };
 }
 
 function cookieHeader(res: Response, jar: Map<string, string>): void {
@@ -57,6 +60,7 @@ async function main(): Promise<void> {
             WAITING_ROOM: { className: 'WaitingRoom', useSQLite: true },
             INVENTORY: { className: 'BenchInventory', useSQLite: true },
             NOOP: { className: 'Noop', useSQLite: true },
+            QUEUE_SHARD: { className: 'QueueShard', useSQLite: true },
             DIRECTORY: { className: 'EventDirectory', useSQLite: true },
           },
           serviceBindings: { ORIGIN: async () => new Response('origin') },
@@ -66,11 +70,12 @@ async function main(): Promise<void> {
   );
   const base = (await mf.ready).toString().replace(/\/$/, '');
   const admin = { authorization: `Bearer ${secrets.ADMIN_TOKEN}`, 'content-type': 'application/json' };
-  const createEvent = async (id: string) => {
+  const createEvent = async (id: string, extra: Record<string, unknown> = {}) => {
     const res = await fetch(`${base}/_wr/admin/events/${id}`, {
       method: 'PUT',
       headers: admin,
       body: JSON.stringify({
+        ...extra,
         releaseRatePerMinute: 1_000_000,
         minReleaseRatePerMinute: 1_000_000,
         maxActiveVisitors: 1_000_000,
@@ -92,12 +97,73 @@ async function main(): Promise<void> {
   const e2e: Sample[] = [];
   const direct: Sample[] = [];
   const inObject: number[] = [];
+  const joins1: Sample[] = [];
+  const joins4: Sample[] = [];
+  const polls: Sample[] = [];
+  const noopShaped: Sample[] = [];
+  const callsPerPoll: number[] = [];
+  const seatMap: Sample[] = [];
   const ids = seatIdsFor(SEATS, PER_ROW);
+
+  const jarCookie = (jar: Map<string, string>) => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const roomRequests = async (event: string) =>
+    ((await (await fetch(`${base}/_wr/admin/events/${event}`, { headers: admin })).json()) as { queue: { objectRequests: number } }).queue
+      .objectRequests;
 
   for (let rep = 0; rep < REPS; rep++) {
     noop.push(await load(`${base}/__bench/noop`));
     noopDo.push(await load(`${base}/__bench/noop-do`));
     writeDo.push(await load(`${base}/__bench/write-do`));
+
+    // Joins: every request a new visitor (no cookie), with one queue shard and with four.
+    for (const [shards, out] of [
+      [1, joins1],
+      [4, joins4],
+    ] as const) {
+      const event = `bench-join${shards}-${rep}`;
+      await createEvent(event, { queueShards: shards });
+      out.push(await load(`${base}/_wr/events/${event}/join`, { method: 'POST' }));
+    }
+
+    // Polls: waiting visitors with valid tickets on a paused sale (nobody is released), answered
+    // at the edge; the WaitingRoom counts every call it gets.
+    const pollEvent = `bench-poll-${rep}`;
+    await createEvent(pollEvent);
+    await fetch(`${base}/_wr/admin/events/${pollEvent}/pause`, { method: 'POST', headers: admin });
+    const waiting = await Promise.all(
+      Array.from({ length: VISITORS }, async () => {
+        const jar = new Map<string, string>();
+        cookieHeader(await fetch(`${base}/_wr/events/${pollEvent}/join`, { method: 'POST' }), jar);
+        return jarCookie(jar);
+      }),
+    );
+    const before = await roomRequests(pollEvent);
+    let p = 0;
+    const pollRun = await autocannon({
+      url: `${base}/_wr/events/${pollEvent}/status`,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: waiting[p++ % VISITORS]! } }) }],
+    });
+    // Every WaitingRoom call the polls caused (stats are not counted).
+    callsPerPoll.push(((await roomRequests(pollEvent)) - before) / pollRun.requests.total);
+    const pollCodes: Record<string, number> = {};
+    for (const [code, v] of Object.entries(pollRun.statusCodeStats ?? {})) pollCodes[code] = (v as { count: number }).count;
+    polls.push({
+      rps: pollRun.requests.average,
+      p50: pollRun.latency.p50,
+      p99: pollRun.latency.p99,
+      codes: pollCodes,
+      errors: pollRun.errors + pollRun.timeouts,
+    });
+    // The same request shape (a ticket cookie per request) on the no-op route: the client's and
+    // the platform's share of a poll.
+    let q = 0;
+    noopShaped.push(
+      await load(`${base}/__bench/noop`, {
+        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: waiting[q++ % VISITORS]! } }) }],
+      }),
+    );
 
     // In-object: one request runs IN_OBJECT_HOLDS holds back to back inside a fresh Inventory.
     const inEvent = `bench-in-${rep}`;
@@ -168,6 +234,18 @@ async function main(): Promise<void> {
         ],
       }),
     );
+    // The seat map for 1,000 concurrent readers (admitted visitors' cookies, round robin), as a
+    // sale page reads it: one snapshot, then deltas since its version.
+    const snapshot = await (await fetch(`${base}/_wr/events/${event}/seats`, { headers: { cookie: cookies[0]! } })).text();
+    const version = (JSON.parse(snapshot) as { version: number }).version;
+    if (rep === 0) console.log(`seat map snapshot: ${(snapshot.length / 1024).toFixed(0)} KiB for ${SEATS.toLocaleString()} seats`);
+    let m = 0;
+    seatMap.push(
+      await load(`${base}/_wr/events/${event}/seats?since=${version}`, {
+        connections: 1000,
+        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[m++ % VISITORS]! } }) }],
+      }),
+    );
     const stats = (await (await fetch(`${base}/_wr/admin/events/${event}`, { headers: admin })).json()) as {
       inventory: { consistency: Record<string, number> };
     };
@@ -195,6 +273,7 @@ async function main(): Promise<void> {
   };
   console.log(`\n${'scenario (median of ' + REPS + ')'.padEnd(0)}`.padEnd(43) + '     req/s   p50 ms   p99 ms    ratio');
   row('no-op Worker route', noop, null, 'baseline A');
+  row('no-op Worker route, poll-shaped requests', noopShaped, noop, "baseline A' (ratio vs A)");
   row('no-op Durable Object RPC', noopDo, noop, 'baseline B (ratio vs A)');
   const codes = e2e.map(
     (s) =>
@@ -206,6 +285,14 @@ async function main(): Promise<void> {
       }`,
   );
   row('Durable Object RPC with one SQLite upsert', writeDo, noopDo, 'baseline C (ratio vs B)');
+  row('joins, 1 queue shard (new visitor each)', joins1, noop, 'ratio vs A');
+  row('joins, 4 queue shards', joins4, noop, 'ratio vs A');
+  row(
+    'polls of waiting visitors (status)',
+    polls,
+    noop,
+    `ratio vs A; vs A' (target >= 0.70): ${(median(polls.map((x) => x.rps)) / median(noopShaped.map((x) => x.rps))).toFixed(2)}; object calls per poll ${median(callsPerPoll).toFixed(4)} (target < 0.01)`,
+  );
   row(
     'holds, Worker -> Inventory RPC only',
     direct,
@@ -218,11 +305,14 @@ async function main(): Promise<void> {
     noopDo,
     `ratio vs B (target >= 0.70); vs C: ${(median(e2e.map((x) => x.rps)) / median(writeDo.map((x) => x.rps))).toFixed(2)}`,
   );
+  row('seat map deltas, 1,000 concurrent readers', seatMap, noop, 'ratio vs A (edge-cached snapshot and deltas)');
   const inMedian = median(inObject);
   console.log(
     `${'holds inside the object (no network)'.padEnd(42)}  ${inMedian.toFixed(0).padStart(8)}  ${'-'.padStart(8)}  ${'-'.padStart(8)}  ${(inMedian / median(noopDo.map((s) => s.rps))).toFixed(2).padStart(7)}  ratio vs B`,
   );
   console.log(`\nend-to-end answers per repetition: ${codes.join('; ')}`);
+  console.log(`poll answers per repetition: ${polls.map((s) => JSON.stringify(s.codes)).join('; ')}`);
+  console.log(`seat map answers per repetition: ${seatMap.map((s) => `${JSON.stringify(s.codes)}, ${s.errors} errors`).join('; ')}`);
   console.log('inventory consistency after every repetition: 0 seats with two orders, 0 sold seats without their order, 0 tier errors');
 }
 
