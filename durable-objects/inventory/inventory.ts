@@ -125,7 +125,12 @@ export class Inventory extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
-    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, 'inv', INVENTORY_MIGRATIONS));
+    void ctx.blockConcurrencyWhile(async () => {
+      migrate(ctx.storage, 'inv', INVENTORY_MIGRATIONS);
+      // A reset between a committed change and its setAlarm (the write is durable, the alarm call
+      // never ran) would leave a deadline with no timer: every start re-arms from the table.
+      await this.armAlarm();
+    });
   }
 
   /**

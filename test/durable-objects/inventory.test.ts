@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { HoldChangeAnswer, HoldRequest, Inventory } from '../../durable-objects/inventory/inventory';
 import type { InventoryConfig } from '../../src/lib/event-config';
 import { freshEventId } from '../helpers/client';
+import { checkInvariants } from '../helpers/inventory-invariants';
 import type { ModelOutcome } from '../helpers/inventory-model';
 import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, SEATS, TIERS, TTL_MS, arbSchedule, scheduleModel } from '../helpers/schedules';
 
@@ -41,40 +42,6 @@ async function fireAlarm(inv: Stub): Promise<void> {
 
 const outcome = (a: HoldChangeAnswer): ModelOutcome =>
   a.kind === 'ok' ? { kind: 'ok', status: a.hold.status } : a.kind === 'refused' ? { kind: 'refused', code: a.code } : { kind: a.kind };
-
-/** The invariants of DESIGN.md section 6, read from the object's own tables. */
-async function checkInvariants(inv: Stub): Promise<void> {
-  const stats = (await inv.stats())!;
-  expect(stats.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 });
-  await runInDurableObject(inv, (_obj, state) => {
-    const sql = state.storage.sql;
-    // Every seat is claimed by at most one live or SOLD hold, and the seat row names that hold.
-    const doubly = sql
-      .exec(
-        `SELECT hs.seat_id FROM inv_hold_seats hs JOIN inv_holds h ON h.hold_id = hs.hold_id
-        WHERE h.status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD') GROUP BY hs.seat_id HAVING COUNT(*) > 1`,
-      )
-      .toArray();
-    expect(doubly).toEqual([]);
-    const orphan = sql
-      .exec(
-        `SELECT s.seat_id FROM inv_seats s WHERE s.status != 'AVAILABLE' AND NOT EXISTS (
-        SELECT 1 FROM inv_holds h JOIN inv_hold_seats hs ON hs.hold_id = h.hold_id WHERE h.hold_id = s.hold_id AND hs.seat_id = s.seat_id
-        AND ((s.status = 'SOLD' AND h.status = 'SOLD') OR (s.status = 'HELD' AND h.status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION'))))`,
-      )
-      .toArray();
-    expect(orphan).toEqual([]);
-    // All or nothing: a live or sold hold owns every one of its seats.
-    const partial = sql
-      .exec(
-        `SELECT h.hold_id FROM inv_holds h JOIN inv_hold_seats hs ON hs.hold_id = h.hold_id
-        LEFT JOIN inv_seats s ON s.seat_id = hs.seat_id AND s.hold_id = h.hold_id
-        WHERE h.status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD') AND s.seat_id IS NULL`,
-      )
-      .toArray();
-    expect(partial).toEqual([]);
-  });
-}
 
 describe('Inventory against the reference model', () => {
   it('gives the same answer as the pure model at every step of random schedules, and keeps the invariants', async () => {

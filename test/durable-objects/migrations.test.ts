@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Inventory } from '../../durable-objects/inventory/inventory';
 import { INVENTORY_MIGRATIONS } from '../../durable-objects/inventory/schema';
 import { WAITING_ROOM_MIGRATIONS } from '../../durable-objects/waiting-room/schema';
-import { migrate } from '../../durable-objects/shared/sql';
+import { migrate, type Migration } from '../../durable-objects/shared/sql';
 import { freshEventId } from '../helpers/client';
 
 describe('migrations', () => {
@@ -47,6 +47,59 @@ describe('migrations', () => {
     expect(await inv.confirm('h2', 'order-2', 5000, null)).toMatchObject({ kind: 'ok', hold: { status: 'SOLD' } });
     // Regression (review): no deltas exist from before the upgrade, so an old version gets a snapshot.
     expect((await inv.seatMap(1))!.kind).toBe('snapshot');
+  });
+
+  it('a migration failing halfway leaves the old schema and data intact; the next start completes it', async () => {
+    let inv = env.INVENTORY.getByName(freshEventId('mig'));
+    const later = Date.now() + 3_600_000;
+    // Migration 2 with a fault injected after its destructive steps (the old holds table dropped).
+    const real = INVENTORY_MIGRATIONS[1]!;
+    const broken: Migration = {
+      ...real,
+      sql: real.sql.replace('DROP TABLE inv_holds;', 'DROP TABLE inv_holds; INSERT INTO no_such_table VALUES (1);'),
+    };
+    expect(broken.sql).not.toBe(real.sql);
+    await runInDurableObject(inv, (_obj: Inventory, state) => {
+      const sql = state.storage.sql;
+      for (const t of ['inv_hold_seats', 'inv_holds', 'inv_seats', 'inv_plan', 'inv_tiers', 'inv_deltas', 'inv_audit', 'inv_migrations'])
+        sql.exec(`DROP TABLE IF EXISTS ${t}`);
+      migrate(state.storage, 'inv', INVENTORY_MIGRATIONS.slice(0, 1));
+      sql.exec(
+        `INSERT INTO inv_plan (id, config, version) VALUES (1, '{"seats":2,"seatsPerRow":2,"holdTtlMs":300000,"maxSeatsPerAccount":6}', 2)`,
+      );
+      sql.exec(`INSERT INTO inv_seats VALUES ('A1', 0, 'HELD', 'h1', ?, NULL, 2), ('A2', 1, 'AVAILABLE', NULL, NULL, NULL, 1)`, later);
+      sql.exec(`INSERT INTO inv_holds VALUES ('h1', 'alice', 'HELD', 1, ?, NULL, 'k1', 'A1', '{"holdId":"h1"}')`, later);
+      sql.exec(`INSERT INTO inv_hold_seats VALUES ('h1', 'A1')`);
+    });
+    await runInDurableObject(inv, (_obj: Inventory, state) => {
+      const sql = state.storage.sql;
+      expect(() => migrate(state.storage, 'inv', [INVENTORY_MIGRATIONS[0]!, broken])).toThrow(/no such table/);
+      // Rolled back as one: the old holds table with its row, no half-made tables, migration 2 unrecorded.
+      const columns = sql
+        .exec(`SELECT name FROM pragma_table_info('inv_holds')`)
+        .toArray()
+        .map((r) => r.name);
+      expect(columns).not.toContain('kind');
+      expect(sql.exec(`SELECT hold_id FROM inv_holds`).toArray()).toEqual([{ hold_id: 'h1' }]);
+      const tables = sql
+        .exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('inv_holds_v2', 'inv_tiers', 'inv_audit')`)
+        .toArray();
+      expect(tables).toEqual([]);
+      expect(sql.exec(`SELECT id FROM inv_migrations`).toArray()).toEqual([{ id: 1 }]);
+    });
+    // A failed start resets the object (blockConcurrencyWhile throws); the next one retries.
+    await runInDurableObject(inv, (_obj, state) => state.abort('migration failed')).catch(() => undefined);
+    inv = env.INVENTORY.get(inv.id);
+    // The fresh instance's constructor ran the real migrations: the data reads as before.
+    expect(await inv.getHold('h1', 'alice')).toMatchObject({ kind: 'ok', hold: { status: 'HELD', seatIds: ['A1'], priceMinor: 5000 } });
+    expect(await inv.hold('alice', { seatIds: ['A1'] }, 'k1')).toMatchObject({ kind: 'held', replayed: true });
+    const stats = (await inv.stats())!;
+    expect(stats.seats).toMatchObject({ held: 1, available: 1 });
+    expect(stats.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 });
+    const applied = await runInDurableObject(inv, (_obj, state) =>
+      state.storage.sql.exec<{ id: number }>('SELECT id FROM inv_migrations ORDER BY id').toArray(),
+    );
+    expect(applied.map((r) => r.id)).toEqual(INVENTORY_MIGRATIONS.map((m) => m.id));
   });
 
   it('applies each migration once, in order, and records it', async () => {
