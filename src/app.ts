@@ -1,8 +1,11 @@
 // The gateway's Hono app: mounts each area and renders every error as problem details.
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { isSecure, readCookie, ticketCookie } from './lib/cookies';
 import { ERROR_TABLE, GatewayError, problemResponse } from './lib/errors';
+import { logDecision } from './lib/log';
 import { publicJwks, tokenSettings } from './lib/token';
+import { rateLimit } from './middleware/rate-limit';
 import { sameOrigin } from './middleware/same-origin';
 import { DASHBOARD_SCRIPT, dashboardPage } from './pages/dashboard-page';
 import { pageSecurityHeaders } from './lib/security-headers';
@@ -12,6 +15,12 @@ import { holdsApi } from './routes/holds';
 import { originApi } from './routes/origin-api';
 import { queueApi, saleArea } from './routes/queue';
 import type { AppEnv } from './types';
+
+/** True when a request carries no queue-ticket cookie and no bearer token (a would-be new visitor). */
+function carriesNoTicket(c: Context<AppEnv>): boolean {
+  const name = ticketCookie(c.req.param('eventId') ?? '', isSecure(c.req.url));
+  return !c.req.header('authorization') && readCookie(c.req.header('cookie'), name) === undefined;
+}
 
 /** Builds the gateway app. */
 export function createApp() {
@@ -23,9 +32,15 @@ export function createApp() {
   });
   // Browsers ask for it on every page; answering 204 keeps error logs for real errors.
   app.get('/favicon.ico', (c) => c.body(null, 204, { 'cache-control': 'public, max-age=86400' }));
+  // Landing on the sale URL without any queue ticket joins a new visitor: counted like a join.
+  app.on(['GET', 'HEAD'], '/events/:eventId/*', rateLimit({ scope: 'join', by: 'ip', when: carriesNoTicket }));
   app.route('/events', saleArea);
   // Visitor endpoints authenticate by cookie: refuse cross-site state changes (CSRF).
   app.use('/_wr/events/*', sameOrigin());
+  // One client cannot inflate the queue or hammer the status endpoint (per IP; per visitor for
+  // status needs the verified ticket, so the queue routes call enforceRateLimit themselves).
+  app.post('/_wr/events/:eventId/join', rateLimit({ scope: 'join', by: 'ip' }));
+  app.get('/_wr/events/:eventId/status', rateLimit({ scope: 'status', by: 'ip' }));
   app.route('/_wr/events', queueApi);
   app.route('/_wr/events', holdsApi);
   // The dashboard shell holds no data; its API calls carry the admin token.
@@ -43,7 +58,11 @@ export function createApp() {
   app.onError((err, c) => {
     const accept = c.req.header('accept') ?? '';
     const browser = accept.includes('text/html') && !accept.includes('application/json');
-    if (err instanceof GatewayError) return browser ? problemPage(err) : problemResponse(err);
+    if (err instanceof GatewayError) {
+      // 5xx answers are faults worth a line (origin down, object overloaded); 4xx are the client's.
+      if (ERROR_TABLE[err.code].status >= 500) logDecision('fault', { code: err.code, method: c.req.method, route: c.req.routePath });
+      return browser ? problemPage(err) : problemResponse(err);
+    }
     if (err instanceof HTTPException) {
       // hono's own middleware (bearer auth): keep its status, map it to our codes.
       const code = err.status === 401 || err.status === 400 ? 'UNAUTHORIZED' : 'INVALID_REQUEST';
@@ -53,7 +72,12 @@ export function createApp() {
       return res;
     }
     // Bugs and platform failures: log without request secrets, answer a generic 500.
-    console.error(`unhandled error on ${c.req.method} ${new URL(c.req.url).pathname}:`, err instanceof Error ? err.message : err);
+    logDecision('error', {
+      code: 'INTERNAL',
+      method: c.req.method,
+      route: c.req.routePath,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : 'non-Error thrown',
+    });
     const internal = new GatewayError('INTERNAL');
     return browser ? problemPage(internal) : problemResponse(internal);
   });

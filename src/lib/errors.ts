@@ -31,7 +31,8 @@ export type ErrorCode =
   | 'TIER_NOT_FOUND'
   | 'CONFIG_CONFLICT'
   | 'ORIGIN_UNAVAILABLE'
-  | 'QUEUE_BUSY'
+  | 'RATE_LIMITED'
+  | 'OVERLOADED'
   | 'INTERNAL';
 
 /** HTTP status and short title per code (the `title` of RFC 9457 problem details). */
@@ -65,7 +66,8 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   TIER_NOT_FOUND: { status: 422, title: 'No such ticket tier' },
   CONFIG_CONFLICT: { status: 409, title: 'The configuration change is not allowed' },
   ORIGIN_UNAVAILABLE: { status: 503, title: 'The ticketing site is not answering' },
-  QUEUE_BUSY: { status: 503, title: 'The waiting room is overloaded; try again shortly' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  OVERLOADED: { status: 503, title: 'The event is busy; try again shortly' },
   INTERNAL: { status: 500, title: 'Internal error' },
 };
 

@@ -63,9 +63,20 @@ export async function verifyOriginSignature(
 ): Promise<boolean> {
   if (!secret || !signature || !timestampFresh(timestamp, nowMs)) return false;
   const expected = `sha256=${await hmacHex(secret, signingInput(request.method, request.path, timestamp!, request.body))}`;
-  if (expected.length !== signature.length) return false;
-  // Constant-time comparison: no early exit on the first differing byte.
-  let diff = 0;
-  for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ signature.charCodeAt(i);
-  return diff === 0;
+  return secretsEqual(expected, signature);
+}
+
+/**
+ * Compares a presented secret with the expected one in constant time: both are hashed with
+ * SHA-256 first, so the compared buffers always have equal length (a length difference leaks
+ * nothing either), then `crypto.subtle.timingSafeEqual` (a Workers runtime extension) compares
+ * every byte without an early exit.
+ * @returns true only when the two strings are identical
+ */
+export async function secretsEqual(presented: string, expected: string): Promise<boolean> {
+  const [a, b] = await Promise.all([
+    crypto.subtle.digest('SHA-256', encoder.encode(presented)),
+    crypto.subtle.digest('SHA-256', encoder.encode(expected)),
+  ]);
+  return crypto.subtle.timingSafeEqual(a, b);
 }

@@ -1,11 +1,26 @@
 // Forwarding an admitted visitor's request to the origin.
 import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
+import { logDecision } from './log';
 
 /** Header that carries the admission token to the origin, which verifies it against the JWKS. */
 export const ADMISSION_HEADER = 'x-admission-token';
 /** The origin gets this long to answer, in ms, before the visitor sees ORIGIN_UNAVAILABLE. */
 export const ORIGIN_TIMEOUT_MS = 15_000;
+/** Retry-After sent with ORIGIN_UNAVAILABLE, seconds (unless the origin named its own). */
+export const ORIGIN_RETRY_AFTER_S = 10;
+/**
+ * Origin statuses that mean "down or overloaded" rather than an answer of its own: bad gateway,
+ * unavailable, gateway timeout, and Cloudflare's 520-526 origin errors. The visitor gets the
+ * gateway's explanation instead of an opaque proxy page.
+ */
+const ORIGIN_DOWN_STATUSES = new Set([502, 503, 504, 520, 521, 522, 523, 524, 525, 526]);
+
+/** The configured origin timeout, ms: a positive whole number, else ORIGIN_TIMEOUT_MS. */
+function originTimeoutMs(setting: string | undefined): number {
+  const ms = Number(setting);
+  return Number.isInteger(ms) && ms > 0 ? ms : ORIGIN_TIMEOUT_MS;
+}
 
 /** Removes the gateway's own cookies from a Cookie header; the origin has no use for them. */
 export function stripGatewayCookies(cookieHeader: string | null): string | null {
@@ -23,13 +38,16 @@ export function stripGatewayCookies(cookieHeader: string | null): string | null 
  *
  * @param opts.stripAuthorization drop `Authorization` (it carried the app's queue ticket, which is
  *   the gateway's business, not the origin's)
- * @throws GatewayError ORIGIN_UNAVAILABLE (503, Retry-After 10) on timeout or network failure
+ * @param opts.timeoutMs how long the origin gets, ms (default: `env.ORIGIN_TIMEOUT_MS` when it is a
+ *   positive number, else ORIGIN_TIMEOUT_MS)
+ * @throws GatewayError ORIGIN_UNAVAILABLE (503, Retry-After 10 or the origin's own) on timeout,
+ *   network failure, or an origin answer of 502/503/504/52x
  */
 export async function proxyToOrigin(
   request: Request,
-  env: Pick<Env, 'ORIGIN' | 'ORIGIN_URL'>,
+  env: Pick<Env, 'ORIGIN' | 'ORIGIN_URL'> & Partial<Pick<Env, 'ORIGIN_TIMEOUT_MS'>>,
   admissionToken: string,
-  opts: { stripAuthorization?: boolean } = {},
+  opts: { stripAuthorization?: boolean; timeoutMs?: number } = {},
 ): Promise<Response> {
   const url = new URL(request.url);
   const target = env.ORIGIN_URL ? new URL(url.pathname + url.search, env.ORIGIN_URL) : url;
@@ -44,11 +62,32 @@ export async function proxyToOrigin(
     headers,
     body: request.body,
     redirect: 'manual',
-    signal: AbortSignal.timeout(ORIGIN_TIMEOUT_MS),
+    signal: AbortSignal.timeout(opts.timeoutMs ?? originTimeoutMs(env.ORIGIN_TIMEOUT_MS)),
   });
+  const eventId = url.pathname.split('/')[2] ?? null;
+  let res: Response;
   try {
-    return env.ORIGIN_URL ? await fetch(forwarded) : await env.ORIGIN.fetch(forwarded);
-  } catch {
-    throw new GatewayError('ORIGIN_UNAVAILABLE', 'the ticketing site did not answer in time', undefined, 10);
+    res = env.ORIGIN_URL ? await fetch(forwarded) : await env.ORIGIN.fetch(forwarded);
+  } catch (err) {
+    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+    logDecision('origin.fault', { eventId, code: 'ORIGIN_UNAVAILABLE', cause: timedOut ? 'timeout' : 'unreachable' });
+    throw new GatewayError(
+      'ORIGIN_UNAVAILABLE',
+      timedOut
+        ? 'the ticketing site did not answer in time; your admission stays valid and nobody in the queue loses their place'
+        : 'the ticketing site cannot be reached; your admission stays valid and nobody in the queue loses their place',
+      undefined,
+      ORIGIN_RETRY_AFTER_S,
+    );
   }
+  if (!ORIGIN_DOWN_STATUSES.has(res.status)) return res;
+  await res.body?.cancel();
+  const named = Number(res.headers.get('retry-after'));
+  logDecision('origin.fault', { eventId, code: 'ORIGIN_UNAVAILABLE', cause: 'status', status: res.status });
+  throw new GatewayError(
+    'ORIGIN_UNAVAILABLE',
+    `the ticketing site is failing or overloaded (it answered ${res.status}); your admission stays valid and nobody in the queue loses their place`,
+    undefined,
+    Number.isInteger(named) && named > 0 && named <= 3600 ? named : ORIGIN_RETRY_AFTER_S,
+  );
 }

@@ -74,6 +74,9 @@ function parseJwk(json: string, name: string): JWK {
 export function keyRing(settings: TokenSettings): Promise<KeyRing> {
   const source = `${settings.signingJwk}\n${settings.previousPublicJwk ?? ''}`;
   if (cached?.source !== source) {
+    // Another key set: tokens verified under the old one must be checked again (a removed key
+    // stops working at once, not VERIFIED_CACHE_MS later).
+    verified.clear();
     cached = { source, ring: buildRing(settings) };
     cached.ring.catch(() => (cached = null));
   }
@@ -155,12 +158,13 @@ export async function verifyToken(
 ): Promise<VisitorClaims> {
   // The same token string verified moments ago verifies again: skip the signature check (the
   // expensive part of every admitted request). The key is the whole token, so any change to it
-  // misses the cache; entries end at `exp` and after VERIFIED_CACHE_MS (so a key removed from
+  // misses the cache; entries end at `exp` and after VERIFIED_CACHE_MS (and any change of
   // the ring stops working within that time).
+  // the ring clears the cache, so a key removed from the ring stops working at once).
+  const ring = await keyRing(settings);
   const cacheKey = `${kind}\n${eventId}\n${settings.issuer}\n${token}`;
   const hit = verified.get(cacheKey);
   if (hit && nowMs < hit.untilMs) return hit.claims;
-  const ring = await keyRing(settings);
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(token, ring.verify, {

@@ -1,18 +1,75 @@
-// Request-body parsing: size limit, JSON, zod schema; every failure is a 4xx GatewayError.
+// Request-body parsing: size limit, nesting limit, JSON, zod schema; every failure is a 4xx GatewayError.
 import type { z } from 'zod';
 import { GatewayError } from './errors';
 
 /** Largest JSON body the gateway reads, in bytes. */
 export const MAX_BODY_BYTES = 16 * 1024;
+/** Deepest nesting of arrays and objects a JSON body may have (the deepest valid body, an event config, has 3). */
+export const MAX_JSON_DEPTH = 8;
 
 /**
- * Parses a raw body against a schema.
- * @throws GatewayError PAYLOAD_TOO_LARGE over `maxBytes`; INVALID_REQUEST for bad JSON or shape
- *   (the detail names the first offending field)
+ * The deepest array/object nesting in a JSON text, counted without parsing (strings skipped), so
+ * a hostile `[[[[...` never reaches the recursive parser.
+ */
+export function jsonDepth(raw: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) max = Math.max(max, ++depth);
+    else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return max;
+}
+
+/**
+ * Reads a request body as text, stopping as soon as it exceeds `maxBytes` (a declared
+ * `Content-Length` over the limit is refused before reading anything).
+ * @throws GatewayError PAYLOAD_TOO_LARGE (413)
+ */
+export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES): Promise<string> {
+  const tooLarge = () => new GatewayError('PAYLOAD_TOO_LARGE', `the body exceeds ${maxBytes} bytes`);
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/**
+ * Parses a raw body against a schema. Unknown fields follow the schema: every body schema of the
+ * gateway is `.strict()`, so they are refused (docs/api.md).
+ * @throws GatewayError PAYLOAD_TOO_LARGE over `maxBytes`; INVALID_REQUEST for nesting deeper than
+ *   MAX_JSON_DEPTH, bad JSON or shape (the detail names the first offending field)
  */
 export function parseJsonBody<S extends z.ZodType>(raw: string, schema: S, maxBytes = MAX_BODY_BYTES): z.infer<S> {
   if (new TextEncoder().encode(raw).byteLength > maxBytes)
     throw new GatewayError('PAYLOAD_TOO_LARGE', `the body exceeds ${maxBytes} bytes`);
+  if (jsonDepth(raw) > MAX_JSON_DEPTH) throw new GatewayError('INVALID_REQUEST', `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
   let data: unknown;
   try {
     data = raw === '' ? undefined : JSON.parse(raw);
@@ -26,4 +83,9 @@ export function parseJsonBody<S extends z.ZodType>(raw: string, schema: S, maxBy
     throw new GatewayError('INVALID_REQUEST', `${where}: ${issue.message}`);
   }
   return result.data as z.infer<S>;
+}
+
+/** Reads and parses a JSON request body: `readBodyText` then `parseJsonBody`. */
+export async function readJsonBody<S extends z.ZodType>(request: Request, schema: S, maxBytes = MAX_BODY_BYTES): Promise<z.infer<S>> {
+  return parseJsonBody(await readBodyText(request, maxBytes), schema, maxBytes);
 }

@@ -3,9 +3,12 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMap } from '../../durable-objects/inventory/inventory';
 import { requireAdmission } from '../middleware/credentials';
+import { rateLimit } from '../middleware/rate-limit';
+import { callDurableObject } from '../lib/do-call';
 import { GatewayError, assertNever } from '../lib/errors';
 import { recordHold } from '../lib/hold-signals';
-import { parseJsonBody } from '../lib/validate';
+import { logDecision } from '../lib/log';
+import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 
 /** Idempotency keys: 1-128 visible ASCII characters (draft-ietf-httpapi-idempotency-key-header). */
@@ -88,9 +91,12 @@ const MAP_CACHE_MAX = 1_000;
 /** `/_wr/events/:eventId/seats` and `/_wr/events/:eventId/holds...`. */
 export const holdsApi = new Hono<AppEnv>();
 
+// Per client IP before the (costly) token checks, per visitor after them; refused holds change nothing.
+holdsApi.post('/:eventId/holds', rateLimit({ scope: 'hold', by: 'ip' }));
 holdsApi.use('/:eventId/seats', requireAdmission());
 holdsApi.use('/:eventId/holds', requireAdmission());
 holdsApi.use('/:eventId/holds/*', requireAdmission());
+holdsApi.post('/:eventId/holds', rateLimit({ scope: 'hold', by: 'visitor' }));
 
 holdsApi.get('/:eventId/seats', async (c) => {
   const eventId = eventIdParam(c);
@@ -102,7 +108,11 @@ holdsApi.get('/:eventId/seats', async (c) => {
   const key = `${eventId}\n${since ?? ''}`;
   let cached = mapCache.get(key);
   if (!cached || now - cached.at >= SNAPSHOT_CACHE_MS || now < cached.at) {
-    const map: SeatMap | null = await c.env.INVENTORY.getByName(eventId).seatMap(since);
+    const map = await callDurableObject<SeatMap | null>(() => c.env.INVENTORY.getByName(eventId).seatMap(since), {
+      idempotent: true,
+      name: 'inventory.seatMap',
+      eventId,
+    });
     if (mapCache.size >= MAP_CACHE_MAX) mapCache.clear();
     cached = { at: now, body: map ? JSON.stringify(map) : null };
     mapCache.set(key, cached);
@@ -118,26 +128,57 @@ holdsApi.post('/:eventId/holds', async (c) => {
   const key = c.req.header('idempotency-key');
   if (!key) throw new GatewayError('IDEMPOTENCY_KEY_REQUIRED');
   if (!IDEMPOTENCY_KEY.test(key)) throw new GatewayError('INVALID_REQUEST', 'Idempotency-Key must be 1-128 visible ASCII characters');
-  const request = parseJsonBody(await c.req.text(), holdRequest);
+  const request = await readJsonBody(c.req.raw, holdRequest);
   const started = Date.now();
-  const answer = await c.env.INVENTORY.getByName(eventId).hold(c.var.admission.visitorId, request, key);
+  // Idempotent by its key: a retry after a transient failure returns the first result.
+  const answer = await callDurableObject<HoldAnswer>(
+    () => c.env.INVENTORY.getByName(eventId).hold(c.var.admission.visitorId, request, key),
+    {
+      idempotent: true,
+      name: 'inventory.hold',
+      eventId,
+    },
+  );
+  const ms = Date.now() - started;
   // Feed the release controller: hold latency and conflicts, batched per isolate.
-  const signals = recordHold(eventId, c.var.admission.visitorId, Date.now() - started, answer.kind === 'unavailable', Date.now());
+  const signals = recordHold(eventId, c.var.admission.visitorId, ms, answer.kind === 'unavailable', Date.now());
   if (signals) c.executionCtx.waitUntil(c.env.WAITING_ROOM.getByName(eventId).recordHoldSignals(signals));
-  const { hold, replayed } = holdResult(answer);
+  let result: { hold: HoldView; replayed: boolean };
+  try {
+    result = holdResult(answer);
+  } catch (err) {
+    if (err instanceof GatewayError) logDecision('hold.refused', { eventId, code: err.code, ms });
+    throw err;
+  }
+  const { hold, replayed } = result;
+  logDecision('hold.granted', { eventId, holdId: hold.holdId, quantity: hold.quantity, replayed, ms });
   if (replayed) c.header('idempotent-replayed', 'true');
   c.header('cache-control', 'no-store');
   return c.json(holdBody(hold), 201);
 });
 
 holdsApi.get('/:eventId/holds/:holdId', async (c) => {
-  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).getHold(c.req.param('holdId'), c.var.admission.visitorId);
+  const eventId = eventIdParam(c);
+  const answer = await callDurableObject<HoldChangeAnswer>(
+    () => c.env.INVENTORY.getByName(eventId).getHold(c.req.param('holdId'), c.var.admission.visitorId),
+    { idempotent: true, name: 'inventory.getHold', eventId },
+  );
   c.header('cache-control', 'no-store');
   return c.json(holdBody(holdChangeResult(answer)));
 });
 
 holdsApi.delete('/:eventId/holds/:holdId', async (c) => {
-  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).release(c.req.param('holdId'), c.var.admission.visitorId, false);
+  const eventId = eventIdParam(c);
+  // Releasing twice is a no-op, so a retry is safe.
+  const answer = await callDurableObject<HoldChangeAnswer>(
+    () => c.env.INVENTORY.getByName(eventId).release(c.req.param('holdId'), c.var.admission.visitorId, false),
+    { idempotent: true, name: 'inventory.release', eventId },
+  );
+  logDecision(answer.kind === 'ok' ? 'hold.release' : 'hold.release_refused', {
+    eventId,
+    actor: 'visitor',
+    code: answer.kind === 'refused' ? answer.code : answer.kind === 'not_found' ? 'HOLD_NOT_FOUND' : null,
+  });
   // Someone else's hold: as unknown as on GET, with none of its details.
   if (answer.kind === 'refused' && answer.code === 'NOT_HOLD_OWNER') throw new GatewayError('HOLD_NOT_FOUND');
   return c.json(holdBody(holdChangeResult(answer)));

@@ -1,7 +1,10 @@
 // Origin API: health reports and hold confirm/release, authenticated by an HMAC signature.
 import { Hono } from 'hono';
 import { z } from 'zod';
+import type { HoldChangeAnswer } from '../../durable-objects/inventory/inventory';
+import { callDurableObject } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
+import { logDecision } from '../lib/log';
 import { originSignature } from '../middleware/origin-signature';
 import { parseJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
@@ -46,25 +49,54 @@ originApi.post('/events/:eventId/health', async (c) => {
   return c.body(null, 204);
 });
 
+/**
+ * One origin action on a hold, retried on transient object errors (each is idempotent: confirm by
+ * order id, release and payment-pending are no-ops when repeated), and logged with its outcome.
+ */
+async function holdAction(eventId: string, action: string, call: () => Promise<HoldChangeAnswer>) {
+  const answer = await callDurableObject<HoldChangeAnswer>(call, { idempotent: true, name: `inventory.${action}`, eventId });
+  logDecision(answer.kind === 'ok' ? `hold.${action}` : `hold.${action}_refused`, {
+    eventId,
+    actor: 'origin',
+    holdId: answer.kind === 'not_found' ? null : answer.hold.holdId,
+    code: answer.kind === 'ok' ? null : answer.kind === 'refused' ? answer.code : 'HOLD_NOT_FOUND',
+    status: answer.kind === 'ok' ? answer.hold.status : null,
+  });
+  return holdBody(holdChangeResult(answer));
+}
+
 originApi.get('/events/:eventId/holds/:holdId', async (c) => {
-  const hold = holdChangeResult(await c.env.INVENTORY.getByName(eventIdParam(c)).getHold(c.req.param('holdId'), null));
+  const eventId = eventIdParam(c);
+  const answer = await callDurableObject<HoldChangeAnswer>(() => c.env.INVENTORY.getByName(eventId).getHold(c.req.param('holdId'), null), {
+    idempotent: true,
+    name: 'inventory.getHold',
+    eventId,
+  });
+  const hold = holdChangeResult(answer);
   return c.json({ ...holdBody(hold), account: hold.account });
 });
 
 originApi.post('/events/:eventId/holds/:holdId/confirm', async (c) => {
   const { orderId, amountMinor, account } = parseJsonBody(c.var.rawBody, confirmRequest);
-  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).confirm(c.req.param('holdId'), orderId, amountMinor, account ?? null);
-  return c.json(holdBody(holdChangeResult(answer)));
+  const eventId = eventIdParam(c);
+  const holdId = c.req.param('holdId');
+  return c.json(
+    await holdAction(eventId, 'confirm', () => c.env.INVENTORY.getByName(eventId).confirm(holdId, orderId, amountMinor, account ?? null)),
+  );
 });
 
 originApi.post('/events/:eventId/holds/:holdId/release', async (c) => {
   const { account } = parseJsonBody(c.var.rawBody, accountRequest);
-  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).release(c.req.param('holdId'), account ?? null, true);
-  return c.json(holdBody(holdChangeResult(answer)));
+  const eventId = eventIdParam(c);
+  const holdId = c.req.param('holdId');
+  return c.json(await holdAction(eventId, 'release', () => c.env.INVENTORY.getByName(eventId).release(holdId, account ?? null, true)));
 });
 
 originApi.post('/events/:eventId/holds/:holdId/payment-pending', async (c) => {
   const { account } = parseJsonBody(c.var.rawBody, accountRequest);
-  const answer = await c.env.INVENTORY.getByName(eventIdParam(c)).startPayment(c.req.param('holdId'), account ?? null);
-  return c.json(holdBody(holdChangeResult(answer)));
+  const eventId = eventIdParam(c);
+  const holdId = c.req.param('holdId');
+  return c.json(
+    await holdAction(eventId, 'payment_pending', () => c.env.INVENTORY.getByName(eventId).startPayment(holdId, account ?? null)),
+  );
 });

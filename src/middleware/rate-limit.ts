@@ -1,0 +1,75 @@
+// Rate limits per visitor and per client IP, on the Workers Rate Limiting binding.
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { GatewayError } from '../lib/errors';
+import { logDecision } from '../lib/log';
+import { eventIdParam, type AppEnv } from '../types';
+
+/** The areas with their own counters; the same visitor or IP has one bucket per area and event. */
+export type RateLimitScope = 'join' | 'status' | 'hold';
+
+/**
+ * Whose requests are counted: `visitor` = the verified visitor id (after `requireAdmission`, or
+ * passed in by a route that verified the queue ticket), `ip` = `CF-Connecting-IP`.
+ */
+export type RateLimitSubject = 'visitor' | 'ip';
+
+/**
+ * Retry-After for a refused request, seconds: the binding's window (`period` in wrangler.toml);
+ * the binding does not say when the current window ends, so a client waits one whole window.
+ */
+export const RATE_LIMIT_RETRY_AFTER_S = 10;
+
+/**
+ * Counts one request of `key` against the limiter for `subject` and refuses it when over the
+ * limit. A limiter that itself fails lets the request through (logged): rate limits protect the
+ * objects, they must not become the outage.
+ *
+ * @param key the verified visitor id, or the client IP; never logged
+ * @throws GatewayError RATE_LIMITED (429, Retry-After RATE_LIMIT_RETRY_AFTER_S)
+ */
+export async function enforceRateLimit(
+  env: Pick<Env, 'VISITOR_RATE_LIMITER' | 'IP_RATE_LIMITER'>,
+  scope: RateLimitScope,
+  subject: RateLimitSubject,
+  eventId: string,
+  key: string,
+): Promise<void> {
+  const limiter = subject === 'visitor' ? env.VISITOR_RATE_LIMITER : env.IP_RATE_LIMITER;
+  let success = true;
+  try {
+    ({ success } = await limiter.limit({ key: `${scope}:${eventId}:${key}` }));
+  } catch (err) {
+    logDecision('ratelimit.unavailable', { scope, subject, eventId, error: err instanceof Error ? err.message : 'unknown' });
+  }
+  if (success) return;
+  logDecision('ratelimit.refused', { scope, subject, eventId, code: 'RATE_LIMITED' });
+  throw new GatewayError('RATE_LIMITED', `too many ${scope} requests; slow down`, undefined, RATE_LIMIT_RETRY_AFTER_S);
+}
+
+/** The client IP Cloudflare saw (`CF-Connecting-IP`); absent outside Cloudflare's edge. */
+export function clientIp(c: Context<AppEnv>): string | undefined {
+  return c.req.header('cf-connecting-ip') || undefined;
+}
+
+/**
+ * Middleware for `/:eventId/...` routes: counts the request per visitor (`c.var.admission`, so it
+ * runs after `requireAdmission`) or per client IP (skipped when there is none, e.g. local tests
+ * without the header). Over the limit: 429 RATE_LIMITED, and the route never runs.
+ *
+ * @example `holdsApi.post('/:eventId/holds', rateLimit({ scope: 'hold', by: 'visitor' }), handler)`
+ * @throws GatewayError RATE_LIMITED (429)
+ */
+export function rateLimit(opts: {
+  scope: RateLimitScope;
+  by: RateLimitSubject;
+  /** Count only requests this accepts (default: all). */
+  when?: (c: Context<AppEnv>) => boolean;
+}) {
+  return createMiddleware<AppEnv>(async function rateLimit(c, next) {
+    if (opts.when && !opts.when(c)) return next();
+    const key = opts.by === 'visitor' ? c.var.admission?.visitorId : clientIp(c);
+    if (key) await enforceRateLimit(c.env, opts.scope, opts.by, eventIdParam(c), key);
+    await next();
+  });
+}
