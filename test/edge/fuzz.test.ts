@@ -1,8 +1,8 @@
 // Hostile input: thousands of malformed requests to every gateway area. None may get a 5xx (other than
-// a deliberate 503), a stack trace, or a token in its answer.
+// a deliberate 503), a stack trace, or a token in its answer or in any log line it caused.
 import fc from 'fast-check';
-import { exports } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { env, exports } from 'cloudflare:workers';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BASE, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 
 const eventId = freshEventId('fuzz');
@@ -91,17 +91,25 @@ const headers = fc.record(
       fc.constant(() => cookie),
       fc.string({ maxLength: 200 }).map((s) => () => s),
       fc.constant(() => `__Host-wr_a_${eventId}=x; __Host-wr_a_${eventId}=y`),
+      fc.constant(() => `${cookie}; ${'k'.repeat(8)}=${'v'.repeat(30_000)}`),
     ),
     'idempotency-key': fc.string({ maxLength: 140 }),
-    'x-admission-token': fc.string({ maxLength: 100 }),
+    'x-admission-token': fc.oneof(fc.string({ maxLength: 100 }), fc.constant('t'.repeat(20_000))),
     'x-wr-timestamp': fc.oneof(fc.string({ maxLength: 15 }), fc.constant(String(Math.floor(Date.now() / 1000)))),
     'x-wr-signature': fc.string({ maxLength: 80 }).map((s) => `sha256=${s}`),
     'content-type': fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded'),
     accept: fc.constantFrom('application/json', 'text/html', '*/*'),
     'accept-language': fc.string({ maxLength: 40 }),
+    // CRLF and NUL are refused by Headers() (skipped below); the rest must not reach a response header.
+    origin: fc.oneof(fc.constant('https://gateway.test'), fc.constant('null'), fc.string({ maxLength: 40 })),
+    'sec-fetch-site': fc.constantFrom('same-origin', 'cross-site', 'none'),
+    'cf-connecting-ip': fc.constantFrom('203.0.113.7', '2001:db8::1', 'x\r\ny', ''),
+    'x-long': fc.nat({ max: 3 }).map((n) => 'h'.repeat(n * 16_000)),
   },
   { requiredKeys: [] },
 );
+
+afterEach(() => vi.restoreAllMocks());
 
 describe('fuzzing the gateway', () => {
   it('answers thousands of malformed requests without a 5xx, a stack trace or a leaked token', async () => {
@@ -109,6 +117,13 @@ describe('fuzzing the gateway', () => {
     const v = await admittedVisitor(eventId);
     cookie = [...v.cookies].map(([k, val]) => `${k}=${val}`).join('; ');
     const tokens = [...v.cookies.values()];
+    // Everything the Worker (and the objects, same isolate here) logs while the fuzz runs.
+    const logged: string[] = [];
+    for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : String(a))).join(' '));
+      });
+    }
     let cases = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -136,13 +151,54 @@ describe('fuzzing the gateway', () => {
           expect(res.status === 503 || res.status < 500, `${method} ${url.pathname} -> ${res.status}: ${text.slice(0, 200)}`).toBe(true);
           expect(text).not.toMatch(/\.ts:\d+|at [\w.]+ \(/);
           for (const t of tokens) expect(text.includes(t)).toBe(false);
+          for (const [name, value] of res.headers) expect(`${name}: ${value}`).not.toMatch(/[\r\n]/);
         },
       ),
       { numRuns: 2500 },
     );
-    console.log(`fuzz: ${cases} malformed requests, no 5xx, no stack trace, no token echoed`);
+    // Second phase, aimed at the logging paths: an admitted visitor's holds with random seats, keys
+    // and extra fields, so holds are granted, refused and rate-limited, and each decision is logged.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.uuid(), fc.string({ maxLength: 20 })),
+        fc.oneof(
+          fc.array(fc.constantFrom('A1', 'A2', 'B7', 'Z99', 'a1', ''), { maxLength: 7 }).map((seatIds) => JSON.stringify({ seatIds })),
+          fc.record({ tier: fc.constantFrom('floor', 'nope'), quantity: fc.integer({ min: -1, max: 8 }) }).map((r) => JSON.stringify(r)),
+          fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+        ),
+        async (key, b) => {
+          cases++;
+          const hdrs = new Headers({ cookie, 'content-type': 'application/json', accept: 'application/json' });
+          try {
+            hdrs.set('idempotency-key', key);
+          } catch {
+            // not a valid header value
+          }
+          const res = await exports.default.fetch(
+            new Request(`${BASE}/_wr/events/${eventId}/holds`, { method: 'POST', headers: hdrs, body: b }),
+          );
+          const text = await res.text();
+          expect(res.status < 500, `${res.status}: ${text.slice(0, 200)}`).toBe(true);
+          for (const t of tokens) expect(text.includes(t)).toBe(false);
+        },
+      ),
+      { numRuns: 500 },
+    );
+    vi.restoreAllMocks();
+    const logText = logged.join('\n');
+    for (const t of tokens) expect(logText.includes(t)).toBe(false);
+    expect(logText).not.toMatch(/\.ts:\d+|at [\w.]+ \(/);
+    expect(logText).not.toContain(env.ADMIN_TOKEN);
+    expect(logText).not.toContain(env.ORIGIN_HMAC_SECRET);
+    // Every line the gateway itself wrote is one JSON decision.
+    const decisions = logged.filter((l) => l.startsWith('{'));
+    expect(decisions.length).toBeGreaterThan(0);
+    for (const line of decisions) expect(() => JSON.parse(line)).not.toThrow();
+    console.log(
+      `fuzz: ${cases} malformed requests, no 5xx, no stack trace, no token echoed or logged (${logged.length} log lines checked, ${decisions.length} JSON decisions)`,
+    );
     // Nothing got held by all that noise except through valid calls.
-    const stats = (await import('cloudflare:workers')).env.INVENTORY.getByName(eventId).stats();
+    const stats = env.INVENTORY.getByName(eventId).stats();
     expect((await stats)!.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 });
   }, 240_000);
 });
