@@ -1,6 +1,7 @@
 // WaitingRoom Durable Object: one per event; storage, alarm and RPC around the pure queue policy.
 import { DurableObject } from 'cloudflare:workers';
 import { DEFAULT_HOLD_TARGET_P99_MS, type PageTemplate, type QueueConfig } from '../../src/lib/event-config';
+import { logDecision } from '../../src/lib/log';
 import { Sql, migrate } from '../shared/sql';
 import {
   BUCKET_MS,
@@ -535,7 +536,10 @@ export class WaitingRoom extends DurableObject<Env> {
       );
       const rate = decision.state.ratePerMinute;
       const limit = decision.state.activeLimit;
-      if (decision.reason) this.sql.run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${rate}, ${decision.reason})`;
+      if (decision.reason) {
+        this.sql.run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${rate}, ${decision.reason})`;
+        logDecision('rate_changed', { eventId: config.eventId, ratePerMinute: rate, activeLimit: limit, reason: decision.reason });
+      }
 
       let carry = 0;
       let admitted = 0;
@@ -572,6 +576,7 @@ export class WaitingRoom extends DurableObject<Env> {
           this.sql.run`UPDATE wr_room SET c_bucket = ${c.bucket}, c_idx = ${c.idx}, c_shard = ${c.shard}`;
         }
         this.sql.run`DELETE FROM wr_arrivals WHERE bucket < ${this.room()!.c_bucket}`;
+        if (admitted > 0) logDecision('released', { eventId: config.eventId, count: admitted, eligible, slots: budget.admit });
       }
       this.sql.run`UPDATE wr_room SET rate = ${rate}, admit_rate = ${decision.admitPerMinute}, active_limit = ${limit},
         slow_start = ${decision.state.slowStart ? 1 : 0}, last_report_at = ${decision.state.lastReportAtMs},
@@ -715,6 +720,7 @@ export class WaitingRoom extends DurableObject<Env> {
         });
         this.sql.run`UPDATE wr_room SET drawn = 1, draw_size = ${order.length}`;
       });
+      logDecision('lottery_drawn', { eventId: config.eventId, entrants: order.length, shards: room.shards });
     } finally {
       this.drawing = false;
     }

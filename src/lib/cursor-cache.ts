@@ -1,14 +1,12 @@
 // The admission cursor at the edge: cached per isolate and in the Cache API for about a second, so
 // a waiting visitor's poll costs no Durable Object call (DESIGN.md section 7).
 import type { AdmissionCursor } from '../../durable-objects/waiting-room/cursor';
-import { GatewayError } from './errors';
+import { callDurableObject } from './do-call';
 
 /** How long an isolate (and the Cache API) reuses a cursor, ms. */
 export const CURSOR_CACHE_MS = 1_000;
 /** A cursor fetched longer ago than this is never used, whatever the cache says, ms. */
 export const CURSOR_MAX_STALE_MS = 2_000;
-/** Seconds a client is asked to wait when a queue object is overloaded. */
-export const QUEUE_BUSY_RETRY_S = 5;
 
 interface Cached {
   cursor: AdmissionCursor | null;
@@ -36,7 +34,7 @@ function sharedCache(): Cache | null {
  *
  * @param fetchCursor the WaitingRoom's `cursor()` call
  * @param waitUntil keeps the Cache API write alive after the response
- * @throws GatewayError QUEUE_BUSY when the object is overloaded (never retried)
+ * @throws GatewayError OVERLOADED when the object is overloaded (never retried; see do-call.ts)
  */
 export async function readCursor(
   eventId: string,
@@ -55,7 +53,10 @@ export async function readCursor(
       return cached.cursor;
     }
   }
-  const fresh: Cached = { cursor: await callQueue(fetchCursor), fetchedAtMs: nowMs };
+  const fresh: Cached = {
+    cursor: await callDurableObject(fetchCursor, { idempotent: true, name: 'waitingRoom.cursor', eventId }),
+    fetchedAtMs: nowMs,
+  };
   remember(eventId, fresh);
   if (cache && fresh.cursor) {
     const res = new Response(JSON.stringify(fresh), {
@@ -77,27 +78,4 @@ export async function forgetCursor(eventId: string): Promise<void> {
 function remember(eventId: string, entry: Cached): void {
   if (local.size >= LOCAL_MAX) local.clear();
   local.set(eventId, entry);
-}
-
-/**
- * Runs one queue-object call. An overloaded object (`err.overloaded`, Cloudflare's Durable Object
- * error docs) is never retried: the visitor is told to come back (503 + Retry-After) and their
- * place, held by their ticket, is kept.
- *
- * @throws GatewayError QUEUE_BUSY on overload; anything else as thrown
- */
-export async function callQueue<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    if ((err as { overloaded?: unknown } | null)?.overloaded === true) {
-      throw new GatewayError(
-        'QUEUE_BUSY',
-        'the waiting room is busy; your place is kept, try again shortly',
-        undefined,
-        QUEUE_BUSY_RETRY_S,
-      );
-    }
-    throw err;
-  }
 }

@@ -5,7 +5,9 @@ import { isPre, shardOf, viewPlace, type AdmissionCursor, type Place } from '../
 import { lotteryKey, type QueueState } from '../../durable-objects/waiting-room/queue-policy';
 import { shardName } from '../../durable-objects/waiting-room/queue-shard';
 import type { AdmitAnswer } from '../../durable-objects/waiting-room/waiting-room';
-import { callQueue, readCursor } from '../lib/cursor-cache';
+import { readCursor } from '../lib/cursor-cache';
+import { callDurableObject } from '../lib/do-call';
+import { logDecision } from '../lib/log';
 import { readAdmission, readTicket } from '../middleware/credentials';
 import { admissionCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
 import { GatewayError, assertNever } from '../lib/errors';
@@ -59,18 +61,23 @@ async function cursorFor(c: Context<AppEnv>, eventId: string, nowMs: number): Pr
 }
 
 /** A place from the visitor's queue shard: the same one again, or (`again`) a new one at the back. */
-function joinShard(c: Context<AppEnv>, cursor: AdmissionCursor, visitorId: string, again: boolean): Promise<Place> {
+async function joinShard(c: Context<AppEnv>, cursor: AdmissionCursor, visitorId: string, again: boolean): Promise<Place> {
   const shard = shardOf(visitorId, cursor.shards);
-  return callQueue<Place>(async () =>
-    c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, shard)).join({
-      eventId: cursor.eventId,
-      shard,
-      visitorId,
-      lottery: cursor.policy === 'random',
-      saleStartsAtMs: cursor.saleStartsAtMs,
-      again,
-    }),
+  // A first join is idempotent (the same visitor gets the same place); a re-join is not.
+  const place = await callDurableObject<Place>(
+    async () =>
+      c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, shard)).join({
+        eventId: cursor.eventId,
+        shard,
+        visitorId,
+        lottery: cursor.policy === 'random',
+        saleStartsAtMs: cursor.saleStartsAtMs,
+        again,
+      }),
+    { idempotent: !again, name: 'queueShard.join', eventId: cursor.eventId },
   );
+  logDecision(again ? 'requeued' : 'joined', { eventId: cursor.eventId, shard, preQueue: isPre(place) });
+  return place;
 }
 
 /**
@@ -89,10 +96,15 @@ async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClai
   let view = viewPlace(cursor, place, await keyOf(place), now);
   let admitted: { admittedAtMs: number; expiresAtMs: number } | null = null;
   if (view.released) {
-    const answer = await callQueue<AdmitAnswer>(async () => c.env.WAITING_ROOM.getByName(eventId).admit(visitorId, place));
+    const answer = await callDurableObject<AdmitAnswer>(async () => c.env.WAITING_ROOM.getByName(eventId).admit(visitorId, place), {
+      idempotent: true,
+      name: 'waitingRoom.admit',
+      eventId,
+    });
     switch (answer.kind) {
       case 'admitted':
         admitted = answer;
+        logDecision('admitted', { eventId, shards: cursor.shards });
         break;
       case 'waiting':
         break;
@@ -220,9 +232,13 @@ queueApi.post('/:eventId/leave', async (c) => {
   if (!ticket) throw new GatewayError('TICKET_REQUIRED');
   const cursor = await cursorFor(c, eventId, Date.now());
   const shard = shardOf(ticket.visitorId, cursor.shards);
+  const opts = { idempotent: true, eventId };
   const [admission, place] = await Promise.all([
-    callQueue(() => c.env.WAITING_ROOM.getByName(eventId).leave(ticket.visitorId)),
-    callQueue(() => c.env.QUEUE_SHARD.getByName(shardName(eventId, shard)).leave(ticket.visitorId)),
+    callDurableObject(() => c.env.WAITING_ROOM.getByName(eventId).leave(ticket.visitorId), { ...opts, name: 'waitingRoom.leave' }),
+    callDurableObject(() => c.env.QUEUE_SHARD.getByName(shardName(eventId, shard)).leave(ticket.visitorId), {
+      ...opts,
+      name: 'queueShard.leave',
+    }),
   ]);
   const left = admission || place;
   forgetSessions(eventId, ticket.visitorId);

@@ -242,7 +242,7 @@ async function tokenMatrix(kind: 'admission' | 'ticket', eventId: string, otherE
   const sign = (ev: string, sub: string, at = now, exp = now + 60_000) =>
     kind === 'admission'
       ? signAdmission(settings, { eventId: ev, visitorId: sub, expiresAtMs: exp, sessionId: '1' }, at)
-      : signQueueTicket(settings, ev, sub, at);
+      : signQueueTicket(settings, ev, sub, { bucket: 0, idx: 0, shard: 0 }, at);
   const [h, p, s] = genuine.split('.');
   const payload = JSON.parse(atob(p!.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, number>;
   const b64 = (o: object) => btoa(JSON.stringify(o)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -262,7 +262,7 @@ async function tokenMatrix(kind: 'admission' | 'ticket', eventId: string, otherE
     [
       'other kind',
       kind === 'admission'
-        ? await signQueueTicket(settings, eventId, visitorId, now)
+        ? await signQueueTicket(settings, eventId, visitorId, { bucket: 0, idx: 0, shard: 0 }, now)
         : await signAdmission(settings, { eventId, visitorId, expiresAtMs: now + 60_000, sessionId: '1' }, now),
       'TOKEN_INVALID',
     ],

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { AdmissionCursor } from '../../durable-objects/waiting-room/cursor';
 import { shardName, type QueueShard } from '../../durable-objects/waiting-room/queue-shard';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
-import { CURSOR_CACHE_MS, CURSOR_MAX_STALE_MS, callQueue, forgetCursor, readCursor } from '../../src/lib/cursor-cache';
+import { CURSOR_CACHE_MS, CURSOR_MAX_STALE_MS, forgetCursor, readCursor } from '../../src/lib/cursor-cache';
+import { callDurableObject } from '../../src/lib/do-call';
 import { GatewayError, problemResponse } from '../../src/lib/errors';
 import { Visitor, createEvent, freshEventId, tick } from '../helpers/client';
 
@@ -66,24 +67,24 @@ describe('polls at the edge', () => {
     await forgetCursor(eventId);
   });
 
-  it('maps an overloaded queue object to 503 QUEUE_BUSY with Retry-After, calling it exactly once', async () => {
+  it('maps an overloaded queue object to 503 OVERLOADED with Retry-After, calling it exactly once', async () => {
     let calls = 0;
     const overloaded = async () => {
       calls++;
       throw Object.assign(new Error('Durable Object is overloaded. Too many requests queued.'), { overloaded: true, retryable: false });
     };
-    const err = await callQueue(overloaded).catch((e: unknown) => e);
+    const err = await callDurableObject(overloaded, { idempotent: true, name: 'waitingRoom.cursor' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GatewayError);
     expect(calls).toBe(1);
     const res = problemResponse(err as GatewayError);
     expect(res.status).toBe(503);
-    expect(res.headers.get('retry-after')).toBe('5');
-    expect(await res.json()).toMatchObject({ code: 'QUEUE_BUSY' });
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(2);
+    expect(await res.json()).toMatchObject({ code: 'OVERLOADED' });
     // The cursor read goes through the same rule.
-    await expect(readCursor(freshEventId(), Date.now(), overloaded)).rejects.toMatchObject({ code: 'QUEUE_BUSY' });
+    await expect(readCursor(freshEventId(), Date.now(), overloaded)).rejects.toMatchObject({ code: 'OVERLOADED' });
     expect(calls).toBe(2);
     // Anything else is not an overload and is not dressed up as one.
-    await expect(callQueue(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(callDurableObject(async () => Promise.reject(new Error('boom')), { idempotent: true, name: 'x' })).rejects.toThrow('boom');
   });
 });
 
@@ -94,7 +95,8 @@ describe('queue shards through the gateway', () => {
     const visitors = Array.from({ length: 40 }, () => new Visitor());
     for (const v of visitors) expect((await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' })).status).toBe(200);
     const perShard = [];
-    for (let k = 0; k < 4; k++) perShard.push(await runInDurableObject(env.QUEUE_SHARD.getByName(shardName(eventId, k)), (s: QueueShard) => s.requests));
+    for (let k = 0; k < 4; k++)
+      perShard.push(await runInDurableObject(env.QUEUE_SHARD.getByName(shardName(eventId, k)), (s: QueueShard) => s.requests));
     expect(perShard.every((n) => n > 0)).toBe(true);
     expect(perShard.reduce((a, b) => a + b, 0)).toBe(40);
     await tick(eventId);

@@ -27,7 +27,8 @@ function countsOf(arrivals: { shard: number; bucket: number; count: number }[]):
 /** Every place of the arrivals, in release order. */
 function allPlaces(counts: Map<number, Map<number, number>>): FifoPlace[] {
   const places: FifoPlace[] = [];
-  for (const [shard, buckets] of counts) for (const [bucket, n] of buckets) for (let idx = 0; idx < n; idx++) places.push({ bucket, idx, shard });
+  for (const [shard, buckets] of counts)
+    for (const [bucket, n] of buckets) for (let idx = 0; idx < n; idx++) places.push({ bucket, idx, shard });
   return places.sort(comparePlaces);
 }
 
