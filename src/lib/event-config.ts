@@ -5,7 +5,7 @@ import { z } from 'zod';
 export const DEFAULT_HOLD_TTL_S = 300;
 /** Default admission TTL (how long an admitted visitor stays active), in seconds. */
 export const DEFAULT_ADMISSION_TTL_S = 600;
-/** Default idle timeout: a waiting visitor who has not polled for this long drops out, in seconds. */
+/** Default idle timeout: a released visitor who has not come back this long loses the place, in seconds. */
 export const DEFAULT_IDLE_TIMEOUT_S = 300;
 /** Default cap on seats one account may hold plus own per event. */
 export const DEFAULT_MAX_SEATS_PER_ACCOUNT = 6;

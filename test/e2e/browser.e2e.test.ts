@@ -72,8 +72,10 @@ describe('browser', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${server.url}/events/${eventId}/`);
+    // Positions are estimates from the arrivals the shards have counted (every second): the page
+    // shows the exact place after its next poll at the latest.
+    await expect.poll(() => page.textContent('[data-testid="position"]'), { timeout: 15_000 }).toBe('#4');
     const place = await page.textContent('[data-testid="position"]');
-    expect(place).toBe('#4');
     expect(await page.textContent('[data-testid="ahead"]')).toContain('3 people ahead');
     expect(await page.textContent('[data-testid="wait"]')).toMatch(/Estimated wait/);
     expect(await page.textContent('[data-testid="policy"]')).toMatch(/First come, first served/);
