@@ -158,9 +158,8 @@ export async function verifyToken(
 ): Promise<VisitorClaims> {
   // The same token string verified moments ago verifies again: skip the signature check (the
   // expensive part of every admitted request). The key is the whole token, so any change to it
-  // misses the cache; entries end at `exp` and after VERIFIED_CACHE_MS (and any change of
-  // the ring stops working within that time).
-  // the ring clears the cache, so a key removed from the ring stops working at once).
+  // misses the cache; entries end at `exp` and after VERIFIED_CACHE_MS, and any change of the key
+  // ring clears the cache, so a key removed from the ring stops working at once.
   const ring = await keyRing(settings);
   const cacheKey = `${kind}\n${eventId}\n${settings.issuer}\n${token}`;
   const hit = verified.get(cacheKey);

@@ -2,7 +2,7 @@
 // cursor without an object call, bounded cursor staleness, overload answered 503 without retry,
 // joins spread over queue shards.
 import { env } from 'cloudflare:workers';
-import { runInDurableObject } from 'cloudflare:test';
+import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { AdmissionCursor } from '../../durable-objects/waiting-room/cursor';
 import { shardName, type QueueShard } from '../../durable-objects/waiting-room/queue-shard';
@@ -10,7 +10,8 @@ import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-roo
 import { CURSOR_CACHE_MS, CURSOR_MAX_STALE_MS, forgetCursor, readCursor } from '../../src/lib/cursor-cache';
 import { callDurableObject } from '../../src/lib/do-call';
 import { GatewayError, problemResponse } from '../../src/lib/errors';
-import { Visitor, createEvent, freshEventId, tick } from '../helpers/client';
+import { createApp } from '../../src/app';
+import { BASE, Visitor, createEvent, freshEventId, tick } from '../helpers/client';
 
 const roomRequests = (eventId: string) => runInDurableObject(env.WAITING_ROOM.getByName(eventId), (obj: WaitingRoom) => obj.requests);
 
@@ -85,6 +86,34 @@ describe('polls at the edge', () => {
     expect(calls).toBe(2);
     // Anything else is not an overload and is not dressed up as one.
     await expect(callDurableObject(async () => Promise.reject(new Error('boom')), { idempotent: true, name: 'x' })).rejects.toThrow('boom');
+  });
+});
+
+describe('an overloaded waiting room', () => {
+  it('answers joins and polls with 503 OVERLOADED + Retry-After (a page for browsers), calling the object once per request', async () => {
+    let calls = 0;
+    const overloaded = async (): Promise<never> => {
+      calls++;
+      throw Object.assign(new Error('Durable Object is overloaded. Requests queued for too long.'), { overloaded: true });
+    };
+    const busyEnv = { ...env, WAITING_ROOM: { getByName: () => ({ cursor: overloaded, admit: overloaded }) } } as unknown as Env;
+    const app = createApp();
+    const send = async (path: string, init: RequestInit) => {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(new Request(BASE + path, init), busyEnv, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const api = await send(`/_wr/events/${freshEventId()}/join`, { method: 'POST', headers: { accept: 'application/json' } });
+    expect(api.status).toBe(503);
+    expect(Number(api.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await api.json()).toMatchObject({ code: 'OVERLOADED' });
+    expect(calls).toBe(1);
+    const page = await send(`/events/${freshEventId()}/`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(503);
+    expect(page.headers.get('retry-after')).not.toBeNull();
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(calls).toBe(2);
   });
 });
 
