@@ -120,6 +120,8 @@ type Actor = AuditEntry['actor'];
 export class Inventory extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
   clock: () => number = () => Date.now();
+  /** Seat-map reads this instance has served since it started (the edge cache keeps them few). */
+  mapReads = 0;
   private readonly sql: Sql;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -304,6 +306,7 @@ export class Inventory extends DurableObject<Env> {
    * with its latest status. Tier counters come whole with both.
    */
   async seatMap(since?: number): Promise<SeatMap | null> {
+    this.mapReads++;
     const plan = this.sql.one<{ version: number; pruned_through: number }>`SELECT version, pruned_through FROM inv_plan WHERE id = 1`;
     if (!plan) return null;
     const now = this.clock();

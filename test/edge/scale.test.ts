@@ -4,6 +4,7 @@
 import { env } from 'cloudflare:workers';
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import type { Inventory } from '../../durable-objects/inventory/inventory';
 import type { AdmissionCursor } from '../../durable-objects/waiting-room/cursor';
 import { shardName, type QueueShard } from '../../durable-objects/waiting-room/queue-shard';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
@@ -11,7 +12,7 @@ import { CURSOR_CACHE_MS, CURSOR_MAX_STALE_MS, forgetCursor, readCursor } from '
 import { callDurableObject } from '../../src/lib/do-call';
 import { GatewayError, problemResponse } from '../../src/lib/errors';
 import { createApp } from '../../src/app';
-import { BASE, Visitor, createEvent, freshEventId, tick } from '../helpers/client';
+import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
 
 const roomRequests = (eventId: string) => runInDurableObject(env.WAITING_ROOM.getByName(eventId), (obj: WaitingRoom) => obj.requests);
 
@@ -86,6 +87,29 @@ describe('polls at the edge', () => {
     expect(calls).toBe(2);
     // Anything else is not an overload and is not dressed up as one.
     await expect(callDurableObject(async () => Promise.reject(new Error('boom')), { idempotent: true, name: 'x' })).rejects.toThrow('boom');
+  });
+});
+
+describe('the seat map at the edge', () => {
+  it('serves 100 reads by 10 admitted visitors with at most two inventory reads per second', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { seats: 2000, seatsPerRow: 50 });
+    const readers: Visitor[] = [];
+    for (let i = 0; i < 10; i++) readers.push(await admittedVisitor(eventId));
+    const inventory = env.INVENTORY.getByName(eventId);
+    const reads = () => runInDurableObject(inventory, (obj: Inventory) => obj.mapReads);
+    const before = await reads();
+    const started = Date.now();
+    let version = 0;
+    for (let i = 0; i < 100; i++) {
+      const r = readers[i % 10]!;
+      const res = await r.json<{ version: number }>(`/_wr/events/${eventId}/seats${i % 2 ? `?since=${version}` : ''}`);
+      expect(res.status).toBe(200);
+      if (i === 0) version = res.body.version;
+    }
+    const seconds = Math.max(1, Math.ceil((Date.now() - started) / 1000));
+    // One snapshot and one delta key per second at most.
+    expect((await reads()) - before).toBeLessThanOrEqual(2 * seconds);
   });
 });
 
