@@ -2,12 +2,13 @@
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { bundleWorker } from './scripts/lib/bundle.ts';
-import { generateDevSecrets } from './scripts/lib/dev-secrets.ts';
+import { generateDevSecrets, webhookSecret } from './scripts/lib/dev-secrets.ts';
 
 const PROJECT = 'gateway';
 
 // Fresh throw-away secrets for every run: nothing secret is stored in the repo.
 const secrets = generateDevSecrets();
+const paymentWebhookSecret = webhookSecret();
 
 // Auxiliary Workers cannot load their own wrangler.toml in the pool: bundle the stub first.
 bundleWorker('origin-stub/index.ts', '.build/origin-stub.js');
@@ -18,7 +19,13 @@ export default defineConfig({
       wrangler: { configPath: './wrangler.toml' },
       miniflare: {
         // Release ticks never fire by themselves in tests: each test fires them with runDurableObjectAlarm.
-        bindings: { ...secrets, TOKEN_ISSUER: 'waiting-room-gateway', ORIGIN_URL: '', RELEASE_TICK_MS: '3600000' },
+        bindings: {
+          ...secrets,
+          PAYMENT_WEBHOOK_SECRET: paymentWebhookSecret,
+          TOKEN_ISSUER: 'waiting-room-gateway',
+          ORIGIN_URL: '',
+          RELEASE_TICK_MS: '3600000',
+        },
         workers: [
           {
             name: 'origin-stub',
@@ -32,6 +39,10 @@ export default defineConfig({
               BASE_LATENCY_MS: '0',
               CAPACITY_KNEE: '1000',
               ORIGIN_HMAC_SECRET: secrets.ORIGIN_HMAC_SECRET,
+              PAYMENT_WEBHOOK_SECRET: paymentWebhookSecret,
+              AUTHORIZATION_WINDOW_MS: '600000',
+              // Checkout jobs run only when a test asks (the stub's admin API), never by a timer.
+              JOB_ALARMS: '0',
             },
             // The pool renames the Worker under test to `vitest-plugin-runner-<project name>`
             // (@cloudflare/vitest-plugin getRunnerName); the checkout tests fail loudly if that changes.

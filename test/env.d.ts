@@ -4,4 +4,8 @@ declare namespace Cloudflare {
     mainModule: typeof import('../src/index');
     durableNamespaces: 'WaitingRoom' | 'Inventory';
   }
+  interface Env {
+    /** The origin stub's payment webhook secret, generated per run by vitest.config.ts (tests sign webhooks with it). */
+    PAYMENT_WEBHOOK_SECRET: string;
+  }
 }
