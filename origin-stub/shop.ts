@@ -38,8 +38,8 @@ type ShopEnv = { Bindings: OriginEnv; Variables: { account: string; eventId: str
 /**
  * Fault injection of the fake provider (demo and test switch, `PUT /admin/events/{id}/payment-faults`):
  * `latencyMs` per provider call; `webhooks`: `immediate` (delivered by a job right after the
- * change), `before_response` (delivered before the API answer returns), `manual` (only when jobs
- * are run through the admin API); `next`: faults for the next calls of an operation, in order.
+ * change), `before_response` (delivered before the API answer returns), `manual` (kept in the
+ * outbox, never delivered: only queries and reconciliation find out); `next`: faults for the next calls of an operation, in order.
  */
 interface PaymentFaults {
   latencyMs: number;

@@ -1,0 +1,233 @@
+// The Shop object inside workerd, through the gateway: checkout over the signed origin API, the
+// fake provider's faults, signed webhooks, jobs, compare-and-set storage and the operator API.
+import { env } from 'cloudflare:workers';
+import { runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { migrate } from '../../durable-objects/shared/sql';
+import { newPayment, transition, type Payment } from '../../origin-stub/payment-state';
+import { SHOP_MIGRATIONS, SqlShopStore } from '../../origin-stub/shop-store';
+import { signOriginRequest } from '../../src/lib/hmac';
+import { LOST_RESPONSE_CARD, signWebhook, TIMEOUT_CARD, WEBHOOK_SIGNATURE_HEADER } from '../../origin-stub/payment-provider';
+import { admittedVisitor, createEvent, freshEventId, type Visitor } from '../helpers/client';
+
+const CARD = '4242 4242 4242 4242';
+
+/** A call to the stub's operator API (signed like origin API calls), straight to the origin. */
+async function operator<T = Record<string, unknown>>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, sign = true) {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (sign) Object.assign(headers, await signOriginRequest(env.ORIGIN_HMAC_SECRET, method, path, text, Date.now()));
+  const res = await env.ORIGIN.fetch(`https://origin${path}`, { method, headers, body: method === 'GET' ? undefined : text });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+interface OrdersView {
+  orders: { orderId: string; state: string; payment: { state: string; version: number } | null }[];
+  provider: { payments: { paymentId: string; state: string }[]; movements: { kind: string }[] };
+  webhookEvents: { event_id: string; outcome: string }[];
+}
+
+const orders = (eventId: string) => operator<OrdersView>('GET', `/admin/events/${eventId}/orders`);
+/** Runs the stub's jobs now: the due ones, or (`all`) every scheduled one whatever its time. */
+const runJobs = (eventId: string, all = true) => operator<{ ran: number }>('POST', `/admin/events/${eventId}/jobs`, { all });
+
+async function checkout(v: Visitor, eventId: string, holdId: unknown, card = CARD) {
+  return v.json<{ orderId: string; status: string; payment: string; message: string; tickets: string[] }>(`/events/${eventId}/checkout`, {
+    method: 'POST',
+    body: JSON.stringify({ holdId, card }),
+  });
+}
+
+async function buyer(config: Record<string, unknown> = {}) {
+  const eventId = freshEventId('shop');
+  await createEvent(eventId, config);
+  return { eventId, v: await admittedVisitor(eventId) };
+}
+
+describe('Shop checkout through the gateway', () => {
+  it('pays: the hold is SOLD with the order id, tickets come from it, and the capture follows as a job', async () => {
+    const { eventId, v } = await buyer();
+    const held = await v.hold(eventId, ['A1', 'A2']);
+    const paid = await checkout(v, eventId, held.body.holdId);
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'PAID', payment: 'AUTHORIZED' });
+    expect(paid.body.tickets).toHaveLength(2);
+    expect((await v.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`)).body).toMatchObject({
+      status: 'SOLD',
+      orderId: paid.body.orderId,
+    });
+    expect((await runJobs(eventId)).body.ran).toBeGreaterThan(0);
+    const view = (await orders(eventId)).body;
+    expect(view.orders[0]?.payment?.state).toBe('CAPTURED');
+    expect(view.provider.movements).toEqual([expect.objectContaining({ kind: 'capture' })]);
+    // Checking out the same hold again returns the same order, with no second authorization.
+    expect((await checkout(v, eventId, held.body.holdId)).body.orderId).toBe(paid.body.orderId);
+    expect((await orders(eventId)).body.provider.payments).toHaveLength(1);
+  });
+
+  it('lost response after authorization: PROCESSING (202), seats out of sale, the webhook then sells them', async () => {
+    const { eventId, v } = await buyer();
+    const other = await admittedVisitor(eventId);
+    const held = await v.hold(eventId, ['B1']);
+    const r = await checkout(v, eventId, held.body.holdId, LOST_RESPONSE_CARD);
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({ status: 'PROCESSING', payment: 'UNKNOWN' });
+    expect(r.body.message).toMatch(/Processing/);
+    expect((await other.hold(eventId, ['B1'])).status).toBe(409);
+    expect((await v.json(`/events/${eventId}/orders/${r.body.orderId}`)).body).toMatchObject({ status: 'PROCESSING' });
+    expect((await other.json(`/events/${eventId}/orders/${r.body.orderId}`)).status).toBe(404); // owner only
+    await runJobs(eventId); // delivers the provider's webhook
+    expect((await v.json(`/events/${eventId}/orders/${r.body.orderId}`)).body).toMatchObject({ status: 'PAID' });
+    const view = (await orders(eventId)).body;
+    expect(view.webhookEvents.map((e) => e.outcome)).toContain('applied');
+    await runJobs(eventId);
+    expect((await orders(eventId)).body.orders[0]?.payment?.state).toBe('CAPTURED');
+  });
+
+  it('authorization that timed out before the provider saw it: the query finds nothing, the order fails and the seat is free again', async () => {
+    const { eventId, v } = await buyer();
+    const held = await v.hold(eventId, ['C1']);
+    const r = await checkout(v, eventId, held.body.holdId, TIMEOUT_CARD);
+    expect(r.body.status).toBe('PROCESSING');
+    await runJobs(eventId);
+    const after = await v.json<{ status: string; message: string }>(`/events/${eventId}/orders/${r.body.orderId}`);
+    expect(after.body.status).toBe('FAILED');
+    expect(after.body.message).toMatch(/not charged/);
+    expect((await v.hold(eventId, ['C1'])).status).toBe(201);
+  });
+
+  it('capture lost, then found by the query: captured exactly once', async () => {
+    const { eventId, v } = await buyer();
+    // Webhooks kept in the outbox: only the query can tell what happened.
+    const faults = { webhooks: 'manual', next: [{ op: 'capture', fault: 'lost_response' }] };
+    expect((await operator('PUT', `/admin/events/${eventId}/payment-faults`, faults)).status).toBe(200);
+    const held = await v.hold(eventId, ['D1']);
+    expect((await checkout(v, eventId, held.body.holdId)).body.status).toBe('PAID');
+    await runJobs(eventId, false); // the due capture job: no answer -> UNKNOWN
+    expect((await orders(eventId)).body.orders[0]?.payment?.state).toBe('UNKNOWN');
+    await runJobs(eventId); // the query (and the reconciliation) -> CAPTURED
+    const view = (await orders(eventId)).body;
+    expect(view.orders[0]?.payment?.state).toBe('CAPTURED');
+    expect(view.provider.movements).toHaveLength(1);
+  });
+
+  it('confirm refused after authorization (account limit lowered meanwhile): the authorization is voided and the seats released', async () => {
+    const { eventId, v } = await buyer({ maxSeatsPerAccount: 2 });
+    const held = await v.hold(eventId, ['E1', 'E2']);
+    expect((await createEvent(eventId, { maxSeatsPerAccount: 1 })).status).toBe(200);
+    const r = await checkout(v, eventId, held.body.holdId);
+    expect(r.status).toBe(409);
+    expect(r.body).toMatchObject({ status: 'CANCELLED', payment: 'VOIDED', tickets: [] });
+    expect(r.body.message).toMatch(/could not be confirmed.*not charged/);
+    expect((await v.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`)).body.status).toBe('RELEASED');
+    expect((await orders(eventId)).body.provider.payments[0]?.state).toBe('VOIDED');
+  });
+
+  it('declined card: FAILED (409), nothing charged, hold released', async () => {
+    const { eventId, v } = await buyer();
+    const held = await v.hold(eventId, ['F1']);
+    const r = await checkout(v, eventId, held.body.holdId, '4000 0000 0000 0002');
+    expect(r.status).toBe(409);
+    expect(r.body).toMatchObject({ status: 'FAILED', payment: 'FAILED' });
+    expect((await v.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`)).body.status).toBe('RELEASED');
+  });
+
+  it("refuses a checkout without a hold id, and of a hold that is not the visitor's", async () => {
+    const { eventId, v } = await buyer();
+    expect((await checkout(v, eventId, undefined)).status).toBe(400);
+    const other = await admittedVisitor(eventId);
+    const held = await other.hold(eventId, ['G1']);
+    const r = await checkout(v, eventId, held.body.holdId);
+    expect(r.body).toMatchObject({ status: 'FAILED' });
+    expect((await other.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`)).body.status).toBe('HELD');
+  });
+});
+
+describe('Shop webhooks and operator API', () => {
+  it('checks webhook signatures, deduplicates by event id, and ignores stale events', async () => {
+    const { eventId, v } = await buyer();
+    const held = await v.hold(eventId, ['H1']);
+    const paid = await checkout(v, eventId, held.body.holdId);
+    const event = {
+      id: 'evt-replayed',
+      type: 'payment.authorized',
+      createdAtMs: Date.now(),
+      payment: {
+        paymentId: paid.body.orderId,
+        state: 'AUTHORIZED',
+        currency: 'EUR',
+        amountMinor: 5000,
+        authorizedMinor: 5000,
+        capturedMinor: 0,
+        refundedMinor: 0,
+        settled: false,
+        reason: null,
+      },
+    };
+    const body = JSON.stringify(event);
+    const post = async (signature: string | null, text = body) =>
+      env.ORIGIN.fetch(`https://origin/events/${eventId}/webhooks/payments`, {
+        method: 'POST',
+        headers: signature ? { [WEBHOOK_SIGNATURE_HEADER]: signature } : {},
+        body: text,
+      });
+    expect((await post(null)).status).toBe(401);
+    expect((await post(await signWebhook('not-the-secret', body, Date.now()))).status).toBe(401);
+    expect((await post(await signWebhook(env.PAYMENT_WEBHOOK_SECRET, body, Date.now() - 3_600_000))).status).toBe(401);
+    expect((await post(await signWebhook(env.PAYMENT_WEBHOOK_SECRET, body, Date.now()), body.replace('5000', '5001'))).status).toBe(401);
+    const ok = await post(await signWebhook(env.PAYMENT_WEBHOOK_SECRET, body, Date.now()));
+    expect(await ok.json()).toEqual({ outcome: 'stale' });
+    const again = await post(await signWebhook(env.PAYMENT_WEBHOOK_SECRET, body, Date.now()));
+    expect(await again.json()).toEqual({ outcome: 'duplicate' });
+    const version = (await orders(eventId)).body.orders[0]?.payment?.version;
+    expect(version).toBe(1); // INITIATED -> AUTHORIZED only
+  });
+
+  it('operator API: refuses unsigned calls and bad fault settings; reconciliation reports a clean shop as clean', async () => {
+    const { eventId, v } = await buyer();
+    expect((await operator('POST', `/admin/events/${eventId}/reconcile`, {}, false)).status).toBe(401);
+    expect((await operator('PUT', `/admin/events/${eventId}/payment-faults`, { next: [{ op: 'charge', fault: 'timeout' }] })).status).toBe(
+      400,
+    );
+    const held = await v.hold(eventId, ['J1']);
+    await checkout(v, eventId, held.body.holdId);
+    await runJobs(eventId);
+    const report = await operator<{ orders: number; differences: unknown[] }>('POST', `/admin/events/${eventId}/reconcile`, {});
+    expect(report.body).toMatchObject({ orders: 1, differences: [] });
+  });
+
+  it('reconciliation resolves a lost authorization answer and reports it', async () => {
+    const { eventId, v } = await buyer();
+    expect((await operator('PUT', `/admin/events/${eventId}/payment-faults`, { webhooks: 'manual' })).status).toBe(200);
+    const held = await v.hold(eventId, ['I1']);
+    const r = await checkout(v, eventId, held.body.holdId, LOST_RESPONSE_CARD);
+    const report = await operator<{ differences: { kind: string; orderId: string }[] }>('POST', `/admin/events/${eventId}/reconcile`, {});
+    expect(report.body.differences).toEqual([expect.objectContaining({ kind: 'payment_behind_provider', orderId: r.body.orderId })]);
+    expect((await v.json(`/events/${eventId}/orders/${r.body.orderId}`)).body).toMatchObject({ status: 'PAID' });
+  });
+});
+
+describe('SqlShopStore', () => {
+  it('writes a payment or an order only from the state and version it was read at (compare-and-set), and remembers webhook ids once', async () => {
+    // Any SQLite-backed object will do for the store's tables: a fresh Inventory of the gateway.
+    await runInDurableObject(env.INVENTORY.getByName(freshEventId('cas')), async (_object, state) => {
+      migrate(state.storage, 'shop', SHOP_MIGRATIONS);
+      const store = new SqlShopStore(state.storage, () => 1);
+      const p = newPayment('p1', 100, 'EUR');
+      store.insertPayment(p);
+      const next = (from: Payment, e: Parameters<typeof transition>[1]) => {
+        const t = transition(from, e);
+        if (!t.ok) throw new Error(t.detail);
+        return t.next;
+      };
+      const authorized = next(p, { kind: 'authorized', amountMinor: 100 });
+      const declined = next(p, { kind: 'declined', reason: 'decided on the same read' });
+      expect(store.casPayment(authorized, p)).toBe(true);
+      expect(store.casPayment(declined, p)).toBe(false); // the race's loser changes nothing
+      expect(store.casPayment({ ...authorized, version: 7 }, { state: 'AUTHORIZED', version: 6 })).toBe(false);
+      expect(store.payment('p1')).toEqual(authorized);
+      expect(store.rememberWebhook('evt-1', 'payment.authorized', 'applied')).toBe(true);
+      expect(store.rememberWebhook('evt-1', 'payment.authorized', 'applied')).toBe(false);
+    });
+  });
+});
