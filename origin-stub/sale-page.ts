@@ -1,4 +1,5 @@
-// The stub's sale page: seat map from the gateway, hold 1-6 seats, pay with the fake provider.
+// The stub's sale page: seat map from the gateway, hold 1-6 seats, pay with the fake provider; an
+// unknown payment outcome shows as "processing" and is polled until it is final.
 
 /** Price of one seat in minor units (EUR 50.00). */
 export const SEAT_PRICE_MINOR = 5000;
@@ -30,6 +31,7 @@ export function salePage(eventId: string, account: string): string {
 <body>
 <h1>Choose your seats</h1>
 <p>It is your turn (visitor <code>${account.slice(0, 8)}</code>). Pick 1 to 6 seats at EUR ${(SEAT_PRICE_MINOR / 100).toFixed(2)} each, hold them, then pay. A hold lasts a few minutes.</p>
+<p><small>Test cards: <code>4242 4242 4242 4242</code> pays, <code>4000 0000 0000 0002</code> is declined, <code>4000 0000 0000 0119</code> loses the provider's answer (the page shows "processing" until the webhook arrives).</small></p>
 <p><span style="background:#dcfce7;color:#111">&nbsp;free&nbsp;</span> <span style="background:#2563eb;color:#fff">&nbsp;selected&nbsp;</span> <span style="background:#f59e0b;color:#111">&nbsp;held for you&nbsp;</span> <span style="background:#fde68a;color:#111">&nbsp;held&nbsp;</span> <span style="background:#9ca3af;color:#111">&nbsp;sold&nbsp;</span></p>
 <div id="map" aria-label="Seat map"></div>
 <div class="panel">
@@ -98,13 +100,26 @@ export function salePage(eventId: string, account: string): string {
     $('hold').disabled = true; $('pay').disabled = false; $('release').disabled = false;
     loadMap();
   };
-  $('pay').onclick = async () => {
-    $('pay').disabled = true; say('Paying...');
-    const r = await api('POST', '/events/' + eventId + '/checkout', { holdId: hold.holdId, card: $('card').value });
-    say(r.data.message || r.data.detail || 'Payment failed');
-    if (r.ok && r.data.status === 'PAID') { hold = null; selected.clear(); showSelection(); $('release').disabled = true; }
-    else $('pay').disabled = false;
+  // A checkout answers PAID, FAILED or CANCELLED (final), or PROCESSING while the payment's outcome
+  // is unknown: then the page says so and polls the order until it is final, never guessing.
+  function show(order) {
+    say(order.message || order.detail || order.title || 'The payment could not be started. Try again.');
+    $('message').dataset.status = order.status || 'ERROR';
+    if (order.status === 'PROCESSING') { $('pay').disabled = true; $('release').disabled = true; return; }
+    if (order.status) { hold = null; selected.clear(); showSelection(); $('pay').disabled = true; $('release').disabled = true; }
+    else $('pay').disabled = false; // the request itself failed: paying again is safe (one order per hold)
     loadMap();
+  }
+  async function follow(orderId, delay) {
+    const r = await api('GET', '/events/' + eventId + '/orders/' + orderId);
+    if (r.ok && r.data.status !== 'PROCESSING') { show(r.data); return; }
+    setTimeout(() => follow(orderId, Math.min(delay * 1.5, 10000)), delay);
+  }
+  $('pay').onclick = async () => {
+    $('pay').disabled = true; $('release').disabled = true; say('Paying...');
+    const r = await api('POST', '/events/' + eventId + '/checkout', { holdId: hold.holdId, card: $('card').value });
+    show(r.data);
+    if (r.data.status === 'PROCESSING') setTimeout(() => follow(r.data.orderId, 1500), 1500);
   };
   $('release').onclick = async () => {
     await api('DELETE', '/_wr/events/' + eventId + '/holds/' + hold.holdId);

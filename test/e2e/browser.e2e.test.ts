@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('browser', () => {
-  it('waits in line, is admitted by itself, holds a seat and pays; the seat then shows as sold', async () => {
+  it('waits in line, is admitted by itself, holds a seat and pays; the seat then shows as sold; a lost payment answer shows processing, then paid', async () => {
     const eventId = `e2e-${Date.now().toString(36)}`;
     await putEvent(server, eventId, {
       releaseRatePerMinute: 60,
@@ -53,7 +53,27 @@ describe('browser', () => {
     await expect.poll(() => page.textContent('#message')).toContain('Held A1');
     await page.click('#pay');
     await expect.poll(() => page.textContent('#message'), { timeout: 15_000 }).toContain('Paid EUR 50.00 for A1');
+    expect(await page.getAttribute('#message', 'data-status')).toBe('PAID');
     await expect.poll(() => page.getAttribute('button.seat[data-seat="A1"]', 'data-status'), { timeout: 10_000 }).toBe('SOLD');
+    // The provider's answer is lost: the page says "processing" (not failed, not paid) and follows
+    // the order until the provider's webhook settles it; the seat never goes back on sale meanwhile.
+    await page.click('button.seat[data-seat="A2"]');
+    await page.click('#hold');
+    await expect.poll(() => page.textContent('#message')).toContain('Held A2');
+    await page.fill('#card', '4000 0000 0000 0119');
+    await page.click('#pay');
+    await expect.poll(() => page.getAttribute('#message', 'data-status'), { timeout: 15_000 }).toMatch(/PROCESSING|PAID/);
+    const shown = new Set<string>();
+    await expect
+      .poll(
+        async () => {
+          shown.add((await page.getAttribute('#message', 'data-status')) ?? '');
+          return page.textContent('#message');
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toContain('Paid EUR 50.00 for A2');
+    expect([...shown].every((s) => s === 'PROCESSING' || s === 'PAID')).toBe(true);
     // Another admitted visitor sees it sold too.
     const other = await browser.newContext();
     const otherPage = await other.newPage();
