@@ -301,6 +301,18 @@ export class Inventory extends DurableObject<Env> {
   }
 
   /**
+   * Holds whose payment has started or ended in a sale (PAYMENT_PENDING, NEEDS_RECONCILIATION,
+   * SOLD; deadlines applied), for the origin's reconciliation: in hold-id order after
+   * `afterHoldId`, at most `limit`.
+   */
+  async paymentHolds(afterHoldId: string, limit: number): Promise<HoldView[]> {
+    return this.sql.all<{ hold_id: string }>`SELECT hold_id FROM inv_holds WHERE hold_id > ${afterHoldId}
+        AND status IN ('PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD') ORDER BY hold_id LIMIT ${limit}`.map((r) =>
+      this.view(r.hold_id)!,
+    );
+  }
+
+  /**
    * The seat map. Without `since` (or with a version older than the kept deltas): every seat,
    * expired holds shown as available. With `since`: only seats changed after that version, each
    * with its latest status. Tier counters come whole with both.

@@ -65,6 +65,24 @@ async function holdAction(eventId: string, action: string, call: () => Promise<H
   return holdBody(holdChangeResult(answer));
 }
 
+/** Query of `GET .../holds`: page after a hold id, 1-500 holds per page (default 100). */
+const holdListQuery = z.object({ after: z.string().max(128).default(''), limit: z.coerce.number().int().min(1).max(500).default(100) });
+
+originApi.get('/events/:eventId/holds', async (c) => {
+  const q = holdListQuery.safeParse(c.req.query());
+  if (!q.success) throw new GatewayError('INVALID_REQUEST', 'after: a hold id; limit: 1-500');
+  const eventId = eventIdParam(c);
+  const holds = await callDurableObject(() => c.env.INVENTORY.getByName(eventId).paymentHolds(q.data.after, q.data.limit), {
+    idempotent: true,
+    name: 'inventory.paymentHolds',
+    eventId,
+  });
+  return c.json({
+    holds: holds.map((h) => ({ ...holdBody(h), account: h.account })),
+    next: holds.length === q.data.limit ? holds[holds.length - 1]!.holdId : null,
+  });
+});
+
 originApi.get('/events/:eventId/holds/:holdId', async (c) => {
   const eventId = eventIdParam(c);
   const answer = await callDurableObject<HoldChangeAnswer>(() => c.env.INVENTORY.getByName(eventId).getHold(c.req.param('holdId'), null), {
