@@ -74,6 +74,8 @@ export interface InventoryClient {
   startPayment(holdId: string, account: string): Promise<HoldAnswer>;
   confirm(holdId: string, orderId: string, amountMinor: number, account: string): Promise<HoldAnswer>;
   release(holdId: string, account: string): Promise<HoldAnswer>;
+  /** One page of the holds whose payment started or that are sold (`GET .../holds?after=`). */
+  paymentHolds(after: string): Promise<{ kind: 'ok'; holds: HoldInfo[]; next: string | null } | { kind: 'no_answer' }>;
 }
 
 /** Scheduled work: run `kind` for `ref` at or after `atMs` (an earlier schedule of the same job wins). */
@@ -118,7 +120,10 @@ export interface Difference {
     | 'hold_state_mismatch'
     | 'sold_without_payment'
     | 'orphan_authorization'
-    | 'still_unknown';
+    | 'still_unknown'
+    | 'sold_without_order'
+    | 'hold_without_order'
+    | 'inventory_unreachable';
   orderId: string | null;
   holdId: string | null;
   detail: string;
@@ -338,9 +343,10 @@ export class CheckoutEngine {
   }
 
   /**
-   * Compares every order with its payment at the provider and its hold at the gateway, and every
-   * provider payment with the orders; reports each difference and resolves what it safely can
-   * (payments behind the provider, holds in NEEDS_RECONCILIATION, orphan authorizations).
+   * Compares every order with its payment at the provider and its hold at the gateway, every hold
+   * the gateway lists as paying or sold with the orders, and every provider payment with the
+   * orders; reports each difference and resolves what it safely can (payments behind the provider,
+   * holds in NEEDS_RECONCILIATION, lost confirm answers, orphan authorizations).
    */
   async reconcile(): Promise<ReconciliationReport> {
     const { store, provider, inventory } = this.d;
@@ -404,6 +410,51 @@ export class CheckoutEngine {
       } else if (now.state === 'INITIATED' || now.state === 'CANCELLING' || (now.state === 'PAID' && p.state === 'AUTHORIZED')) {
         await this.advance(o.orderId);
       }
+    }
+    // The inventory's side: every hold whose payment started, or that is sold, must be an order here.
+    let after = '';
+    for (let page = 0; page < 1000; page++) {
+      const list = await inventory.paymentHolds(after);
+      if (list.kind !== 'ok') {
+        differences.push({
+          kind: 'inventory_unreachable',
+          orderId: null,
+          holdId: null,
+          detail: 'no answer listing holds',
+          action: 'retried next run',
+        });
+        break;
+      }
+      for (const h of list.holds) {
+        const o = h.status === 'SOLD' && h.orderId ? store.order(h.orderId) : store.orderForHold(h.holdId);
+        if (o && o.holdId === h.holdId) continue;
+        const d = { orderId: h.orderId, holdId: h.holdId };
+        if (h.status === 'SOLD')
+          differences.push({
+            ...d,
+            kind: 'sold_without_order',
+            detail: `hold SOLD to ${h.orderId ?? '-'}, no such order here`,
+            action: 'none: needs a person',
+          });
+        else if (h.status === 'NEEDS_RECONCILIATION') {
+          // No order here means no payment was ever asked for: nobody paid for these seats.
+          const r = await inventory.release(h.holdId, h.account);
+          differences.push({
+            ...d,
+            kind: 'hold_without_order',
+            detail: 'hold NEEDS_RECONCILIATION with no order here',
+            action: r.kind === 'ok' ? 'released' : 'release attempted',
+          });
+        } else
+          differences.push({
+            ...d,
+            kind: 'hold_without_order',
+            detail: `hold ${h.status} with no order here`,
+            action: 'none: payment started elsewhere?',
+          });
+      }
+      if (!list.next) break;
+      after = list.next;
     }
     const providerPayments = await provider.list();
     for (const pp of providerPayments) {

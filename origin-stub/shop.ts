@@ -284,6 +284,21 @@ export class Shop extends DurableObject<OriginEnv> {
       startPayment: (holdId, account) => call('POST', holdId, '/payment-pending', { account }),
       confirm: (holdId, orderId, amountMinor, account) => call('POST', holdId, '/confirm', { orderId, amountMinor, account }),
       release: (holdId, account) => call('POST', holdId, '/release', { account }),
+      paymentHolds: async (after) => {
+        const path = `/_wr/origin/events/${this.eventId}/holds`;
+        try {
+          const headers = await signOriginRequest(this.env.ORIGIN_HMAC_SECRET, 'GET', path, '', Date.now());
+          const res = await this.env.GATEWAY.fetch(`https://gateway${path}?limit=500&after=${encodeURIComponent(after)}`, {
+            headers,
+            signal: AbortSignal.timeout(GATEWAY_TIMEOUT_MS),
+          });
+          if (!res.ok) return { kind: 'no_answer' };
+          const data = (await res.json()) as { holds: Record<string, unknown>[]; next: string | null };
+          return { kind: 'ok', holds: data.holds.map(holdInfo), next: data.next };
+        } catch {
+          return { kind: 'no_answer' };
+        }
+      },
     };
   }
 

@@ -210,4 +210,20 @@ describe('named checkout cases', () => {
     expect((await w.checkout.reconcile()).differences).toEqual([]);
     expect(invariantViolations(w)).toEqual([]);
   });
+
+  it("reconciliation compares the inventory's sold and paying holds with the orders: a sale it does not know is reported, an abandoned payment hold released", async () => {
+    const w = new World();
+    const a = w.newAccount();
+    const sold = w.inventory.hold(a, ['A1'])!;
+    w.inventory.foreignConfirm(sold, 'order-from-elsewhere');
+    const stuck = w.inventory.hold(a, ['A2'])!;
+    w.inventory.foreignPaymentPending(stuck);
+    w.now += w.inventory.graceMs;
+    const report = await w.checkout.reconcile();
+    expect(report.differences).toEqual([
+      expect.objectContaining({ kind: 'sold_without_order', holdId: sold, action: 'none: needs a person' }),
+      expect.objectContaining({ kind: 'hold_without_order', holdId: stuck, action: 'released' }),
+    ]);
+    expect(w.inventory.status(stuck)).toBe('RELEASED');
+  });
 });

@@ -164,6 +164,27 @@ export class InventoryModel implements InventoryClient {
     return this.call('release', () => this.act(holdId, { kind: 'release', account, byOrigin: true }));
   }
 
+  async paymentHolds(after: string): Promise<{ kind: 'ok'; holds: HoldInfo[]; next: string | null }> {
+    this.sweep();
+    const holds = [...this.holds.values()]
+      .filter((h) => h.holdId > after && ['PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD'].includes(h.status))
+      .sort((a, b) => (a.holdId < b.holdId ? -1 : 1))
+      .map((h) => this.info(h));
+    return { kind: 'ok', holds, next: null };
+  }
+
+  /** Another system confirms a hold for an order this shop does not know. */
+  foreignConfirm(holdId: string, orderId: string): void {
+    const h = this.holds.get(holdId)!;
+    this.act(holdId, { kind: 'payment_pending', account: h.account, graceMs: this.graceMs });
+    this.act(holdId, { kind: 'confirm', orderId, amountMinor: h.priceMinor, account: h.account });
+  }
+
+  /** Another system starts a payment on a hold and never finishes it. */
+  foreignPaymentPending(holdId: string): void {
+    this.act(holdId, { kind: 'payment_pending', account: this.holds.get(holdId)!.account, graceMs: this.graceMs });
+  }
+
   private async call(op: GatewayOp, run: (fault: GatewayFault | null) => HoldAnswer): Promise<HoldAnswer> {
     this.sweep();
     const i = this.faults.findIndex((f) => f.op === op);

@@ -1,6 +1,6 @@
 // The Shop object inside workerd, through the gateway: checkout over the signed origin API, the
 // fake provider's faults, signed webhooks, jobs, compare-and-set storage and the operator API.
-import { env } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../durable-objects/shared/sql';
@@ -204,6 +204,34 @@ describe('Shop webhooks and operator API', () => {
     const report = await operator<{ differences: { kind: string; orderId: string }[] }>('POST', `/admin/events/${eventId}/reconcile`, {});
     expect(report.body.differences).toEqual([expect.objectContaining({ kind: 'payment_behind_provider', orderId: r.body.orderId })]);
     expect((await v.json(`/events/${eventId}/orders/${r.body.orderId}`)).body).toMatchObject({ status: 'PAID' });
+  });
+});
+
+describe('gateway: listing holds for reconciliation', () => {
+  it('lists paying and sold holds (signed, paged), and refuses unsigned calls and bad limits', async () => {
+    const { eventId, v } = await buyer();
+    const held = await v.hold(eventId, ['A5']);
+    await v.hold(eventId, ['A6']); // HELD: not listed
+    const paid = await checkout(v, eventId, held.body.holdId);
+    const path = `/_wr/origin/events/${eventId}/holds`;
+    const get = async (query: string, sign = true) =>
+      exports.default.fetch(
+        new Request(`https://gateway.test${path}${query}`, {
+          headers: sign ? await signOriginRequest(env.ORIGIN_HMAC_SECRET, 'GET', path, '', Date.now()) : {},
+        }),
+      );
+    const list = await get('?limit=10');
+    expect(list.status).toBe(200);
+    expect(await list.json()).toEqual({
+      holds: [
+        expect.objectContaining({ holdId: held.body.holdId, status: 'SOLD', orderId: paid.body.orderId, account: expect.any(String) }),
+      ],
+      next: null,
+    });
+    expect(((await (await get('?limit=1')).json()) as { next: string }).next).toBe(held.body.holdId);
+    expect(((await (await get(`?after=${String(held.body.holdId)}`)).json()) as { holds: unknown[] }).holds).toEqual([]);
+    expect((await get('?limit=0')).status).toBe(400);
+    expect((await get('', false)).status).toBe(401);
   });
 });
 
