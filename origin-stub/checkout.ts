@@ -251,16 +251,28 @@ export class CheckoutEngine {
    * call any time, twice, or late; a second driver of the same order reschedules itself.
    */
   async advance(orderId: string): Promise<void> {
+    await this.exclusively(orderId, 'advance', async () => {
+      for (let i = 0; i < 8 && (await this.step(orderId)); i++);
+    });
+  }
+
+  /**
+   * Runs `fn` as the only driver of `orderId` (a decision taken before an await must not meet
+   * another driver's decision after it); if another one runs, schedules `job` (if any) instead.
+   * @returns false when it did not run
+   */
+  private async exclusively(orderId: string, job: JobKind | null, fn: () => Promise<void>): Promise<boolean> {
     if (this.driving.has(orderId)) {
-      this.d.schedule('advance', orderId, this.d.clock() + this.d.timing.retryAfterMs);
-      return;
+      if (job) this.d.schedule(job, orderId, this.d.clock() + this.d.timing.retryAfterMs);
+      return false;
     }
     this.driving.add(orderId);
     try {
-      for (let i = 0; i < 8 && (await this.step(orderId)); i++);
+      await fn();
     } finally {
       this.driving.delete(orderId);
     }
+    return true;
   }
 
   /** Asks the provider about an UNKNOWN payment (same payment id, same operation ids), then drives the order. */
@@ -288,17 +300,18 @@ export class CheckoutEngine {
    * Authorizations of PAID orders are never voided: their seats are sold, so capture is retried.
    */
   async expireAuthorization(orderId: string): Promise<void> {
-    const o = this.d.store.order(orderId);
-    const p = this.d.store.payment(orderId);
-    if (!o || !p || o.state !== 'INITIATED' || p.state !== 'AUTHORIZED') return this.advance(orderId);
-    const h = await this.d.inventory.getHold(o.holdId);
-    if (h.kind === 'no_answer') {
-      this.d.schedule('expire_authorization', orderId, this.d.clock() + this.d.timing.retryAfterMs);
-      return;
-    }
-    if (h.kind === 'ok' && h.hold.status === 'SOLD' && h.hold.orderId === orderId) this.markPaid(orderId, h.hold);
-    else this.setOrder(orderId, ['INITIATED'], { state: 'CANCELLING', message: MESSAGES.cancelling });
-    await this.advance(orderId);
+    let retry = false;
+    const ran = await this.exclusively(orderId, 'expire_authorization', async () => {
+      const o = this.d.store.order(orderId);
+      const p = this.d.store.payment(orderId);
+      if (!o || !p || o.state !== 'INITIATED' || p.state !== 'AUTHORIZED') return;
+      const h = knownHold(await this.d.inventory.getHold(o.holdId));
+      if (h === undefined) retry = true;
+      else if (h && h.status === 'SOLD' && h.orderId === orderId) this.markPaid(orderId, h);
+      else this.setOrder(orderId, ['INITIATED'], { state: 'CANCELLING', message: MESSAGES.cancelling });
+    });
+    if (retry) this.d.schedule('expire_authorization', orderId, this.d.clock() + this.d.timing.retryAfterMs);
+    if (ran) await this.advance(orderId);
   }
 
   /**
@@ -353,63 +366,70 @@ export class CheckoutEngine {
     const differences: Difference[] = [];
     const orders = store.orders();
     for (const o of orders) {
-      const diff = (kind: Difference['kind'], detail: string, action: string) =>
-        differences.push({ kind, orderId: o.orderId, holdId: o.holdId, detail, action });
-      const before = store.payment(o.orderId);
-      if (!before) continue;
-      const q = await provider.query(o.orderId);
-      if (q.kind === 'ok') {
-        const c = catchUp(before, q.payment, true);
-        if (!c.ok)
-          diff('payment_conflict', `${before.state} here, ${q.payment.state} at the provider: ${c.detail}`, 'none: needs a person');
-        else if (c.facts.length > 0) {
-          this.catchUpWith(o.orderId, q.payment, true);
-          diff(
-            'payment_behind_provider',
-            `${before.state} here, ${q.payment.state} at the provider`,
-            `applied ${c.facts.map((f) => f.kind).join(', ')}`,
-          );
+      let follow: 'resolve' | 'advance' | null = null;
+      // Inspected as the order's only driver, so the answers read here are not overtaken meanwhile;
+      // an order being driven right now is checked on the next run.
+      await this.exclusively(o.orderId, null, async () => {
+        const diff = (kind: Difference['kind'], detail: string, action: string) =>
+          differences.push({ kind, orderId: o.orderId, holdId: o.holdId, detail, action });
+        const before = store.payment(o.orderId);
+        if (!before) return;
+        const q = await provider.query(o.orderId);
+        if (q.kind === 'ok') {
+          const c = catchUp(before, q.payment, true);
+          if (!c.ok)
+            diff('payment_conflict', `${before.state} here, ${q.payment.state} at the provider: ${c.detail}`, 'none: needs a person');
+          else if (c.facts.length > 0) {
+            this.catchUpWith(o.orderId, q.payment, true);
+            diff(
+              'payment_behind_provider',
+              `${before.state} here, ${q.payment.state} at the provider`,
+              `applied ${c.facts.map((f) => f.kind).join(', ')}`,
+            );
+          }
+        } else if (q.kind === 'not_found') {
+          if (before.pending?.op === 'authorize') {
+            this.updatePayment(o.orderId, () => ({
+              kind: 'op_refused',
+              op: 'authorize',
+              reason: 'the authorization never reached the provider',
+            }));
+            diff('payment_missing_at_provider', 'UNKNOWN authorization with no trace at the provider', 'payment FAILED');
+          } else if (before.state !== 'INITIATED' && !(before.state === 'FAILED' && before.authorizedMinor === 0))
+            diff('payment_missing_at_provider', `${before.state} here, unknown to the provider`, 'none: needs a person');
         }
-      } else if (q.kind === 'not_found') {
-        if (before.pending?.op === 'authorize') {
-          this.updatePayment(o.orderId, () => ({
-            kind: 'op_refused',
-            op: 'authorize',
-            reason: 'the authorization never reached the provider',
-          }));
-          diff('payment_missing_at_provider', 'UNKNOWN authorization with no trace at the provider', 'payment FAILED');
-        } else if (before.state !== 'INITIATED' && !(before.state === 'FAILED' && before.authorizedMinor === 0))
-          diff('payment_missing_at_provider', `${before.state} here, unknown to the provider`, 'none: needs a person');
-      }
-      const h = await inventory.getHold(o.holdId);
-      const p = store.payment(o.orderId)!;
-      const now = store.order(o.orderId)!;
-      if (h.kind === 'ok') {
-        const hold = h.hold;
-        const soldToUs = hold.status === 'SOLD' && hold.orderId === o.orderId;
-        const live = ['HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION'].includes(hold.status);
-        if (soldToUs && (p.state === 'FAILED' || p.state === 'VOIDED'))
-          diff('sold_without_payment', `hold SOLD to this order, payment ${p.state}`, 'none: needs a person');
-        else if (soldToUs && now.state === 'INITIATED') {
-          this.markPaid(o.orderId, hold);
-          diff('hold_sold_but_order_open', 'the gateway sold the seats to this order (a confirm answer was lost)', 'order PAID');
-        } else if (now.state === 'PAID' && !soldToUs)
-          diff('hold_state_mismatch', `order PAID, hold ${hold.status} (order ${hold.orderId ?? '-'})`, 'none: needs a person');
-        else if ((now.state === 'FAILED' || now.state === 'CANCELLED') && (live || soldToUs))
-          diff('hold_state_mismatch', `order ${now.state}, hold ${hold.status}`, 'none: needs a person');
-        else if (hold.status === 'NEEDS_RECONCILIATION')
-          diff(
-            'hold_state_mismatch',
-            `hold NEEDS_RECONCILIATION, payment ${p.state}`,
-            p.state === 'UNKNOWN' ? 'querying the provider' : 'resolved by the order driver',
-          );
-      }
-      if (p.state === 'UNKNOWN') {
-        diff('still_unknown', `payment UNKNOWN (${p.pending?.op ?? '?'})`, 'seats kept out of sale; querying again');
-        await this.resolve(o.orderId);
-      } else if (now.state === 'INITIATED' || now.state === 'CANCELLING' || (now.state === 'PAID' && p.state === 'AUTHORIZED')) {
-        await this.advance(o.orderId);
-      }
+        const h = await inventory.getHold(o.holdId);
+        const p = store.payment(o.orderId)!;
+        const now = store.order(o.orderId)!;
+        if (h.kind === 'ok') {
+          const hold = h.hold;
+          const soldToUs = hold.status === 'SOLD' && hold.orderId === o.orderId;
+          const live = ['HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION'].includes(hold.status);
+          if (soldToUs && (p.state === 'FAILED' || p.state === 'VOIDED'))
+            diff('sold_without_payment', `hold SOLD to this order, payment ${p.state}`, 'none: needs a person');
+          else if (soldToUs && now.state === 'INITIATED') {
+            this.markPaid(o.orderId, hold);
+            diff('hold_sold_but_order_open', 'the gateway sold the seats to this order (a confirm answer was lost)', 'order PAID');
+          } else if (now.state === 'PAID' && !soldToUs)
+            diff('hold_state_mismatch', `order PAID, hold ${hold.status} (order ${hold.orderId ?? '-'})`, 'none: needs a person');
+          else if ((now.state === 'FAILED' || now.state === 'CANCELLED') && (live || soldToUs))
+            diff('hold_state_mismatch', `order ${now.state}, hold ${hold.status}`, 'none: needs a person');
+          else if (hold.status === 'NEEDS_RECONCILIATION')
+            diff(
+              'hold_state_mismatch',
+              `hold NEEDS_RECONCILIATION, payment ${p.state}`,
+              p.state === 'UNKNOWN' ? 'querying the provider' : 'resolved by the order driver',
+            );
+        }
+        if (p.state === 'UNKNOWN') {
+          diff('still_unknown', `payment UNKNOWN (${p.pending?.op ?? '?'})`, 'seats kept out of sale; querying again');
+          follow = 'resolve';
+        } else if (now.state === 'INITIATED' || now.state === 'CANCELLING' || (now.state === 'PAID' && p.state === 'AUTHORIZED')) {
+          follow = 'advance';
+        }
+      });
+      if (follow === 'resolve') await this.resolve(o.orderId);
+      else if (follow === 'advance') await this.advance(o.orderId);
     }
     // The inventory's side: every hold whose payment started, or that is sold, must be an order here.
     let after = '';
@@ -509,10 +529,9 @@ export class CheckoutEngine {
         // Capture is not done here but by the job markPaid schedules: the visitor's answer does not wait for it.
         if (r.kind === 'ok' && r.hold.status === 'SOLD' && r.hold.orderId === orderId) return (this.markPaid(orderId, r.hold), false);
         // A refusal is final only if the hold is not ours after all (an earlier confirm whose answer was lost may have sold it).
-        const seen = r.kind === 'refused' && r.hold ? ({ kind: 'ok', hold: r.hold } as const) : await inventory.getHold(o.holdId);
-        if (seen.kind === 'no_answer') return retry();
-        if (seen.kind === 'ok' && seen.hold.status === 'SOLD' && seen.hold.orderId === orderId)
-          return (this.markPaid(orderId, seen.hold), false);
+        const seen = r.kind === 'refused' && r.hold ? r.hold : knownHold(await inventory.getHold(o.holdId));
+        if (seen === undefined) return retry();
+        if (seen && seen.status === 'SOLD' && seen.orderId === orderId) return (this.markPaid(orderId, seen), false);
         return this.setOrder(orderId, ['INITIATED'], { state: 'CANCELLING', message: MESSAGES.cancelling });
       }
       case 'PAID': {
@@ -639,6 +658,16 @@ export class CheckoutEngine {
     this.d.store.insertOrder(o);
     return o;
   }
+}
+
+/**
+ * What a read of the hold tells for sure: the hold, null when the gateway has no such hold, or
+ * undefined when it is not known (no answer, or a refusal without the hold): decide nothing then.
+ */
+function knownHold(r: HoldAnswer): HoldInfo | null | undefined {
+  if (r.kind === 'ok') return r.hold;
+  if (r.kind === 'refused' && r.code === 'HOLD_NOT_FOUND') return null;
+  return r.kind === 'refused' && r.hold ? r.hold : undefined;
 }
 
 /** True when a release answer shows the hold no longer keeps seats and is not sold to `orderId`. */

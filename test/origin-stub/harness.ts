@@ -87,6 +87,8 @@ interface ModelHold extends HoldFacts {
 export class InventoryModel implements InventoryClient {
   readonly holds = new Map<string, ModelHold>();
   readonly faults: { op: GatewayOp; fault: GatewayFault }[] = [];
+  /** Run once each, in order, inside the next gateway calls: before processing, or between processing and answering. */
+  readonly hooks: { before: boolean; run: () => unknown }[] = [];
   private n = 0;
   private readonly clock: () => number;
   readonly ttlMs = 300_000;
@@ -191,7 +193,10 @@ export class InventoryModel implements InventoryClient {
     const fault = i >= 0 ? this.faults.splice(i, 1)[0]!.fault : null;
     if (fault === 'timeout') return { kind: 'no_answer' };
     if (fault === 'refused_bare') return { kind: 'refused', code: 'CONFLICT', hold: null };
+    const hook = this.hooks.shift();
+    if (hook?.before) await hook.run();
     const answer = run(fault);
+    if (hook && !hook.before) await hook.run();
     return fault === 'lost' ? { kind: 'no_answer' } : answer;
   }
 
