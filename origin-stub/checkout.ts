@@ -141,6 +141,7 @@ export interface ReconciliationReport {
 const MESSAGES = {
   processing: 'Processing your payment. Do not pay again: this page updates by itself.',
   holdGone: 'This hold is no longer active (it expired or was released). You were not charged.',
+  unreachable: 'The ticket system did not answer, so nothing was started and you were not charged. Try again.',
   declined: 'Your card was declined, so the seats were released. You were not charged.',
   failed: 'The payment could not be completed, so the seats were released. You were not charged.',
   cancelling:
@@ -188,6 +189,7 @@ export class CheckoutEngine {
     if (existing && existing.account === account && existing.state !== 'FAILED' && existing.state !== 'CANCELLED') return existing;
     const read = await inventory.getHold(holdId);
     const hold = read.kind === 'ok' ? read.hold : null;
+    if (read.kind === 'no_answer') return this.failedOrder(account, holdId, null, MESSAGES.unreachable);
     if (!hold || hold.account !== account || hold.status !== 'HELD' || hold.priceMinor <= 0) {
       return this.failedOrder(account, holdId, hold, MESSAGES.holdGone);
     }

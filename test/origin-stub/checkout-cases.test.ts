@@ -161,6 +161,19 @@ describe('named checkout cases', () => {
     expect(w.checkout.view(order.orderId)).toMatchObject({ status: 'PAID', payment: 'CAPTURED' });
   });
 
+  it('gateway silent when the hold is read: nothing starts, the visitor is told to try again, the hold is untouched', async () => {
+    const { w, account, holdId } = setup();
+    w.inventory.faults.push({ op: 'getHold', fault: 'timeout' });
+    const order = await w.checkout.checkout(account, holdId, CARD);
+    expect(w.checkout.view(order.orderId)).toMatchObject({ status: 'FAILED', payment: null });
+    expect(order.message).toMatch(/did not answer.*Try again/);
+    expect(w.inventory.status(holdId)).toBe('HELD');
+    expect(w.ledger.payments()).toEqual([]);
+    const again = await w.checkout.checkout(account, holdId, CARD);
+    expect(w.checkout.view(again.orderId)?.status).toBe('PAID');
+    await finish(w);
+  });
+
   it('declined card: FAILED, nothing charged, seats released; a new attempt is a new order and payment', async () => {
     const { w, account, holdId } = setup();
     const first = await w.checkout.checkout(account, holdId, '4000 0000 0000 0002');
