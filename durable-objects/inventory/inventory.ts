@@ -1,6 +1,7 @@
 // Inventory Durable Object: one per event, the single authority over seats and seat holds.
 import { DurableObject } from 'cloudflare:workers';
 import { DEFAULT_PAYMENT_GRACE_S, DEFAULT_SEAT_PRICE_MINOR, type InventoryConfig } from '../../src/lib/event-config';
+import { FixedWindowLimiter } from '../shared/fixed-window';
 import { Sql, migrate } from '../shared/sql';
 import {
   applyHoldAction,
@@ -15,6 +16,9 @@ import {
 } from './hold-policy';
 import { INVENTORY_MIGRATIONS } from './schema';
 
+/** Hold attempts one account may make per HOLD_WINDOW_MS; more get `rate_limited` (429 at the edge). */
+export const HOLDS_PER_WINDOW = 20;
+export const HOLD_WINDOW_MS = 10_000;
 /** Seat-map deltas kept for `seatMap(since)`, in versions; older `since` values get a snapshot. */
 export const DELTA_RETENTION = 20_000;
 
@@ -47,7 +51,8 @@ export type HoldAnswer =
   | { kind: 'unknown_tier'; tier: string }
   | { kind: 'unavailable'; seatIds: string[]; remaining?: number }
   | { kind: 'account_limit'; limit: number; owned: number }
-  | { kind: 'idempotency_conflict' };
+  | { kind: 'idempotency_conflict' }
+  | { kind: 'rate_limited'; retryAfterS: number };
 
 /** Outcome of reading or changing one hold. */
 export type HoldChangeAnswer =
@@ -122,6 +127,8 @@ export class Inventory extends DurableObject<Env> {
   clock: () => number = () => Date.now();
   /** Seat-map reads this instance has served since it started (the edge cache keeps them few). */
   mapReads = 0;
+  /** Hold attempts per account: HOLDS_PER_WINDOW per HOLD_WINDOW_MS (in memory, see FixedWindowLimiter). */
+  private readonly holdLimiter = new FixedWindowLimiter(HOLDS_PER_WINDOW, HOLD_WINDOW_MS);
   private readonly sql: Sql;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -190,6 +197,8 @@ export class Inventory extends DurableObject<Env> {
     if (!valid.ok) return { kind: 'invalid', detail: valid.detail };
     const target = valid.target;
     const now = this.clock();
+    // One account cannot hammer the seats: counted here, where the request already is, at no cost.
+    if (!this.holdLimiter.take(account, now)) return { kind: 'rate_limited', retryAfterS: HOLD_WINDOW_MS / 1000 };
     const answer = this.ctx.storage.transactionSync((): HoldAnswer => {
       this.sweep(now);
       const earlier = this.sql.one<HoldRow>`SELECT * FROM inv_holds WHERE account = ${account} AND idempotency_key = ${idempotencyKey}`;

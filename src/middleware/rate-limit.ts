@@ -1,18 +1,16 @@
-// Rate limits per visitor and per client IP, on the Workers Rate Limiting binding.
+// Rate limits per client IP on joins, on the Workers Rate Limiting binding. (Seat holds are limited
+// per account inside the Inventory: durable-objects/inventory/inventory.ts HOLDS_PER_WINDOW.)
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { GatewayError } from '../lib/errors';
 import { logDecision } from '../lib/log';
 import { eventIdParam, type AppEnv } from '../types';
 
-/** The areas with their own counters; the same visitor or IP has one bucket per area and event. */
-export type RateLimitScope = 'join' | 'status' | 'hold';
+/** The areas with their own counters; the same IP has one bucket per area and event. */
+export type RateLimitScope = 'join';
 
-/**
- * Whose requests are counted: `visitor` = the verified visitor id (after `requireAdmission`, or
- * passed in by a route that verified the queue ticket), `ip` = `CF-Connecting-IP`.
- */
-export type RateLimitSubject = 'visitor' | 'ip';
+/** Whose requests are counted: `ip` = `CF-Connecting-IP`. */
+export type RateLimitSubject = 'ip';
 
 /**
  * Retry-After for a refused request, seconds: the binding's window (`period` in wrangler.toml);
@@ -25,17 +23,17 @@ export const RATE_LIMIT_RETRY_AFTER_S = 10;
  * limit. A limiter that itself fails lets the request through (logged): rate limits protect the
  * objects, they must not become the outage.
  *
- * @param key the verified visitor id, or the client IP; never logged
+ * @param key the client IP; never logged
  * @throws GatewayError RATE_LIMITED (429, Retry-After RATE_LIMIT_RETRY_AFTER_S)
  */
 export async function enforceRateLimit(
-  env: Pick<Env, 'VISITOR_RATE_LIMITER' | 'IP_RATE_LIMITER'>,
+  env: Pick<Env, 'IP_RATE_LIMITER'>,
   scope: RateLimitScope,
   subject: RateLimitSubject,
   eventId: string,
   key: string,
 ): Promise<void> {
-  const limiter = subject === 'visitor' ? env.VISITOR_RATE_LIMITER : env.IP_RATE_LIMITER;
+  const limiter = env.IP_RATE_LIMITER;
   let success = true;
   try {
     ({ success } = await limiter.limit({ key: `${scope}:${eventId}:${key}` }));
@@ -53,11 +51,11 @@ export function clientIp(c: Context<AppEnv>): string | undefined {
 }
 
 /**
- * Middleware for `/:eventId/...` routes: counts the request per visitor (`c.var.admission`, so it
- * runs after `requireAdmission`) or per client IP (skipped when there is none, e.g. local tests
- * without the header). Over the limit: 429 RATE_LIMITED, and the route never runs.
+ * Middleware for `/:eventId/...` routes: counts the request per client IP (skipped when there is
+ * none, e.g. local tests without the header). Over the limit: 429 RATE_LIMITED, and the route
+ * never runs.
  *
- * @example `holdsApi.post('/:eventId/holds', rateLimit({ scope: 'hold', by: 'visitor' }), handler)`
+ * @example `app.post('/_wr/events/:eventId/join', rateLimit({ scope: 'join', by: 'ip' }))`
  * @throws GatewayError RATE_LIMITED (429)
  */
 export function rateLimit(opts: {
@@ -68,7 +66,7 @@ export function rateLimit(opts: {
 }) {
   return createMiddleware<AppEnv>(async function rateLimit(c, next) {
     if (opts.when && !opts.when(c)) return next();
-    const key = opts.by === 'visitor' ? c.var.admission?.visitorId : clientIp(c);
+    const key = clientIp(c);
     if (key) await enforceRateLimit(c.env, opts.scope, opts.by, eventIdParam(c), key);
     await next();
   });

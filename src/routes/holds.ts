@@ -3,7 +3,6 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMap } from '../../durable-objects/inventory/inventory';
 import { requireAdmission } from '../middleware/credentials';
-import { rateLimit } from '../middleware/rate-limit';
 import { callDurableObject } from '../lib/do-call';
 import { GatewayError, assertNever } from '../lib/errors';
 import { recordHold } from '../lib/hold-signals';
@@ -75,6 +74,8 @@ function holdResult(answer: HoldAnswer): { hold: HoldView; replayed: boolean } {
       throw new GatewayError('ACCOUNT_LIMIT', `at most ${answer.limit} seats per account; you have ${answer.owned}`);
     case 'idempotency_conflict':
       throw new GatewayError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request');
+    case 'rate_limited':
+      throw new GatewayError('RATE_LIMITED', 'too many hold requests from this account; slow down', undefined, answer.retryAfterS);
     default:
       return assertNever(answer);
   }
@@ -91,12 +92,9 @@ const MAP_CACHE_MAX = 1_000;
 /** `/_wr/events/:eventId/seats` and `/_wr/events/:eventId/holds...`. */
 export const holdsApi = new Hono<AppEnv>();
 
-// Per client IP before the (costly) token checks, per visitor after them; refused holds change nothing.
-holdsApi.post('/:eventId/holds', rateLimit({ scope: 'hold', by: 'ip' }));
 holdsApi.use('/:eventId/seats', requireAdmission());
 holdsApi.use('/:eventId/holds', requireAdmission());
 holdsApi.use('/:eventId/holds/*', requireAdmission());
-holdsApi.post('/:eventId/holds', rateLimit({ scope: 'hold', by: 'visitor' }));
 
 holdsApi.get('/:eventId/seats', async (c) => {
   const eventId = eventIdParam(c);

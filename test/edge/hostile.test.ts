@@ -513,7 +513,7 @@ describe('rate limits', () => {
         }),
       60,
     );
-    // 20 per 10 s window (wrangler.toml); one window boundary during the loop can allow up to twice that.
+    // 20 per 10 s window per account (Inventory HOLDS_PER_WINDOW); a window boundary during the loop can allow up to twice that.
     expect(passed).toBeGreaterThanOrEqual(19);
     expect(passed).toBeLessThanOrEqual(40);
     expect(refusal!.headers.get('retry-after')).toBe('10');
