@@ -31,6 +31,14 @@ export function isPre(place: Place): place is { pre: true } {
   return 'pre' in place;
 }
 
+/**
+ * A place as a stable string (`pre`, or `bucket:idx:shard`): the identity of an admission. Fields
+ * a newer Worker might add to a place never change it.
+ */
+export function placeKey(place: Place): string {
+  return isPre(place) ? 'pre' : `${place.bucket}:${place.idx}:${place.shard}`;
+}
+
 /** Compares two FIFO places in release order; negative when `a` goes first. */
 export function comparePlaces(a: FifoPlace, b: FifoPlace): number {
   return a.bucket - b.bucket || a.idx - b.idx || a.shard - b.shard;

@@ -4,7 +4,7 @@ import { DEFAULT_HOLD_TARGET_P99_MS, type PageTemplate, type QueueConfig } from 
 import { logDecision } from '../../src/lib/log';
 import { Sql, migrate } from '../shared/sql';
 import {
-  BUCKET_MS,
+  placeKey,
   CURSOR_QUEUE_BUCKETS,
   advanceCursor,
   comparePlaces,
@@ -284,7 +284,7 @@ export class WaitingRoom extends DurableObject<Env> {
     if (!room) return { kind: 'event_not_found' };
     const config = JSON.parse(room.config) as QueueConfig;
     const now = this.clock();
-    const key = JSON.stringify(place);
+    const key = placeKey(place);
     const prior = this.sql.one<AdmissionRow>`SELECT * FROM wr_admissions WHERE visitor_id = ${visitorId}`;
     if (prior?.place === key) {
       if (prior.state === 'admitted' && prior.expires_at > now) {

@@ -79,6 +79,8 @@ describe('queue faults', () => {
     const first = await room.admit('v1', place);
     expect(first).toMatchObject({ kind: 'admitted' });
     expect(await room.admit('v1', place)).toEqual(first);
+    // A newer Worker that adds a field to the place (deploy skew) gets the same admission too.
+    expect(await room.admit('v1', { ...place, hint: 'x' } as Place)).toEqual(first);
     expect((await room.stats())!).toMatchObject({ active: 1, pending: 0 });
   });
 
