@@ -1,11 +1,9 @@
 // The gateway's Hono app: mounts each area and renders every error as problem details.
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { isSecure, readCookie, ticketCookie } from './lib/cookies';
 import { ERROR_TABLE, GatewayError, problemResponse } from './lib/errors';
 import { logDecision } from './lib/log';
 import { publicJwks, tokenSettings } from './lib/token';
-import { rateLimit } from './middleware/rate-limit';
 import { sameOrigin } from './middleware/same-origin';
 import { DASHBOARD_SCRIPT, dashboardPage } from './pages/dashboard-page';
 import { pageSecurityHeaders } from './lib/security-headers';
@@ -15,12 +13,6 @@ import { holdsApi } from './routes/holds';
 import { originApi } from './routes/origin-api';
 import { queueApi, saleArea } from './routes/queue';
 import type { AppEnv } from './types';
-
-/** True when a request carries no queue-ticket cookie and no bearer token (a would-be new visitor). */
-function carriesNoTicket(c: Context<AppEnv>): boolean {
-  const name = ticketCookie(c.req.param('eventId') ?? '', isSecure(c.req.url));
-  return !c.req.header('authorization') && readCookie(c.req.header('cookie'), name) === undefined;
-}
 
 /** Builds the gateway app. */
 export function createApp() {
@@ -32,15 +24,12 @@ export function createApp() {
   });
   // Browsers ask for it on every page; answering 204 keeps error logs for real errors.
   app.get('/favicon.ico', (c) => c.body(null, 204, { 'cache-control': 'public, max-age=86400' }));
-  // Landing on the sale URL without any queue ticket joins a new visitor: counted like a join.
-  app.on(['GET', 'HEAD'], '/events/:eventId/*', rateLimit({ scope: 'join', by: 'ip', when: carriesNoTicket }));
   app.route('/events', saleArea);
   // Visitor endpoints authenticate by cookie: refuse cross-site state changes (CSRF).
   app.use('/_wr/events/*', sameOrigin());
-  // One client cannot inflate the queue (per IP). Status polls are answered at the edge without an
-  // object call, so a limiter call would cost more than the poll; holds are limited per account
-  // inside the Inventory, which is already handling them.
-  app.post('/_wr/events/:eventId/join', rateLimit({ scope: 'join', by: 'ip' }));
+  // Rate limits sit where a request costs something: every new place in line counts against the
+  // client IP's join limit (src/routes/queue.ts joinShard), holds against the account inside the
+  // Inventory. Status polls are answered at the edge without an object call: not limited.
   app.route('/_wr/events', queueApi);
   app.route('/_wr/events', holdsApi);
   // The dashboard shell holds no data; its API calls carry the admin token.

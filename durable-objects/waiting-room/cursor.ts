@@ -39,6 +39,22 @@ export function placeKey(place: Place): string {
   return isPre(place) ? 'pre' : `${place.bucket}:${place.idx}:${place.shard}`;
 }
 
+/** The place a `placeKey` names; null for anything else. */
+export function parsePlaceKey(key: string): Place | null {
+  if (key === 'pre') return { pre: true };
+  const m = /^(\d+):(\d+):(\d+)$/.exec(key);
+  return m ? { bucket: Number(m[1]), idx: Number(m[2]), shard: Number(m[3]) } : null;
+}
+
+/**
+ * Whether `a` is released before `b`: lottery pre-queue places (ranked by the draw) before every
+ * FIFO place, FIFO places by `comparePlaces`. Two pre-queue places are not ordered (false).
+ */
+export function releasedBefore(a: Place, b: Place): boolean {
+  if (isPre(a)) return !isPre(b);
+  return !isPre(b) && comparePlaces(a, b) < 0;
+}
+
 /** Compares two FIFO places in release order; negative when `a` goes first. */
 export function comparePlaces(a: FifoPlace, b: FifoPlace): number {
   return a.bucket - b.bucket || a.idx - b.idx || a.shard - b.shard;
@@ -170,7 +186,17 @@ export function viewPlace(cursor: AdmissionCursor, place: Place, key: LotteryKey
   let released: boolean;
   if (isPre(place)) {
     const draw = cursor.draw;
-    if (!draw?.drawn || key === null) {
+    // A pre-queue ticket of an event that is not a lottery (any more): the room re-queues it.
+    if (!draw)
+      return {
+        state,
+        released: true,
+        position: null,
+        ahead: null,
+        estimatedWaitSeconds: null,
+        pollAfterMs: pollAfterMs(null, cursor.idleTimeoutMs),
+      };
+    if (!draw.drawn || key === null) {
       return {
         state,
         released: false,

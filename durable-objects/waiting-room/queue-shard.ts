@@ -3,7 +3,8 @@
 // single object sees every join (DESIGN.md section 7).
 import { DurableObject } from 'cloudflare:workers';
 import { Sql, migrate, type Migration } from '../shared/sql';
-import { BUCKET_MS, type Place } from './cursor';
+import { logDecision } from '../../src/lib/log';
+import { BUCKET_MS, placeKey, type Place } from './cursor';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -46,6 +47,12 @@ export interface ShardJoin {
   saleStartsAtMs: number;
   /** The visitor's place lapsed or their admission ended: a new place at the back. */
   again: boolean;
+  /**
+   * With `again`: the place being replaced (`placeKey`). A new place is handed out only while the
+   * visitor still holds that one, so repeating the re-join (or replaying the old ticket) returns
+   * the place it already got instead of adding arrivals.
+   */
+  replaces?: string;
 }
 
 /** Arrivals the room has not seen yet: every bucket before `sealedBefore` is final. */
@@ -79,26 +86,43 @@ export class QueueShard extends DurableObject<Env> {
     const now = this.clock();
     const existing = this.sql.one<{ pre: number; bucket: number; idx: number; left_at: number | null }>`
       SELECT pre, bucket, idx, left_at FROM qs_visitors WHERE visitor_id = ${req.visitorId}`;
-    if (existing && !req.again && existing.left_at === null) return placeOf(existing, req.shard);
-    const state = this.state();
-    const pre = req.lottery && state.sealed === 0 && now < req.saleStartsAtMs;
-    const bucket = Math.max(Math.floor(now / BUCKET_MS), state.min_bucket);
-    let idx = 0;
-    this.ctx.storage.transactionSync(() => {
-      if (!pre) {
-        idx =
-          this.sql.one<{ count: number }>`
-          INSERT INTO qs_buckets (bucket, count) VALUES (${bucket}, 1)
-          ON CONFLICT (bucket) DO UPDATE SET count = count + 1 RETURNING count`!.count - 1;
-      }
-      this.sql
-        .run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, ${pre ? 1 : 0}, ${bucket}, ${idx})`;
-    });
-    if (state.announced === 0) {
-      this.sql.run`UPDATE qs_state SET announced = 1`;
-      await this.env.WAITING_ROOM.getByName(req.eventId).wake();
+    const current = existing && existing.left_at === null ? placeOf(existing, req.shard) : null;
+    let place: Place;
+    if (current && (!req.again || (req.replaces !== undefined && placeKey(current) !== req.replaces))) {
+      place = current;
+    } else {
+      const state = this.state();
+      const pre = req.lottery && state.sealed === 0 && now < req.saleStartsAtMs;
+      const bucket = Math.max(Math.floor(now / BUCKET_MS), state.min_bucket);
+      let idx = 0;
+      this.ctx.storage.transactionSync(() => {
+        if (!pre) {
+          idx =
+            this.sql.one<{ count: number }>`
+            INSERT INTO qs_buckets (bucket, count) VALUES (${bucket}, 1)
+            ON CONFLICT (bucket) DO UPDATE SET count = count + 1 RETURNING count`!.count - 1;
+        }
+        this.sql
+          .run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, ${pre ? 1 : 0}, ${bucket}, ${idx})`;
+      });
+      place = pre ? { pre: true } : { bucket, idx, shard: req.shard };
     }
-    return pre ? { pre: true } : { bucket, idx, shard: req.shard };
+    await this.announce(req.eventId);
+    return place;
+  }
+
+  /**
+   * Wakes the event's WaitingRoom once per count cycle (until the next `counts`). A wake that fails
+   * is tried again by the next join: the place is already stored, so the join still succeeds.
+   */
+  private async announce(eventId: string): Promise<void> {
+    if (this.state().announced === 1) return;
+    try {
+      await this.env.WAITING_ROOM.getByName(eventId).wake();
+      this.sql.run`UPDATE qs_state SET announced = 1`;
+    } catch (err) {
+      logDecision('fault', { eventId, call: 'waitingRoom.wake', error: err instanceof Error ? err.message : 'unknown' });
+    }
   }
 
   /**

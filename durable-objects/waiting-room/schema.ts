@@ -118,6 +118,7 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         at INTEGER NOT NULL,
         count INTEGER NOT NULL,
+        claimed INTEGER NOT NULL DEFAULT 0,
         draw_after INTEGER NOT NULL,
         c_bucket INTEGER NOT NULL,
         c_idx INTEGER NOT NULL,

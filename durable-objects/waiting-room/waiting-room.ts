@@ -4,7 +4,9 @@ import { DEFAULT_HOLD_TARGET_P99_MS, type PageTemplate, type QueueConfig } from 
 import { logDecision } from '../../src/lib/log';
 import { Sql, migrate } from '../shared/sql';
 import {
+  parsePlaceKey,
   placeKey,
+  releasedBefore,
   CURSOR_QUEUE_BUCKETS,
   advanceCursor,
   comparePlaces,
@@ -173,13 +175,15 @@ export class WaitingRoom extends DurableObject<Env> {
     // check from the write below.
     const seed = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
     const commitment = await seedCommitment(seed);
+    // Fresh arrival counts first: "anyone joined" must include the last second's joins.
+    if (this.room()) await this.collectArrivals(this.room()!);
     const room = this.room();
     if (room) {
       const old = JSON.parse(room.config) as QueueConfig;
       const joined = room.admitted_total > 0 || room.drawn === 1 || this.waitingCount(room) > 0;
       if (joined && old.policy !== config.policy)
         return { kind: 'conflict', detail: 'the queue policy cannot change once visitors have joined' };
-      if ((old.shards ?? 1) !== (config.shards ?? 1) && (joined || this.sql.one`SELECT 1 FROM wr_shards LIMIT 1`)) {
+      if ((old.shards ?? 1) !== (config.shards ?? 1) && joined) {
         return { kind: 'conflict', detail: 'the number of queue shards cannot change once visitors have joined' };
       }
       if (joined && old.policy === 'random' && old.saleStartsAtMs !== config.saleStartsAtMs && room.drawn) {
@@ -292,31 +296,41 @@ export class WaitingRoom extends DurableObject<Env> {
       }
       return { kind: 'requeue', reason: 'ended' };
     }
-    let releasedAt: number | null;
+    // A place released before the one this visitor was last admitted from is spent: replaying an
+    // older ticket never admits again.
+    const priorPlace = prior ? parsePlaceKey(prior.place) : null;
+    if (priorPlace && releasedBefore(place, priorPlace)) return { kind: 'requeue', reason: 'ended' };
+    let release: { id: number; at: number } | null;
     if (isPre(place)) {
+      // A pre-queue ticket of an event that is (no longer) a lottery, or not in the draw: re-queue.
+      if (config.policy !== 'random') return { kind: 'requeue', reason: 'not_in_draw' };
       if (room.drawn !== 1) return { kind: 'waiting' };
       const rank = this.sql.one<{ rank: number }>`SELECT rank FROM wr_draw WHERE visitor_id = ${visitorId}`?.rank;
       if (rank === undefined) return { kind: 'requeue', reason: 'not_in_draw' };
       if (rank > room.draw_released) return { kind: 'waiting' };
-      releasedAt =
+      release =
         rank <= room.lapsed_draw
           ? null
-          : (this.sql.one<{ at: number }>`SELECT at FROM wr_releases WHERE draw_after >= ${rank} ORDER BY id LIMIT 1`?.at ?? null);
+          : this.sql.one<{ id: number; at: number }>`SELECT id, at FROM wr_releases WHERE draw_after >= ${rank} ORDER BY id LIMIT 1`;
     } else {
       if (comparePlaces(place, cursorOf(room)) >= 0) return { kind: 'waiting' };
       const lapsed = { bucket: room.lapsed_bucket, idx: room.lapsed_idx, shard: room.lapsed_shard };
-      releasedAt =
+      release =
         comparePlaces(place, lapsed) < 0
           ? null
-          : (this.sql.one<{ at: number }>`
-              SELECT at FROM wr_releases WHERE (c_bucket, c_idx, c_shard) > (${place.bucket}, ${place.idx}, ${place.shard})
-              ORDER BY id LIMIT 1`?.at ?? null);
+          : this.sql.one<{ id: number; at: number }>`
+              SELECT id, at FROM wr_releases WHERE (c_bucket, c_idx, c_shard) > (${place.bucket}, ${place.idx}, ${place.shard})
+              ORDER BY id LIMIT 1`;
     }
     // Released and never claimed within the idle timeout: the visitor stopped waiting.
-    if (releasedAt === null || now - releasedAt > config.idleTimeoutMs) return { kind: 'requeue', reason: 'lapsed' };
+    if (release === null || now - release.at > config.idleTimeoutMs) return { kind: 'requeue', reason: 'lapsed' };
     const expiresAt = now + config.admissionTtlMs;
-    this.sql.run`INSERT OR REPLACE INTO wr_admissions (visitor_id, place, released_at, admitted_at, expires_at, state)
-      VALUES (${visitorId}, ${key}, ${releasedAt}, ${now}, ${expiresAt}, 'admitted')`;
+    this.ctx.storage.transactionSync(() => {
+      this.sql.run`INSERT OR REPLACE INTO wr_admissions (visitor_id, place, released_at, admitted_at, expires_at, state)
+        VALUES (${visitorId}, ${key}, ${release.at}, ${now}, ${expiresAt}, 'admitted')`;
+      // The release it came from is claimed once more: pending (unclaimed) places shrink.
+      this.sql.run`UPDATE wr_releases SET claimed = claimed + 1 WHERE id = ${release.id}`;
+    });
     return { kind: 'admitted', admittedAtMs: now, expiresAtMs: expiresAt };
   }
 
@@ -428,10 +442,12 @@ export class WaitingRoom extends DurableObject<Env> {
     const room = this.room();
     if (!room) return 'event_not_found';
     const now = this.clock();
-    const last = room.health ? (JSON.parse(room.health) as HealthReport).reportedAtMs : 0;
+    const last = room.health ? (JSON.parse(room.health) as HealthReport & { signedAtMs?: number }) : null;
+    // Order by the signed time itself: a report signed ahead of this clock (counted as "now" for
+    // freshness) must not let older-signed reports in after it, nor be replayable later.
+    if (last && signedAtMs < (last.signedAtMs ?? last.reportedAtMs)) return 'out_of_order';
     const reportedAtMs = Math.min(signedAtMs, now);
-    if (reportedAtMs < last) return 'out_of_order';
-    this.sql.run`UPDATE wr_room SET health = ${JSON.stringify({ ...report, reportedAtMs })}`;
+    this.sql.run`UPDATE wr_room SET health = ${JSON.stringify({ ...report, reportedAtMs, signedAtMs })}`;
     await this.ensureAlarm(now);
     return 'ok';
   }
@@ -645,10 +661,7 @@ export class WaitingRoom extends DurableObject<Env> {
 
   /** Released places not claimed yet but still claimable (released within the idle timeout). */
   private pendingCount(now: number, idleTimeoutMs: number): number {
-    const since = now - idleTimeoutMs;
-    const released = this.sql.one<{ n: number | null }>`SELECT SUM(count) AS n FROM wr_releases WHERE at >= ${since}`?.n ?? 0;
-    const claimed = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_admissions WHERE released_at >= ${since}`?.n ?? 0;
-    return Math.max(0, released - claimed);
+    return this.sql.one<{ n: number | null }>`SELECT SUM(count - claimed) AS n FROM wr_releases WHERE at >= ${now - idleTimeoutMs}`?.n ?? 0;
   }
 
   /**
@@ -671,12 +684,10 @@ export class WaitingRoom extends DurableObject<Env> {
     // A released visitor who has not claimed their admission a minute later is a no-show.
     const from = now - NO_SHOW_WINDOW_MS;
     const to = now - NO_SHOW_AFTER_MS;
-    const released = this.sql.one<{ n: number | null }>`SELECT SUM(count) AS n FROM wr_releases WHERE at BETWEEN ${from} AND ${to}`?.n ?? 0;
-    const claimed =
-      this.sql.one<{
-        n: number;
-      }>`SELECT COUNT(*) AS n FROM wr_admissions WHERE released_at BETWEEN ${from} AND ${to} AND admitted_at - released_at <= ${NO_SHOW_AFTER_MS}`
-        ?.n ?? 0;
+    const r = this.sql.one<{ released: number | null; claimed: number | null }>`
+      SELECT SUM(count) AS released, SUM(claimed) AS claimed FROM wr_releases WHERE at BETWEEN ${from} AND ${to}`;
+    const released = r?.released ?? 0;
+    const claimed = r?.claimed ?? 0;
     const a = { admitted: released, missing: Math.max(0, released - claimed) };
     const holds = g?.holds ?? 0;
     return {
@@ -733,7 +744,10 @@ export class WaitingRoom extends DurableObject<Env> {
   private recentAdmissionRate(room: RoomRow, now: number): number {
     const then = this.sql.one<{ at: number; admitted_total: number }>`
       SELECT at, admitted_total FROM wr_samples WHERE at <= ${now - 30_000} ORDER BY at DESC LIMIT 1`;
-    if (!then || now - then.at > 5 * 60_000) return room.rate;
+    // Only time on sale counts: a window reaching back before the sale start (or a lottery draw)
+    // would average in the minutes when nobody could be admitted.
+    const config = JSON.parse(room.config) as QueueConfig;
+    if (!then || now - then.at > 5 * 60_000 || then.at < config.saleStartsAtMs) return room.rate;
     const measured = ((room.admitted_total - then.admitted_total) * 60_000) / (now - then.at);
     return measured > 0 ? measured : room.rate;
   }
@@ -757,18 +771,24 @@ export class WaitingRoom extends DurableObject<Env> {
    * sale start. `fromAlarm` re-arms after a tick (the runtime clears the fired alarm).
    */
   private async ensureAlarm(now: number, fromAlarm = false): Promise<void> {
-    if (!fromAlarm && (await this.ctx.storage.getAlarm()) !== null) return;
     const room = this.room();
     if (!room) return;
     const config = JSON.parse(room.config) as QueueConfig;
     // Busy while anyone waits (counted, or arrived since the last count), is active or may claim.
     const busy = this.waitingCount(room) + this.activeCount(now) + this.pendingCount(now, config.idleTimeoutMs) + (fromAlarm ? 0 : 1);
+    let due: number | null = null;
     if (busy > 0 || (room.health !== null && room.rate > config.minReleaseRatePerMinute)) {
-      await this.ctx.storage.setAlarm(now + (Number(this.env.RELEASE_TICK_MS) || DEFAULT_TICK_MS));
+      due = now + (Number(this.env.RELEASE_TICK_MS) || DEFAULT_TICK_MS);
     } else if (!onSale(config, now)) {
-      await this.ctx.storage.setAlarm(config.saleStartsAtMs);
-    } else if (fromAlarm) {
-      await this.ctx.storage.deleteAlarm();
+      due = config.saleStartsAtMs;
+    }
+    const armed = await this.ctx.storage.getAlarm();
+    // From the alarm the fired one is gone; otherwise only ever move an armed alarm earlier (a sale
+    // start moved forward, or arrivals before a distant sale start).
+    if (due === null) {
+      if (fromAlarm && armed !== null) await this.ctx.storage.deleteAlarm();
+    } else if (fromAlarm || armed === null || due < armed) {
+      await this.ctx.storage.setAlarm(due);
     }
   }
 }

@@ -14,6 +14,8 @@ interface Cached {
 }
 
 const local = new Map<string, Cached>();
+/** When a request of this isolate started refreshing an event's cursor, epoch ms. */
+const refreshing = new Map<string, number>();
 const LOCAL_MAX = 10_000;
 
 function cacheKey(eventId: string): string {
@@ -28,9 +30,11 @@ function sharedCache(): Cache | null {
 /**
  * The event's admission cursor, or null when the event does not exist: from this isolate's
  * memory if fetched under CURSOR_CACHE_MS ago, else from the Cache API if fetched under
- * CURSOR_MAX_STALE_MS ago, else from the WaitingRoom (then stored in both). The staleness of any
- * answer is thus at most CURSOR_MAX_STALE_MS plus one release tick; it can only delay an
- * admission, never grant one (the WaitingRoom checks every admission itself).
+ * CURSOR_MAX_STALE_MS ago, else from the WaitingRoom (then stored in both). While one request of
+ * the isolate refreshes, the others answer from the copy they have if it is under
+ * CURSOR_MAX_STALE_MS old, so an isolate reads the object about once a second however busy it is.
+ * The staleness of any answer is thus at most CURSOR_MAX_STALE_MS plus one release tick; it can
+ * only delay an admission, never grant one (the WaitingRoom checks every admission itself).
  *
  * @param fetchCursor the WaitingRoom's `cursor()` call
  * @param waitUntil keeps the Cache API write alive after the response
@@ -43,33 +47,44 @@ export async function readCursor(
   waitUntil: (p: Promise<unknown>) => void = () => {},
 ): Promise<AdmissionCursor | null> {
   const mine = local.get(eventId);
-  if (mine && nowMs - mine.fetchedAtMs < CURSOR_CACHE_MS && nowMs >= mine.fetchedAtMs) return mine.cursor;
-  const cache = sharedCache();
-  const hit = await cache?.match(cacheKey(eventId));
-  if (hit) {
-    const cached = (await hit.json()) as Cached;
-    if (nowMs - cached.fetchedAtMs < CURSOR_MAX_STALE_MS && nowMs >= cached.fetchedAtMs) {
-      remember(eventId, cached);
-      return cached.cursor;
+  const age = mine ? nowMs - mine.fetchedAtMs : Infinity;
+  if (mine && age >= 0 && age < CURSOR_CACHE_MS) return mine.cursor;
+  // One request per isolate refreshes; the others keep the copy they have while it is within the
+  // staleness bound (no promise is shared across requests: Workers ties I/O to its request).
+  const since = refreshing.get(eventId);
+  if (mine && age >= 0 && age < CURSOR_MAX_STALE_MS && since !== undefined && nowMs - since < CURSOR_MAX_STALE_MS) return mine.cursor;
+  refreshing.set(eventId, nowMs);
+  try {
+    const cache = sharedCache();
+    const hit = await cache?.match(cacheKey(eventId));
+    if (hit) {
+      const cached = (await hit.json()) as Cached;
+      if (nowMs - cached.fetchedAtMs < CURSOR_MAX_STALE_MS && nowMs >= cached.fetchedAtMs) {
+        remember(eventId, cached);
+        return cached.cursor;
+      }
     }
+    const fresh: Cached = {
+      cursor: await callDurableObject(fetchCursor, { idempotent: true, name: 'waitingRoom.cursor', eventId }),
+      fetchedAtMs: nowMs,
+    };
+    remember(eventId, fresh);
+    if (cache && fresh.cursor) {
+      const res = new Response(JSON.stringify(fresh), {
+        headers: { 'content-type': 'application/json', 'cache-control': `max-age=${Math.ceil(CURSOR_CACHE_MS / 1000)}` },
+      });
+      waitUntil(cache.put(cacheKey(eventId), res).catch(() => {}));
+    }
+    return fresh.cursor;
+  } finally {
+    refreshing.delete(eventId);
   }
-  const fresh: Cached = {
-    cursor: await callDurableObject(fetchCursor, { idempotent: true, name: 'waitingRoom.cursor', eventId }),
-    fetchedAtMs: nowMs,
-  };
-  remember(eventId, fresh);
-  if (cache && fresh.cursor) {
-    const res = new Response(JSON.stringify(fresh), {
-      headers: { 'content-type': 'application/json', 'cache-control': `max-age=${Math.ceil(CURSOR_CACHE_MS / 1000)}` },
-    });
-    waitUntil(cache.put(cacheKey(eventId), res).catch(() => {}));
-  }
-  return fresh.cursor;
 }
 
 /** Drops the event's cursor from this isolate and the Cache API (after an organizer change). */
 export async function forgetCursor(eventId: string): Promise<void> {
   local.delete(eventId);
+  refreshing.delete(eventId);
   await sharedCache()
     ?.delete(cacheKey(eventId))
     .catch(() => false);

@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { admissionCookie, isSecure, readCookie, ticketCookie } from '../lib/cookies';
+import { callDurableObject } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
 import { ADMISSION_HEADER } from '../lib/proxy';
 import { rememberActiveSession, sessionRecentlyActive } from '../lib/session-cache';
@@ -77,7 +78,12 @@ export async function readAdmission(c: Context<AppEnv>, eventId: string, nowMs: 
   }
   const sessionId = claims.sessionId!;
   if (!sessionRecentlyActive(eventId, claims.visitorId, sessionId, nowMs)) {
-    if (!(await c.env.WAITING_ROOM.getByName(eventId).isActive(claims.visitorId, sessionId))) {
+    const active = await callDurableObject(() => c.env.WAITING_ROOM.getByName(eventId).isActive(claims.visitorId, sessionId), {
+      idempotent: true,
+      name: 'waitingRoom.isActive',
+      eventId,
+    });
+    if (!active) {
       throw new GatewayError('SESSION_ENDED', 'this admission has ended; join the queue again');
     }
     rememberActiveSession(eventId, claims.visitorId, sessionId, nowMs);

@@ -1,10 +1,9 @@
 // Rate limits per client IP on joins, on the Workers Rate Limiting binding. (Seat holds are limited
 // per account inside the Inventory: durable-objects/inventory/inventory.ts HOLDS_PER_WINDOW.)
 import type { Context } from 'hono';
-import { createMiddleware } from 'hono/factory';
 import { GatewayError } from '../lib/errors';
 import { logDecision } from '../lib/log';
-import { eventIdParam, type AppEnv } from '../types';
+import type { AppEnv } from '../types';
 
 /** The areas with their own counters; the same IP has one bucket per area and event. */
 export type RateLimitScope = 'join';
@@ -48,26 +47,4 @@ export async function enforceRateLimit(
 /** The client IP Cloudflare saw (`CF-Connecting-IP`); absent outside Cloudflare's edge. */
 export function clientIp(c: Context<AppEnv>): string | undefined {
   return c.req.header('cf-connecting-ip') || undefined;
-}
-
-/**
- * Middleware for `/:eventId/...` routes: counts the request per client IP (skipped when there is
- * none, e.g. local tests without the header). Over the limit: 429 RATE_LIMITED, and the route
- * never runs.
- *
- * @example `app.post('/_wr/events/:eventId/join', rateLimit({ scope: 'join', by: 'ip' }))`
- * @throws GatewayError RATE_LIMITED (429)
- */
-export function rateLimit(opts: {
-  scope: RateLimitScope;
-  by: RateLimitSubject;
-  /** Count only requests this accepts (default: all). */
-  when?: (c: Context<AppEnv>) => boolean;
-}) {
-  return createMiddleware<AppEnv>(async function rateLimit(c, next) {
-    if (opts.when && !opts.when(c)) return next();
-    const key = clientIp(c);
-    if (key) await enforceRateLimit(c.env, opts.scope, opts.by, eventIdParam(c), key);
-    await next();
-  });
 }

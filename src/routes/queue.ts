@@ -1,13 +1,14 @@
 // The waiting room's visitor side: the sale area, join and status.
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { isPre, shardOf, viewPlace, type AdmissionCursor, type Place } from '../../durable-objects/waiting-room/cursor';
-import { lotteryKey, type QueueState } from '../../durable-objects/waiting-room/queue-policy';
+import { isPre, placeKey, shardOf, viewPlace, type AdmissionCursor, type Place } from '../../durable-objects/waiting-room/cursor';
+import { MAX_POLL_MS, lotteryKey, type QueueState } from '../../durable-objects/waiting-room/queue-policy';
 import { shardName } from '../../durable-objects/waiting-room/queue-shard';
 import type { AdmitAnswer } from '../../durable-objects/waiting-room/waiting-room';
 import { readCursor } from '../lib/cursor-cache';
 import { callDurableObject } from '../lib/do-call';
 import { logDecision } from '../lib/log';
+import { clientIp, enforceRateLimit } from '../middleware/rate-limit';
 import { readAdmission, readTicket } from '../middleware/credentials';
 import { admissionCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
 import { GatewayError, assertNever } from '../lib/errors';
@@ -60,10 +61,27 @@ async function cursorFor(c: Context<AppEnv>, eventId: string, nowMs: number): Pr
   return cursor;
 }
 
-/** A place from the visitor's queue shard: the same one again, or (`again`) a new one at the back. */
-async function joinShard(c: Context<AppEnv>, cursor: AdmissionCursor, visitorId: string, again: boolean): Promise<Place> {
+/**
+ * Places this isolate re-queued lately, by visitor and replaced place: replaying an old ticket
+ * finds its new place here without calling the objects again (REQUEUE_MEMO_MS).
+ */
+const requeued = new Map<string, { place: Place; untilMs: number }>();
+const REQUEUE_MEMO_MS = 60_000;
+const REQUEUE_MEMO_MAX = 10_000;
+
+/**
+ * A place from the visitor's queue shard: the same one again, or (`replaces` set) a new one at the
+ * back instead of that lapsed or spent place. Creating a place counts against the client IP's join
+ * limit.
+ *
+ * @throws GatewayError RATE_LIMITED (429) over the join limit; OVERLOADED (503) when the shard is
+ */
+async function joinShard(c: Context<AppEnv>, cursor: AdmissionCursor, visitorId: string, replaces: Place | null): Promise<Place> {
+  const ip = clientIp(c);
+  if (ip) await enforceRateLimit(c.env, 'join', 'ip', cursor.eventId, ip);
   const shard = shardOf(visitorId, cursor.shards);
-  // A first join is idempotent (the same visitor gets the same place); a re-join is not.
+  // Both are idempotent: the same visitor gets the same place; a repeated re-join of the same
+  // replaced place gets the place the first one handed out.
   const place = await callDurableObject<Place>(
     async () =>
       c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, shard)).join({
@@ -72,12 +90,35 @@ async function joinShard(c: Context<AppEnv>, cursor: AdmissionCursor, visitorId:
         visitorId,
         lottery: cursor.policy === 'random',
         saleStartsAtMs: cursor.saleStartsAtMs,
-        again,
+        again: replaces !== null,
+        ...(replaces ? { replaces: placeKey(replaces) } : {}),
       }),
-    { idempotent: !again, name: 'queueShard.join', eventId: cursor.eventId },
+    { idempotent: true, name: 'queueShard.join', eventId: cursor.eventId },
   );
-  logDecision(again ? 'requeued' : 'joined', { eventId: cursor.eventId, shard, preQueue: isPre(place) });
+  logDecision(replaces ? 'requeued' : 'joined', { eventId: cursor.eventId, shard, preQueue: isPre(place) });
   return place;
+}
+
+/** A closed sale takes nobody new: the answer a visitor without a place gets. */
+function closedTurn(cursor: AdmissionCursor): Turn {
+  return {
+    visitorId: '',
+    body: {
+      state: 'closed',
+      eventName: cursor.eventName,
+      policy: cursor.policy,
+      position: null,
+      ahead: null,
+      estimatedWaitSeconds: null,
+      pollAfterMs: MAX_POLL_MS,
+      saleStartsAt: cursor.saleStartsAtMs > 0 ? new Date(cursor.saleStartsAtMs).toISOString() : null,
+      commitment: cursor.commitment,
+    },
+    retryAfterS: MAX_POLL_MS / 1000,
+    pageStatus: cursor.pageStatus,
+    page: cursor.page,
+    admission: null,
+  };
 }
 
 /**
@@ -89,10 +130,18 @@ async function joinShard(c: Context<AppEnv>, cursor: AdmissionCursor, visitorId:
 async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null): Promise<Turn> {
   const now = Date.now();
   const cursor = await cursorFor(c, eventId, now);
+  if (!ticket?.place && cursor.mode === 'closed') return closedTurn(cursor);
   const visitorId = ticket?.visitorId ?? crypto.randomUUID();
-  let place = ticket?.place ?? (await joinShard(c, cursor, visitorId, false));
+  let place = ticket?.place ?? (await joinShard(c, cursor, visitorId, null));
   let newTicket = !ticket?.place;
   const keyOf = (p: Place) => (isPre(p) && cursor.draw?.seed ? lotteryKey(cursor.draw.seed, visitorId) : null);
+  const memoKey = `${eventId}\n${visitorId}\n${placeKey(place)}`;
+  const memo = requeued.get(memoKey);
+  if (memo && now < memo.untilMs) {
+    // This old ticket was re-queued here moments ago: hand out its new place again.
+    place = memo.place;
+    newTicket = true;
+  }
   let view = viewPlace(cursor, place, await keyOf(place), now);
   let admitted: { admittedAtMs: number; expiresAtMs: number } | null = null;
   if (view.released) {
@@ -108,11 +157,15 @@ async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClai
         break;
       case 'waiting':
         break;
-      case 'requeue':
-        place = await joinShard(c, cursor, visitorId, true);
+      case 'requeue': {
+        const spent = place;
+        place = await joinShard(c, cursor, visitorId, spent);
+        if (requeued.size >= REQUEUE_MEMO_MAX) requeued.clear();
+        requeued.set(`${eventId}\n${visitorId}\n${placeKey(spent)}`, { place, untilMs: now + REQUEUE_MEMO_MS });
         newTicket = true;
         view = viewPlace(cursor, place, await keyOf(place), now);
         break;
+      }
       case 'event_not_found':
         throw new GatewayError('EVENT_NOT_FOUND', `no event "${eventId}"`);
       default:
@@ -249,7 +302,12 @@ queueApi.post('/:eventId/leave', async (c) => {
 });
 
 queueApi.get('/:eventId/draw', async (c) => {
-  const record = await c.env.WAITING_ROOM.getByName(eventIdParam(c)).drawRecord();
+  const eventId = eventIdParam(c);
+  const record = await callDurableObject(() => c.env.WAITING_ROOM.getByName(eventId).drawRecord(), {
+    idempotent: true,
+    name: 'waitingRoom.drawRecord',
+    eventId,
+  });
   if (!record) throw new GatewayError('NOT_FOUND', 'this event has no lottery');
   c.header('cache-control', record.drawn ? 'public, max-age=300' : 'public, max-age=10');
   return c.json({ algorithm: 'order entrants by SHA-256 hex of "<seed>:<visitorId>", ascending; ties by id', ...record });

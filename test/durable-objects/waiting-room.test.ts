@@ -1,7 +1,7 @@
 // WaitingRoom and QueueShards inside workerd: FIFO order (one and four shards), lottery draw at sale
 // start, limits, lapsed places.
 import { env } from 'cloudflare:workers';
-import { runDurableObjectAlarm } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { lotteryOrder, verifyDraw } from '../../durable-objects/waiting-room/queue-policy';
 import { splitConfig, eventConfigInput } from '../../src/lib/event-config';
@@ -233,6 +233,27 @@ describe('WaitingRoom', () => {
     expect(discordant).toBe(0);
     expect(order.some((id) => quiet.has(id))).toBe(false);
   }, 60_000);
+
+  it('bases wait estimates on admissions since the sale start only, not on the minutes before it (review finding)', async () => {
+    const eventId = freshEventId();
+    const q = new QueueHarness(eventId);
+    const start = Date.now() + 3_600_000;
+    await q.room.configure(
+      queueConfig(eventId, {
+        policy: 'random',
+        saleStartsAt: new Date(start).toISOString(),
+        releaseRatePerMinute: 6,
+        minReleaseRatePerMinute: 6,
+      }),
+    );
+    // A sample from before the sale start, and 3 admissions since: 3 in 40 s would read as 4.5/min.
+    await runInDurableObject(q.room, (_o, state) => {
+      state.storage.sql.exec('INSERT INTO wr_samples VALUES (?, 6, 6, 10, NULL, NULL, 0, 0, 0, NULL, NULL, NULL)', start - 30_000);
+      state.storage.sql.exec('UPDATE wr_room SET admitted_total = 3');
+    });
+    await q.at(start + 10_000);
+    expect((await q.cursor()).admitPerMinute).toBe(6);
+  });
 
   it('publishes the draw so that anyone can recompute it, and a tampered record fails the check', async () => {
     const eventId = freshEventId();

@@ -123,6 +123,12 @@ describe('sold out and closed', () => {
     const v = new Visitor();
     await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
     expect((await admin(`/events/${eventId}/close`, { method: 'POST' })).body).toMatchObject({ mode: 'closed' });
+    // A newcomer to a closed sale gets no place and no ticket (review finding: it used to get both).
+    const late = await new Visitor().json<{ state: string; position: number | null; queueTicket?: string }>(`/_wr/events/${eventId}/join`, {
+      method: 'POST',
+    });
+    expect(late.body).toMatchObject({ state: 'closed', position: null });
+    expect(late.body.queueTicket).toBeUndefined();
     await tick(eventId);
     expect((await v.json(`/_wr/events/${eventId}/status`)).body.state).toBe('closed');
   });

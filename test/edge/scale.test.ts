@@ -69,6 +69,38 @@ describe('polls at the edge', () => {
     await forgetCursor(eventId);
   });
 
+  it('lets one request per isolate refresh a stale cursor while the others answer from their copy (review finding)', async () => {
+    const eventId = freshEventId();
+    let fetches = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const fetchCursor = async () => {
+      fetches++;
+      await gate;
+      return { eventId, publishedAtMs: fetches } as AdmissionCursor;
+    };
+    const t0 = Date.now();
+    release();
+    const writes: Promise<unknown>[] = [];
+    await readCursor(eventId, t0, fetchCursor, (p) => writes.push(p));
+    await Promise.all(writes);
+    expect(fetches).toBe(1);
+    // 1.5 s later the isolate copy is past CURSOR_CACHE_MS: 50 concurrent polls, one refresh.
+    await caches.default.delete(`https://wr-cursor.internal/${eventId}`);
+    const slow = new Promise<void>((r) => (release = r));
+    const fetchSlow = async () => {
+      fetches++;
+      await slow;
+      return { eventId, publishedAtMs: fetches } as AdmissionCursor;
+    };
+    const polls = Array.from({ length: 50 }, () => readCursor(eventId, t0 + 1500, fetchSlow));
+    release();
+    const answers = await Promise.all(polls);
+    expect(fetches).toBe(2);
+    expect(answers.every((a) => a !== null)).toBe(true);
+    await forgetCursor(eventId);
+  });
+
   it('maps an overloaded queue object to 503 OVERLOADED with Retry-After, calling it exactly once', async () => {
     let calls = 0;
     const overloaded = async () => {

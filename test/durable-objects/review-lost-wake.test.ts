@@ -1,0 +1,39 @@
+// Regression (review): a queue shard marked itself "announced" before its wake() call to the WaitingRoom returned.
+// If that one wake fails (overloaded room, reset, network), the flag stays set and no later join
+// ever wakes the room again: an idle room with no alarm never ticks, and the queue stalls.
+import { runInDurableObject } from 'cloudflare:test';
+import { expect, it } from 'vitest';
+import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
+import { eventConfigInput, splitConfig } from '../../src/lib/event-config';
+import { freshEventId } from '../helpers/client';
+import { QueueHarness } from '../helpers/queue';
+
+it('a single failed wake() does not leave later arrivals without a release tick', async () => {
+  const eventId = freshEventId('review');
+  const q = new QueueHarness(eventId);
+  const input = eventConfigInput.parse({ releaseRatePerMinute: 600, minReleaseRatePerMinute: 600, maxActiveVisitors: 100, seats: 10 });
+  await q.room.configure(splitConfig(eventId, input).queue);
+  const t0 = Date.now();
+  // The room goes idle: a tick with nobody waiting deletes its alarm (ensureAlarm fromAlarm).
+  await q.tick(t0);
+  expect(await runInDurableObject(q.room, (_o, s) => s.storage.getAlarm())).toBeNull();
+
+  // The first arrival's wake() fails once (e.g. the room is briefly overloaded).
+  await runInDurableObject(q.room, (obj: WaitingRoom) => {
+    const o = obj as unknown as { ensureAlarm: (now: number, fromAlarm?: boolean) => Promise<void> };
+    const real = o.ensureAlarm.bind(obj);
+    let failures = 1;
+    o.ensureAlarm = async (now: number, fromAlarm?: boolean) => {
+      if (failures-- > 0) throw new Error('injected: the room did not answer the wake');
+      return real(now, fromAlarm);
+    };
+  });
+  await q.at(t0 + 10);
+  // The join itself succeeds: the place is stored whatever the wake did.
+  const first = await q.join('first');
+  expect(await q.join('first')).toEqual(first);
+  // More visitors arrive afterwards; one of their joins wakes the room.
+  for (let i = 0; i < 5; i++) await q.join(`later-${i}`);
+  // Expected: some wake got through, so the release tick is armed. Observed: no alarm at all.
+  expect(await runInDurableObject(q.room, (_o, s) => s.storage.getAlarm())).not.toBeNull();
+});
