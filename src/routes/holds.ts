@@ -15,10 +15,16 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 /** A full seat map is reused by this isolate for this long, ms (it is the same for every visitor). */
 export const SNAPSHOT_CACHE_MS = 1_000;
 
-const holdRequest = z.union([
-  z.object({ seatIds: z.array(z.string().max(16)).max(6) }).strict(),
-  z.object({ tier: z.string().max(32), quantity: z.number() }).strict(),
-]);
+const seatHold = z.object({ seatIds: z.array(z.string().max(16)).max(6, 'a hold takes 1 to 6 seats') }).strict();
+const tierHold = z.object({ tier: z.string().max(32), quantity: z.number() }).strict();
+/** Numbered seats or a tier quantity; the body's own keys pick which, so an error names the field. */
+const holdRequest = z.unknown().transform((body, ctx) => {
+  const tier = typeof body === 'object' && body !== null && 'tier' in body;
+  const parsed = (tier ? tierHold : seatHold).safeParse(body);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  return z.NEVER;
+});
 const SINCE = /^\d{1,15}$/;
 
 /** The JSON shape of a hold in responses; times as ISO 8601, prices in minor units. */

@@ -138,6 +138,8 @@ describe('hold input', () => {
     });
     expect(res.status).toBe(status);
     expect(res.body.code).toBe(code);
+    // The detail names what is wrong (review finding: 7 seats said only "body: Invalid input").
+    expect(res.body.detail).not.toBe('body: Invalid input');
     const stats = (await env.INVENTORY.getByName(eventId).stats())!;
     expect(stats.seats.held + stats.tiers[0]!.held).toBe(0);
     expect(await env.INVENTORY.getByName(eventId).auditLog(0, 10)).toEqual([]);
