@@ -114,6 +114,8 @@ interface HoldRow {
   tier: string | null;
   quantity: number;
   price_minor: number;
+  /** Null only for holds written before migration 3 ran. */
+  currency: string | null;
   expires_at: number;
   order_id: string | null;
   request: string;
@@ -249,8 +251,8 @@ export class Inventory extends DurableObject<Env> {
       };
       const version = this.bumpVersion();
       this.sql
-        .run`INSERT INTO inv_holds (hold_id, account, status, kind, tier, quantity, price_minor, created_at, expires_at, idempotency_key, request, first_result)
-        VALUES (${hold.holdId}, ${account}, 'HELD', ${target.kind}, ${hold.tier}, ${quantity}, ${priceMinor}, ${now}, ${hold.expiresAtMs},
+        .run`INSERT INTO inv_holds (hold_id, account, status, kind, tier, quantity, price_minor, currency, created_at, expires_at, idempotency_key, request, first_result)
+        VALUES (${hold.holdId}, ${account}, 'HELD', ${target.kind}, ${hold.tier}, ${quantity}, ${priceMinor}, ${hold.currency}, ${now}, ${hold.expiresAtMs},
           ${idempotencyKey}, ${targetKey(target)}, ${JSON.stringify(hold)})`;
       if (target.kind === 'seats') {
         for (const id of target.seatIds) {
@@ -626,7 +628,8 @@ export class Inventory extends DurableObject<Env> {
       tier: row.tier,
       quantity: row.quantity,
       priceMinor: row.price_minor,
-      currency: this.plan()?.currency ?? 'EUR',
+      // The currency the hold was priced in, not the event's current one.
+      currency: row.currency ?? this.plan()?.currency ?? 'EUR',
       expiresAtMs: row.expires_at,
       orderId: row.order_id,
     };

@@ -104,4 +104,14 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 3,
+    description: 'each hold keeps the currency it was priced in',
+    // A hold is priced when it is placed; an organizer changing the event's currency later must not
+    // change what an existing hold costs. Existing holds take the plan's currency of today.
+    sql: `
+      ALTER TABLE inv_holds ADD COLUMN currency TEXT;
+      UPDATE inv_holds SET currency = COALESCE((SELECT json_extract(config, '$.currency') FROM inv_plan WHERE id = 1), 'EUR');
+    `,
+  },
 ];

@@ -145,6 +145,19 @@ describe('hold input', () => {
     expect(await env.INVENTORY.getByName(eventId).auditLog(0, 10)).toEqual([]);
   });
 
+  it('keeps the currency a hold was priced in when the organizer changes the event currency (review finding)', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { currency: 'EUR' });
+    const v = await admittedVisitor(eventId);
+    const held = await v.hold(eventId, ['A1']);
+    expect(held.body).toMatchObject({ priceMinor: 5000, currency: 'EUR' });
+    expect((await createEvent(eventId, { currency: 'USD' })).status).toBe(200);
+    const again = await v.json(`/_wr/events/${eventId}/holds/${held.body.holdId as string}`);
+    expect(again.body).toMatchObject({ priceMinor: 5000, currency: 'EUR' });
+    // New holds take the new currency.
+    expect((await v.hold(eventId, ['A2'])).body).toMatchObject({ currency: 'USD' });
+  });
+
   it('holds general-admission places by tier and quantity, priced by the tier', async () => {
     const eventId = freshEventId();
     await createEvent(eventId, { seats: 0, tiers: [{ tier: 'floor', capacity: 3, priceMinor: 2500 }] });
