@@ -85,6 +85,7 @@ const counts = {
   processing: 0,
   abandoned: 0,
   httpErrors: 0,
+  rateLimited: 0,
 };
 const admittedAt: number[] = [];
 const slowOriginAt = opts['slow-origin-after'] ? Date.now() + Number(opts['slow-origin-after']) * 1000 : null;
@@ -110,7 +111,8 @@ async function request(jar: CookieJar, base: string, path: string, init: Request
       // HTML (the sale page)
     }
     if (res.status >= 500) counts.httpErrors++;
-    return { status: res.status, body };
+    if (res.status === 429) counts.rateLimited++;
+    return { status: res.status, body, retryAfterS: Number(res.headers.get('retry-after')) || 0 };
   });
 }
 
@@ -120,7 +122,13 @@ async function visitor(base: string, eventId: string, seats: string[], deadline:
   const jar = new CookieJar();
   // Arrivals spread over the first few seconds, as a flash crowd does.
   await sleep(random() * 5_000);
+  // Over the per-IP join limit (all simulated visitors share this machine's address) a browser
+  // is told to come back after Retry-After: do that, as a person reloading would.
   let s = await request(jar, base, `/events/${eventId}/`);
+  while (s.status === 429 && Date.now() < deadline) {
+    await sleep(s.retryAfterS * 1000 * (1 + random() * 0.5));
+    s = await request(jar, base, `/events/${eventId}/`);
+  }
   counts.joined++;
   while (s.body.state !== 'admitted') {
     if (Date.now() > deadline) return;
@@ -280,6 +288,7 @@ async function main(): Promise<void> {
   row('seats sold (inventory)', stats.inventory.seats.sold);
   row('seats sold (paid orders seen by visitors)', paidSeats.size);
   row('HTTP 5xx answers', counts.httpErrors);
+  row('429 answers (per-IP join limit; all visitors share one IP)', counts.rateLimited);
   row('sold seats with more than one order', stats.inventory.consistency.seatsWithMultipleOrders);
   row('sold seats without a matching order', stats.inventory.consistency.soldSeatsWithoutMatchingOrder);
   row('seats paid twice, as seen by visitors', doubleSoldSeenByClients);
