@@ -2,13 +2,16 @@
 // Storage, the payment provider and the gateway's inventory are ports, so the same code runs in the
 // Shop Durable Object and in the property tests' random interleavings.
 import type { FakePaymentProvider, ProviderAnswer, WebhookEvent } from './payment-provider';
+import { formatMoney } from './money';
 import { catchUp, newPayment, transition, type Payment, type PaymentEvent, type PaymentOp, type ProviderSnapshot } from './payment-state';
 
 /**
  * Order lifecycle: `INITIATED -> PAID` (the hold is SOLD to this order; tickets issued),
  * `INITIATED -> FAILED` (nothing charged, hold released), `INITIATED -> CANCELLING -> CANCELLED`
- * (authorized but the seats could not be confirmed: the authorization is voided, then the hold
- * released).
+ * (authorized but the seats could not be confirmed: the hold is released first, then the
+ * authorization voided), `CANCELLING -> PAID` (the release found the hold already SOLD to this
+ * order by a confirm that landed late: the money is captured, not voided). A free order (amount 0)
+ * has no payment: `INITIATED -> PAID | FAILED` by the confirm alone.
  */
 export type OrderState = 'INITIATED' | 'PAID' | 'CANCELLING' | 'CANCELLED' | 'FAILED';
 
@@ -16,6 +19,7 @@ export type OrderState = 'INITIATED' | 'PAID' | 'CANCELLING' | 'CANCELLED' | 'FA
 export interface Order {
   orderId: string;
   account: string;
+  /** The hold this order pays for; `''` for a checkout refused before any order of a hold began (not linked to any hold). */
   holdId: string;
   state: OrderState;
   version: number;
@@ -36,8 +40,8 @@ export type OrderStatus = 'PAID' | 'PROCESSING' | 'FAILED' | 'CANCELLED';
 /** Storage of orders, payments and webhook events. Every write is compare-and-set on state and version. */
 export interface ShopStore {
   order(orderId: string): Order | null;
-  /** The newest order of a hold, or null. */
-  orderForHold(holdId: string): Order | null;
+  /** Every order linked to a hold, oldest first (refused checkouts are linked to none). */
+  ordersForHold(holdId: string): Order[];
   orders(): Order[];
   insertOrder(o: Order): void;
   /** Writes `next` only if the stored order still has `expected`'s state and version; false otherwise. */
@@ -144,10 +148,15 @@ const MESSAGES = {
   unreachable: 'The ticket system did not answer, so nothing was started and you were not charged. Try again.',
   declined: 'Your card was declined, so the seats were released. You were not charged.',
   failed: 'The payment could not be completed, so the seats were released. You were not charged.',
+  notYours: 'This hold is not active for you (it expired, was released, or belongs to someone else). You were not charged.',
   cancelling:
-    'Your seats could not be confirmed (the hold ended), so the payment authorization is being cancelled. You will not be charged.',
+    'Your seats could not be confirmed, so the payment authorization is being cancelled. Do not pay again: this page updates by itself.',
   cancelled: 'Your seats could not be confirmed (the hold ended), so the payment authorization was cancelled. You were not charged.',
+  freeFailed: 'Your seats could not be confirmed (the hold ended or the account limit was reached). Nothing was charged.',
 };
+
+/** Orders that keep their hold: a second checkout of the hold returns this one instead of paying again. */
+const HOLDS_SEATS: readonly OrderState[] = ['INITIATED', 'CANCELLING', 'PAID'];
 
 /** The saga's collaborators. */
 export interface CheckoutDeps {
@@ -164,9 +173,10 @@ export interface CheckoutDeps {
  * The checkout saga. Every step re-reads the order and payment, decides, calls out, and writes
  * its result with compare-and-set, so a webhook, a query answer, a job and a request racing on
  * the same payment can never both apply. Invariants it keeps (checked by the property tests):
- * the seats of an order are released only once its payment is known to have moved no money
- * (FAILED, VOIDED) or was refunded; an UNKNOWN payment keeps its seats out of sale; tickets come
- * only from a hold the gateway answered SOLD to this order.
+ * one open or paid order per hold; an authorization or capture that is UNKNOWN keeps its seats
+ * out of sale; an order is FAILED or CANCELLED only once its hold keeps no seats; an authorization
+ * is voided only once its hold is known never to be sold to its order (released first: seats
+ * first, money second); tickets come only from a hold the gateway answered SOLD to this order.
  */
 export class CheckoutEngine {
   private readonly d: CheckoutDeps;
@@ -180,30 +190,40 @@ export class CheckoutEngine {
   /**
    * Checks out a hold for `account`: reads the hold (the price comes from the gateway), records the
    * order and its payment INITIATED, moves the hold to PAYMENT_PENDING, authorizes, then drives
-   * the order as far as it goes now. A hold with an open or paid order returns that order (a
-   * double click never authorizes twice).
+   * the order as far as it goes now. A hold that already has an open or paid order (of any age:
+   * not only the newest) returns that order to its owner and is refused to anyone else, so a
+   * double click, a second tab or a reload never authorizes twice. A refused checkout is answered
+   * as a FAILED order that is linked to no hold (another account's refusal never lands under
+   * someone's hold). A free hold (price 0) is confirmed without any payment.
    */
   async checkout(account: string, holdId: string, card: string): Promise<Order> {
     const { store, inventory, provider } = this.d;
-    const existing = store.orderForHold(holdId);
-    if (existing && existing.account === account && existing.state !== 'FAILED' && existing.state !== 'CANCELLED') return existing;
+    const before = this.openOrderOf(holdId);
+    if (before) return before.account === account ? before : this.refusedOrder(account, MESSAGES.notYours);
     const read = await inventory.getHold(holdId);
+    // Another checkout of this hold may have started while the hold was read: its order wins.
+    const started = this.openOrderOf(holdId);
+    if (started) return started.account === account ? started : this.refusedOrder(account, MESSAGES.notYours);
+    if (read.kind === 'no_answer') return this.refusedOrder(account, MESSAGES.unreachable);
     const hold = read.kind === 'ok' ? read.hold : null;
-    if (read.kind === 'no_answer') return this.failedOrder(account, holdId, null, MESSAGES.unreachable);
-    if (!hold || hold.account !== account || hold.status !== 'HELD' || hold.priceMinor <= 0) {
-      return this.failedOrder(account, holdId, hold, MESSAGES.holdGone);
-    }
+    if (!hold || hold.account !== account) return this.refusedOrder(account, MESSAGES.notYours);
+    if (hold.status !== 'HELD') return this.refusedOrder(account, MESSAGES.holdGone, hold);
+    const free = hold.priceMinor === 0;
     const { order, created } = store.atomically(() => {
-      // Checked again after the await: two concurrent checkouts of one hold create one order.
-      const other = store.orderForHold(holdId);
-      if (other && other.state !== 'FAILED' && other.state !== 'CANCELLED') return { order: other, created: false };
+      // Checked again with the insert: two concurrent checkouts of one hold create one order.
+      const other = this.openOrderOf(holdId);
+      if (other) return { order: other, created: false };
       const o = this.newOrder(account, hold, 'INITIATED', MESSAGES.processing);
       store.insertOrder(o);
-      store.insertPayment(newPayment(o.orderId, o.amountMinor, o.currency));
+      if (!free) store.insertPayment(newPayment(o.orderId, o.amountMinor, o.currency));
       return { order: o, created: true };
     });
-    if (!created) return order;
+    if (!created) return order.account === account ? order : this.refusedOrder(account, MESSAGES.notYours);
     this.d.schedule('advance', order.orderId, this.d.clock() + this.d.timing.abandonAfterMs);
+    if (free) {
+      await this.advance(order.orderId);
+      return store.order(order.orderId)!;
+    }
     // This request drives the order until the authorization is answered; jobs and webhooks meanwhile reschedule.
     this.driving.add(order.orderId);
     try {
@@ -227,17 +247,29 @@ export class CheckoutEngine {
     return store.order(order.orderId)!;
   }
 
-  /** The visitor's view of an order. */
+  /** The order of `holdId` that keeps its seats or paid for them (INITIATED, CANCELLING, PAID), or null. */
+  private openOrderOf(holdId: string): Order | null {
+    return this.d.store.ordersForHold(holdId).find((o) => HOLDS_SEATS.includes(o.state)) ?? null;
+  }
+
+  /**
+   * The visitor's view of an order: `PAID` (the gateway sold the seats to this order and the money
+   * is authorized; capture follows by a job and is never undone by a void), `PROCESSING` (outcome
+   * not known yet, including while a cancellation is under way), `FAILED` or `CANCELLED` (final:
+   * no seats, no money kept). `holdId` is null for a checkout refused before any order began.
+   */
   view(orderId: string) {
     const o = this.d.store.order(orderId);
     if (!o) return null;
     const p = this.d.store.payment(orderId);
+    // CANCELLING is not final for the visitor: the void may be unanswered (UNKNOWN), and the release
+    // may still find the seats sold to this order by a late confirm (then it is PAID after all).
     const status: OrderStatus =
-      o.state === 'PAID' ? 'PAID' : o.state === 'INITIATED' ? 'PROCESSING' : o.state === 'FAILED' ? 'FAILED' : 'CANCELLED';
+      o.state === 'PAID' ? 'PAID' : o.state === 'FAILED' ? 'FAILED' : o.state === 'CANCELLED' ? 'CANCELLED' : 'PROCESSING';
     return {
       orderId: o.orderId,
       status,
-      holdId: o.holdId,
+      holdId: o.holdId || null,
       seatIds: o.seatIds,
       amountMinor: o.amountMinor,
       currency: o.currency,
@@ -297,22 +329,21 @@ export class CheckoutEngine {
   }
 
   /**
-   * The authorization-expiry job: an authorization of an order that is still not PAID after the
-   * window is voided (first checking that the gateway did not sell the seats to it after all).
-   * Authorizations of PAID orders are never voided: their seats are sold, so capture is retried.
+   * The authorization-expiry job: an order that is still not PAID after the window is cancelled.
+   * It does not decide from a read of the hold (a confirm sent earlier may still land after the
+   * read): the order goes CANCELLING, whose first step releases the hold. RELEASED is final, so
+   * a confirm still in flight is refused from then on; and if one already sold the seats to this
+   * order, the release answer says so and the order is PAID and captured instead. The
+   * authorization is voided only after the release is known to have happened. Authorizations of
+   * PAID orders are never voided: their seats are sold, so capture is retried.
    */
   async expireAuthorization(orderId: string): Promise<void> {
-    let retry = false;
     const ran = await this.exclusively(orderId, 'expire_authorization', async () => {
       const o = this.d.store.order(orderId);
       const p = this.d.store.payment(orderId);
       if (!o || !p || o.state !== 'INITIATED' || p.state !== 'AUTHORIZED') return;
-      const h = knownHold(await this.d.inventory.getHold(o.holdId));
-      if (h === undefined) retry = true;
-      else if (h && h.status === 'SOLD' && h.orderId === orderId) this.markPaid(orderId, h);
-      else this.setOrder(orderId, ['INITIATED'], { state: 'CANCELLING', message: MESSAGES.cancelling });
+      this.setOrder(orderId, ['INITIATED'], { state: 'CANCELLING', message: MESSAGES.cancelling });
     });
-    if (retry) this.d.schedule('expire_authorization', orderId, this.d.clock() + this.d.timing.retryAfterMs);
     if (ran) await this.advance(orderId);
   }
 
@@ -375,7 +406,11 @@ export class CheckoutEngine {
         const diff = (kind: Difference['kind'], detail: string, action: string) =>
           differences.push({ kind, orderId: o.orderId, holdId: o.holdId, detail, action });
         const before = store.payment(o.orderId);
-        if (!before) return;
+        if (!before) {
+          // A free order has no payment: only its confirm can be open.
+          if (store.order(o.orderId)?.state === 'INITIATED' && o.holdId) follow = 'advance';
+          return;
+        }
         const q = await provider.query(o.orderId);
         if (q.kind === 'ok') {
           const c = catchUp(before, q.payment, true);
@@ -448,7 +483,7 @@ export class CheckoutEngine {
         break;
       }
       for (const h of list.holds) {
-        const o = h.status === 'SOLD' && h.orderId ? store.order(h.orderId) : store.orderForHold(h.holdId);
+        const o = h.status === 'SOLD' && h.orderId ? store.order(h.orderId) : (store.ordersForHold(h.holdId).at(-1) ?? null);
         if (o && o.holdId === h.holdId) continue;
         const d = { orderId: h.orderId, holdId: h.holdId };
         if (h.status === 'SOLD')
@@ -501,7 +536,8 @@ export class CheckoutEngine {
     const { store, inventory, provider } = this.d;
     const o = store.order(orderId);
     const p = store.payment(orderId);
-    if (!o || !p) return false;
+    if (!o) return false;
+    if (!p) return o.amountMinor === 0 && o.holdId !== '' ? this.stepFree(o) : false;
     if (p.state === 'UNKNOWN') {
       // Nothing moves while the provider's answer is unknown: the seats stay out of sale.
       this.d.schedule('resolve', orderId, this.d.clock() + this.d.timing.resolveAfterMs);
@@ -512,6 +548,12 @@ export class CheckoutEngine {
       case 'INITIATED': {
         if (p.state === 'INITIATED') {
           if (this.d.clock() - o.createdAtMs < this.d.timing.abandonAfterMs) return false;
+          // The checkout stopped before recording an answer (the object restarted, say). The
+          // authorization may have been sent all the same: ask the provider by the payment id (its
+          // only authorize operation) and give up only when it has no trace of it.
+          const q = await provider.query(orderId);
+          if (q.kind === 'no_answer') return retry();
+          if (q.kind === 'ok') return this.catchUpWith(orderId, q.payment, true) || retry();
           return this.updatePayment(orderId, () => ({ kind: 'abandoned', reason: 'checkout stopped before authorization' }));
         }
         if (p.state === 'FAILED') {
@@ -543,21 +585,44 @@ export class CheckoutEngine {
         return changed || retry();
       }
       case 'CANCELLING': {
-        // Money first, seats second: the seats go back on sale only once no money can move.
+        // Seats first, money second. The release is the fence: RELEASED is final, so a confirm
+        // sent earlier whose answer was lost is refused if it lands later. Its answer also says
+        // whether such a confirm already sold the seats to this order: then the money is kept
+        // (PAID, captured), never voided. Without a known answer nothing is voided: try again.
+        if (p.state === 'DISPUTED') return false;
+        const r = await inventory.release(o.holdId, o.account);
+        const seats = releaseOutcome(r, orderId);
+        if (seats === 'unknown') return retry();
+        if (seats !== 'freed') {
+          // Sold to this order by a late confirm: paid after all (a voided payment needs a person; reconciliation reports it).
+          if (p.state === 'AUTHORIZED' || p.state === 'CAPTURED' || p.state === 'SETTLED') return (this.markPaid(orderId, seats), false);
+          return false;
+        }
         if (p.state === 'AUTHORIZED')
           return this.applyAnswer(orderId, 'void', await provider.void(operationId(orderId, 'void'), orderId)) || retry();
         if ((p.state === 'CAPTURED' || p.state === 'SETTLED') && p.refundedMinor < p.capturedMinor) {
           const a = await provider.refund(operationId(orderId, 'refund'), orderId, p.capturedMinor - p.refundedMinor);
           return this.applyAnswer(orderId, 'refund', a) || retry();
         }
-        if (p.state === 'DISPUTED') return false;
-        const r = await inventory.release(o.holdId, o.account);
-        if (r.kind === 'no_answer' || !holdFreed(r, orderId)) return retry();
         return this.setOrder(orderId, ['CANCELLING'], { state: 'CANCELLED', message: MESSAGES.cancelled });
       }
       default:
         return false;
     }
+  }
+
+  /**
+   * One step of a free order (amount 0, no payment, no provider call): confirm the hold with amount
+   * 0; tickets come from the SOLD answer as for paid orders. A refusal that shows the hold not sold
+   * to this order fails it (nothing was charged; a hold still HELD expires or is released as usual).
+   */
+  private async stepFree(o: Order): Promise<boolean> {
+    if (o.state !== 'INITIATED') return false;
+    const r = await this.d.inventory.confirm(o.holdId, o.orderId, 0, o.account);
+    const seen = r.kind === 'ok' ? r.hold : knownHold(r);
+    if (seen === undefined) return (this.d.schedule('advance', o.orderId, this.d.clock() + this.d.timing.retryAfterMs), false);
+    if (seen && seen.status === 'SOLD' && seen.orderId === o.orderId) return (this.markPaid(o.orderId, seen), false);
+    return this.setOrder(o.orderId, ['INITIATED'], { state: 'FAILED', message: MESSAGES.freeFailed });
   }
 
   /** Applies a provider answer to a call on `paymentId`; true when the payment changed. */
@@ -617,14 +682,21 @@ export class CheckoutEngine {
     return this.d.store.casOrder({ ...o, ...changes, version: o.version + 1 }, o);
   }
 
-  /** The gateway sold the hold to this order: PAID, tickets from that committed hold, capture by a job right after. */
+  /**
+   * The gateway sold the hold to this order: PAID (from INITIATED, or from CANCELLING when the
+   * release found the seats sold by a late confirm), tickets from that committed hold, capture by a
+   * job right after.
+   */
   private markPaid(orderId: string, hold: HoldInfo): boolean {
     const o = this.d.store.order(orderId)!;
     const tickets = hold.seatIds.length > 0 ? hold.seatIds : Array.from({ length: hold.quantity }, (_, i) => `${hold.tier}-${i + 1}`);
-    const done = this.setOrder(orderId, ['INITIATED'], {
+    const done = this.setOrder(orderId, ['INITIATED', 'CANCELLING'], {
       state: 'PAID',
       tickets: tickets.map((t) => `${orderId.slice(0, 8)}-${t}`),
-      message: `Paid ${o.currency} ${(o.amountMinor / 100).toFixed(2)} for ${o.label}. Order ${orderId.slice(0, 8)}.`,
+      message:
+        o.amountMinor === 0
+          ? `Confirmed ${o.label} (free). Order ${orderId.slice(0, 8)}.`
+          : `Paid ${formatMoney(o.amountMinor, o.currency)} for ${o.label}. Order ${orderId.slice(0, 8)}.`,
     });
     if (done) this.d.schedule('advance', orderId, this.d.clock());
     return done;
@@ -647,16 +719,25 @@ export class CheckoutEngine {
     };
   }
 
-  /** A checkout refused before any payment: recorded as a FAILED order (no payment row, nothing charged). */
-  private failedOrder(account: string, holdId: string, hold: HoldInfo | null, message: string): Order {
-    const o = this.newOrder(
+  /**
+   * A checkout refused before any order of the hold began: a FAILED order with no payment, linked
+   * to no hold (`holdId: ''`), so a refusal (another account's, a stale tab's) never stands for the
+   * hold in later checkouts, views or reconciliation. Stored so its owner can read it back.
+   * @param hold the hold read, when it is the caller's (its seats and price are shown)
+   */
+  private refusedOrder(account: string, message: string, hold?: HoldInfo): Order {
+    const base = hold ?? {
+      holdId: '',
+      status: '',
       account,
-      hold && hold.account === account
-        ? hold
-        : { holdId, status: '', account, seatIds: [], tier: null, quantity: 0, priceMinor: 0, currency: 'EUR', orderId: null },
-      'FAILED',
-      message,
-    );
+      seatIds: [],
+      tier: null,
+      quantity: 0,
+      priceMinor: 0,
+      currency: '',
+      orderId: null,
+    };
+    const o = this.newOrder(account, { ...base, holdId: '' }, 'FAILED', message);
     this.d.store.insertOrder(o);
     return o;
   }
@@ -670,6 +751,20 @@ function knownHold(r: HoldAnswer): HoldInfo | null | undefined {
   if (r.kind === 'ok') return r.hold;
   if (r.kind === 'refused' && r.code === 'HOLD_NOT_FOUND') return null;
   return r.kind === 'refused' && r.hold ? r.hold : undefined;
+}
+
+/**
+ * What a release answer tells about the seats of `orderId`'s hold: `freed` (released, expired, no
+ * such hold, or sold to another order: nothing can sell them to this order any more), the hold
+ * when it is SOLD to this order (a confirm landed before the release), or `unknown` (no answer, or
+ * a refusal that does not show the hold): decide nothing then.
+ */
+function releaseOutcome(r: HoldAnswer, orderId: string): 'freed' | 'unknown' | HoldInfo {
+  const h = r.kind === 'ok' ? r.hold : knownHold(r);
+  if (h === undefined) return 'unknown';
+  if (h === null || h.status === 'RELEASED' || h.status === 'EXPIRED') return 'freed';
+  if (h.status === 'SOLD') return h.orderId === orderId ? h : 'freed';
+  return 'unknown';
 }
 
 /** True when a release answer shows the hold no longer keeps seats and is not sold to `orderId`. */

@@ -1,10 +1,15 @@
 // The stub's sale page: seat map from the gateway, hold 1-6 seats, pay with the fake provider; an
 // unknown payment outcome shows as "processing" and is polled until it is final.
+import { formatMoney } from './money';
 
-/** Price of one seat in minor units (EUR 50.00). */
-export const SEAT_PRICE_MINOR = 5000;
-
-/** Renders the sale page of an event for an admitted visitor. */
+/**
+ * Renders the sale page of an event for an admitted visitor. Prices are never constants of the
+ * page: the gateway decides them (`seatPriceMinor`, `currency` of the event), so the page shows
+ * the price and currency of the hold it placed (the hold answer carries `priceMinor` and
+ * `currency`), and a seat price before holding only if the seat map carries one (`seatPriceMinor`
+ * and `currency` fields; today's map has neither). Amounts are formatted by `formatMoney`, whose
+ * source is shipped to the browser, so the page and the shop's messages agree (JPY 5000, EUR 50.00).
+ */
 export function salePage(eventId: string, account: string): string {
   const id = JSON.stringify(eventId).replace(/</g, '\\u003c');
   return `<!doctype html>
@@ -30,7 +35,7 @@ export function salePage(eventId: string, account: string): string {
 </head>
 <body>
 <h1>Choose your seats</h1>
-<p>It is your turn (visitor <code>${account.slice(0, 8)}</code>). Pick 1 to 6 seats at EUR ${(SEAT_PRICE_MINOR / 100).toFixed(2)} each, hold them, then pay. A hold lasts a few minutes.</p>
+<p>It is your turn (visitor <code>${account.slice(0, 8)}</code>). Pick 1 to 6 seats<span id="price"></span>, hold them, then pay: the price of your seats shows once they are held. A hold lasts a few minutes.</p>
 <p><small>Test cards: <code>4242 4242 4242 4242</code> pays, <code>4000 0000 0000 0002</code> is declined, <code>4000 0000 0000 0119</code> loses the provider's answer (the page shows "processing" until the webhook arrives).</small></p>
 <p><span style="background:#dcfce7;color:#111">&nbsp;free&nbsp;</span> <span style="background:#2563eb;color:#fff">&nbsp;selected&nbsp;</span> <span style="background:#f59e0b;color:#111">&nbsp;held for you&nbsp;</span> <span style="background:#fde68a;color:#111">&nbsp;held&nbsp;</span> <span style="background:#9ca3af;color:#111">&nbsp;sold&nbsp;</span></p>
 <div id="map" aria-label="Seat map"></div>
@@ -45,6 +50,9 @@ export function salePage(eventId: string, account: string): string {
 <script>
 (() => {
   const eventId = ${id};
+  const formatMoney = ${formatMoney.toString()};
+  // The price of one seat when the gateway tells it ({ minor, currency }), else null: never a guess.
+  let price = null;
   const selected = new Set();
   let hold = null;
   const $ = (x) => document.getElementById(x);
@@ -58,6 +66,10 @@ export function salePage(eventId: string, account: string): string {
   async function loadMap(cache = 'no-store') {
     const r = await api('GET', '/_wr/events/' + eventId + '/seats', undefined, {}, cache);
     if (!r.ok) { say(r.data.detail || r.data.title || 'Could not load the seat map'); return; }
+    if (Number.isInteger(r.data.seatPriceMinor) && typeof r.data.currency === 'string') {
+      price = { minor: r.data.seatPriceMinor, currency: r.data.currency };
+      $('price').textContent = ' at ' + formatMoney(price.minor, price.currency) + ' each';
+    }
     const rows = new Map();
     for (const s of r.data.seats) {
       const row = s.id.match(/^[A-Z]+/)[0];
@@ -80,10 +92,9 @@ export function salePage(eventId: string, account: string): string {
       return div;
     }));
   }
-  const price = ${SEAT_PRICE_MINOR};
   function showSelection() {
-    const total = 'EUR ' + (selected.size * price / 100).toFixed(2);
-    $('selection').textContent = selected.size ? 'Selected: ' + [...selected].join(', ') + ' (' + total + ')' : 'No seats selected';
+    const total = price ? ' (' + formatMoney(selected.size * price.minor, price.currency) + ')' : '';
+    $('selection').textContent = selected.size ? 'Selected: ' + [...selected].join(', ') + total : 'No seats selected';
   }
   function toggle(id) {
     if (hold) return;
@@ -96,7 +107,7 @@ export function salePage(eventId: string, account: string): string {
     const r = await api('POST', '/_wr/events/' + eventId + '/holds', { seatIds: [...selected] }, { 'idempotency-key': crypto.randomUUID() });
     if (!r.ok) { say(r.data.detail || r.data.title); selected.clear(); showSelection(); $('hold').disabled = true; loadMap(); return; }
     hold = r.data;
-    say('Held ' + hold.seatIds.join(', ') + ' until ' + new Date(hold.expiresAt).toLocaleTimeString());
+    say('Held ' + hold.seatIds.join(', ') + ' for ' + formatMoney(hold.priceMinor, hold.currency) + ' until ' + new Date(hold.expiresAt).toLocaleTimeString());
     $('hold').disabled = true; $('pay').disabled = false; $('release').disabled = false;
     loadMap();
   };

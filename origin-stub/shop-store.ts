@@ -52,11 +52,11 @@ export class SqlShopStore implements ShopStore {
     const row = this.sql.one<{ body: string }>`SELECT body FROM shop_order WHERE order_id = ${orderId}`;
     return row ? (JSON.parse(row.body) as Order) : null;
   }
-  orderForHold(holdId: string): Order | null {
-    const row = this.sql.one<{
-      body: string;
-    }>`SELECT body FROM shop_order WHERE hold_id = ${holdId} ORDER BY created_at DESC, rowid DESC LIMIT 1`;
-    return row ? (JSON.parse(row.body) as Order) : null;
+  ordersForHold(holdId: string): Order[] {
+    if (holdId === '') return [];
+    return this.sql.all<{ body: string }>`SELECT body FROM shop_order WHERE hold_id = ${holdId} ORDER BY created_at, rowid`.map(
+      (r) => JSON.parse(r.body) as Order,
+    );
   }
   orders(): Order[] {
     return this.sql.all<{ body: string }>`SELECT body FROM shop_order ORDER BY created_at`.map((r) => JSON.parse(r.body) as Order);

@@ -31,9 +31,9 @@ export class MemoryShopStore implements ShopStore {
   order(id: string) {
     return structuredClone(this.ordersById.get(id) ?? null);
   }
-  orderForHold(holdId: string) {
-    const all = [...this.ordersById.values()].filter((o) => o.holdId === holdId);
-    return structuredClone(all[all.length - 1] ?? null);
+  ordersForHold(holdId: string) {
+    if (holdId === '') return [];
+    return structuredClone([...this.ordersById.values()].filter((o) => o.holdId === holdId));
   }
   orders() {
     return structuredClone([...this.ordersById.values()]);
@@ -335,8 +335,10 @@ export function invariantViolations(w: World): string[] {
     const h = w.inventory.holds.get(o.holdId);
     const live = h && (h.status === 'HELD' || h.status === 'PAYMENT_PENDING' || h.status === 'NEEDS_RECONCILIATION');
     const soldToUs = h?.status === 'SOLD' && h.orderId === o.orderId;
-    if (p?.state === 'UNKNOWN' && !live && !soldToUs)
-      out.push(`order ${o.orderId}: payment UNKNOWN but its hold is ${h?.status} (seats back on sale)`);
+    // An UNKNOWN authorization or capture may have moved money for these seats: they must stay out of sale.
+    // An UNKNOWN void or refund only ever gives money back, and comes after the seats were released (seats first).
+    if (p?.state === 'UNKNOWN' && (p.pending?.op === 'authorize' || p.pending?.op === 'capture') && !live && !soldToUs)
+      out.push(`order ${o.orderId}: payment UNKNOWN (${p.pending.op}) but its hold is ${h?.status} (seats back on sale)`);
     if (p && (o.state === 'FAILED' || o.state === 'CANCELLED') && (soldToUs || live))
       out.push(`order ${o.orderId} ${o.state} still holds seats (hold ${h?.status})`);
     if (o.state === 'PAID' && !soldToUs) out.push(`order ${o.orderId} PAID (tickets issued) but hold is ${h?.status}`);
