@@ -27,6 +27,11 @@ export const SHOP_MIGRATIONS: readonly Migration[] = [
       CREATE TABLE psp_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL UNIQUE, body TEXT NOT NULL, delivered INTEGER NOT NULL DEFAULT 0);
     `,
   },
+  {
+    id: 2,
+    description: 'jobs are leased while they run (kept until done), so an eviction mid-job does not lose them',
+    sql: `ALTER TABLE shop_job ADD COLUMN running INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /** Jobs of the Shop object beyond the saga's: health reports, webhook delivery, reconciliation. */
@@ -95,19 +100,33 @@ export class SqlShopStore implements ShopStore {
     return this.storage.transactionSync(fn);
   }
 
-  /** Schedules a job; an earlier due time already scheduled for the same job is kept. */
+  /**
+   * Schedules a job; an earlier due time already scheduled for the same job is kept. A job that
+   * reschedules itself while it runs replaces its lease with the new due time (and so is kept when
+   * it finishes); its attempt count carries over until the job finishes without rescheduling.
+   */
   schedule(kind: ShopJobKind, ref: string, atMs: number): void {
     this.sql.run`INSERT INTO shop_job (kind, ref, due_at) VALUES (${kind}, ${ref}, ${atMs})
-      ON CONFLICT (kind, ref) DO UPDATE SET due_at = MIN(due_at, excluded.due_at)`;
+      ON CONFLICT (kind, ref) DO UPDATE SET due_at = CASE WHEN running = 1 THEN excluded.due_at ELSE MIN(due_at, excluded.due_at) END,
+        running = 0`;
   }
-  /** Removes and returns the jobs due at `nowMs` (all jobs with `all`). */
-  takeDueJobs(nowMs: number, all = false): { kind: ShopJobKind; ref: string; attempt: number }[] {
-    const limit = all ? Number.MAX_SAFE_INTEGER : nowMs;
+  /**
+   * Leases and returns the jobs due at `nowMs` (every job not running now with `all`): each stays
+   * stored, due again at `nowMs + leaseMs`, so a job whose run is cut short (the object evicted or
+   * reset mid-job) runs again after the lease instead of being lost. `attempt` counts the runs of
+   * the job since it was last finished (1 on the first run). Call `finishJob` after each run.
+   */
+  takeDueJobs(nowMs: number, leaseMs: number, all = false): { kind: ShopJobKind; ref: string; attempt: number }[] {
     return this.sql.all<{
       kind: ShopJobKind;
       ref: string;
       attempt: number;
-    }>`DELETE FROM shop_job WHERE due_at <= ${limit} RETURNING kind, ref, attempt`;
+    }>`UPDATE shop_job SET running = 1, due_at = ${nowMs + leaseMs}, attempt = attempt + 1
+      WHERE due_at <= ${nowMs} OR (${all ? 1 : 0} = 1 AND running = 0) RETURNING kind, ref, attempt`;
+  }
+  /** Ends a job's run: removes it unless it was scheduled again while it ran. */
+  finishJob(kind: ShopJobKind, ref: string): void {
+    this.sql.run`DELETE FROM shop_job WHERE kind = ${kind} AND ref = ${ref} AND running = 1`;
   }
   /** Due time of the earliest job, or null. */
   nextJobAt(): number | null {

@@ -32,6 +32,8 @@ const JWKS_TTL_MS = 60_000;
 const GATEWAY_TIMEOUT_MS = 10_000;
 /** Reconciliation runs this often while any order or payment is still open, ms. */
 const RECONCILE_INTERVAL_MS = 60_000;
+/** A job that is running is due again after this long, ms (so a run cut short by an eviction is retried, not lost). */
+const JOB_LEASE_MS = 60_000;
 
 type ShopEnv = { Bindings: OriginEnv; Variables: { account: string; eventId: string } };
 
@@ -158,27 +160,33 @@ export class Shop extends DurableObject<OriginEnv> {
     if (current === null || current > next) await this.ctx.storage.setAlarm(next);
   }
 
-  /** Runs due jobs (every job with `all`); a failing job is retried later. Returns how many ran. */
+  /**
+   * Runs due jobs (every job with `all`); a failing job is retried later. Jobs are leased, not
+   * removed, while they run (`takeDueJobs`), so one cut short by an eviction runs again. Returns how many ran.
+   */
   private async runJobs(all: boolean): Promise<number> {
-    const jobs = this.store.takeDueJobs(Date.now(), all);
+    const jobs = this.store.takeDueJobs(Date.now(), JOB_LEASE_MS, all);
+    await this.armAlarm();
     for (const job of jobs) {
       try {
-        await this.runJob(job.kind, job.ref);
+        await this.runJob(job.kind, job.ref, job.attempt - 1);
       } catch (err) {
         console.warn(`job ${job.kind} ${job.ref} failed; retried:`, err instanceof Error ? err.message : err);
         this.store.schedule(job.kind, job.ref, Date.now() + DEFAULT_TIMING.retryAfterMs);
       }
+      this.store.finishJob(job.kind, job.ref);
     }
     await this.armAlarm();
     return jobs.length;
   }
 
-  private async runJob(kind: ShopJobKind, ref: string): Promise<void> {
+  /** Runs one job; `attempt` counts its earlier runs since it last finished (the resolve job's backoff grows with it). */
+  private async runJob(kind: ShopJobKind, ref: string, attempt: number): Promise<void> {
     switch (kind) {
       case 'advance':
         return this.checkout.advance(ref);
       case 'resolve':
-        return this.checkout.resolve(ref);
+        return this.checkout.resolve(ref, attempt);
       case 'expire_authorization':
         return this.checkout.expireAuthorization(ref);
       case 'deliver_webhooks':

@@ -258,4 +258,37 @@ describe('SqlShopStore', () => {
       expect(store.rememberWebhook('evt-1', 'payment.authorized', 'applied')).toBe(false);
     });
   });
+
+  it('leases jobs while they run: a run cut short leaves the job due again after the lease; a job rescheduling itself counts its attempts (regression: jobs were deleted before running, attempt always 0)', async () => {
+    await runInDurableObject(env.INVENTORY.getByName(freshEventId('jobs')), async (_object, state) => {
+      migrate(state.storage, 'shop', SHOP_MIGRATIONS);
+      const store = new SqlShopStore(state.storage, () => 1);
+      const jobs = () => state.storage.sql.exec('SELECT kind, ref, due_at, attempt FROM shop_job ORDER BY kind').toArray();
+      store.schedule('resolve', 'p1', 1_000);
+      store.schedule('advance', 'o1', 5_000);
+      // Taken at 1,000 ms with a 60 s lease; the object is evicted before the job finishes: it is still there, due after the lease.
+      expect(store.takeDueJobs(1_000, 60_000)).toEqual([{ kind: 'resolve', ref: 'p1', attempt: 1 }]);
+      expect(jobs()).toEqual([
+        { kind: 'advance', ref: 'o1', due_at: 5_000, attempt: 0 },
+        { kind: 'resolve', ref: 'p1', due_at: 61_000, attempt: 1 },
+      ]);
+      expect(store.takeDueJobs(30_000, 60_000).map((j) => j.kind)).toEqual(['advance']); // the leased job is not due yet
+      store.finishJob('advance', 'o1');
+      // After the lease the job runs again; this time it reschedules itself (backoff) and finishes: kept, attempt carried.
+      expect(store.takeDueJobs(61_000, 60_000)).toEqual([{ kind: 'resolve', ref: 'p1', attempt: 2 }]);
+      store.schedule('resolve', 'p1', 69_000);
+      store.finishJob('resolve', 'p1');
+      expect(jobs()).toEqual([{ kind: 'resolve', ref: 'p1', due_at: 69_000, attempt: 2 }]);
+      expect(store.takeDueJobs(69_000, 60_000)).toEqual([{ kind: 'resolve', ref: 'p1', attempt: 3 }]);
+      store.finishJob('resolve', 'p1'); // done without rescheduling: removed
+      expect(jobs()).toEqual([]);
+      // An earlier due time still wins for a job that is not running.
+      store.schedule('advance', 'o2', 9_000);
+      store.schedule('advance', 'o2', 8_000);
+      store.schedule('advance', 'o2', 9_500);
+      expect(jobs()).toEqual([{ kind: 'advance', ref: 'o2', due_at: 8_000, attempt: 0 }]);
+      expect(store.takeDueJobs(0, 60_000, true).map((j) => j.ref)).toEqual(['o2']); // `all`: due or not
+      expect(store.ordersForHold('')).toEqual([]); // refused checkouts are linked to no hold
+    });
+  });
 });
