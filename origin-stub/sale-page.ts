@@ -7,7 +7,7 @@ import { formatMoney } from './money';
  * page: the gateway decides them (`seatPriceMinor`, `currency` of the event), so the page shows
  * the price and currency of the hold it placed (the hold answer carries `priceMinor` and
  * `currency`), and a seat price before holding only if the seat map carries one (`seatPriceMinor`
- * and `currency` fields; today's map has neither). Amounts are formatted by `formatMoney`, whose
+ * and `currency` fields, which it does). Amounts are formatted by `formatMoney`, whose
  * source is shipped to the browser, so the page and the shop's messages agree (JPY 5000, EUR 50.00).
  */
 export function salePage(eventId: string, account: string): string {

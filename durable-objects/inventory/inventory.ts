@@ -71,9 +71,14 @@ export interface TierView {
 }
 
 /** Seat map: a full snapshot, or (with `since`) only the seats changed after that version. */
-export type SeatMap =
+export type SeatMap = (
   | { kind: 'snapshot'; version: number; seats: { id: string; status: SeatStatus }[]; tiers: TierView[] }
-  | { kind: 'delta'; version: number; since: number; changes: { id: string; status: SeatStatus }[]; tiers: TierView[] };
+  | { kind: 'delta'; version: number; since: number; changes: { id: string; status: SeatStatus }[]; tiers: TierView[] }
+) & {
+  /** Price of one numbered seat today, minor units of `currency` (a hold keeps the price it got). */
+  seatPriceMinor: number;
+  currency: string;
+};
 
 type SeatStatus = 'AVAILABLE' | 'HELD' | 'SOLD';
 
@@ -334,6 +339,8 @@ export class Inventory extends DurableObject<Env> {
     if (!plan) return null;
     const now = this.clock();
     const tiers = this.tiers();
+    const config = this.plan()!;
+    const price = { seatPriceMinor: config.seatPriceMinor, currency: config.currency };
     if (since !== undefined && since >= plan.pruned_through && since <= plan.version) {
       const latest = new Map<string, SeatStatus>();
       for (const d of this.sql.all<{
@@ -342,12 +349,12 @@ export class Inventory extends DurableObject<Env> {
       }>`SELECT seat_id, status FROM inv_deltas WHERE version > ${since} ORDER BY version, rowid`) {
         latest.set(d.seat_id, d.status);
       }
-      return { kind: 'delta', version: plan.version, since, changes: [...latest].map(([id, status]) => ({ id, status })), tiers };
+      return { kind: 'delta', version: plan.version, since, changes: [...latest].map(([id, status]) => ({ id, status })), tiers, ...price };
     }
     const seats = this.sql.all<{ id: string; status: SeatStatus }>`
       SELECT seat_id AS id, CASE WHEN status = 'HELD' AND hold_expires_at <= ${now} THEN 'AVAILABLE' ELSE status END AS status
       FROM inv_seats ORDER BY ord`;
-    return { kind: 'snapshot', version: plan.version, seats, tiers };
+    return { kind: 'snapshot', version: plan.version, seats, tiers, ...price };
   }
 
   /** Pages through the audit log: entries with id > `afterId`, oldest first, at most `limit`. */
