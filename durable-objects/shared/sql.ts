@@ -78,3 +78,8 @@ export function migrate(storage: DurableObjectStorage, prefix: string, migration
     });
   }
 }
+
+/** Whether this object's database has been set up (its `<prefix>_migrations` table exists). */
+export function hasSchema(storage: DurableObjectStorage, prefix: string): boolean {
+  return storage.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, `${prefix}_migrations`).toArray().length > 0;
+}

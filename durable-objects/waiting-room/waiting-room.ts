@@ -2,7 +2,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { DEFAULT_HOLD_TARGET_P99_MS, type PageTemplate, type QueueConfig } from '../../src/lib/event-config';
 import { logDecision } from '../../src/lib/log';
-import { Sql, migrate } from '../shared/sql';
+import { Sql, hasSchema, migrate } from '../shared/sql';
 import {
   parsePlaceKey,
   placeKey,
@@ -159,10 +159,25 @@ export class WaitingRoom extends DurableObject<Env> {
   /** Requests served by this instance since it started (the scale benchmark counts them). */
   requests = 0;
 
+  /**
+   * Whether this event exists in storage. A room is created by `configure` only: a poll for an
+   * event id nobody configured writes nothing, so spraying random ids leaves no stored objects.
+   */
+  private ready = false;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
-    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, 'wr', WAITING_ROOM_MIGRATIONS));
+    void ctx.blockConcurrencyWhile(async () => {
+      if (hasSchema(ctx.storage, 'wr')) this.setUp();
+    });
+  }
+
+  /** Creates or upgrades the schema (once per instance). */
+  private setUp(): void {
+    if (this.ready) return;
+    migrate(this.ctx.storage, 'wr', WAITING_ROOM_MIGRATIONS);
+    this.ready = true;
   }
 
   /**
@@ -171,6 +186,7 @@ export class WaitingRoom extends DurableObject<Env> {
    * @returns `ok` (with `created`) or `conflict` with a reason
    */
   async configure(config: QueueConfig, dryRun = false): Promise<ConfigureAnswer> {
+    if (!dryRun) this.setUp();
     // The seed and its public commitment are made before reading state, so no await splits the
     // check from the write below.
     const seed = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
@@ -340,6 +356,7 @@ export class WaitingRoom extends DurableObject<Env> {
    */
   async isActive(visitorId: string, sessionId: string): Promise<boolean> {
     this.requests++;
+    if (!this.ready) return false;
     const a = this.sql.one<AdmissionRow>`SELECT * FROM wr_admissions WHERE visitor_id = ${visitorId}`;
     return a !== null && a.state === 'admitted' && String(a.admitted_at) === sessionId && a.expires_at > this.clock();
   }
@@ -371,6 +388,7 @@ export class WaitingRoom extends DurableObject<Env> {
 
   /** Hold latency and conflicts one gateway isolate measured; the controller reads the last 30 s. */
   async recordHoldSignals(signals: HoldSignals): Promise<void> {
+    if (!this.ready) return;
     const now = this.clock();
     this.sql
       .run`INSERT INTO wr_gateway (at, holds, conflicts, hold_p99_ms) VALUES (${now}, ${signals.holds}, ${signals.conflicts}, ${signals.p99Ms})`;
@@ -383,6 +401,7 @@ export class WaitingRoom extends DurableObject<Env> {
    * @returns false when the visitor is not active
    */
   async leave(visitorId: string): Promise<boolean> {
+    if (!this.ready) return false;
     const left = this.sql
       .all`UPDATE wr_admissions SET state = 'left' WHERE visitor_id = ${visitorId} AND state = 'admitted' RETURNING visitor_id`;
     return left.length > 0;
@@ -393,6 +412,7 @@ export class WaitingRoom extends DurableObject<Env> {
    * out nobody is released and waiting visitors see `sold_out` on their next poll.
    */
   async setSoldOut(soldOut: boolean): Promise<void> {
+    if (!this.ready) return;
     this.sql.run`UPDATE wr_room SET sold_out = ${soldOut ? 1 : 0}`;
   }
 
@@ -762,6 +782,7 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   private room(): RoomRow | null {
+    if (!this.ready) return null;
     return this.sql.one<RoomRow>`SELECT * FROM wr_room WHERE id = 1`;
   }
 

@@ -173,6 +173,20 @@ describe('an overloaded waiting room', () => {
   });
 });
 
+describe('unknown events', () => {
+  it('answers polls, joins and draw requests for an event nobody configured with 404, storing nothing', async () => {
+    const eventId = freshEventId('nobody');
+    const v = new Visitor();
+    expect((await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' })).status).toBe(404);
+    expect((await v.json(`/events/${eventId}/`)).status).toBe(404);
+    expect((await v.json(`/_wr/events/${eventId}/draw`)).status).toBe(404);
+    const tables = await runInDurableObject(env.WAITING_ROOM.getByName(eventId), (_o, state) =>
+      state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table'`).toArray(),
+    );
+    expect(tables).toEqual([]);
+  });
+});
+
 describe('queue shards through the gateway', () => {
   it('spreads joins over 4 shards and admits every visitor exactly once', async () => {
     const eventId = freshEventId();
