@@ -204,8 +204,6 @@ export class Inventory extends DurableObject<Env> {
     if (!valid.ok) return { kind: 'invalid', detail: valid.detail };
     const target = valid.target;
     const now = this.clock();
-    // One account cannot hammer the seats: counted here, where the request already is, at no cost.
-    if (!this.holdLimiter.take(account, now)) return { kind: 'rate_limited', retryAfterS: HOLD_WINDOW_MS / 1000 };
     const answer = this.ctx.storage.transactionSync((): HoldAnswer => {
       this.sweep(now);
       const earlier = this.sql.one<HoldRow>`SELECT * FROM inv_holds WHERE account = ${account} AND idempotency_key = ${idempotencyKey}`;
@@ -214,6 +212,9 @@ export class Inventory extends DurableObject<Env> {
           ? { kind: 'held', hold: JSON.parse(earlier.first_result) as HoldView, replayed: true }
           : { kind: 'idempotency_conflict' };
       }
+      // One account cannot hammer the seats: counted here, where the request already is, at no
+      // cost; a retry of a hold already made (above) replays whatever the count.
+      if (!this.holdLimiter.take(account, now)) return { kind: 'rate_limited', retryAfterS: HOLD_WINDOW_MS / 1000 };
       const quantity = targetQuantity(target);
       let priceMinor: number;
       if (target.kind === 'seats') {

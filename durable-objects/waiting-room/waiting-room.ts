@@ -158,6 +158,8 @@ export class WaitingRoom extends DurableObject<Env> {
   private drawing = false;
   /** Requests served by this instance since it started (the scale benchmark counts them). */
   requests = 0;
+  /** Wake-ups received by this instance: a tick that saw one arrive while it ran keeps ticking. */
+  private wakes = 0;
 
   /**
    * Whether this event exists in storage. A room is created by `configure` only: a poll for an
@@ -237,6 +239,7 @@ export class WaitingRoom extends DurableObject<Env> {
   /** A queue shard saw its first uncounted arrival: make sure the release tick runs. */
   async wake(): Promise<void> {
     this.requests++;
+    this.wakes++;
     await this.ensureAlarm(this.clock());
   }
 
@@ -329,6 +332,8 @@ export class WaitingRoom extends DurableObject<Env> {
           ? null
           : this.sql.one<{ id: number; at: number }>`SELECT id, at FROM wr_releases WHERE draw_after >= ${rank} ORDER BY id LIMIT 1`;
     } else {
+      // A place from a shard the event no longer counts (the shard count changed while it joined).
+      if (place.shard >= room.shards) return { kind: 'requeue', reason: 'lapsed' };
       if (comparePlaces(place, cursorOf(room)) >= 0) return { kind: 'waiting' };
       const lapsed = { bucket: room.lapsed_bucket, idx: room.lapsed_idx, shard: room.lapsed_shard };
       release =
@@ -544,6 +549,9 @@ export class WaitingRoom extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     let room = this.room();
     if (!room) return;
+    // A shard may wake this room while the tick awaits the counts; those arrivals are not in this
+    // tick's counts, so the tick must not go to sleep on them.
+    const wakesBefore = this.wakes;
     const config = JSON.parse(room.config) as QueueConfig;
     if (config.policy === 'random' && !room.drawn && onSale(config, this.clock())) await this.draw(room);
     await this.collectArrivals(this.room()!);
@@ -619,7 +627,7 @@ export class WaitingRoom extends DurableObject<Env> {
         carry = ${carry}, last_tick_at = ${now}, admitted_total = admitted_total + ${admitted}`;
       if (now - r.last_sample_at >= SAMPLE_EVERY_MS) this.sample(now, rate, decision.admitPerMinute, limit, report, gateway);
     });
-    await this.ensureAlarm(now, true);
+    await this.ensureAlarm(now, true, this.wakes !== wakesBefore);
   }
 
   /** Asks every queue shard for its arrivals from the cursor's bucket on and stores them. */
@@ -791,12 +799,16 @@ export class WaitingRoom extends DurableObject<Env> {
    * or may still claim (and once after any wake-up, so new arrivals get counted), else at the
    * sale start. `fromAlarm` re-arms after a tick (the runtime clears the fired alarm).
    */
-  private async ensureAlarm(now: number, fromAlarm = false): Promise<void> {
+  private async ensureAlarm(now: number, fromAlarm = false, wokenMeanwhile = false): Promise<void> {
     const room = this.room();
     if (!room) return;
     const config = JSON.parse(room.config) as QueueConfig;
     // Busy while anyone waits (counted, or arrived since the last count), is active or may claim.
-    const busy = this.waitingCount(room) + this.activeCount(now) + this.pendingCount(now, config.idleTimeoutMs) + (fromAlarm ? 0 : 1);
+    const busy =
+      this.waitingCount(room) +
+      this.activeCount(now) +
+      this.pendingCount(now, config.idleTimeoutMs) +
+      (fromAlarm && !wokenMeanwhile ? 0 : 1);
     let due: number | null = null;
     if (busy > 0 || (room.health !== null && room.rate > config.minReleaseRatePerMinute)) {
       due = now + (Number(this.env.RELEASE_TICK_MS) || DEFAULT_TICK_MS);

@@ -14,8 +14,8 @@ interface Cached {
 }
 
 const local = new Map<string, Cached>();
-/** When a request of this isolate started refreshing an event's cursor, epoch ms. */
-const refreshing = new Map<string, number>();
+/** The request of this isolate refreshing an event's cursor, and when it started (epoch ms). */
+const refreshing = new Map<string, { since: number }>();
 const LOCAL_MAX = 10_000;
 
 function cacheKey(eventId: string): string {
@@ -51,9 +51,10 @@ export async function readCursor(
   if (mine && age >= 0 && age < CURSOR_CACHE_MS) return mine.cursor;
   // One request per isolate refreshes; the others keep the copy they have while it is within the
   // staleness bound (no promise is shared across requests: Workers ties I/O to its request).
-  const since = refreshing.get(eventId);
+  const since = refreshing.get(eventId)?.since;
   if (mine && age >= 0 && age < CURSOR_MAX_STALE_MS && since !== undefined && nowMs - since < CURSOR_MAX_STALE_MS) return mine.cursor;
-  refreshing.set(eventId, nowMs);
+  const marker = { since: nowMs };
+  refreshing.set(eventId, marker);
   try {
     const cache = sharedCache();
     const hit = await cache?.match(cacheKey(eventId));
@@ -77,7 +78,8 @@ export async function readCursor(
     }
     return fresh.cursor;
   } finally {
-    refreshing.delete(eventId);
+    // Only this request's own marker: a later refresher's stays.
+    if (refreshing.get(eventId) === marker) refreshing.delete(eventId);
   }
 }
 

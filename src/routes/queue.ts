@@ -144,7 +144,8 @@ async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClai
   }
   let view = viewPlace(cursor, place, await keyOf(place), now);
   let admitted: { admittedAtMs: number; expiresAtMs: number } | null = null;
-  if (view.released) {
+  // At most twice: a re-join may hand back a place of this visitor's that is already released.
+  for (let attempt = 0; attempt < 2 && view.released && !admitted; attempt++) {
     const answer = await callDurableObject<AdmitAnswer>(async () => c.env.WAITING_ROOM.getByName(eventId).admit(visitorId, place), {
       idempotent: true,
       name: 'waitingRoom.admit',
@@ -156,14 +157,18 @@ async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClai
         logDecision('admitted', { eventId, shards: cursor.shards });
         break;
       case 'waiting':
+        view = { ...view, released: false };
         break;
       case 'requeue': {
+        // A closed sale hands out no new places, not even to a visitor whose place is spent.
+        if (cursor.mode === 'closed') return closedTurn(cursor);
         const spent = place;
         place = await joinShard(c, cursor, visitorId, spent);
         if (requeued.size >= REQUEUE_MEMO_MAX) requeued.clear();
         requeued.set(`${eventId}\n${visitorId}\n${placeKey(spent)}`, { place, untilMs: now + REQUEUE_MEMO_MS });
         newTicket = true;
         view = viewPlace(cursor, place, await keyOf(place), now);
+        if (attempt === 1) view = { ...view, released: false };
         break;
       }
       case 'event_not_found':

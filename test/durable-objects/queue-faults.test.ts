@@ -110,6 +110,18 @@ describe('queue faults', () => {
     expect((await roomRow(room)).admitted_total).toBe(50);
   });
 
+  it('re-queues a place from a shard the event no longer counts (shard count changed while it joined; review finding)', async () => {
+    const eventId = freshEventId();
+    const q = new QueueHarness(eventId);
+    await q.room.configure(queueConfig(eventId));
+    const t0 = Date.now();
+    await q.at(t0);
+    await q.join('counted');
+    await q.tick(t0 + 5000);
+    // A place on shard 3 of an event with one shard: never counted, so never released by the budget.
+    expect(await q.room.admit('stray', { bucket: 0, idx: 0, shard: 3 })).toEqual({ kind: 'requeue', reason: 'lapsed' });
+  });
+
   it('a lottery draw retried after the shards were sealed draws the same order', async () => {
     const eventId = freshEventId();
     const q = new QueueHarness(eventId);

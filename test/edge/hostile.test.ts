@@ -504,11 +504,13 @@ describe('rate limits', () => {
 
   it('limits holds per visitor: 429 RATE_LIMITED with Retry-After after the limit, and the refused hold changes nothing', async () => {
     const { eventId, v } = await saleWithHold();
+    // Each a new attempt (its own key): a retry of one hold with its key replays and is not counted.
+    let attempt = 0;
     const { passed, refusal } = await untilLimited(
       () =>
         v.fetch(`/_wr/events/${eventId}/holds`, {
           method: 'POST',
-          headers: { 'idempotency-key': 'first', 'content-type': 'application/json' },
+          headers: { 'idempotency-key': `attempt-${attempt++}`, 'content-type': 'application/json' },
           body: '{"seatIds":["A1"]}',
         }),
       60,
