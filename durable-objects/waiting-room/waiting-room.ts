@@ -194,7 +194,8 @@ export class WaitingRoom extends DurableObject<Env> {
     const seed = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
     const commitment = await seedCommitment(seed);
     // Fresh arrival counts first: "anyone joined" must include the last second's joins.
-    if (this.room()) await this.collectArrivals(this.room()!);
+    const before = this.room();
+    if (before) await this.collectArrivals(before);
     const room = this.room();
     if (room) {
       const old = JSON.parse(room.config) as QueueConfig;

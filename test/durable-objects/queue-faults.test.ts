@@ -11,20 +11,8 @@ import type { QueueShard } from '../../durable-objects/waiting-room/queue-shard'
 import { WAITING_ROOM_MIGRATIONS } from '../../durable-objects/waiting-room/schema';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
 import { migrate } from '../../durable-objects/shared/sql';
-import { eventConfigInput, splitConfig } from '../../src/lib/event-config';
 import { freshEventId } from '../helpers/client';
-import { QueueHarness } from '../helpers/queue';
-
-function queueConfig(eventId: string, overrides: Record<string, unknown> = {}) {
-  const input = eventConfigInput.parse({
-    releaseRatePerMinute: 600,
-    minReleaseRatePerMinute: 600,
-    maxActiveVisitors: 10_000,
-    seats: 10,
-    ...overrides,
-  });
-  return splitConfig(eventId, input).queue;
-}
+import { QueueHarness, queueConfig } from '../helpers/queue';
 
 /** Runs `work` inside the object, then resets it before any answer leaves; returns a fresh stub. */
 async function resetAfter<T extends Rpc.DurableObjectBranded>(

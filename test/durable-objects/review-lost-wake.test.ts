@@ -4,15 +4,13 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
-import { eventConfigInput, splitConfig } from '../../src/lib/event-config';
 import { freshEventId } from '../helpers/client';
-import { QueueHarness } from '../helpers/queue';
+import { QueueHarness, queueConfig } from '../helpers/queue';
 
 it('a single failed wake() does not leave later arrivals without a release tick', async () => {
   const eventId = freshEventId('review');
   const q = new QueueHarness(eventId);
-  const input = eventConfigInput.parse({ releaseRatePerMinute: 600, minReleaseRatePerMinute: 600, maxActiveVisitors: 100, seats: 10 });
-  await q.room.configure(splitConfig(eventId, input).queue);
+  await q.room.configure(queueConfig(eventId, { maxActiveVisitors: 100 }));
   const t0 = Date.now();
   // The room goes idle: a tick with nobody waiting deletes its alarm (ensureAlarm fromAlarm).
   await q.tick(t0);

@@ -5,16 +5,14 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
-import { eventConfigInput, splitConfig } from '../../src/lib/event-config';
 import { freshEventId } from '../helpers/client';
-import { QueueHarness } from '../helpers/queue';
+import { QueueHarness, queueConfig } from '../helpers/queue';
 import { shardName } from '../../durable-objects/waiting-room/queue-shard';
 
 it('a join that wakes the room during a tick still gets a release tick', async () => {
   const eventId = freshEventId('review2');
   const q = new QueueHarness(eventId);
-  const input = eventConfigInput.parse({ releaseRatePerMinute: 600, minReleaseRatePerMinute: 600, maxActiveVisitors: 100, seats: 10 });
-  await q.room.configure(splitConfig(eventId, input).queue);
+  await q.room.configure(queueConfig(eventId, { maxActiveVisitors: 100 }));
   const t0 = Math.floor(Date.now() / 1000) * 1000 + 1000;
   await q.at(t0);
   // While the tick awaits the shards' counts (other requests run at that await), a visitor joins;

@@ -4,21 +4,9 @@ import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { lotteryOrder, verifyDraw } from '../../durable-objects/waiting-room/queue-policy';
-import { splitConfig, eventConfigInput } from '../../src/lib/event-config';
 import { comparePlaces, type FifoPlace, type Place } from '../../durable-objects/waiting-room/cursor';
 import { freshEventId } from '../helpers/client';
-import { QueueHarness } from '../helpers/queue';
-
-function queueConfig(eventId: string, overrides: Record<string, unknown> = {}) {
-  const input = eventConfigInput.parse({
-    releaseRatePerMinute: 600,
-    minReleaseRatePerMinute: 600,
-    maxActiveVisitors: 10_000,
-    seats: 10,
-    ...overrides,
-  });
-  return splitConfig(eventId, input).queue;
-}
+import { QueueHarness, queueConfig } from '../helpers/queue';
 
 /** Release tick (1-based) at which each visitor was admitted, polling everyone in random order each tick. */
 async function releaseTicks(

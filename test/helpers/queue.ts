@@ -6,6 +6,7 @@ import { shardOf, viewPlace, isPre, type AdmissionCursor, type Place } from '../
 import { lotteryKey } from '../../durable-objects/waiting-room/queue-policy';
 import { shardName, type QueueShard } from '../../durable-objects/waiting-room/queue-shard';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
+import { eventConfigInput, splitConfig, type QueueConfig } from '../../src/lib/event-config';
 
 export class QueueHarness {
   readonly room: DurableObjectStub<WaitingRoom>;
@@ -80,4 +81,16 @@ export class QueueHarness {
         .map((r) => r.visitor_id),
     );
   }
+}
+
+/** A queue config for RPC-level tests: 600 a minute fixed, room for 10,000 active, then `overrides` (PUT body fields). */
+export function queueConfig(eventId: string, overrides: Record<string, unknown> = {}): QueueConfig {
+  const input = eventConfigInput.parse({
+    releaseRatePerMinute: 600,
+    minReleaseRatePerMinute: 600,
+    maxActiveVisitors: 10_000,
+    seats: 10,
+    ...overrides,
+  });
+  return splitConfig(eventId, input).queue;
 }
