@@ -2,9 +2,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { Sql, migrate, type Migration } from './shared/sql';
 
-/** The single instance's name. */
-export const DIRECTORY_NAME = 'directory';
-
 const MIGRATIONS: readonly Migration[] = [
   {
     id: 1,

@@ -17,4 +17,4 @@ export function simulatedErrorRate(concurrent: number, knee: number): number {
   return Math.min(1, Math.max(0, (concurrent - 2 * knee) / (2 * knee)));
 }
 
-export { quantile } from '../src/lib/stats';
+export { quantile } from '../contracts/stats';

@@ -4,7 +4,8 @@ import { DurableObject } from 'cloudflare:workers';
 import { Hono } from 'hono';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { migrate } from '../durable-objects/shared/sql';
-import { signOriginRequest, verifyOriginSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../src/lib/hmac';
+import { signOriginRequest, verifyOriginSignature } from '../contracts/hmac';
+import { ADMISSION_HEADER, ADMISSION_TYP, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../contracts/names';
 import { CheckoutEngine, DEFAULT_TIMING, type HoldAnswer, type HoldInfo, type InventoryClient } from './checkout';
 import { quantile, simulatedLatencyMs } from './load-model';
 import {
@@ -20,7 +21,6 @@ import { salePage } from './sale-page';
 import { SHOP_MIGRATIONS, SqlProviderLedger, SqlShopStore, type ShopJobKind } from './shop-store';
 
 /** Header in which the gateway forwards the admission token. */
-const ADMISSION_HEADER = 'x-admission-token';
 /** Health is reported over this trailing window, ms. */
 const HEALTH_WINDOW_MS = 10_000;
 /** A buyer counts as active this long after their last request, ms. */
@@ -320,7 +320,7 @@ export class Shop extends DurableObject<OriginEnv> {
       const { payload } = await jwtVerify(token, this.jwks.set, {
         algorithms: ['ES256'],
         audience: eventId,
-        typ: 'wr-admission+jwt',
+        typ: ADMISSION_TYP,
         requiredClaims: ['exp', 'sub'],
       });
       return payload.sub ?? null;

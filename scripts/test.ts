@@ -1,4 +1,5 @@
-// `npm test`: installs Chromium if missing, checks generated types, type-checks, checks formatting,
+// `npm test`: installs Chromium if missing, checks generated types, type-checks, checks the import
+// rules and formatting,
 // runs the workerd test suite and the browser tests, then prints one "N passed, N failed" line.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -47,6 +48,12 @@ step(
 for (const project of ['tsconfig.json', 'origin-stub/tsconfig.json', 'test/tsconfig.json', 'tsconfig.node.json']) {
   step(`type-check ${project}`, bin('tsc'), ['-p', project]);
 }
+step('import rules: arrows one way, no circles (dependency-cruiser, .dependency-cruiser.cjs)', nodeBinary(), [
+  bin('depcruise'),
+  '--config',
+  '.dependency-cruiser.cjs',
+  ...['src', 'durable-objects', 'contracts', 'origin-stub'],
+]);
 step('formatting (prettier --check)', bin('prettier'), ['--check', '.']);
 
 mkdirSync(join(ROOT, '.build'), { recursive: true });

@@ -1,7 +1,7 @@
 // `node scripts/verify-draw.ts <draw URL or JSON file>`: recomputes a lottery from its published
 // record and checks it. The record is GET /_wr/events/{eventId}/draw after the sale start.
 import { readFileSync } from 'node:fs';
-import { verifyDraw, type DrawRecord } from '../durable-objects/waiting-room/queue-policy.ts';
+import { verifyDraw, type DrawRecord } from '../contracts/queue/queue-policy.ts';
 
 {
   const source = process.argv[2];

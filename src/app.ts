@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ERROR_TABLE, GatewayError, problemResponse } from './lib/errors';
-import { logDecision } from './lib/log';
+import { logDecision } from '../contracts/log';
 import { publicJwks, tokenSettings } from './lib/token';
 import { sameOrigin } from './middleware/same-origin';
 import { DASHBOARD_SCRIPT, dashboardPage } from './pages/dashboard-page';

@@ -1,9 +1,24 @@
 // Hono environment of the gateway app, and the event-id route parameter.
+// The per-request variables are declared here, not in the middleware that sets them, because every
+// middleware takes `Context<AppEnv>`: declaring them there made an import circle (types <-> middleware).
 import type { Context } from 'hono';
-import type { AdmissionVariables } from './middleware/credentials';
-import type { OriginVariables } from './middleware/origin-signature';
-import { EVENT_ID_PATTERN } from './lib/event-config';
+import { EVENT_ID_PATTERN } from '../contracts/names';
 import { GatewayError } from './lib/errors';
+import type { VisitorClaims } from './lib/token';
+
+/** Variables set by `requireAdmission` (src/middleware/credentials.ts). */
+export interface AdmissionVariables {
+  /** The admitted visitor; `visitorId` is the account used for seat holds. */
+  admission: VisitorClaims;
+}
+
+/** Variables set by `originSignature` (src/middleware/origin-signature.ts). */
+export interface OriginVariables {
+  /** The request body exactly as signed. */
+  rawBody: string;
+  /** The request's signed timestamp, epoch ms (whole seconds). */
+  signedAtMs: number;
+}
 
 /** Bindings and per-request variables of the gateway's Hono app. */
 export type AppEnv = { Bindings: Env; Variables: AdmissionVariables & OriginVariables };

@@ -1,22 +1,17 @@
 // Seat-hold rules: the pure state machine, request validation and seat naming.
 
-/**
- * Lifecycle of a seat hold:
- * `HELD -> PAYMENT_PENDING -> SOLD`, `HELD -> RELEASED | EXPIRED | SOLD`,
- * `PAYMENT_PENDING -> SOLD | RELEASED | NEEDS_RECONCILIATION`, `NEEDS_RECONCILIATION -> SOLD | RELEASED`.
- * SOLD, RELEASED and EXPIRED are final.
- */
-export type HoldStatus = 'HELD' | 'PAYMENT_PENDING' | 'NEEDS_RECONCILIATION' | 'SOLD' | 'RELEASED' | 'EXPIRED';
+import type { HoldRefusal, HoldStatus } from '../../contracts/inventory-answers';
+import { SEAT_ID_PATTERN, TIER_PATTERN } from '../../contracts/names';
+
+// The hold vocabulary is part of the Inventory's answers, so it lives in contracts/; re-exported
+// here for the object's own modules.
+export type { HoldRefusal, HoldStatus };
 
 /** Statuses in which a hold keeps its seats out of sale (before any deadline is considered). */
 export const LIVE_STATUSES: readonly HoldStatus[] = ['HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION'];
 
 /** Most seats (or general-admission places) one hold may take. */
 export const MAX_SEATS_PER_HOLD = 6;
-/** Seat ids: row letters then seat number, e.g. `A1`, `AB25`; covers 100,000 rows of up to 1,000 seats. */
-export const SEAT_ID_PATTERN = /^[A-Z]{1,4}[0-9]{1,4}$/;
-/** General-admission tier names: lower-case slug. */
-export const TIER_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
 /** The parts of a hold that decide transitions. */
 export interface HoldFacts {
@@ -38,16 +33,6 @@ export type HoldAction =
   | { kind: 'confirm'; orderId: string; amountMinor: number; account: string | null }
   | { kind: 'release'; account: string | null; byOrigin: boolean }
   | { kind: 'expire' };
-
-/** Why a transition was refused. */
-export type HoldRefusal =
-  | 'NOT_HOLD_OWNER'
-  | 'HOLD_EXPIRED'
-  | 'HOLD_NOT_ACTIVE'
-  | 'HOLD_ALREADY_CONFIRMED'
-  | 'PRICE_MISMATCH'
-  | 'PAYMENT_IN_PROGRESS'
-  | 'ORDER_ALREADY_USED';
 
 /** Outcome of `applyHoldAction`: the next status and deadline (`noop` for an idempotent repeat), or a refusal. */
 export type HoldTransition =

@@ -1,6 +1,7 @@
 // Inventory Durable Object: one per event, the single authority over seats and seat holds.
 import { DurableObject } from 'cloudflare:workers';
-import { DEFAULT_PAYMENT_GRACE_S, DEFAULT_SEAT_PRICE_MINOR, type InventoryConfig } from '../../src/lib/event-config';
+import { DEFAULT_PAYMENT_GRACE_S, DEFAULT_SEAT_PRICE_MINOR, type InventoryConfig } from '../../contracts/event-config';
+import type { HoldAnswer, HoldChangeAnswer, HoldRequest, HoldView, SeatMap, SeatStatus, TierView } from '../../contracts/inventory-answers';
 import { FixedWindowLimiter } from '../shared/fixed-window';
 import { Sql, migrate } from '../shared/sql';
 import {
@@ -21,66 +22,6 @@ export const HOLDS_PER_WINDOW = 20;
 export const HOLD_WINDOW_MS = 10_000;
 /** Seat-map deltas kept for `seatMap(since)`, in versions; older `since` values get a snapshot. */
 export const DELTA_RETENTION = 20_000;
-
-/** A hold as callers see it. Times are epoch ms; prices minor units of `currency`. */
-export interface HoldView {
-  holdId: string;
-  account: string;
-  status: HoldStatus;
-  /** Numbered seats; empty for a general-admission hold. */
-  seatIds: string[];
-  /** General-admission tier; null for numbered seats. */
-  tier: string | null;
-  quantity: number;
-  priceMinor: number;
-  currency: string;
-  /** Deadline of the hold (HELD) or of the payment grace (PAYMENT_PENDING). */
-  expiresAtMs: number;
-  orderId: string | null;
-}
-
-/** What a hold asks for: numbered seats, or a quantity of a tier. */
-export type HoldRequest = { seatIds: string[] } | { tier: string; quantity: number };
-
-/** `hold` outcome. `replayed` = same idempotency key and request as an earlier success. */
-export type HoldAnswer =
-  | { kind: 'held'; hold: HoldView; replayed: boolean }
-  | { kind: 'event_not_found' }
-  | { kind: 'invalid'; detail: string }
-  | { kind: 'unknown_seats'; seatIds: string[] }
-  | { kind: 'unknown_tier'; tier: string }
-  | { kind: 'unavailable'; seatIds: string[]; remaining?: number }
-  | { kind: 'account_limit'; limit: number; owned: number }
-  | { kind: 'idempotency_conflict' }
-  | { kind: 'rate_limited'; retryAfterS: number };
-
-/** Outcome of reading or changing one hold. */
-export type HoldChangeAnswer =
-  | { kind: 'ok'; hold: HoldView }
-  | { kind: 'not_found' }
-  | { kind: 'refused'; code: HoldRefusal | 'ACCOUNT_LIMIT'; detail: string; hold: HoldView };
-
-/** Places left in a general-admission tier. */
-export interface TierView {
-  tier: string;
-  capacity: number;
-  priceMinor: number;
-  available: number;
-  held: number;
-  sold: number;
-}
-
-/** Seat map: a full snapshot, or (with `since`) only the seats changed after that version. */
-export type SeatMap = (
-  | { kind: 'snapshot'; version: number; seats: { id: string; status: SeatStatus }[]; tiers: TierView[] }
-  | { kind: 'delta'; version: number; since: number; changes: { id: string; status: SeatStatus }[]; tiers: TierView[] }
-) & {
-  /** Price of one numbered seat today, minor units of `currency` (a hold keeps the price it got). */
-  seatPriceMinor: number;
-  currency: string;
-};
-
-type SeatStatus = 'AVAILABLE' | 'HELD' | 'SOLD';
 
 /** One line of the append-only audit log. */
 export interface AuditEntry {

@@ -3,8 +3,8 @@
 // single object sees every join (DESIGN.md section 7).
 import { DurableObject } from 'cloudflare:workers';
 import { Sql, migrate, type Migration } from '../shared/sql';
-import { logDecision } from '../../src/lib/log';
-import { BUCKET_MS, placeKey, type Place } from './cursor';
+import { logDecision } from '../../contracts/log';
+import { BUCKET_MS, placeKey, type Place } from '../../contracts/queue/cursor';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -30,11 +30,6 @@ const MIGRATIONS: readonly Migration[] = [
     `,
   },
 ];
-
-/** The shard's object name for an event. */
-export function shardName(eventId: string, shard: number): string {
-  return `${eventId}/${shard}`;
-}
 
 /** A join as the edge sends it; the shard keeps no event settings of its own. */
 export interface ShardJoin {

@@ -1,7 +1,7 @@
 // WaitingRoom Durable Object: one per event; storage, alarm and RPC around the pure queue policy.
 import { DurableObject } from 'cloudflare:workers';
-import { DEFAULT_HOLD_TARGET_P99_MS, type PageTemplate, type QueueConfig } from '../../src/lib/event-config';
-import { logDecision } from '../../src/lib/log';
+import { DEFAULT_HOLD_TARGET_P99_MS, type PageTemplate, type QueueConfig } from '../../contracts/event-config';
+import { logDecision } from '../../contracts/log';
 import { Sql, hasSchema, migrate } from '../shared/sql';
 import {
   parsePlaceKey,
@@ -15,9 +15,11 @@ import {
   type AdmissionCursor,
   type FifoPlace,
   type Place,
-} from './cursor';
-import { lotteryDraw, onSale, seedCommitment, type RoomMode } from './queue-policy';
-import { shardName, type ShardCounts } from './queue-shard';
+} from '../../contracts/queue/cursor';
+import { lotteryDraw, onSale, seedCommitment, type RoomMode } from '../../contracts/queue/queue-policy';
+import { shardName } from '../../contracts/names';
+import type { AdmitAnswer } from '../../contracts/room-answers';
+import type { ShardCounts } from './queue-shard';
 import {
   initialControllerState,
   nextReleaseRate,
@@ -82,19 +84,6 @@ interface AdmissionRow {
   expires_at: number;
   state: 'admitted' | 'left';
 }
-
-/**
- * `admit` outcome: the admission (new, or the same one again), `waiting` when the cursor has not
- * passed the place yet (the edge's cursor was ahead of this object's, which cannot happen, or
- * the place belongs to a draw not made yet), or `requeue` when the place is gone: released longer
- * than the idle timeout ago and never claimed (`lapsed`), its admission already ended (`ended`),
- * or a pre-queue ticket whose visitor is not in the draw (`not_in_draw`).
- */
-export type AdmitAnswer =
-  | { kind: 'admitted'; admittedAtMs: number; expiresAtMs: number }
-  | { kind: 'waiting' }
-  | { kind: 'requeue'; reason: 'lapsed' | 'ended' | 'not_in_draw' }
-  | { kind: 'event_not_found' };
 
 /** One dashboard sample. Rates per minute, latencies ms, shares 0..1. */
 export interface Sample {

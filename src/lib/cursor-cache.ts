@@ -1,6 +1,6 @@
 // The admission cursor at the edge: cached per isolate and in the Cache API for about a second, so
 // a waiting visitor's poll costs no Durable Object call (DESIGN.md section 7).
-import type { AdmissionCursor } from '../../durable-objects/waiting-room/cursor';
+import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import { callDurableObject } from './do-call';
 
 /** How long an isolate (and the Cache API) reuses a cursor, ms. */

@@ -1,6 +1,6 @@
 // Calling a Durable Object from the edge: overload answered 503 at once, transient failures retried.
 import { GatewayError } from './errors';
-import { logDecision } from './log';
+import { logDecision } from '../../contracts/log';
 
 /** Most attempts of one idempotent call (the first included). */
 export const MAX_DO_ATTEMPTS = 3;

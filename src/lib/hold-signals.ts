@@ -1,5 +1,5 @@
 // Per-isolate tally of seat-hold round trips, flushed to the event's WaitingRoom every few seconds.
-import { quantile } from './stats';
+import { quantile } from '../../contracts/stats';
 
 /** An isolate reports its holds to the WaitingRoom at most this often, ms. */
 export const FLUSH_EVERY_MS = 5_000;

@@ -1,10 +1,10 @@
 // Forwarding an admitted visitor's request to the origin.
+import { ADMISSION_HEADER } from '../../contracts/names';
 import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
-import { logDecision } from './log';
+import { logDecision } from '../../contracts/log';
 
 /** Header that carries the admission token to the origin, which verifies it against the JWKS. */
-export const ADMISSION_HEADER = 'x-admission-token';
 /** The origin gets this long to answer, in ms, before the visitor sees ORIGIN_UNAVAILABLE. */
 export const ORIGIN_TIMEOUT_MS = 15_000;
 /** Retry-After sent with ORIGIN_UNAVAILABLE, seconds (unless the origin named its own). */

@@ -1,12 +1,9 @@
 // Queue tickets and admission tokens: ES256 JWTs over jose, and the JWKS that verifies them.
 import { SignJWT, createLocalJWKSet, errors, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
-import type { Place } from '../../durable-objects/waiting-room/cursor';
+import { ADMISSION_TYP, PLACE_CLAIM, SESSION_CLAIM, TICKET_TYP } from '../../contracts/names';
+import type { Place } from '../../contracts/queue/cursor';
 import { GatewayError } from './errors';
 
-/** JOSE `typ` of a queue ticket: proves a place in line, never admission. */
-export const TICKET_TYP = 'wr-ticket+jwt';
-/** JOSE `typ` of an admission token: lets a visitor into the sale area until `exp`. */
-export const ADMISSION_TYP = 'wr-admission+jwt';
 /** Queue tickets live this long, in seconds (a visitor may wait for hours). */
 export const TICKET_TTL_S = 24 * 60 * 60;
 /** Longest lifetime an admission token may claim, in seconds (the admission TTL's upper bound). */
@@ -102,8 +99,8 @@ export async function publicJwks(settings: TokenSettings): Promise<{ keys: JWK[]
 async function sign(settings: TokenSettings, typ: string, claims: VisitorClaims, nowMs: number): Promise<string> {
   const ring = await keyRing(settings);
   const extra: JWTPayload = {};
-  if (claims.sessionId) extra.sid = claims.sessionId;
-  if (claims.place) extra.pl = 'pre' in claims.place ? 'pre' : [claims.place.bucket, claims.place.idx, claims.place.shard];
+  if (claims.sessionId) extra[SESSION_CLAIM] = claims.sessionId;
+  if (claims.place) extra[PLACE_CLAIM] = 'pre' in claims.place ? 'pre' : [claims.place.bucket, claims.place.idx, claims.place.shard];
   return new SignJWT(extra)
     .setProtectedHeader({ alg: ALG, kid: ring.kid, typ })
     .setIssuer(settings.issuer)
@@ -171,7 +168,7 @@ export async function verifyToken(
       issuer: settings.issuer,
       audience: eventId,
       typ: kind === 'ticket' ? TICKET_TYP : ADMISSION_TYP,
-      requiredClaims: kind === 'ticket' ? ['exp', 'iat', 'sub', 'jti', 'pl'] : ['exp', 'iat', 'sub', 'jti', 'sid'],
+      requiredClaims: kind === 'ticket' ? ['exp', 'iat', 'sub', 'jti', PLACE_CLAIM] : ['exp', 'iat', 'sub', 'jti', SESSION_CLAIM],
       clockTolerance: CLOCK_TOLERANCE_S,
       // Caps the lifetime: a token issued longer ago than this is refused whatever its `exp` says.
       maxTokenAge: kind === 'ticket' ? TICKET_TTL_S : MAX_ADMISSION_AGE_S,
@@ -183,10 +180,10 @@ export async function verifyToken(
   }
   const claims: VisitorClaims = { eventId, visitorId: payload.sub!, expiresAtMs: payload.exp! * 1000 };
   if (kind === 'admission') {
-    if (typeof payload.sid !== 'string') throw new GatewayError('TOKEN_INVALID', 'the admission is not valid for this event');
-    claims.sessionId = payload.sid;
+    if (typeof payload[SESSION_CLAIM] !== 'string') throw new GatewayError('TOKEN_INVALID', 'the admission is not valid for this event');
+    claims.sessionId = payload[SESSION_CLAIM] as string;
   } else {
-    const place = parsePlace(payload.pl);
+    const place = parsePlace(payload[PLACE_CLAIM]);
     if (!place) throw new GatewayError('TOKEN_INVALID', 'the ticket is not valid for this event');
     claims.place = place;
   }

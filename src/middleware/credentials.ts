@@ -4,16 +4,10 @@ import { createMiddleware } from 'hono/factory';
 import { admissionCookie, isSecure, readCookie, ticketCookie } from '../lib/cookies';
 import { callDurableObject } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
-import { ADMISSION_HEADER } from '../lib/proxy';
+import { ADMISSION_HEADER } from '../../contracts/names';
 import { rememberActiveSession, sessionRecentlyActive } from '../lib/session-cache';
 import { tokenSettings, verifyToken, type VisitorClaims } from '../lib/token';
 import { eventIdParam, type AppEnv } from '../types';
-
-/** Variables set by `requireAdmission`. */
-export interface AdmissionVariables {
-  /** The admitted visitor; `visitorId` is the account used for seat holds. */
-  admission: VisitorClaims;
-}
 
 /**
  * The raw queue ticket: the cookie (browsers), else `Authorization: Bearer` (apps). The cookie

@@ -1,17 +1,10 @@
-// Authenticates origin API calls: HMAC-SHA256 over method, path, timestamp and body (lib/hmac.ts).
+// Authenticates origin API calls: HMAC-SHA256 over method, path, timestamp and body (contracts/hmac.ts).
 import { createMiddleware } from 'hono/factory';
 import { GatewayError } from '../lib/errors';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, timestampFresh, verifyOriginSignature } from '../lib/hmac';
+import { timestampFresh, verifyOriginSignature } from '../../contracts/hmac';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../contracts/names';
 import { readBodyText } from '../lib/validate';
 import type { AppEnv } from '../types';
-
-/** Variables set by `originSignature`. */
-export interface OriginVariables {
-  /** The request body exactly as signed. */
-  rawBody: string;
-  /** The request's signed timestamp, epoch ms (whole seconds). */
-  signedAtMs: number;
-}
 
 /**
  * Refuses origin API requests without a valid, fresh signature and keeps the signed raw body.

@@ -2,7 +2,7 @@
 // per account inside the Inventory: durable-objects/inventory/inventory.ts HOLDS_PER_WINDOW.)
 import type { Context } from 'hono';
 import { GatewayError } from '../lib/errors';
-import { logDecision } from '../lib/log';
+import { logDecision } from '../../contracts/log';
 import type { AppEnv } from '../types';
 
 /** The areas with their own counters; the same IP has one bucket per area and event. */

@@ -1,7 +1,7 @@
 // The waiting page: place in line, people ahead, estimated wait, policy note; polls with jitter.
 import { html, raw } from 'hono/html';
-import type { PageTemplate } from '../lib/event-config';
-import type { StatusBody } from '../routes/queue';
+import type { PageTemplate } from '../../contracts/event-config';
+import type { StatusBody } from '../lib/status-body';
 import { MESSAGES, type Lang } from './waiting-messages';
 
 /** The page's script: static (its data is in a JSON block), so a CSP hash can allow exactly it. */

@@ -3,10 +3,10 @@ import { forgetCursor } from '../lib/cursor-cache';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { bearerAuth } from 'hono/bearer-auth';
-import { DIRECTORY_NAME } from '../../durable-objects/event-directory';
-import { eventConfigInput, joinConfig, splitConfig } from '../lib/event-config';
+import { DIRECTORY_NAME } from '../../contracts/names';
+import { eventConfigInput, joinConfig, splitConfig } from '../../contracts/event-config';
 import { GatewayError } from '../lib/errors';
-import { secretsEqual } from '../lib/hmac';
+import { secretsEqual } from '../../contracts/hmac';
 import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 

@@ -1,12 +1,12 @@
 // Seat map and seat holds for admitted visitors: the account is the admission token's subject.
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMap } from '../../durable-objects/inventory/inventory';
+import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMap } from '../../contracts/inventory-answers';
 import { requireAdmission } from '../middleware/credentials';
 import { callDurableObject } from '../lib/do-call';
 import { GatewayError, assertNever } from '../lib/errors';
 import { recordHold } from '../lib/hold-signals';
-import { logDecision } from '../lib/log';
+import { logDecision } from '../../contracts/log';
 import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 

@@ -1,10 +1,10 @@
 // Origin API: health reports and hold confirm/release, authenticated by an HMAC signature.
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { HoldChangeAnswer } from '../../durable-objects/inventory/inventory';
+import type { HoldChangeAnswer } from '../../contracts/inventory-answers';
 import { callDurableObject } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
-import { logDecision } from '../lib/log';
+import { logDecision } from '../../contracts/log';
 import { originSignature } from '../middleware/origin-signature';
 import { parseJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';

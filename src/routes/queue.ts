@@ -1,13 +1,13 @@
 // The waiting room's visitor side: the sale area, join and status.
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { isPre, placeKey, shardOf, viewPlace, type AdmissionCursor, type Place } from '../../durable-objects/waiting-room/cursor';
-import { MAX_POLL_MS, lotteryKey, type QueueState } from '../../durable-objects/waiting-room/queue-policy';
-import { shardName } from '../../durable-objects/waiting-room/queue-shard';
-import type { AdmitAnswer } from '../../durable-objects/waiting-room/waiting-room';
+import { isPre, placeKey, shardOf, viewPlace, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
+import { MAX_POLL_MS, lotteryKey } from '../../contracts/queue/queue-policy';
+import { shardName } from '../../contracts/names';
+import type { AdmitAnswer } from '../../contracts/room-answers';
 import { readCursor } from '../lib/cursor-cache';
 import { callDurableObject } from '../lib/do-call';
-import { logDecision } from '../lib/log';
+import { logDecision } from '../../contracts/log';
 import { clientIp, enforceRateLimit } from '../middleware/rate-limit';
 import { readAdmission, readTicket } from '../middleware/credentials';
 import { admissionCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
@@ -19,25 +19,7 @@ import { pickLang } from '../pages/waiting-messages';
 import { WAITING_SCRIPT, waitingPage } from '../pages/waiting-page';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import { eventIdParam, type AppEnv } from '../types';
-
-/** JSON body of join / status (and of the sale URL for `Accept: application/json`). */
-export interface StatusBody {
-  state: QueueState;
-  eventName: string;
-  policy: AdmissionCursor['policy'];
-  position: number | null;
-  ahead: number | null;
-  estimatedWaitSeconds: number | null;
-  pollAfterMs: number;
-  /** ISO 8601, or null when the sale was open from creation. */
-  saleStartsAt: string | null;
-  /** Lottery events: the draw's commitment (SHA-256 of the secret seed); null otherwise. */
-  commitment: string | null;
-  /** The queue ticket, for cookie-less clients; present when newly issued. */
-  queueTicket?: string;
-  /** The admission token, for cookie-less clients; present when `state` is `admitted`. */
-  admissionToken?: string;
-}
+import type { StatusBody } from '../lib/status-body';
 
 interface Turn {
   visitorId: string;

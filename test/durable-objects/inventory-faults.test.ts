@@ -5,8 +5,9 @@
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import type { HoldRequest, Inventory } from '../../durable-objects/inventory/inventory';
-import type { InventoryConfig } from '../../src/lib/event-config';
+import type { HoldRequest } from '../../contracts/inventory-answers';
+import type { Inventory } from '../../durable-objects/inventory/inventory';
+import type { InventoryConfig } from '../../contracts/event-config';
 import { freshEventId } from '../helpers/client';
 import { checkInvariants } from '../helpers/inventory-invariants';
 import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, TIERS, TTL_MS } from '../helpers/schedules';

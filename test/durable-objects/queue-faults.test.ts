@@ -5,8 +5,8 @@
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { comparePlaces, type FifoPlace, type Place } from '../../durable-objects/waiting-room/cursor';
-import { lotteryOrder } from '../../durable-objects/waiting-room/queue-policy';
+import { comparePlaces, type FifoPlace, type Place } from '../../contracts/queue/cursor';
+import { lotteryOrder } from '../../contracts/queue/queue-policy';
 import type { QueueShard } from '../../durable-objects/waiting-room/queue-shard';
 import { WAITING_ROOM_MIGRATIONS } from '../../durable-objects/waiting-room/schema';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';

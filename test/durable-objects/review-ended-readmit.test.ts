@@ -3,8 +3,8 @@
 // visitor's next place has been admitted (the row now names that place), the old ticket's place is
 // judged afresh, found "released within the idle timeout", and admitted again: no queueing.
 import { expect, it } from 'vitest';
-import type { FifoPlace } from '../../durable-objects/waiting-room/cursor';
-import { eventConfigInput, splitConfig } from '../../src/lib/event-config';
+import type { FifoPlace } from '../../contracts/queue/cursor';
+import { eventConfigInput, splitConfig } from '../../contracts/event-config';
 import { freshEventId } from '../helpers/client';
 import { QueueHarness } from '../helpers/queue';
 

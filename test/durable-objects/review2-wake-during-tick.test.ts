@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
 import { freshEventId } from '../helpers/client';
 import { QueueHarness, queueConfig } from '../helpers/queue';
-import { shardName } from '../../durable-objects/waiting-room/queue-shard';
+import { shardName } from '../../contracts/names';
 
 it('a join that wakes the room during a tick still gets a release tick', async () => {
   const eventId = freshEventId('review2');

@@ -3,8 +3,8 @@
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { lotteryOrder, verifyDraw } from '../../durable-objects/waiting-room/queue-policy';
-import { comparePlaces, type FifoPlace, type Place } from '../../durable-objects/waiting-room/cursor';
+import { lotteryOrder, verifyDraw } from '../../contracts/queue/queue-policy';
+import { comparePlaces, type FifoPlace, type Place } from '../../contracts/queue/cursor';
 import { freshEventId } from '../helpers/client';
 import { QueueHarness, queueConfig } from '../helpers/queue';
 

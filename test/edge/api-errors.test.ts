@@ -1,7 +1,7 @@
 // Bad input gets a clear problem response and changes nothing; admin and origin APIs authenticate.
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { signOriginRequest } from '../../src/lib/hmac';
+import { signOriginRequest } from '../../contracts/hmac';
 import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
 
 async function call(path: string, init: RequestInit = {}) {

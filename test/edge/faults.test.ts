@@ -6,7 +6,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { admissionCookie } from '../../src/lib/cookies';
-import { signOriginRequest } from '../../src/lib/hmac';
+import { signOriginRequest } from '../../contracts/hmac';
 import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
 
 const app = createApp();

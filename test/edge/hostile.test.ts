@@ -7,7 +7,7 @@ import { SignJWT, importJWK } from 'jose';
 import { env, exports } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admissionCookie, ticketCookie } from '../../src/lib/cookies';
-import { secretsEqual, signOriginRequest } from '../../src/lib/hmac';
+import { secretsEqual, signOriginRequest } from '../../contracts/hmac';
 import { signAdmission, signQueueTicket, tokenSettings, verifyToken } from '../../src/lib/token';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/lib/validate';
 import { BASE, Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';

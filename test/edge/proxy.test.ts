@@ -1,6 +1,7 @@
 // What the origin receives from the proxy: the verified admission token, none of the gateway's secrets.
 import { describe, expect, it } from 'vitest';
-import { ADMISSION_HEADER, proxyToOrigin, stripGatewayCookies } from '../../src/lib/proxy';
+import { ADMISSION_HEADER } from '../../contracts/names';
+import { proxyToOrigin, stripGatewayCookies } from '../../src/lib/proxy';
 
 function capturingOrigin() {
   const seen: Request[] = [];

@@ -4,7 +4,7 @@
 import { env } from 'cloudflare:workers';
 import { runInDurableObject } from 'cloudflare:test';
 import { expect, it } from 'vitest';
-import { shardName } from '../../durable-objects/waiting-room/queue-shard';
+import { shardName } from '../../contracts/names';
 import { Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 
 async function shardArrivals(eventId: string): Promise<number> {

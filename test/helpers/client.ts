@@ -1,8 +1,9 @@
 // A visitor for tests: its own cookie jar, requests through the gateway's real fetch handler.
 import { env, exports } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
-import { BUCKET_MS } from '../../durable-objects/waiting-room/cursor';
-import { shardName, type QueueShard } from '../../durable-objects/waiting-room/queue-shard';
+import { BUCKET_MS } from '../../contracts/queue/cursor';
+import { shardName } from '../../contracts/names';
+import type { QueueShard } from '../../durable-objects/waiting-room/queue-shard';
 import { forgetCursor } from '../../src/lib/cursor-cache';
 
 export const BASE = 'https://gateway.test';

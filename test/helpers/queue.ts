@@ -2,11 +2,12 @@
 // edge does (src/routes/queue.ts): join at the visitor's shard, poll from the cursor, admit once released.
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
-import { shardOf, viewPlace, isPre, type AdmissionCursor, type Place } from '../../durable-objects/waiting-room/cursor';
-import { lotteryKey } from '../../durable-objects/waiting-room/queue-policy';
-import { shardName, type QueueShard } from '../../durable-objects/waiting-room/queue-shard';
+import { shardOf, viewPlace, isPre, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
+import { lotteryKey } from '../../contracts/queue/queue-policy';
+import { shardName } from '../../contracts/names';
+import type { QueueShard } from '../../durable-objects/waiting-room/queue-shard';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
-import { eventConfigInput, splitConfig, type QueueConfig } from '../../src/lib/event-config';
+import { eventConfigInput, splitConfig, type QueueConfig } from '../../contracts/event-config';
 
 export class QueueHarness {
   readonly room: DurableObjectStub<WaitingRoom>;

@@ -4,7 +4,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { formatMoney } from '../../origin-stub/money';
-import { signOriginRequest } from '../../src/lib/hmac';
+import { signOriginRequest } from '../../contracts/hmac';
 import { admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 
 const CARD = '4242 4242 4242 4242';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { migrate } from '../../durable-objects/shared/sql';
 import { newPayment, transition, type Payment } from '../../origin-stub/payment-state';
 import { SHOP_MIGRATIONS, SqlShopStore } from '../../origin-stub/shop-store';
-import { signOriginRequest } from '../../src/lib/hmac';
+import { signOriginRequest } from '../../contracts/hmac';
 import { LOST_RESPONSE_CARD, signWebhook, TIMEOUT_CARD, WEBHOOK_SIGNATURE_HEADER } from '../../origin-stub/payment-provider';
 import { admittedVisitor, createEvent, freshEventId, type Visitor } from '../helpers/client';
 

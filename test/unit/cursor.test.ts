@@ -10,7 +10,7 @@ import {
   viewPlace,
   type AdmissionCursor,
   type FifoPlace,
-} from '../../durable-objects/waiting-room/cursor';
+} from '../../contracts/queue/cursor';
 
 /** Arrivals: per shard, per bucket, a count. */
 const arrivalsArb = fc.array(fc.record({ shard: fc.nat(3), bucket: fc.nat(6), count: fc.integer({ min: 1, max: 6 }) }), { maxLength: 20 });

@@ -1,7 +1,7 @@
 // Decision logs: one valid JSON line each, with no token, signature, key, IP or visitor id in it.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { logDecision, redactValue } from '../../src/lib/log';
+import { logDecision, redactValue } from '../../contracts/log';
 
 const JWT = 'eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ2aXNpdG9yLTEiLCJhdWQiOiJldiJ9.c2lnbmF0dXJlLXNpZ25hdHVyZS1zaWduYXR1cmU';
 const HMAC = `sha256=${'ab'.repeat(32)}`;

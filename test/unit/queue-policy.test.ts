@@ -9,7 +9,7 @@ import {
   pollAfterMs,
   seedCommitment,
   seenWriteEveryMs,
-} from '../../durable-objects/waiting-room/queue-policy';
+} from '../../contracts/queue/queue-policy';
 
 describe('lotteryOrder', () => {
   it('is a permutation of the entrants and depends only on the seed', async () => {

@@ -1,6 +1,6 @@
 // Admission cursor: pure rules for places in line across queue shards, and for answering a poll at
 // the edge from a signed queue ticket plus the published cursor (DESIGN.md section 7).
-import type { PageTemplate, QueueConfig } from '../../src/lib/event-config';
+import type { PageTemplate, QueueConfig } from '../event-config';
 import { estimateWaitSeconds, onSale, pollAfterMs, waitingState, type QueueState, type RoomMode } from './queue-policy';
 
 /** Arrivals are grouped in buckets of this many ms; FIFO holds exactly across buckets. */

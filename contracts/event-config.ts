@@ -1,5 +1,6 @@
 // Organizer settings of one event: the schema, its defaults and the split between the two objects.
 import { z } from 'zod';
+import { TIER_PATTERN } from './names';
 
 /** Default hold TTL: 5 minutes, in seconds. */
 export const DEFAULT_HOLD_TTL_S = 300;
@@ -22,9 +23,6 @@ export const DEFAULT_SEAT_PRICE_MINOR = 5000;
 
 /** How far ahead a sale may start, ms (alarms cannot be set past 2189; five years is plenty). */
 export const MAX_SALE_START_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
-
-/** Event ids appear in URLs, cookie names and Durable Object names: lower-case slug, 1-64 chars. */
-export const EVENT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 /**
  * Body of `PUT /_wr/admin/events/{eventId}`. Rates are *new visitors per minute*; durations are
@@ -49,7 +47,7 @@ export const eventConfigInput = z
       .array(
         z
           .object({
-            tier: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/),
+            tier: z.string().regex(TIER_PATTERN),
             capacity: z.number().int().min(1).max(10_000_000),
             priceMinor: z.number().int().min(0).max(100_000_000),
           })

@@ -1,5 +1,5 @@
 // Queue policy: pure rules for phases, the lottery draw, positions and wait estimates.
-import type { QueueConfig } from '../../src/lib/event-config';
+import type { QueueConfig } from '../event-config';
 
 /** What a visitor's status says about the event and their place. */
 export type QueueState = 'not_open' | 'waiting' | 'admitted' | 'paused' | 'closed' | 'sold_out';

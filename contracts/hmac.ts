@@ -1,9 +1,6 @@
 // Origin API request signing: HMAC-SHA256 over method, path, timestamp and raw body.
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from './names';
 
-/** Header carrying the signing time, Unix seconds. */
-export const TIMESTAMP_HEADER = 'x-wr-timestamp';
-/** Header carrying `sha256=<hex HMAC>`. */
-export const SIGNATURE_HEADER = 'x-wr-signature';
 /** Signed requests older or newer than this many seconds are refused. */
 export const SIGNATURE_WINDOW_S = 300;
 

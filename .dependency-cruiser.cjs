@@ -1,0 +1,60 @@
+// Import rules checked by `npm test` (scripts/test.ts runs dependency-cruiser over the Worker sources).
+// The arrows run one way: src/routes -> src/middleware -> src/lib -> contracts/, and
+// durable-objects/ -> contracts/. contracts/ imports no other folder of the project. README.md,
+// "Layout", explains each rule. The swc parser reads the sources as written, so type-only imports
+// count too (typescript 7 has no JS API for dependency-cruiser yet).
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import circle: split the shared part into a module both import.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'contracts-import-nothing',
+      severity: 'error',
+      comment: 'contracts/ is what both sides share; it may import only itself and packages.',
+      from: { path: '^contracts/' },
+      to: { path: '^(src|durable-objects|origin-stub|test|scripts|bench)/' },
+    },
+    {
+      name: 'objects-not-to-edge',
+      severity: 'error',
+      comment: 'Durable Objects import contracts/, never the edge Worker in src/.',
+      from: { path: '^durable-objects/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'edge-not-to-objects',
+      severity: 'error',
+      comment:
+        'The edge reads object answers through contracts/. Only src/index.ts may import durable-objects/: ' +
+        "wrangler's main module must export the Durable Object classes.",
+      from: { path: '^src/', pathNot: '^src/index[.]ts$' },
+      to: { path: '^durable-objects/' },
+    },
+    {
+      name: 'lib-not-to-upper-layers',
+      severity: 'error',
+      comment: 'src/lib/ is Context-free: it imports neither routes, middleware, pages nor the app.',
+      from: { path: '^src/lib/' },
+      to: { path: '^src/(routes|middleware|pages)/|^src/(app|index)[.]ts$' },
+    },
+    {
+      name: 'origin-stub-not-to-gateway',
+      severity: 'error',
+      comment:
+        'The origin stub is another Worker: it shares contracts/ (and the SQL helper in durable-objects/shared/), never the gateway code.',
+      from: { path: '^origin-stub/' },
+      to: { path: '^src/|^durable-objects/(?!shared/)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    parser: 'swc',
+    exclude: { path: 'worker-configuration[.]d[.]ts$' },
+  },
+};

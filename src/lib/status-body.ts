@@ -1,0 +1,22 @@
+// The JSON answer of join and status: shared by the queue routes and the waiting page they render.
+import type { AdmissionCursor } from '../../contracts/queue/cursor';
+import type { QueueState } from '../../contracts/queue/queue-policy';
+
+/** JSON body of join / status (and of the sale URL for `Accept: application/json`). */
+export interface StatusBody {
+  state: QueueState;
+  eventName: string;
+  policy: AdmissionCursor['policy'];
+  position: number | null;
+  ahead: number | null;
+  estimatedWaitSeconds: number | null;
+  pollAfterMs: number;
+  /** ISO 8601, or null when the sale was open from creation. */
+  saleStartsAt: string | null;
+  /** Lottery events: the draw's commitment (SHA-256 of the secret seed); null otherwise. */
+  commitment: string | null;
+  /** The queue ticket, for cookie-less clients; present when newly issued. */
+  queueTicket?: string;
+  /** The admission token, for cookie-less clients; present when `state` is `admitted`. */
+  admissionToken?: string;
+}
