@@ -1,6 +1,6 @@
 // `npm test`: installs Chromium if missing, checks generated types, type-checks, checks the import
-// rules and formatting,
-// runs the workerd test suite and the browser tests, then prints one "N passed, N failed" line.
+// rules and formatting, runs the workerd test suite, the origin SDK's Node tests and the browser
+// tests, then prints one "N passed, N failed" line.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +45,14 @@ step(
   [wrangler, 'types', ...TYPES_FLAGS, '--env-interface', 'OriginEnv'],
   join(ROOT, 'origin-stub'),
 );
-for (const project of ['tsconfig.json', 'origin-stub/tsconfig.json', 'test/tsconfig.json', 'tsconfig.node.json']) {
+for (const project of [
+  'tsconfig.json',
+  'origin-stub/tsconfig.json',
+  'test/tsconfig.json',
+  'tsconfig.node.json',
+  'origin-sdk/tsconfig.json',
+  'origin-sdk/test/tsconfig.json',
+]) {
   step(`type-check ${project}`, bin('tsc'), ['-p', project]);
 }
 step('import rules: arrows one way, no circles (dependency-cruiser, .dependency-cruiser.cjs)', nodeBinary(), [
@@ -57,13 +64,22 @@ step('import rules: arrows one way, no circles (dependency-cruiser, .dependency-
 step('formatting (prettier --check)', bin('prettier'), ['--check', '.']);
 
 mkdirSync(join(ROOT, '.build'), { recursive: true });
-const reports = { workerd: '.build/vitest-workerd.json', browser: '.build/vitest-browser.json' };
+const reports = { workerd: '.build/vitest-workerd.json', sdk: '.build/vitest-sdk.json', browser: '.build/vitest-browser.json' };
 step('tests inside workerd (@cloudflare/vitest-plugin)', nodeBinary(), [
   bin('vitest'),
   'run',
   '--reporter=default',
   '--reporter=json',
   `--outputFile.json=${reports.workerd}`,
+]);
+step('origin SDK and example origin tests in Node', nodeBinary(), [
+  bin('vitest'),
+  'run',
+  '-c',
+  'origin-sdk/vitest.config.ts',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${reports.sdk}`,
 ]);
 step('browser tests (Chromium via playwright-core)', nodeBinary(), [
   bin('vitest'),

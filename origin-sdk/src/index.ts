@@ -1,0 +1,58 @@
+// The origin SDK: what a ticketing site needs to sit behind the waiting room gateway. Web Crypto
+// and fetch only (Node >= 20, Workers, Deno, Bun). Middleware: `./hono.ts`, `./node.ts`.
+export {
+  ADMISSION_ALG,
+  ADMISSION_HEADER,
+  ADMISSION_TYP,
+  CLOCK_TOLERANCE_S,
+  COMMAND_HEADER,
+  DEFAULT_ISSUER,
+  JWKS_PATH,
+  MAX_ADMISSION_AGE_S,
+  REVOKE_COMMAND,
+  SIGNATURE_HEADER,
+  SIGNATURE_WINDOW_S,
+  TIMESTAMP_HEADER,
+  revokeSession,
+  signOriginRequest,
+  signingInput,
+  timestampFresh,
+  verifyOriginSignature,
+  type HeaderTarget,
+} from './protocol.ts';
+export {
+  ADMISSION_ERROR_STATUS,
+  AdmissionError,
+  JWKS_CACHE_MS,
+  JWKS_TIMEOUT_MS,
+  admissionToken,
+  gatewayKeys,
+  verifyAdmission,
+  type Admission,
+  type AdmissionErrorCode,
+  type AdmissionInput,
+  type AdmissionOptions,
+  type FetchLike,
+} from './admission.ts';
+export { ActiveVisitors, DEFAULT_MAX_SAMPLES, DEFAULT_WINDOW_MS, LatencyWindow, quantile, type WindowStats } from './latency-window.ts';
+export {
+  DEFAULT_REPORT_INTERVAL_MS,
+  DEFAULT_REPORT_TIMEOUT_MS,
+  HealthReporter,
+  type HealthReport,
+  type HealthReporterOptions,
+  type ReportOutcome,
+} from './health.ts';
+export { DEFAULT_RETRY, checkRetryPolicy, retryDelayMs, retryable, type RetryPolicy, type TryOutcome } from './retry.ts';
+export {
+  DEFAULT_GATEWAY_TIMEOUT_MS,
+  GatewayClient,
+  HOLD_REFUSALS,
+  parseHold,
+  type GatewayClientOptions,
+  type Hold,
+  type HoldListResult,
+  type HoldRefusal,
+  type HoldResult,
+  type HoldStatus,
+} from './gateway-client.ts';

@@ -1,0 +1,135 @@
+// The gateway's wire protocol as an origin sees it: header and claim names, token rules, and the
+// HMAC request signing of the origin API. Web Crypto only, so it runs on Node >= 20 and in Workers.
+
+/** Header in which the gateway forwards the visitor's admission token to the origin. */
+export const ADMISSION_HEADER = 'x-admission-token';
+/** JOSE `typ` of an admission token (a queue ticket has `wr-ticket+jwt` and is never accepted here). */
+export const ADMISSION_TYP = 'wr-admission+jwt';
+/** The only signature algorithm the gateway uses (ECDSA P-256, RFC 7518 section 3.4). */
+export const ADMISSION_ALG = 'ES256';
+/** Default `iss` of the gateway's tokens (its `TOKEN_ISSUER` setting). */
+export const DEFAULT_ISSUER = 'waiting-room-gateway';
+/** Clock skew tolerated on `exp` / `nbf` / `iat`, in seconds: the gateway's own tolerance. */
+export const CLOCK_TOLERANCE_S = 5;
+/** Longest lifetime an admission token may claim, in seconds (a token issued earlier is refused). */
+export const MAX_ADMISSION_AGE_S = 2 * 60 * 60;
+/** Path of the gateway's public keys (RFC 8615 well-known URI, RFC 7517 JWK Set). */
+export const JWKS_PATH = '/.well-known/jwks.json';
+
+/** Header carrying the signing time of an origin API request, Unix seconds. */
+export const TIMESTAMP_HEADER = 'x-wr-timestamp';
+/** Header carrying `sha256=<hex HMAC>` of an origin API request. */
+export const SIGNATURE_HEADER = 'x-wr-signature';
+/** Signed requests more than this many seconds away from the receiver's clock are refused. */
+export const SIGNATURE_WINDOW_S = 300;
+
+/** Origin response header with a command for the gateway; the gateway strips it before the browser sees it. */
+export const COMMAND_HEADER = 'x-wr-command';
+/** Value of `COMMAND_HEADER` that ends the visitor's admission session at once and frees its active slot. */
+export const REVOKE_COMMAND = 'revoke';
+
+const encoder = new TextEncoder();
+
+/**
+ * The signed text: `METHOD\nPATH\nTIMESTAMP\nBODY`. Binding method and path (which carries the
+ * event and hold ids) means a captured signature cannot be replayed against another endpoint,
+ * event or hold; the timestamp bounds replays of the same request to the window.
+ */
+export function signingInput(method: string, path: string, timestamp: string, body: string): string {
+  return `${method.toUpperCase()}\n${path}\n${timestamp}\n${body}`;
+}
+
+function hmacKey(secret: string, usage: 'sign' | 'verify'): Promise<CryptoKey> {
+  return crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [usage]);
+}
+
+function hex(bytes: ArrayBuffer): string {
+  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function unhex(text: string): Uint8Array<ArrayBuffer> | null {
+  if (!/^(?:[0-9a-f]{2}){32}$/.test(text)) return null;
+  const out = new Uint8Array(new ArrayBuffer(text.length / 2));
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+function requireSecret(secret: unknown): asserts secret is string {
+  if (typeof secret !== 'string' || secret.length === 0) throw new TypeError('secret must be the non-empty ORIGIN_HMAC_SECRET');
+}
+
+/**
+ * Headers that sign a request to the gateway's origin API (or to an origin's own operator API) at
+ * `nowMs`: `x-wr-timestamp` (Unix seconds) and `x-wr-signature: sha256=<hex>`, HMAC-SHA256 with
+ * `secret` over `signingInput` (in the manner of Stripe's and GitHub's webhook signatures, with
+ * the method and path added). Source: docs/api.md, "Origin API (HMAC)".
+ *
+ * @param method HTTP method, any case
+ * @param path the URL path without query, e.g. `/_wr/origin/events/demo/health`
+ * @param body the exact body bytes that will be sent, as text (`''` for GET)
+ * @param nowMs signing time, epoch ms (rounded down to whole seconds)
+ * @throws TypeError when `secret` is empty or `path` does not start with `/`
+ */
+export async function signOriginRequest(
+  secret: string,
+  method: string,
+  path: string,
+  body: string,
+  nowMs: number,
+): Promise<Record<string, string>> {
+  requireSecret(secret);
+  if (!path.startsWith('/') || path.includes('?')) throw new TypeError(`path must be a URL path without query, got "${path}"`);
+  const ts = String(Math.floor(nowMs / 1000));
+  const mac = await crypto.subtle.sign('HMAC', await hmacKey(secret, 'sign'), encoder.encode(signingInput(method, path, ts, body)));
+  return { [TIMESTAMP_HEADER]: ts, [SIGNATURE_HEADER]: `sha256=${hex(mac)}` };
+}
+
+/** True when a timestamp header is well-formed and inside the window around `nowMs` (epoch ms). */
+export function timestampFresh(timestamp: string | null | undefined, nowMs: number): boolean {
+  return typeof timestamp === 'string' && /^\d{1,12}$/.test(timestamp) && Math.abs(nowMs / 1000 - Number(timestamp)) <= SIGNATURE_WINDOW_S;
+}
+
+/**
+ * Checks a signed request (the receiving side of `signOriginRequest`). The comparison is
+ * `crypto.subtle.verify`, constant-time in both Node and workerd.
+ *
+ * @param request method, path without query, and the raw body text as received
+ * @param timestamp the `x-wr-timestamp` header; signature the `x-wr-signature` header
+ * @returns true only for a matching signature over this method, path, timestamp and body, with a
+ *   timestamp within SIGNATURE_WINDOW_S of `nowMs`; false for anything else (never throws on bad input)
+ */
+export async function verifyOriginSignature(
+  secret: string,
+  request: { method: string; path: string; body: string },
+  timestamp: string | null | undefined,
+  signature: string | null | undefined,
+  nowMs: number,
+): Promise<boolean> {
+  if (typeof secret !== 'string' || !secret || typeof signature !== 'string' || !timestampFresh(timestamp, nowMs)) return false;
+  const mac = signature.startsWith('sha256=') ? unhex(signature.slice(7)) : null;
+  if (!mac) return false;
+  const input = encoder.encode(signingInput(request.method, request.path, timestamp!, request.body));
+  return crypto.subtle.verify('HMAC', await hmacKey(secret, 'verify'), mac, input);
+}
+
+/** Something whose headers can be set: a `Headers`, a `Response`, or a Node `ServerResponse`-like object. */
+export type HeaderTarget = Headers | { headers: Headers } | { setHeader(name: string, value: string): unknown };
+
+/**
+ * Tells the gateway to end this visitor's admission session when it relays this response
+ * (`X-WR-Command: revoke`): the visitor's slot is freed at once, as after a completed checkout
+ * (Cloudflare Waiting Room's `Cf-Waiting-Room-Command: revoke` does the same). The gateway strips
+ * the header, so the browser never sees it. Set it only on responses to admitted visitors.
+ *
+ * @param target the response headers (a `Headers`, a `Response`, or a Node/Express response)
+ * @throws TypeError when `target` has no way to set a header
+ */
+export function revokeSession(target: HeaderTarget): void {
+  if (target instanceof Headers) return target.set(COMMAND_HEADER, REVOKE_COMMAND);
+  if ('setHeader' in target && typeof target.setHeader === 'function') {
+    target.setHeader(COMMAND_HEADER, REVOKE_COMMAND);
+    return;
+  }
+  if ('headers' in target && target.headers instanceof Headers) return target.headers.set(COMMAND_HEADER, REVOKE_COMMAND);
+  throw new TypeError('revokeSession needs a Headers, a Response or a Node response');
+}
