@@ -51,6 +51,21 @@ module.exports = {
       from: { path: '^origin-stub/' },
       to: { path: '^src/|^durable-objects/(?!shared/)' },
     },
+    {
+      name: 'origin-sdk-standalone',
+      severity: 'error',
+      comment:
+        'origin-sdk/ is a package of its own (installed by real origins): it imports only itself and packages, never the repository.',
+      from: { path: '^origin-sdk/' },
+      to: { path: '^(src|durable-objects|contracts|origin-stub|example-origin|test|scripts|bench)/' },
+    },
+    {
+      name: 'example-origin-uses-the-sdk',
+      severity: 'error',
+      comment: 'example-origin/ is what a user copies: it may use origin-sdk/ and packages, nothing else of the repository.',
+      from: { path: '^example-origin/' },
+      to: { path: '^(src|durable-objects|contracts|origin-stub|test|bench)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -59,7 +59,7 @@ step('import rules: arrows one way, no circles (dependency-cruiser, .dependency-
   bin('depcruise'),
   '--config',
   '.dependency-cruiser.cjs',
-  ...['src', 'durable-objects', 'contracts', 'origin-stub'],
+  ...['src', 'durable-objects', 'contracts', 'origin-stub', 'origin-sdk/src'],
 ]);
 step('formatting (prettier --check)', bin('prettier'), ['--check', '.']);
 

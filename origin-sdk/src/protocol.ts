@@ -20,8 +20,13 @@ export const JWKS_PATH = '/.well-known/jwks.json';
 export const TIMESTAMP_HEADER = 'x-wr-timestamp';
 /** Header carrying `sha256=<hex HMAC>` of an origin API request. */
 export const SIGNATURE_HEADER = 'x-wr-signature';
-/** Signed requests more than this many seconds away from the receiver's clock are refused. */
+/** Signed requests older than this many seconds by the receiver's clock are refused (the replay window). */
 export const SIGNATURE_WINDOW_S = 300;
+/**
+ * Signed requests dated more than this many seconds ahead of the receiver's clock are refused
+ * (clock skew; a report signed far ahead must not lock out the correctly timed ones, issue #14.6).
+ */
+export const MAX_FUTURE_SKEW_S = 5;
 
 /** Origin response header with a command for the gateway; the gateway strips it before the browser sees it. */
 export const COMMAND_HEADER = 'x-wr-command';
@@ -84,9 +89,14 @@ export async function signOriginRequest(
   return { [TIMESTAMP_HEADER]: ts, [SIGNATURE_HEADER]: `sha256=${hex(mac)}` };
 }
 
-/** True when a timestamp header is well-formed and inside the window around `nowMs` (epoch ms). */
+/**
+ * True when a timestamp header (Unix seconds) is well-formed and at most SIGNATURE_WINDOW_S
+ * before, and at most MAX_FUTURE_SKEW_S after, `nowMs` (epoch ms).
+ */
 export function timestampFresh(timestamp: string | null | undefined, nowMs: number): boolean {
-  return typeof timestamp === 'string' && /^\d{1,12}$/.test(timestamp) && Math.abs(nowMs / 1000 - Number(timestamp)) <= SIGNATURE_WINDOW_S;
+  if (typeof timestamp !== 'string' || !/^\d{1,12}$/.test(timestamp)) return false;
+  const ageS = nowMs / 1000 - Number(timestamp);
+  return ageS <= SIGNATURE_WINDOW_S && ageS >= -MAX_FUTURE_SKEW_S;
 }
 
 /**
@@ -96,7 +106,8 @@ export function timestampFresh(timestamp: string | null | undefined, nowMs: numb
  * @param request method, path without query, and the raw body text as received
  * @param timestamp the `x-wr-timestamp` header; signature the `x-wr-signature` header
  * @returns true only for a matching signature over this method, path, timestamp and body, with a
- *   timestamp within SIGNATURE_WINDOW_S of `nowMs`; false for anything else (never throws on bad input)
+ *   timestamp at most SIGNATURE_WINDOW_S old and MAX_FUTURE_SKEW_S ahead of `nowMs`; false for
+ *   anything else (never throws on bad input)
  */
 export async function verifyOriginSignature(
   secret: string,

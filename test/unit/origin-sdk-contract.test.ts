@@ -3,9 +3,9 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import * as sdk from '../../origin-sdk/src/index';
-import { SIGNATURE_HEADER, SIGNATURE_WINDOW_S, TIMESTAMP_HEADER, verifyOriginSignature } from '../../src/lib/hmac';
-import { ADMISSION_HEADER } from '../../src/lib/proxy';
-import { ADMISSION_TYP, CLOCK_TOLERANCE_S, MAX_ADMISSION_AGE_S } from '../../src/lib/token';
+import { SIGNATURE_WINDOW_S, verifyOriginSignature } from '../../contracts/hmac';
+import { ADMISSION_HEADER, ADMISSION_TYP, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../contracts/names';
+import { CLOCK_TOLERANCE_S, MAX_ADMISSION_AGE_S } from '../../src/lib/token';
 import { BASE, createEvent, freshEventId, tick, Visitor } from '../helpers/client';
 
 const gatewayFetch = (r: Request) => exports.default.fetch(r);
