@@ -8,7 +8,6 @@ import {
   placeKey,
   releasedBefore,
   CURSOR_QUEUE_BUCKETS,
-  advanceCursor,
   comparePlaces,
   isPre,
   releasedInBucket,
@@ -23,27 +22,26 @@ import type { ShardCounts } from './queue-shard';
 import {
   initialControllerState,
   nextReleaseRate,
-  releaseBudget,
   type ControllerBounds,
   type GatewaySignals,
   type HealthReport,
 } from './release-controller';
 import { WAITING_ROOM_MIGRATIONS } from './schema';
+import { DEFAULT_TICK_MS, alarmChange, planAlarm, type AlarmCause } from './alarm-plan';
+import {
+  SIGNAL_WINDOW_MS,
+  freeSlots,
+  gatewaySignals,
+  noShowWindow,
+  planRelease,
+  releaseKeepMs,
+  waitingCount,
+  type QueueCounts,
+} from './tick-plan';
 
-/** Default interval of the release tick while anyone waits or is active, ms (env RELEASE_TICK_MS). */
-export const DEFAULT_TICK_MS = 1_000;
 /** The dashboard's samples: one every SAMPLE_EVERY_MS, kept for SAMPLE_KEEP_MS. */
 export const SAMPLE_EVERY_MS = 5_000;
 export const SAMPLE_KEEP_MS = 30 * 60_000;
-/** The conflict rate counts only with at least this many distinct accounts holding in the window. */
-export const MIN_CONFLICT_ACCOUNTS = 10;
-/** Gateway signals (hold latency, conflicts) count over this trailing window, ms. */
-export const SIGNAL_WINDOW_MS = 30_000;
-/** An admitted visitor who has not reached the sale this long after admission is a no-show, ms. */
-export const NO_SHOW_AFTER_MS = 60_000;
-/** No-shows count among visitors admitted in this trailing window, ms (and only with 10 or more). */
-export const NO_SHOW_WINDOW_MS = 5 * 60_000;
-
 interface RoomRow {
   config: string;
   mode: RoomMode;
@@ -399,6 +397,8 @@ export class WaitingRoom extends DurableObject<Env> {
     if (!this.ready) return false;
     const left = this.sql
       .all`UPDATE wr_admissions SET state = 'left' WHERE visitor_id = ${visitorId} AND state = 'admitted' RETURNING visitor_id`;
+    // A freed slot may let a room that sleeps with every slot taken release again.
+    if (left.length > 0) await this.ensureAlarm(this.clock(), NOT_IN_ALARM, 'capacity');
     return left.length > 0;
   }
 
@@ -408,7 +408,10 @@ export class WaitingRoom extends DurableObject<Env> {
    */
   async setSoldOut(soldOut: boolean): Promise<void> {
     if (!this.ready) return;
+    const was = this.room()?.sold_out === 1;
     this.sql.run`UPDATE wr_room SET sold_out = ${soldOut ? 1 : 0}`;
+    // Seats back on sale: a room that slept while sold out releases again.
+    if (was && !soldOut) await this.ensureAlarm(this.clock());
   }
 
   /** Closes the sale: no more releases, and waiting visitors are told so. */
@@ -440,9 +443,11 @@ export class WaitingRoom extends DurableObject<Env> {
     return this.setMode('paused');
   }
 
-  /** Resumes releases after a pause (or reopens a closed sale). */
+  /** Resumes releases after a pause (or reopens a closed sale); the room, asleep while paused, ticks again. */
   async resume(): Promise<boolean> {
-    return this.setMode('open');
+    const found = this.setMode('open');
+    if (found) await this.ensureAlarm(this.clock());
+    return found;
   }
 
   /**
@@ -463,7 +468,7 @@ export class WaitingRoom extends DurableObject<Env> {
     if (last && signedAtMs < (last.signedAtMs ?? last.reportedAtMs)) return 'out_of_order';
     const reportedAtMs = Math.min(signedAtMs, now);
     this.sql.run`UPDATE wr_room SET health = ${JSON.stringify({ ...report, reportedAtMs, signedAtMs })}`;
-    await this.ensureAlarm(now);
+    await this.ensureAlarm(now, NOT_IN_ALARM, 'capacity');
     return 'ok';
   }
 
@@ -550,7 +555,7 @@ export class WaitingRoom extends DurableObject<Env> {
     const r = room;
     this.ctx.storage.transactionSync(() => {
       this.sql.run`UPDATE wr_admissions SET state = 'left' WHERE state = 'admitted' AND expires_at <= ${now}`;
-      this.pruneReleases(r, now, Math.max(config.idleTimeoutMs, NO_SHOW_WINDOW_MS));
+      this.pruneReleases(r, now, releaseKeepMs(config.idleTimeoutMs));
 
       const report = r.health ? (JSON.parse(r.health) as HealthReport) : null;
       const gateway = this.gatewaySignals(now);
@@ -575,49 +580,41 @@ export class WaitingRoom extends DurableObject<Env> {
         logDecision('rate_changed', { eventId: config.eventId, ratePerMinute: rate, activeLimit: limit, reason: decision.reason });
       }
 
-      let carry = 0;
+      const plan = planRelease({
+        nowMs: now,
+        mode: r.mode,
+        soldOut: r.sold_out === 1,
+        saleStartsAtMs: config.saleStartsAtMs,
+        admitPerMinute: decision.admitPerMinute,
+        carry: r.carry,
+        lastTickAtMs: r.last_tick_at,
+        occupancy: { maxActiveVisitors: config.maxActiveVisitors, activeLimit: limit, active, pending },
+        draw: { size: r.draw_size, released: r.draw_released },
+        queue: this.queueCounts(r),
+      });
       let admitted = 0;
-      if (r.mode === 'open' && r.sold_out === 0 && onSale(config, now)) {
-        const counts = this.arrivalCounts(r.c_bucket);
-        const sealedBefore = this.sealedBefore(r.shards);
-        let eligible = r.draw_size - r.draw_released;
-        for (const [shard, buckets] of counts) {
-          for (const [bucket, count] of buckets) {
-            if (bucket < sealedBefore) eligible += count - releasedInBucket(cursorOf(r), bucket, new Map([[shard, count]]));
-          }
-        }
-        // Released visitors who have not claimed yet may still arrive: they count as active.
-        const budget = releaseBudget(
-          decision.admitPerMinute,
-          r.carry,
-          now - r.last_tick_at,
-          Math.min(config.maxActiveVisitors, limit) - active - pending,
-          eligible,
-        );
-        carry = budget.carry;
-        const fromDraw = Math.min(budget.admit, r.draw_size - r.draw_released);
-        const moved = advanceCursor(cursorOf(r), counts, sealedBefore, budget.admit - fromDraw);
-        admitted = fromDraw + moved.released;
+      if (plan.kind === 'release') {
+        admitted = plan.fromDraw + plan.fromQueue;
+        const c = plan.cursor;
         if (admitted > 0) {
-          const c = moved.cursor;
           this.sql
-            .run`UPDATE wr_room SET draw_released = draw_released + ${fromDraw}, c_bucket = ${c.bucket}, c_idx = ${c.idx}, c_shard = ${c.shard}`;
+            .run`UPDATE wr_room SET draw_released = draw_released + ${plan.fromDraw}, c_bucket = ${c.bucket}, c_idx = ${c.idx}, c_shard = ${c.shard}`;
           this.sql.run`INSERT INTO wr_releases (at, count, draw_after, c_bucket, c_idx, c_shard)
-            VALUES (${now}, ${admitted}, ${r.draw_released + fromDraw}, ${c.bucket}, ${c.idx}, ${c.shard})`;
-        } else if (comparePlaces(moved.cursor, cursorOf(r)) !== 0) {
+            VALUES (${now}, ${admitted}, ${r.draw_released + plan.fromDraw}, ${c.bucket}, ${c.idx}, ${c.shard})`;
+        } else if (plan.cursorMoved) {
           // Only empty buckets passed: park the cursor without a release record.
-          const c = moved.cursor;
           this.sql.run`UPDATE wr_room SET c_bucket = ${c.bucket}, c_idx = ${c.idx}, c_shard = ${c.shard}`;
         }
-        this.sql.run`DELETE FROM wr_arrivals WHERE bucket < ${this.room()!.c_bucket}`;
-        if (admitted > 0) logDecision('released', { eventId: config.eventId, count: admitted, eligible, slots: budget.admit });
+        this.sql.run`DELETE FROM wr_arrivals WHERE bucket < ${c.bucket}`;
+        if (admitted > 0) logDecision('released', { eventId: config.eventId, count: admitted, eligible: plan.eligible, slots: plan.admit });
       }
+      const carry = plan.carry;
       this.sql.run`UPDATE wr_room SET rate = ${rate}, admit_rate = ${decision.admitPerMinute}, active_limit = ${limit},
         slow_start = ${decision.state.slowStart ? 1 : 0}, last_report_at = ${decision.state.lastReportAtMs},
         carry = ${carry}, last_tick_at = ${now}, admitted_total = admitted_total + ${admitted}`;
       if (now - r.last_sample_at >= SAMPLE_EVERY_MS) this.sample(now, rate, decision.admitPerMinute, limit, report, gateway);
     });
-    await this.ensureAlarm(now, true, this.wakes !== wakesBefore);
+    await this.ensureAlarm(now, { inAlarm: true, wokenMeanwhile: this.wakes !== wakesBefore });
   }
 
   /** Asks every queue shard for its arrivals from the cursor's bucket on and stores them. */
@@ -661,16 +658,16 @@ export class WaitingRoom extends DurableObject<Env> {
     return s && s.n === shards && s.min !== null ? s.min : 0;
   }
 
-  /** Visitors in line: unreleased draw entrants plus every counted, unreleased arrival. */
+  /** The cursor, the counted arrivals from its bucket on, and the first bucket not final. */
+  private queueCounts(room: RoomRow): QueueCounts {
+    return { cursor: cursorOf(room), counts: this.arrivalCounts(room.c_bucket), sealedBefore: this.sealedBefore(room.shards) };
+  }
+
+  /** Visitors in line (tick-plan waitingCount). */
   private waitingCount(room: RoomRow): number {
-    let n =
-      room.drawn === 1
-        ? room.draw_size - room.draw_released
-        : (this.sql.one<{ n: number | null }>`SELECT SUM(pre_queue) AS n FROM wr_shards`?.n ?? 0);
-    for (const [shard, buckets] of this.arrivalCounts(room.c_bucket)) {
-      for (const [bucket, count] of buckets) n += count - releasedInBucket(cursorOf(room), bucket, new Map([[shard, count]]));
-    }
-    return n;
+    const drawn = room.drawn === 1;
+    const preQueue = drawn ? 0 : (this.sql.one<{ n: number | null }>`SELECT SUM(pre_queue) AS n FROM wr_shards`?.n ?? 0);
+    return waitingCount(this.queueCounts(room), { drawn, preQueue, draw: { size: room.draw_size, released: room.draw_released } });
   }
 
   private activeCount(now: number): number {
@@ -695,25 +692,20 @@ export class WaitingRoom extends DurableObject<Env> {
     this.sql.run`DELETE FROM wr_releases WHERE id <= ${last.id}`;
   }
 
-  /** Hold p99 (the worst isolate's) and conflict rate over SIGNAL_WINDOW_MS, and the no-show rate. */
+  /** Hold p99 (the worst isolate's) and conflict rate over SIGNAL_WINDOW_MS, and the no-show rate (tick-plan gatewaySignals). */
   private gatewaySignals(now: number): GatewaySignals {
     const g = this.sql.one<{ holds: number | null; conflicts: number | null; p99: number | null }>`
       SELECT SUM(holds) AS holds, SUM(conflicts) AS conflicts, MAX(hold_p99_ms) AS p99 FROM wr_gateway WHERE at >= ${now - SIGNAL_WINDOW_MS}`;
-    // A released visitor who has not claimed their admission a minute later is a no-show.
-    const from = now - NO_SHOW_WINDOW_MS;
-    const to = now - NO_SHOW_AFTER_MS;
+    const w = noShowWindow(now);
     const r = this.sql.one<{ released: number | null; claimed: number | null }>`
-      SELECT SUM(count) AS released, SUM(claimed) AS claimed FROM wr_releases WHERE at BETWEEN ${from} AND ${to}`;
-    const released = r?.released ?? 0;
-    const claimed = r?.claimed ?? 0;
-    const a = { admitted: released, missing: Math.max(0, released - claimed) };
-    const holds = g?.holds ?? 0;
-    return {
-      holdP99Ms: holds > 0 ? g!.p99 : null,
-      // Too few distinct accounts say nothing about the crowd.
-      conflictRate: holds >= MIN_CONFLICT_ACCOUNTS ? (g!.conflicts ?? 0) / holds : null,
-      noShowRate: a && a.admitted >= 10 ? (a.missing ?? 0) / a.admitted : null,
-    };
+      SELECT SUM(count) AS released, SUM(claimed) AS claimed FROM wr_releases WHERE at BETWEEN ${w.fromMs} AND ${w.toMs}`;
+    return gatewaySignals({
+      holds: g?.holds ?? 0,
+      conflicts: g?.conflicts ?? 0,
+      worstHoldP99Ms: g?.p99 ?? null,
+      released: r?.released ?? 0,
+      claimed: r?.claimed ?? 0,
+    });
   }
 
   /** Records one dashboard sample and forgets samples older than SAMPLE_KEEP_MS. */
@@ -785,36 +777,60 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /**
-   * Keeps one alarm armed while there is work: every RELEASE_TICK_MS while anyone waits, is active
-   * or may still claim (and once after any wake-up, so new arrivals get counted), else at the
-   * sale start. `fromAlarm` re-arms after a tick (the runtime clears the fired alarm).
+   * Arms the alarm by the room's alarm plan (alarm-plan.ts): every RELEASE_TICK_MS while releases
+   * can happen, once after any event (so new arrivals get counted), else only when something can
+   * change by itself (the sale start, a slot freeing) or not at all until the next event.
+   * @param tick `inAlarm`: called at the end of a tick (the fired alarm is gone); `wokenMeanwhile`:
+   *   a wake arrived while that tick ran, so its arrivals are not counted yet
+   * @param cause outside a tick: `event` (default) or `capacity` (see AlarmCause)
    */
-  private async ensureAlarm(now: number, fromAlarm = false, wokenMeanwhile = false): Promise<void> {
+  private async ensureAlarm(
+    now: number,
+    tick: { inAlarm: boolean; wokenMeanwhile: boolean } = NOT_IN_ALARM,
+    cause: Exclude<AlarmCause, 'tick'> = 'event',
+  ): Promise<void> {
     const room = this.room();
     if (!room) return;
     const config = JSON.parse(room.config) as QueueConfig;
-    // Busy while anyone waits (counted, or arrived since the last count), is active or may claim.
-    const busy =
-      this.waitingCount(room) +
-      this.activeCount(now) +
-      this.pendingCount(now, config.idleTimeoutMs) +
-      (fromAlarm && !wokenMeanwhile ? 0 : 1);
-    let due: number | null = null;
-    if (busy > 0 || (room.health !== null && room.rate > config.minReleaseRatePerMinute)) {
-      due = now + (Number(this.env.RELEASE_TICK_MS) || DEFAULT_TICK_MS);
-    } else if (!onSale(config, now)) {
-      due = config.saleStartsAtMs;
-    }
-    const armed = await this.ctx.storage.getAlarm();
-    // From the alarm the fired one is gone; otherwise only ever move an armed alarm earlier (a sale
-    // start moved forward, or arrivals before a distant sale start).
-    if (due === null) {
-      if (fromAlarm && armed !== null) await this.ctx.storage.deleteAlarm();
-    } else if (fromAlarm || armed === null || due < armed) {
-      await this.ctx.storage.setAlarm(due);
-    }
+    const active = this.activeCount(now);
+    const pending = this.pendingCount(now, config.idleTimeoutMs);
+    const plan = planAlarm({
+      nowMs: now,
+      tickMs: Number(this.env.RELEASE_TICK_MS) || DEFAULT_TICK_MS,
+      cause: tick.inAlarm && !tick.wokenMeanwhile ? 'tick' : cause,
+      mode: room.mode,
+      soldOut: room.sold_out === 1,
+      saleStartsAtMs: config.saleStartsAtMs,
+      drawPending: config.policy === 'random' && room.drawn !== 1,
+      waiting: this.waitingCount(room),
+      freeSlots: freeSlots({
+        maxActiveVisitors: config.maxActiveVisitors,
+        activeLimit: room.active_limit ?? config.maxActiveVisitors,
+        active,
+        pending,
+      }),
+      nextSlotFreesAtMs: this.nextSlotFreesAt(now, config.idleTimeoutMs),
+    });
+    const change = alarmChange(plan, tick, await this.ctx.storage.getAlarm());
+    if (change.kind === 'set') await this.ctx.storage.setAlarm(change.atMs);
+    else if (change.kind === 'delete') await this.ctx.storage.deleteAlarm();
+  }
+
+  /**
+   * When the next slot frees by itself, epoch ms: a release lapses 1 ms after its idle timeout
+   * (pendingCount counts it through `at + idle`), an admission ends at `expires_at`.
+   */
+  private nextSlotFreesAt(now: number, idleTimeoutMs: number): number | null {
+    const lapse = this.sql.one<{ at: number | null }>`
+      SELECT MIN(at) AS at FROM wr_releases WHERE at >= ${now - idleTimeoutMs} AND claimed < count`?.at;
+    const end = this.sql.one<{ at: number | null }>`
+      SELECT MIN(expires_at) AS at FROM wr_admissions WHERE state = 'admitted' AND expires_at > ${now}`?.at;
+    const times = [lapse == null ? null : lapse + idleTimeoutMs + 1, end ?? null].filter((t): t is number => t !== null);
+    return times.length > 0 ? Math.min(...times) : null;
   }
 }
+
+const NOT_IN_ALARM = { inAlarm: false, wokenMeanwhile: false } as const;
 
 function bounds(config: QueueConfig, fixedRate: number | null = null): ControllerBounds {
   return {
