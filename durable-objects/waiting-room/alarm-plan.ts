@@ -1,6 +1,6 @@
 // When the WaitingRoom's alarm should next fire: every tick while releases can happen, else only
 // at the moment something can change (issue #16: an object awake is billed; asleep costs nothing).
-import type { RoomMode } from './queue-policy';
+import type { RoomMode } from '../../contracts/queue/queue-policy';
 
 /** Default interval of the release tick while releases can happen, ms (env RELEASE_TICK_MS). */
 export const DEFAULT_TICK_MS = 1_000;

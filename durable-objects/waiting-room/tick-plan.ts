@@ -2,8 +2,8 @@
 // slots and how much budget there are, where the admission cursor moves, and the gateway signals
 // (hold latency, conflicts, no-shows) the release controller reads. The WaitingRoom reads rows,
 // calls these, and writes what they return (DESIGN.md sections 5 and 6).
-import { advanceCursor, comparePlaces, releasedInBucket, type BucketCounts, type FifoPlace } from './cursor';
-import type { RoomMode } from './queue-policy';
+import { advanceCursor, comparePlaces, releasedInBucket, type BucketCounts, type FifoPlace } from '../../contracts/queue/cursor';
+import type { RoomMode } from '../../contracts/queue/queue-policy';
 import { releaseBudget, type GatewaySignals } from './release-controller';
 
 /** Gateway signals (hold latency, conflicts) count over this trailing window, ms. */

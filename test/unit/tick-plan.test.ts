@@ -2,7 +2,7 @@
 // draw ranks before FIFO places, never over budget, slots or eligible), and the gateway signals.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { comparePlaces } from '../../durable-objects/waiting-room/cursor';
+import { comparePlaces } from '../../contracts/queue/cursor';
 import { MAX_TICK_GAP_MS } from '../../durable-objects/waiting-room/release-controller';
 import {
   MIN_CONFLICT_HOLDS,
