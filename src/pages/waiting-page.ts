@@ -1,57 +1,68 @@
-// The waiting page: place in line, people ahead, estimated wait, policy note; polls with jitter.
+// The waiting page: phase, steps, place in line, people ahead, estimated wait, policy note; polls with jitter.
 import { html, raw } from 'hono/html';
 import type { PageTemplate } from '../../contracts/event-config';
 import type { StatusBody } from '../lib/status-body';
-import { MESSAGES, type Lang } from './waiting-messages';
+import { LANGS, LANG_NAMES, type Lang } from './i18n';
+import { MESSAGES, type Messages } from './waiting-messages';
+import { waitingView } from './waiting-view';
 
-/** The page's script: static (its data is in a JSON block), so a CSP hash can allow exactly it. */
+/**
+ * The page's script: static (its data is in a JSON block), so a CSP hash can allow exactly it. It
+ * renders with `waitingView`'s own source, so the first (server) render and each poll agree.
+ */
 export const WAITING_SCRIPT = `
 (() => {
-  // Data comes from a JSON block, so this script is the same on every page and CSP can pin its hash.
   const data = JSON.parse(document.getElementById('wr-data').textContent);
-  const { eventId, t, lang } = data;
+  const { eventId, t, lang, preview } = data;
+  const view = ${waitingView.toString()};
   let s = data.s;
-  let firstAhead = null,
-    failures = 0,
+  let failures = 0,
     hiddenSince = null,
     timer = null;
   const $ = (id) => document.getElementById(id);
-  const fill = (k, vals) => Object.entries(vals).reduce((a, [n, v]) => a.replace('{' + n + '}', v), t[k]);
-  const fmtWait = (sec) => {
-    if (sec === null) return t.waitUnknown;
-    if (sec < 60) return t.waitUnderMinute;
-    // A range, never a promise: the rate moves with the site's health.
-    const lo = Math.max(1, Math.floor((sec / 60) * 0.8)),
-      hi = Math.ceil((sec / 60) * 1.25);
-    return hi > lo ? fill('waitRange', { lo, hi }) : fill('waitAbout', { lo });
+  const show = (id, text) => {
+    const e = $(id);
+    e.textContent = text;
+    e.hidden = !text;
   };
-  const fmtCountdown = (ms) => {
-    const total = Math.max(0, Math.round(ms / 1000)),
-      h = Math.floor(total / 3600),
-      m = Math.floor(total / 60) % 60,
-      sec = total % 60;
-    return (h ? h + ':' + String(m).padStart(2, '0') : m) + ':' + String(sec).padStart(2, '0');
+  const fill = (k, vals) => Object.entries(vals).reduce((a, [n, v]) => a.replace('{' + n + '}', v), t[k]);
+  // The most people ever ahead of this browser's place (kept across reloads): the bar's start.
+  const firstKey = 'wr_first_' + eventId;
+  const remember = (ahead) => {
+    try {
+      const first = Number(localStorage.getItem(firstKey)) || 0;
+      if (ahead > first) localStorage.setItem(firstKey, String(ahead));
+      return Math.max(first, ahead);
+    } catch {
+      return ahead;
+    }
   };
   function render() {
-    $('headline').textContent = t[s.state] || t.waiting;
-    if (s.position !== null) {
-      $('position').textContent = '#' + s.position.toLocaleString(lang);
-      $('ahead').textContent =
-        s.ahead === 0 ? t.next : s.ahead === 1 ? t.aheadOne : fill('ahead', { n: s.ahead.toLocaleString(lang) });
-      if (firstAhead === null) firstAhead = Math.max(s.ahead, 1);
-      $('progress').style.width = Math.round(100 * (1 - s.ahead / firstAhead)) + '%';
-    } else {
-      $('position').textContent = s.state === 'not_open' ? t.soon : '-';
-      $('ahead').textContent = s.policy === 'random' && s.state === 'not_open' ? t.drawnAtStart : '';
+    const v = view(s, t, lang, Date.now());
+    $('headline').textContent = v.headline;
+    show('sub', v.sub);
+    show('bigLabel', v.bigLabel);
+    show('big', v.big);
+    show('ahead', v.ahead);
+    show('wait', v.wait);
+    show('countdown', v.countdown);
+    $('steps').hidden = v.step < 0;
+    document.querySelectorAll('#steps li').forEach((li, i) => {
+      li.className = i < v.step ? 'done' : i === v.step ? 'now' : '';
+      if (i === v.step) li.setAttribute('aria-current', 'step');
+      else li.removeAttribute('aria-current');
+    });
+    const inLine = (v.phase === 'waiting' || v.phase === 'paused') && s.ahead !== null;
+    const first = inLine ? remember(s.ahead) : 0;
+    const moved = first - (s.ahead || 0);
+    $('bar').hidden = !(inLine && moved > 0);
+    if (moved > 0) {
+      const pct = Math.round((100 * moved) / first);
+      $('progress').style.width = pct + '%';
+      $('bar').setAttribute('aria-valuenow', String(pct));
     }
-    const sub = { paused: t.pausedSub, closed: t.endedSub, sold_out: t.soldOutSub }[s.state];
-    if (s.state === 'not_open' && s.saleStartsAt) {
-      const start = new Date(s.saleStartsAt);
-      $('sub').textContent =
-        fill('saleStarts', { t: start.toLocaleString(lang) }) + ' ' + fill('countdown', { t: fmtCountdown(start - Date.now()) });
-    } else $('sub').textContent = sub || t.keepOpen;
-    $('wait').textContent = s.state === 'waiting' || s.state === 'not_open' ? fmtWait(s.estimatedWaitSeconds) : '';
-    $('updated').textContent = fill('updated', { t: new Date().toLocaleTimeString(lang) });
+    show('moved', inLine && moved > 0 ? fill('moved', { n: moved.toLocaleString(lang) }) : '');
+    if (!preview) $('updated').textContent = fill('updated', { t: new Date().toLocaleTimeString(lang) });
   }
   function schedule(ms) {
     clearTimeout(timer);
@@ -89,6 +100,7 @@ export const WAITING_SCRIPT = `
     schedule(wait);
   }
   document.addEventListener('visibilitychange', () => {
+    if (preview) return;
     if (document.hidden) hiddenSince = Date.now();
     else {
       hiddenSince = null;
@@ -96,109 +108,133 @@ export const WAITING_SCRIPT = `
     }
   });
   render();
-  if (s.state === 'not_open')
-    setInterval(() => {
-      if (s.state === 'not_open') render();
-    }, 1000);
-  schedule(s.pollAfterMs || 5000);
+  setInterval(() => {
+    if (s.state === 'not_open') render();
+  }, 1000);
+  if (!preview) schedule(s.pollAfterMs || 5000);
 })();
 `;
+
+/**
+ * The page's style, compact (it is sent with every waiting page). Short lines wrap evenly, so no
+ * lone character ends up on a line of its own (issue 18: 順 / 位 split over two lines); Japanese
+ * breaks between phrases, not inside words.
+ */
+const css = (accent: string) => `
+:root {color-scheme: light dark; --accent: ${accent}; --line: color-mix(in srgb, CanvasText 14%, transparent); font-family: system-ui, sans-serif; line-height: 1.45;}
+body {margin: 0; background: Canvas; color: CanvasText;}
+.top {display: flex; justify-content: space-between; align-items: center; gap: 1rem; max-width: 34rem; margin: 0 auto; padding: 0.75rem 1.25rem;}
+.top img {max-height: 2.5rem; max-width: 50%;}
+details {position: relative; margin-left: auto;}
+summary {cursor: pointer; padding: 0.4rem 0.7rem; border: 1px solid var(--line); border-radius: 2rem; font-size: 0.9rem;}
+details ul {position: absolute; right: 0; z-index: 1; margin: 0.3rem 0 0; padding: 0.3rem; list-style: none; background: Canvas; border: 1px solid var(--line); border-radius: 0.6rem; min-width: 9rem;}
+details a {display: block; padding: 0.45rem 0.7rem; color: inherit; text-decoration: none; border-radius: 0.4rem;}
+details a[aria-current] {font-weight: 700; background: color-mix(in srgb, var(--accent) 15%, transparent);}
+main {max-width: 34rem; margin: 0 auto; padding: 0.5rem 1.25rem 2.5rem; text-align: center;}
+p, h1 {text-wrap: balance; overflow-wrap: anywhere;}
+:lang(ja) {word-break: auto-phrase;}
+h1 {font-size: 1.6rem; margin: 0.75rem 0 0.4rem; text-wrap: balance;}
+.muted {opacity: 0.78;}
+.banner {background: #fef3c7; color: #78350f; border-radius: 0.5rem; padding: 0.5rem;}
+ol {display: flex; gap: 0.25rem; padding: 0; margin: 1rem 0 0; list-style: none; font-size: 0.85rem;}
+ol li {flex: 1; padding-top: 0.5rem; border-top: 0.3rem solid var(--line); opacity: 0.7;}
+ol li.done {border-color: var(--accent);}
+ol li.now {border-color: var(--accent); font-weight: 700; opacity: 1;}
+.card {border: 1px solid var(--line); border-radius: 1rem; padding: 1rem 1.25rem; margin: 1.25rem 0;}
+.card p {margin: 0.35rem 0;}
+.big {font-size: 3.2rem; font-weight: 750; line-height: 1.1; font-variant-numeric: tabular-nums; color: var(--accent);}
+.bar {height: 0.5rem; background: var(--line); border-radius: 1rem; overflow: hidden; margin: 0.75rem 0;}
+.bar > div {height: 100%; width: 0; background: var(--accent); transition: width 0.6s;}
+.note {font-size: 0.9rem; border-top: 1px solid var(--line); padding-top: 1rem;}
+[hidden] {display: none !important;}`;
+
+/** The messages the script needs (the rest is rendered once, on the server). */
+const SCRIPT_KEYS = [
+  ...(['h_', 's_'] as const).flatMap((p) =>
+    (['not_open', 'prequeue', 'drawing', 'waiting', 'paused', 'closed', 'sold_out', 'admitted'] as const).map((k) => `${p}${k}` as const),
+  ),
+  ...(['placeLabel', 'startsIn', 'countdown', 'ahead', 'aheadOne', 'next', 'moved'] as const),
+  ...(['waitUnknown', 'waitPaused', 'waitUnderMinute', 'waitRange', 'waitAbout', 'updated', 'retrying'] as const),
+] satisfies (keyof Messages)[];
 
 /** JSON safe to embed inside a <script> element. */
 const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
+/** Options of `waitingPage`. */
+export interface WaitingPageOptions {
+  /** Organizer preview: a banner says so, and the script renders but never polls or reloads. */
+  preview?: boolean;
+  /** Clock of the first render, epoch ms (default now). */
+  nowMs?: number;
+}
+
 /**
  * Renders the waiting page for one event, in `lang`, with the organizer's template (every value
- * escaped; the logo only from an HTTPS URL, as validated in the event config). With JavaScript the
+ * escaped; the logo only from an HTTPS URL, as validated in the event config). The server renders
+ * every text (`waitingView`), so the page reads the same without JavaScript. With JavaScript the
  * page polls `/_wr/events/{eventId}/status` every `pollAfterMs` (x0.8-1.2 jitter, so a crowd does
  * not poll in lockstep), backs off on errors and on 429/503 `Retry-After`, stops after 30 minutes
  * in a hidden tab and resumes on focus, and reloads the sale URL once admitted. Without
- * JavaScript a `<meta refresh>` reloads it. The cookies carry the place, so reloads and tabs keep it.
+ * JavaScript a `<meta refresh>` reloads it. The cookies carry the place, so reloads and tabs keep
+ * it. A language switch (links with `?lang=`) sits at the top; only `lang`'s words are embedded.
  */
-export function waitingPage(eventId: string, status: StatusBody, lang: Lang, page: PageTemplate) {
+export function waitingPage(eventId: string, status: StatusBody, lang: Lang, page: PageTemplate, opts: WaitingPageOptions = {}) {
   const t = MESSAGES[lang];
   const initial = { ...status, queueTicket: undefined, admissionToken: undefined };
+  const v = waitingView(status, t, lang, opts.nowMs ?? Date.now());
   const refreshS = Math.max(2, Math.ceil(status.pollAfterMs / 1000));
-  const accent = page.accentColor ?? '#2563eb';
+  // Validated as #rrggbb by the event config; checked again because the style is not escaped.
+  const accent = /^#[0-9a-fA-F]{6}$/.test(page.accentColor ?? '') ? page.accentColor! : '#2563eb';
+  const steps = [status.policy === 'random' ? t.stepDraw : t.stepOpen, t.stepLine, t.stepTurn];
+  const shown = (id: string, text: string, cls = '') =>
+    html`<p id="${id}" data-testid="${id}" ${cls ? raw(` class="${cls}"`) : ''}${text ? '' : raw(' hidden')}>${text}</p>`;
   return html`<!doctype html>
     <html lang="${lang}">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex" />
-        <noscript><meta http-equiv="refresh" content="${refreshS}" /></noscript>
+        ${opts.preview ? '' : html`<noscript><meta http-equiv="refresh" content="${refreshS}" /></noscript>`}
         <title>${status.eventName} - ${t.title}</title>
         <style>
-          :root {
-            color-scheme: light dark;
-            --accent: ${accent};
-            font-family: system-ui, sans-serif;
-          }
-          body {
-            margin: 0;
-            min-height: 100vh;
-            display: grid;
-            place-items: center;
-            background: Canvas;
-            color: CanvasText;
-          }
-          main {
-            max-width: 32rem;
-            padding: 2rem 1.5rem;
-            text-align: center;
-          }
-          h1 {
-            font-size: 1.5rem;
-            margin: 0 0 0.5rem;
-          }
-          img {
-            max-height: 4rem;
-            max-width: 100%;
-          }
-          .big {
-            font-size: 3.5rem;
-            font-weight: 700;
-            margin: 1rem 0 0;
-            font-variant-numeric: tabular-nums;
-            color: var(--accent);
-          }
-          .muted {
-            opacity: 0.75;
-          }
-          .bar {
-            height: 0.5rem;
-            background: color-mix(in srgb, CanvasText 12%, transparent);
-            border-radius: 1rem;
-            overflow: hidden;
-            margin: 1.5rem 0;
-          }
-          .bar > div {
-            height: 100%;
-            width: 0;
-            background: var(--accent);
-            transition: width 0.6s;
-          }
-          .note {
-            font-size: 0.9rem;
-            border-top: 1px solid color-mix(in srgb, CanvasText 15%, transparent);
-            margin-top: 2rem;
-            padding-top: 1rem;
-          }
+          ${raw(css(accent))}
         </style>
       </head>
       <body>
-        <main>
+        <header class="top">
           ${page.logoUrl ? html`<img src="${page.logoUrl}" alt="" />` : ''}
+          <details>
+            <summary aria-label="${t.lang}: ${LANG_NAMES[lang]}">${LANG_NAMES[lang]}</summary>
+            <ul>
+              ${LANGS.map(
+                (l) =>
+                  html`<li>
+                    <a href="?lang=${l}" hreflang="${l}" lang="${l}" ${l === lang ? raw('aria-current="true"') : ''}>${LANG_NAMES[l]}</a>
+                  </li>`,
+              )}
+            </ul>
+          </details>
+        </header>
+        <main>
+          ${opts.preview ? html`<p class="banner" data-testid="preview">${t.preview}</p>` : ''}
           <p class="muted" data-testid="event-name">${status.eventName}</p>
-          <h1 id="headline">${t[status.state] ?? t.waiting}</h1>
-          <p class="muted" id="sub">${t.keepOpen}</p>
-          ${page.message ? html`<p data-testid="message">${page.message}</p>` : ''}
-          <p class="big" id="position" data-testid="position" aria-live="polite">
-            ${status.position === null ? '-' : `#${status.position.toLocaleString('en-US')}`}
-          </p>
-          <p id="ahead" data-testid="ahead"></p>
-          <div class="bar" aria-hidden="true"><div id="progress"></div></div>
-          <p id="wait" data-testid="wait"></p>
+          <ol id="steps" aria-label="${t.steps}" ${v.step < 0 ? raw('hidden') : ''}>
+            ${steps.map(
+              (label, i) =>
+                html`<li class="${i < v.step ? 'done' : i === v.step ? 'now' : ''}" ${i === v.step ? raw('aria-current="step"') : ''}>
+                  ${label}
+                </li>`,
+            )}
+          </ol>
+          <h1 id="headline" data-testid="headline">${v.headline}</h1>
+          ${shown('sub', v.sub, 'muted')} ${page.message ? html`<p data-testid="message">${page.message}</p>` : ''}
+          <section class="card" aria-live="polite">
+            ${shown('bigLabel', v.bigLabel, 'muted')} ${shown('big', v.big, 'big')} ${shown('ahead', v.ahead)}
+            <div id="bar" class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-label="${t.steps}" hidden>
+              <div id="progress"></div>
+            </div>
+            ${shown('moved', '', 'muted')} ${shown('wait', v.wait)} ${shown('countdown', v.countdown, 'muted')}
+          </section>
           <p class="note muted" id="policy" data-testid="policy">${t[status.policy]}</p>
           ${
             status.commitment
@@ -208,10 +244,10 @@ export function waitingPage(eventId: string, status: StatusBody, lang: Lang, pag
               : ''
           }
           <p class="muted" id="updated" aria-live="polite"></p>
-          <noscript><p class="muted">${t.noScript.replace('{s}', String(refreshS))}</p></noscript>
+          ${opts.preview ? '' : html`<noscript><p class="muted">${t.noScript.replace('{s}', String(refreshS))}</p></noscript>`}
         </main>
         <script type="application/json" id="wr-data">
-          ${raw(embed({ eventId, t, lang, s: initial }))}
+          ${raw(embed({ eventId, t: Object.fromEntries(SCRIPT_KEYS.map((k) => [k, t[k]])), lang, preview: opts.preview === true, s: initial }))}
         </script>
         ${raw(`<script>${WAITING_SCRIPT}</script>`)}
       </body>

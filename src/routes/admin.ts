@@ -7,6 +7,8 @@ import { DIRECTORY_NAME } from '../../contracts/names';
 import { eventConfigInput, joinConfig, splitConfig } from '../../contracts/event-config';
 import { GatewayError } from '../lib/errors';
 import { secretsEqual } from '../../contracts/hmac';
+import { previewResponse } from '../pages/preview';
+import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 
@@ -56,6 +58,13 @@ adminApi.get('/events/:eventId', async (c) => {
   const { config: queueConfig, ...queue } = room;
   const { config: inventoryConfig, ...inventory } = seats;
   return c.json({ eventId, config: joinConfig(queueConfig, inventoryConfig), queue, inventory });
+});
+
+// The waiting page of one phase with sample data (src/pages/preview.ts), for the dashboard's preview.
+adminApi.get('/events/:eventId/preview', async (c) => {
+  const cursor = (await c.env.WAITING_ROOM.getByName(eventIdParam(c)).cursor()) as AdmissionCursor | null;
+  if (!cursor) throw new GatewayError('EVENT_NOT_FOUND');
+  return previewResponse(cursor, c.req.query('phase'), c.req.query('lang'), Date.now());
 });
 
 const rateOverride = z.object({ fixedPerMinute: z.number().int().min(0).max(1_000_000).nullable() }).strict();

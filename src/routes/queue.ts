@@ -15,7 +15,8 @@ import { GatewayError, assertNever } from '../lib/errors';
 import { proxyToOrigin } from '../lib/proxy';
 import { forgetSessions } from '../lib/session-cache';
 import { TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
-import { pickLang } from '../pages/waiting-messages';
+import { drawPage, wantsDrawPage } from '../pages/draw-page';
+import { langCookie, requestLang, type Lang } from '../pages/i18n';
 import { WAITING_SCRIPT, waitingPage } from '../pages/waiting-page';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import { eventIdParam, type AppEnv } from '../types';
@@ -244,8 +245,16 @@ saleArea.all('/:eventId/*', async (c) => {
   c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsJson(c)) return c.json(turn.body);
   for (const [k, v] of Object.entries(await pageSecurityHeaders([WAITING_SCRIPT]))) c.header(k, v);
-  return c.html(waitingPage(eventId, turn.body, pickLang(c.req.header('accept-language')), turn.page), turn.pageStatus);
+  const { lang, chosen } = pageLang(c);
+  // The switch's choice is remembered (this no-store page only; the cacheable draw page never sets it).
+  if (chosen) c.header('set-cookie', langCookie(chosen, isSecure(c.req.url)), { append: true });
+  return c.html(waitingPage(eventId, turn.body, lang, turn.page), turn.pageStatus);
 });
+
+/** The visitor's language: `?lang=` (the switch), the remembered cookie, or Accept-Language. */
+function pageLang(c: Context<AppEnv>): { lang: Lang; chosen: Lang | null } {
+  return requestLang({ query: c.req.query('lang'), cookie: c.req.header('cookie'), acceptLanguage: c.req.header('accept-language') });
+}
 
 /** Gateway-owned queue endpoints under `/_wr/events`. */
 export const queueApi = new Hono<AppEnv>();
@@ -297,5 +306,10 @@ queueApi.get('/:eventId/draw', async (c) => {
   });
   if (!record) throw new GatewayError('NOT_FOUND', 'this event has no lottery');
   c.header('cache-control', record.drawn ? 'public, max-age=300' : 'public, max-age=10');
+  c.header('vary', 'Accept, Accept-Language, Cookie');
+  if (wantsDrawPage(c.req.header('accept'), c.req.query('format'))) {
+    for (const [k, v] of Object.entries(await pageSecurityHeaders([]))) c.header(k, v);
+    return c.html(drawPage(eventId, record, pageLang(c).lang));
+  }
   return c.json({ algorithm: 'order entrants by SHA-256 hex of "<seed>:<visitorId>", ascending; ties by id', ...record });
 });

@@ -94,16 +94,16 @@ describe('browser', () => {
     await page.goto(`${server.url}/events/${eventId}/`);
     // Positions are estimates from the arrivals the shards have counted (every second): the page
     // shows the exact place after its next poll at the latest.
-    await expect.poll(() => page.textContent('[data-testid="position"]'), { timeout: 15_000 }).toBe('#4');
-    const place = await page.textContent('[data-testid="position"]');
+    await expect.poll(() => page.textContent('[data-testid="big"]'), { timeout: 15_000 }).toBe('#4');
+    const place = await page.textContent('[data-testid="big"]');
     expect(await page.textContent('[data-testid="ahead"]')).toContain('3 people ahead');
     expect(await page.textContent('[data-testid="wait"]')).toMatch(/Estimated wait/);
     expect(await page.textContent('[data-testid="policy"]')).toMatch(/First come, first served/);
     await page.reload();
-    expect(await page.textContent('[data-testid="position"]')).toBe(place);
+    expect(await page.textContent('[data-testid="big"]')).toBe(place);
     const tab = await context.newPage();
     await tab.goto(`${server.url}/events/${eventId}/`);
-    expect(await tab.textContent('[data-testid="position"]')).toBe(place);
+    expect(await tab.textContent('[data-testid="big"]')).toBe(place);
     await context.close();
   });
 

@@ -1,0 +1,79 @@
+// The organizer's preview of the waiting page: the real template and script with sample data, per phase.
+import type { AdmissionCursor } from '../../contracts/queue/cursor';
+import { GatewayError } from '../lib/errors';
+import { pageSecurityHeaders } from '../lib/security-headers';
+import type { StatusBody } from '../lib/status-body';
+import { langOf } from './i18n';
+import { WAITING_SCRIPT, waitingPage } from './waiting-page';
+import type { Phase } from './waiting-view';
+
+/** The phases a preview can show (everything a waiting visitor can see; `admitted` is the sale page). */
+export const PREVIEW_PHASES = [
+  'not_open',
+  'prequeue',
+  'drawing',
+  'waiting',
+  'paused',
+  'sold_out',
+  'closed',
+] as const satisfies readonly Phase[];
+
+/** A phase the preview shows. */
+export type PreviewPhase = (typeof PREVIEW_PHASES)[number];
+
+/** A commitment for lottery phases of an event that is not a lottery (64 hex digits, obviously a sample). */
+const SAMPLE_COMMITMENT = '0123456789abcdef'.repeat(4);
+
+/**
+ * Sample status of one phase for the event the cursor describes: its name, policy and commitment,
+ * a sale start 15 minutes ahead (or 5 s past once on sale), 1,234 people in line for the waiting
+ * phases. Lottery phases (`prequeue`, `drawing`) are shown as a lottery whatever the event's policy.
+ */
+export function previewStatus(
+  phase: PreviewPhase,
+  cursor: Pick<AdmissionCursor, 'eventName' | 'policy' | 'commitment'>,
+  nowMs: number,
+): StatusBody {
+  const lottery = phase === 'prequeue' || phase === 'drawing';
+  const policy = lottery ? 'random' : cursor.policy;
+  const inLine = phase === 'not_open' || phase === 'waiting' || phase === 'paused';
+  const beforeSale = phase === 'not_open' || phase === 'prequeue';
+  return {
+    state: phase === 'prequeue' ? 'not_open' : phase === 'drawing' ? 'waiting' : phase,
+    eventName: cursor.eventName,
+    policy,
+    position: inLine ? 1234 : null,
+    ahead: inLine ? 1233 : null,
+    estimatedWaitSeconds: phase === 'waiting' ? 9 * 60 : phase === 'not_open' ? 24 * 60 : null,
+    pollAfterMs: 5000,
+    saleStartsAt: new Date(beforeSale ? nowMs + 15 * 60_000 : nowMs - 5_000).toISOString(),
+    commitment: policy === 'random' ? (cursor.commitment ?? SAMPLE_COMMITMENT) : null,
+  };
+}
+
+/**
+ * `GET /_wr/admin/events/{eventId}/preview?phase=&lang=`: the waiting page of `phase` (default
+ * `waiting`) in `lang` (default English) with the event's name and template and sample numbers,
+ * marked as a preview; its script renders but never polls. Same CSP as the real page, `no-store`.
+ *
+ * @throws GatewayError INVALID_REQUEST for an unknown phase or language
+ */
+export async function previewResponse(
+  cursor: AdmissionCursor,
+  phaseParam: string | undefined,
+  langParam: string | undefined,
+  nowMs: number,
+): Promise<Response> {
+  const phase = (phaseParam ?? 'waiting') as PreviewPhase;
+  if (!PREVIEW_PHASES.includes(phase)) throw new GatewayError('INVALID_REQUEST', `phase must be one of ${PREVIEW_PHASES.join(', ')}`);
+  const lang = langParam === undefined ? 'en' : langOf(langParam);
+  if (!lang) throw new GatewayError('INVALID_REQUEST', 'lang must be one of en, zh-Hant, zh-Hans, ja, ko, es');
+  const body = await waitingPage(cursor.eventId, previewStatus(phase, cursor, nowMs), lang, cursor.page, { preview: true, nowMs });
+  return new Response(String(body), {
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      ...(await pageSecurityHeaders([WAITING_SCRIPT])),
+    },
+  });
+}

@@ -1,0 +1,96 @@
+// Every language has every message with the same slots; Accept-Language, the switch and the cookie pick the language.
+import { describe, expect, it } from 'vitest';
+import { LANGS, LANG_COOKIE, langCookie, langOf, pickLang, requestLang } from '../../src/pages/i18n';
+import { MESSAGES } from '../../src/pages/waiting-messages';
+import { waitingView, type ViewStatus } from '../../src/pages/waiting-view';
+
+const slots = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+describe('waiting page messages', () => {
+  const keys = Object.keys(MESSAGES.en).sort();
+  for (const lang of LANGS) {
+    it(`${lang}: has exactly the English keys, none empty, with the same {slots}`, () => {
+      const table = MESSAGES[lang] as Record<string, string>;
+      expect(Object.keys(table).sort()).toEqual(keys);
+      for (const key of keys) {
+        expect(table[key]!.trim(), `${lang}.${key}`).not.toBe('');
+        expect(slots(table[key]!), `${lang}.${key}`).toEqual(slots((MESSAGES.en as Record<string, string>)[key]!));
+      }
+    });
+  }
+
+  it('a lottery pre-queue never reads as "paused" (issue 18: the zh-Hant estimate said 暫停)', () => {
+    const status: ViewStatus = {
+      state: 'not_open',
+      policy: 'random',
+      position: null,
+      ahead: null,
+      estimatedWaitSeconds: null,
+      saleStartsAt: new Date(Date.now() + 60_000).toISOString(),
+    };
+    for (const lang of LANGS) {
+      const v = waitingView(status, MESSAGES[lang], lang, Date.now());
+      expect(v.phase).toBe('prequeue');
+      expect(v.wait).toBe('');
+      const all = [v.headline, v.sub, v.bigLabel, v.ahead, v.wait].join(' ');
+      for (const paused of ['paused', '暫停', '暂停', '一時停止', '일시 중지', 'pausa']) expect(all).not.toContain(paused);
+    }
+  });
+});
+
+describe('waiting view', () => {
+  const base: ViewStatus = { state: 'waiting', policy: 'fifo', position: 4, ahead: 3, estimatedWaitSeconds: 600, saleStartsAt: null };
+  const now = Date.parse('2026-12-01T10:00:00Z');
+  const cases: [string, Partial<ViewStatus>, Partial<ReturnType<typeof waitingView>>][] = [
+    ['in line', {}, { phase: 'waiting', big: '#4', ahead: '3 people ahead of you', wait: 'Estimated wait: about 8-13 min', step: 1 }],
+    ['next', { position: 1, ahead: 0, estimatedWaitSeconds: 20 }, { ahead: 'You are next.', wait: 'Estimated wait: less than a minute' }],
+    ['no estimate yet', { estimatedWaitSeconds: null }, { wait: 'Estimated wait: shown once visitors are let in' }],
+    ['paused', { state: 'paused' }, { phase: 'paused', wait: 'Estimated wait: on hold while the line is paused', step: 1 }],
+    [
+      'FIFO before the sale',
+      { state: 'not_open', saleStartsAt: '2026-12-01T11:02:03Z' },
+      { phase: 'not_open', big: '#4', countdown: 'Starts in 1:02:03', step: 0 },
+    ],
+    [
+      'lottery pre-queue',
+      { state: 'not_open', policy: 'random', position: null, ahead: null, saleStartsAt: '2026-12-01T10:05:09Z' },
+      { phase: 'prequeue', bigLabel: 'The sale starts in', big: '5:09', ahead: '', wait: '', step: 0 },
+    ],
+    ['lottery drawing', { policy: 'random', position: null, ahead: null }, { phase: 'drawing', headline: 'Drawing places', big: '…' }],
+    ['sold out', { state: 'sold_out', position: null, ahead: null }, { phase: 'sold_out', headline: 'Sold out', big: '', step: -1 }],
+    ['closed', { state: 'closed', position: null, ahead: null }, { phase: 'closed', headline: 'The sale has ended', step: -1 }],
+  ];
+  for (const [name, change, want] of cases) {
+    it(name, () => expect(waitingView({ ...base, ...change }, MESSAGES.en, 'en', now)).toMatchObject(want));
+  }
+});
+
+describe('page language', () => {
+  it('picks from Accept-Language by quality, Traditional Chinese for Taiwan and Hong Kong, Simplified for zh and China', () => {
+    const cases: [string | undefined, string][] = [
+      [undefined, 'en'],
+      ['fr-FR, de;q=0.8', 'en'],
+      ['zh-TW,zh;q=0.9,en;q=0.8', 'zh-Hant'],
+      ['zh-HK', 'zh-Hant'],
+      ['zh-Hant-CN', 'zh-Hant'],
+      ['zh', 'zh-Hans'],
+      ['zh-CN,en;q=0.5', 'zh-Hans'],
+      ['ja-JP', 'ja'],
+      ['ko-KR,ko;q=0.9', 'ko'],
+      ['es-419', 'es'],
+      ['fr;q=1, es;q=0.9, en;q=0.8', 'es'],
+      ['en;q=0.2, ja;q=0.9', 'ja'],
+      ['ja;q=0, ko', 'ko'],
+    ];
+    for (const [header, lang] of cases) expect(pickLang(header), String(header)).toBe(lang);
+  });
+
+  it('the switch (?lang=) wins and is reported as chosen; the remembered cookie comes before Accept-Language', () => {
+    expect(requestLang({ query: 'ko', acceptLanguage: 'ja' })).toEqual({ lang: 'ko', chosen: 'ko' });
+    expect(requestLang({ query: 'xx', cookie: `${LANG_COOKIE}=es`, acceptLanguage: 'ja' })).toEqual({ lang: 'es', chosen: null });
+    expect(requestLang({ cookie: `a=b; ${LANG_COOKIE}=zh-Hant`, acceptLanguage: 'ja' }).lang).toBe('zh-Hant');
+    expect(requestLang({ cookie: `${LANG_COOKIE}=<script>`, acceptLanguage: 'ja' }).lang).toBe('ja');
+    expect(langOf('EN-gb')).toBe('en');
+    expect(langCookie('ja', true)).toBe(`${LANG_COOKIE}=ja; Path=/; Max-Age=31536000; SameSite=Lax; Secure`);
+  });
+});
