@@ -36,6 +36,7 @@ export default defineConfig({
             // No periodic health reports in tests: the controller sees only what a test posts.
             bindings: {
               HEALTH_REPORT_INTERVAL_MS: '0',
+              TOKEN_ISSUER: 'waiting-room-gateway',
               BASE_LATENCY_MS: '0',
               CAPACITY_KNEE: '1000',
               ORIGIN_HMAC_SECRET: secrets.ORIGIN_HMAC_SECRET,

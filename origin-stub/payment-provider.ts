@@ -290,3 +290,19 @@ export async function verifyWebhook(secret: string, body: string, header: string
   for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ m[2]!.charCodeAt(i);
   return diff === 0;
 }
+
+/** A webhook event from its JSON body, or null when it does not have the expected shape. */
+export function parseWebhook(body: string): WebhookEvent | null {
+  try {
+    const e = JSON.parse(body) as WebhookEvent;
+    const p = e?.payment;
+    const int = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+    if (typeof e.id !== 'string' || typeof e.type !== 'string' || !p || typeof p.paymentId !== 'string' || typeof p.state !== 'string')
+      return null;
+    if (!int(p.amountMinor) || !int(p.authorizedMinor) || !int(p.capturedMinor) || !int(p.refundedMinor) || typeof p.settled !== 'boolean')
+      return null;
+    return e;
+  } catch {
+    return null;
+  }
+}

@@ -8,6 +8,7 @@ import { CookieJar } from 'tough-cookie';
 import { seatIdsFor } from '../durable-objects/inventory/hold-policy.ts';
 import { ROOT, putEvent, startDevServer, type DevServer } from './lib/dev-server.ts';
 import { parseDevVars } from './lib/dev-secrets.ts';
+import { signOriginRequest } from '../origin-sdk/src/index.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -141,11 +142,7 @@ async function visitor(base: string, eventId: string, seats: string[], deadline:
   admittedAt.push(Date.now());
   if (slowOriginAt !== null && Date.now() >= slowOriginAt && !slowed) {
     slowed = true;
-    const r = await request(jar, base, `/events/${eventId}/__stub/load`, {
-      method: 'POST',
-      body: JSON.stringify({ baseLatencyMs: 900, capacityKnee: 5 }),
-    });
-    console.log(`  origin stub slowed down (p99 ~900 ms+): ${JSON.stringify(r.body)}`);
+    console.log(`  origin stub slowed down (p99 ~900 ms+): ${await slowOrigin(base, eventId)}`);
   }
 
   await request(jar, base, `/events/${eventId}/`); // the sale page, proxied to the origin
@@ -215,6 +212,21 @@ async function reachable(url: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * The stub's demo switch, on its signed operator API (issue #14.7: it used to be a visitor route):
+ * `PUT /admin/events/{id}/load`, signed with ORIGIN_HMAC_SECRET from .dev.vars. It reaches the stub
+ * through the gateway, which passes paths no room covers straight to the origin.
+ */
+async function slowOrigin(base: string, eventId: string): Promise<string> {
+  const secret = existsSync(join(ROOT, '.dev.vars')) ? parseDevVars(readFileSync(join(ROOT, '.dev.vars'), 'utf8')).ORIGIN_HMAC_SECRET : '';
+  if (!secret) return 'skipped (no ORIGIN_HMAC_SECRET in .dev.vars)';
+  const path = `/admin/events/${eventId}/load`;
+  const body = JSON.stringify({ baseLatencyMs: 900, capacityKnee: 5 });
+  const headers = { 'content-type': 'application/json', ...(await signOriginRequest(secret, 'PUT', path, body, Date.now())) };
+  const res = await fetch(base + path, { method: 'PUT', headers, body });
+  return `${res.status} ${await res.text()}`;
 }
 
 async function main(): Promise<void> {

@@ -87,10 +87,14 @@ export class LatencyWindow {
  */
 export class ActiveVisitors {
   private readonly seen = new Map<string, number>();
-  constructor(
-    readonly activeMs = 60_000,
-    readonly max = 100_000,
-  ) {}
+  readonly activeMs: number;
+  readonly max: number;
+
+  /** @param activeMs how long a visitor counts after their last request, ms (default 60,000); max entries kept (default 100,000) */
+  constructor(activeMs = 60_000, max = 100_000) {
+    this.activeMs = activeMs;
+    this.max = max;
+  }
 
   /** Marks `visitorId` active at `nowMs`. */
   touch(visitorId: string, nowMs: number): void {

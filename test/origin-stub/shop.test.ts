@@ -2,6 +2,7 @@
 // fake provider's faults, signed webhooks, jobs, compare-and-set storage and the operator API.
 import { env, exports } from 'cloudflare:workers';
 import { runInDurableObject } from 'cloudflare:test';
+import { importJWK, SignJWT, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../durable-objects/shared/sql';
 import { newPayment, transition, type Payment } from '../../origin-stub/payment-state';
@@ -13,11 +14,15 @@ import { admittedVisitor, createEvent, freshEventId, type Visitor } from '../hel
 const CARD = '4242 4242 4242 4242';
 
 /** A call to the stub's operator API (signed like origin API calls), straight to the origin. */
-async function operator<T = Record<string, unknown>>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, sign = true) {
+async function operator<T = Record<string, unknown>>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, sign = true) {
   const text = body === undefined ? '' : JSON.stringify(body);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (sign) Object.assign(headers, await signOriginRequest(env.ORIGIN_HMAC_SECRET, method, path, text, Date.now()));
-  const res = await env.ORIGIN.fetch(`https://origin${path}`, { method, headers, body: method === 'GET' ? undefined : text });
+  const res = await env.ORIGIN.fetch(`https://origin${path}`, {
+    method,
+    headers,
+    body: method === 'GET' || method === 'DELETE' ? undefined : text,
+  });
   return { status: res.status, body: (await res.json()) as T };
 }
 
@@ -290,5 +295,59 @@ describe('SqlShopStore', () => {
       expect(store.takeDueJobs(0, 60_000, true).map((j) => j.ref)).toEqual(['o2']); // `all`: due or not
       expect(store.ordersForHold('')).toEqual([]); // refused checkouts are linked to no hold
     });
+  });
+});
+
+describe('demo switches are operator-only (issue #14.7)', () => {
+  it('an admitted visitor cannot slow the stub for everyone; the signed operator API sets, refuses bad input and resets the slowdown', async () => {
+    const { eventId, v } = await buyer();
+    const load = `/admin/events/${eventId}/load`;
+    // The failing input of the review: any admitted visitor posted a 16 s latency.
+    const attack = await v.fetch(`/events/${eventId}/__stub/load`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ baseLatencyMs: 16_000, capacityKnee: 0 }),
+    });
+    expect(attack.status).toBe(404);
+    expect((await operator('GET', load)).body).toEqual({ slowdown: null });
+    expect((await operator('PUT', load, { baseLatencyMs: 16_000, capacityKnee: 0 }, false)).status).toBe(401);
+    expect((await operator('PUT', load, { baseLatencyMs: -1, capacityKnee: 0 })).status).toBe(400);
+    expect((await operator('PUT', load, { baseLatencyMs: 5, capacityKnee: 0, extra: 1 })).status).toBe(400);
+    expect((await operator('GET', load)).body).toEqual({ slowdown: null });
+    const set = await operator('PUT', load, { baseLatencyMs: 60, capacityKnee: 1000 });
+    expect(set).toEqual({ status: 200, body: { slowdown: { baseLatencyMs: 60, capacityKnee: 1000 } } });
+    const started = Date.now();
+    expect((await v.fetch(`/events/${eventId}/`)).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(55);
+    expect((await operator('DELETE', load)).body).toEqual({ slowdown: null });
+  });
+});
+
+describe('the stub checks admission tokens with the origin SDK (issue #12)', () => {
+  /** A token signed with the gateway's own key, with chosen issuer and expiry (the failing inputs). */
+  async function token(eventId: string, iss: string, expOffsetS: number) {
+    const jwk = JSON.parse(env.ADMISSION_SIGNING_JWK) as JWK;
+    const key = await importJWK({ ...jwk, alg: 'ES256' }, 'ES256');
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({ sid: String(Date.now()) })
+      .setProtectedHeader({ alg: 'ES256', kid: jwk.kid!, typ: 'wr-admission+jwt' })
+      .setIssuer(iss)
+      .setAudience(eventId)
+      .setSubject('visitor-x')
+      .setJti(crypto.randomUUID())
+      .setIssuedAt(now - 60)
+      .setExpirationTime(now + expOffsetS)
+      .sign(key);
+  }
+  const page = async (eventId: string, t: string) =>
+    (await env.ORIGIN.fetch(`https://origin/events/${eventId}/`, { headers: { 'x-admission-token': t } })).status;
+
+  it('refuses another issuer (the hand-written check took any) and allows the gateway clock tolerance (it allowed none)', async () => {
+    const eventId = freshEventId('shop');
+    await createEvent(eventId);
+    expect(await page(eventId, await token(eventId, 'evil', 600))).toBe(401);
+    expect(await page(eventId, await token(eventId, env.TOKEN_ISSUER, -2))).toBe(200);
+    expect(await page(eventId, await token(eventId, env.TOKEN_ISSUER, -30))).toBe(401);
+    expect(await page(eventId, await token('other', env.TOKEN_ISSUER, 600))).toBe(401);
   });
 });
