@@ -1,6 +1,6 @@
 // The saga's inventory port over the origin SDK's GatewayClient (signed hold calls, timeouts, retries).
 import type { GatewayClient, Hold, HoldResult } from '../origin-sdk/src/index';
-import type { HoldAnswer, HoldInfo, InventoryClient } from './checkout';
+import type { HoldAnswer, HoldInfo, InventoryClient } from './order';
 
 /** A page size for reconciliation's hold listing (the gateway's maximum). */
 const LIST_LIMIT = 500;

@@ -1,6 +1,6 @@
 // The Shop's jobs: scheduling on the object's alarm, leased runs, and what each job does.
 import type { CheckoutEngine } from './checkout';
-import { DEFAULT_TIMING } from './checkout';
+import { DEFAULT_TIMING } from './order';
 import type { SqlShopStore, ShopJobKind } from './shop-store';
 
 /** Reconciliation runs this often while any order or payment is still open, ms. */

@@ -1,6 +1,6 @@
 // SQLite storage of the Shop object: orders, payments, webhook events, jobs, and the fake provider's ledger.
 import { Sql, type Migration } from '../durable-objects/shared/sql';
-import type { JobKind, Order, ShopStore } from './checkout';
+import type { JobKind, Order, ShopStore } from './order';
 import type { Movement, OperationRecord, ProviderLedger, WebhookEvent } from './payment-provider';
 import type { Payment } from './payment-state';
 

@@ -1,7 +1,7 @@
 // The named cases of the checkout saga, each step by step: lost answers, early and duplicate
 // webhooks, capture timeouts, refused confirmation, authorization expiry, refunds, reconciliation.
 import { describe, expect, it } from 'vitest';
-import { operationId } from '../../origin-stub/checkout';
+import { operationId } from '../../origin-stub/order';
 import { invariantViolations, settledViolations, World } from './harness';
 
 const CARD = '4242 4242 4242 4242';

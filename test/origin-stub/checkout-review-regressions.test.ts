@@ -2,7 +2,8 @@
 // provider, real hold state machine). Each test is the reviewer's failing input; its title names
 // the bug it found, its expectation the fixed behaviour.
 import { describe, expect, it } from 'vitest';
-import { CheckoutEngine, type HoldAnswer } from '../../origin-stub/checkout';
+import { CheckoutEngine } from '../../origin-stub/checkout';
+import type { HoldAnswer } from '../../origin-stub/order';
 import { invariantViolations, World } from './harness';
 
 const CARD = '4242 4242 4242 4242';

@@ -2,8 +2,8 @@
 // gateway's real hold state machine, with in-memory storage, a manual clock, jobs a test runs when
 // it likes, webhooks it delivers in any order, and faults on every boundary.
 import { applyHoldAction, effectiveStatus, type HoldFacts, type HoldStatus } from '../../durable-objects/inventory/hold-policy';
+import { CheckoutEngine } from '../../origin-stub/checkout';
 import {
-  CheckoutEngine,
   DEFAULT_TIMING,
   type HoldAnswer,
   type HoldInfo,
@@ -11,7 +11,7 @@ import {
   type JobKind,
   type Order,
   type ShopStore,
-} from '../../origin-stub/checkout';
+} from '../../origin-stub/order';
 import {
   FakePaymentProvider,
   MemoryProviderLedger,
