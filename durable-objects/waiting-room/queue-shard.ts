@@ -5,6 +5,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { Sql, migrate, type Migration } from '../shared/sql';
 import { logDecision } from '../../contracts/log';
 import { BUCKET_MS, placeKey, type Place } from '../../contracts/queue/cursor';
+import type { ShardJoin } from '../../contracts/queue/shard-join';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -30,25 +31,6 @@ const MIGRATIONS: readonly Migration[] = [
     `,
   },
 ];
-
-/** A join as the edge sends it; the shard keeps no event settings of its own. */
-export interface ShardJoin {
-  eventId: string;
-  /** This shard's index, 0..K-1. */
-  shard: number;
-  visitorId: string;
-  /** Lottery events put visitors who join before the sale start (and before the draw) in the pre-queue. */
-  lottery: boolean;
-  saleStartsAtMs: number;
-  /** The visitor's place lapsed or their admission ended: a new place at the back. */
-  again: boolean;
-  /**
-   * With `again`: the place being replaced (`placeKey`). A new place is handed out only while the
-   * visitor still holds that one, so repeating the re-join (or replaying the old ticket) returns
-   * the place it already got instead of adding arrivals.
-   */
-  replaces?: string;
-}
 
 /** Arrivals the room has not seen yet: every bucket before `sealedBefore` is final. */
 export interface ShardCounts {

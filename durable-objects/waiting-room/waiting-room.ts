@@ -1,20 +1,9 @@
 // WaitingRoom Durable Object: one per event; storage, alarm and RPC around the pure queue policy.
 import { DurableObject } from 'cloudflare:workers';
-import { DEFAULT_HOLD_TARGET_P99_MS, type PageTemplate, type QueueConfig } from '../../contracts/event-config';
+import { DEFAULT_HOLD_TARGET_P99_MS, type QueueConfig } from '../../contracts/event-config';
 import { logDecision } from '../../contracts/log';
 import { Sql, hasSchema, migrate } from '../shared/sql';
-import {
-  parsePlaceKey,
-  placeKey,
-  releasedBefore,
-  CURSOR_QUEUE_BUCKETS,
-  comparePlaces,
-  isPre,
-  releasedInBucket,
-  type AdmissionCursor,
-  type FifoPlace,
-  type Place,
-} from '../../contracts/queue/cursor';
+import { CURSOR_QUEUE_BUCKETS, releasedInBucket, type AdmissionCursor, type FifoPlace, type Place } from '../../contracts/queue/cursor';
 import { lotteryDraw, onSale, seedCommitment, type RoomMode } from '../../contracts/queue/queue-policy';
 import { shardName } from '../../contracts/names';
 import type { AdmitAnswer } from '../../contracts/room-answers';
@@ -27,6 +16,7 @@ import {
   type HealthReport,
 } from './release-controller';
 import { WAITING_ROOM_MIGRATIONS } from './schema';
+import { decideAdmit, type ReleaseRef } from './admission-policy';
 import { DEFAULT_TICK_MS, alarmChange, planAlarm, type AlarmCause } from './alarm-plan';
 import {
   SIGNAL_WINDOW_MS,
@@ -295,52 +285,42 @@ export class WaitingRoom extends DurableObject<Env> {
     if (!room) return { kind: 'event_not_found' };
     const config = JSON.parse(room.config) as QueueConfig;
     const now = this.clock();
-    const key = placeKey(place);
-    const prior = this.sql.one<AdmissionRow>`SELECT * FROM wr_admissions WHERE visitor_id = ${visitorId}`;
-    if (prior?.place === key) {
-      if (prior.state === 'admitted' && prior.expires_at > now) {
-        return { kind: 'admitted', admittedAtMs: prior.admitted_at, expiresAtMs: prior.expires_at };
-      }
-      return { kind: 'requeue', reason: 'ended' };
-    }
-    // A place released before the one this visitor was last admitted from is spent: replaying an
-    // older ticket never admits again.
-    const priorPlace = prior ? parsePlaceKey(prior.place) : null;
-    if (priorPlace && releasedBefore(place, priorPlace)) return { kind: 'requeue', reason: 'ended' };
-    let release: { id: number; at: number } | null;
-    if (isPre(place)) {
-      // A pre-queue ticket of an event that is (no longer) a lottery, or not in the draw: re-queue.
-      if (config.policy !== 'random') return { kind: 'requeue', reason: 'not_in_draw' };
-      if (room.drawn !== 1) return { kind: 'waiting' };
-      const rank = this.sql.one<{ rank: number }>`SELECT rank FROM wr_draw WHERE visitor_id = ${visitorId}`?.rank;
-      if (rank === undefined) return { kind: 'requeue', reason: 'not_in_draw' };
-      if (rank > room.draw_released) return { kind: 'waiting' };
-      release =
-        rank <= room.lapsed_draw
-          ? null
-          : this.sql.one<{ id: number; at: number }>`SELECT id, at FROM wr_releases WHERE draw_after >= ${rank} ORDER BY id LIMIT 1`;
-    } else {
-      // A place from a shard the event no longer counts (the shard count changed while it joined).
-      if (place.shard >= room.shards) return { kind: 'requeue', reason: 'lapsed' };
-      if (comparePlaces(place, cursorOf(room)) >= 0) return { kind: 'waiting' };
-      const lapsed = { bucket: room.lapsed_bucket, idx: room.lapsed_idx, shard: room.lapsed_shard };
-      release =
-        comparePlaces(place, lapsed) < 0
-          ? null
-          : this.sql.one<{ id: number; at: number }>`
-              SELECT id, at FROM wr_releases WHERE (c_bucket, c_idx, c_shard) > (${place.bucket}, ${place.idx}, ${place.shard})
-              ORDER BY id LIMIT 1`;
-    }
-    // Released and never claimed within the idle timeout: the visitor stopped waiting.
-    if (release === null || now - release.at > config.idleTimeoutMs) return { kind: 'requeue', reason: 'lapsed' };
-    const expiresAt = now + config.admissionTtlMs;
+    const row = this.sql.one<AdmissionRow>`SELECT * FROM wr_admissions WHERE visitor_id = ${visitorId}`;
+    const decision = decideAdmit(
+      visitorId,
+      place,
+      {
+        policy: config.policy,
+        idleTimeoutMs: config.idleTimeoutMs,
+        admissionTtlMs: config.admissionTtlMs,
+        shards: room.shards,
+        drawn: room.drawn === 1,
+        drawReleased: room.draw_released,
+        lapsedDraw: room.lapsed_draw,
+        cursor: cursorOf(room),
+        lapsed: { bucket: room.lapsed_bucket, idx: room.lapsed_idx, shard: room.lapsed_shard },
+      },
+      row && { place: row.place, state: row.state, admittedAtMs: row.admitted_at, expiresAtMs: row.expires_at },
+      {
+        drawRank: () => this.sql.one<{ rank: number }>`SELECT rank FROM wr_draw WHERE visitor_id = ${visitorId}`?.rank ?? null,
+        releaseOfRank: (rank) =>
+          this.sql.one<ReleaseRef>`SELECT id, at AS atMs FROM wr_releases WHERE draw_after >= ${rank} ORDER BY id LIMIT 1`,
+        releaseOfPlace: (p) =>
+          this.sql.one<ReleaseRef>`
+            SELECT id, at AS atMs FROM wr_releases WHERE (c_bucket, c_idx, c_shard) > (${p.bucket}, ${p.idx}, ${p.shard})
+            ORDER BY id LIMIT 1`,
+      },
+      now,
+    );
+    if (decision.kind === 'answer') return decision.answer;
+    const { release, admittedAtMs, expiresAtMs } = decision;
     this.ctx.storage.transactionSync(() => {
       this.sql.run`INSERT OR REPLACE INTO wr_admissions (visitor_id, place, released_at, admitted_at, expires_at, state)
-        VALUES (${visitorId}, ${key}, ${release.at}, ${now}, ${expiresAt}, 'admitted')`;
+        VALUES (${visitorId}, ${decision.placeKey}, ${release.atMs}, ${admittedAtMs}, ${expiresAtMs}, 'admitted')`;
       // The release it came from is claimed once more: pending (unclaimed) places shrink.
       this.sql.run`UPDATE wr_releases SET claimed = claimed + 1 WHERE id = ${release.id}`;
     });
-    return { kind: 'admitted', admittedAtMs: now, expiresAtMs: expiresAt };
+    return { kind: 'admitted', admittedAtMs, expiresAtMs };
   }
 
   /**

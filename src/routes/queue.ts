@@ -1,8 +1,9 @@
 // The waiting room's visitor side: the sale area, join and status.
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { isPre, placeKey, shardOf, viewPlace, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
-import { MAX_POLL_MS, lotteryKey } from '../../contracts/queue/queue-policy';
+import { isPre, shardOf, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
+import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
+import { shardJoin } from '../../contracts/queue/shard-join';
 import { shardName } from '../../contracts/names';
 import type { AdmitAnswer } from '../../contracts/room-answers';
 import { readCursor } from '../lib/cursor-cache';
@@ -11,7 +12,7 @@ import { logDecision } from '../../contracts/log';
 import { clientIp, enforceRateLimit } from '../middleware/rate-limit';
 import { readAdmission, readTicket } from '../middleware/credentials';
 import { admissionCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
-import { GatewayError, assertNever } from '../lib/errors';
+import { GatewayError } from '../lib/errors';
 import { proxyToOrigin } from '../lib/proxy';
 import { forgetSessions } from '../lib/session-cache';
 import { TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
@@ -21,180 +22,103 @@ import { WAITING_SCRIPT, waitingPage } from '../pages/waiting-page';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import { eventIdParam, type AppEnv } from '../types';
 import type { StatusBody } from '../lib/status-body';
+import { takeTurn, turnBody, type TurnPorts } from '../lib/visitor-turn';
 
-interface Turn {
-  visitorId: string;
-  body: StatusBody;
-  /** Seconds until the next poll; absent once admitted. */
-  retryAfterS: number | null;
-  pageStatus: 200 | 202 | 429;
-  page: AdmissionCursor['page'];
-  admission: { token: string; admittedAtMs: number } | null;
-}
-
-/** The event's admission cursor (cached at the edge), or EVENT_NOT_FOUND. */
-async function cursorFor(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<AdmissionCursor> {
-  const cursor = await readCursor(
+/** The event's admission cursor, cached at the edge (src/lib/cursor-cache.ts); null when the event does not exist. */
+function edgeCursor(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<AdmissionCursor | null> {
+  return readCursor(
     eventId,
     nowMs,
     async () => (await c.env.WAITING_ROOM.getByName(eventId).cursor()) as AdmissionCursor | null,
     (p) => c.executionCtx.waitUntil(p),
   );
-  if (!cursor) throw new GatewayError('EVENT_NOT_FOUND', `no event "${eventId}"`);
-  return cursor;
+}
+
+/** What the routes answer a visitor with, once the turn's credentials are set as cookies. */
+interface TurnAnswer {
+  body: StatusBody;
+  /** Seconds until the next poll; null once admitted. */
+  retryAfterS: number | null;
+  pageStatus: 200 | 202 | 429;
+  page: AdmissionCursor['page'];
+  /** The admission token minted on this very request, if the visitor was admitted. */
+  admissionToken: string | null;
 }
 
 /**
- * Places this isolate re-queued lately, by visitor and replaced place: replaying an old ticket
- * finds its new place here without calling the objects again (REQUEUE_MEMO_MS).
- */
-const requeued = new Map<string, { place: Place; untilMs: number }>();
-const REQUEUE_MEMO_MS = 60_000;
-const REQUEUE_MEMO_MAX = 10_000;
-
-/**
- * A place from the visitor's queue shard: the same one again, or (`replaces` set) a new one at the
- * back instead of that lapsed or spent place. Creating a place counts against the client IP's join
- * limit.
+ * The turn's ports over this request's bindings: the edge-cached cursor; the visitor's queue
+ * shard, where creating a place counts against the client IP's join limit; the WaitingRoom's admit.
+ * Both object calls are idempotent (the same visitor gets the same place; a repeated re-join of
+ * the same replaced place gets the place the first one handed out; admit returns the same admission).
  *
- * @throws GatewayError RATE_LIMITED (429) over the join limit; OVERLOADED (503) when the shard is
+ * @throws GatewayError RATE_LIMITED (429) over the join limit; OVERLOADED (503) when an object is
  */
-async function joinShard(c: Context<AppEnv>, cursor: AdmissionCursor, visitorId: string, replaces: Place | null): Promise<Place> {
-  const ip = clientIp(c);
-  if (ip) await enforceRateLimit(c.env, 'join', 'ip', cursor.eventId, ip);
-  const shard = shardOf(visitorId, cursor.shards);
-  // Both are idempotent: the same visitor gets the same place; a repeated re-join of the same
-  // replaced place gets the place the first one handed out.
-  const place = await callDurableObject<Place>(
-    async () =>
-      c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, shard)).join({
-        eventId: cursor.eventId,
-        shard,
-        visitorId,
-        lottery: cursor.policy === 'random',
-        saleStartsAtMs: cursor.saleStartsAtMs,
-        again: replaces !== null,
-        ...(replaces ? { replaces: placeKey(replaces) } : {}),
-      }),
-    { idempotent: true, name: 'queueShard.join', eventId: cursor.eventId },
-  );
-  logDecision(replaces ? 'requeued' : 'joined', { eventId: cursor.eventId, shard, preQueue: isPre(place) });
-  return place;
-}
-
-/** A closed sale takes nobody new: the answer a visitor without a place gets. */
-function closedTurn(cursor: AdmissionCursor): Turn {
+function turnPorts(c: Context<AppEnv>): TurnPorts {
   return {
-    visitorId: '',
-    body: {
-      state: 'closed',
-      eventName: cursor.eventName,
-      policy: cursor.policy,
-      position: null,
-      ahead: null,
-      estimatedWaitSeconds: null,
-      pollAfterMs: MAX_POLL_MS,
-      saleStartsAt: cursor.saleStartsAtMs > 0 ? new Date(cursor.saleStartsAtMs).toISOString() : null,
-      commitment: cursor.commitment,
+    cursor: (eventId, nowMs) => edgeCursor(c, eventId, nowMs),
+    join: async (cursor, visitorId, replaces) => {
+      const ip = clientIp(c);
+      if (ip) await enforceRateLimit(c.env, 'join', 'ip', cursor.eventId, ip);
+      const req = shardJoin(cursor, visitorId, replaces);
+      const place = await callDurableObject<Place>(
+        async () => c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, req.shard)).join(req),
+        {
+          idempotent: true,
+          name: 'queueShard.join',
+          eventId: cursor.eventId,
+        },
+      );
+      logDecision(replaces ? 'requeued' : 'joined', { eventId: cursor.eventId, shard: req.shard, preQueue: isPre(place) });
+      return place;
     },
-    retryAfterS: MAX_POLL_MS / 1000,
-    pageStatus: cursor.pageStatus,
-    page: cursor.page,
-    admission: null,
+    admit: (eventId, visitorId, place) =>
+      callDurableObject<AdmitAnswer>(async () => c.env.WAITING_ROOM.getByName(eventId).admit(visitorId, place), {
+        idempotent: true,
+        name: 'waitingRoom.admit',
+        eventId,
+      }),
   };
 }
 
 /**
- * A visitor's turn: a new visitor (`ticket` null) gets a place from their queue shard and a
- * ticket; a visitor with a ticket is answered from the ticket and the cached cursor, with no object
- * call, until the cursor passes their place. Then the WaitingRoom admits them once (and the
- * admission token is minted), or sends them to the back when their place lapsed. Sets cookies.
+ * A visitor's turn (src/lib/visitor-turn.ts) answered: a new place's queue ticket and an
+ * admission's token are signed and set as cookies, each cookie's Max-Age the whole seconds its
+ * token has left (never longer).
+ * @throws GatewayError EVENT_NOT_FOUND, and what the ports throw
  */
-async function takeTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null): Promise<Turn> {
+async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null): Promise<TurnAnswer> {
   const now = Date.now();
-  const cursor = await cursorFor(c, eventId, now);
-  if (!ticket?.place && cursor.mode === 'closed') return closedTurn(cursor);
-  const visitorId = ticket?.visitorId ?? crypto.randomUUID();
-  let place = ticket?.place ?? (await joinShard(c, cursor, visitorId, null));
-  let newTicket = !ticket?.place;
-  const keyOf = (p: Place) => (isPre(p) && cursor.draw?.seed ? lotteryKey(cursor.draw.seed, visitorId) : null);
-  const memoKey = `${eventId}\n${visitorId}\n${placeKey(place)}`;
-  const memo = requeued.get(memoKey);
-  if (memo && now < memo.untilMs) {
-    // This old ticket was re-queued here moments ago: hand out its new place again.
-    place = memo.place;
-    newTicket = true;
-  }
-  let view = viewPlace(cursor, place, await keyOf(place), now);
-  let admitted: { admittedAtMs: number; expiresAtMs: number } | null = null;
-  // At most twice: a re-join may hand back a place of this visitor's that is already released.
-  for (let attempt = 0; attempt < 2 && view.released && !admitted; attempt++) {
-    const answer = await callDurableObject<AdmitAnswer>(async () => c.env.WAITING_ROOM.getByName(eventId).admit(visitorId, place), {
-      idempotent: true,
-      name: 'waitingRoom.admit',
-      eventId,
-    });
-    switch (answer.kind) {
-      case 'admitted':
-        admitted = answer;
-        logDecision('admitted', { eventId, shards: cursor.shards });
-        break;
-      case 'waiting':
-        view = { ...view, released: false };
-        break;
-      case 'requeue': {
-        // A closed sale hands out no new places, not even to a visitor whose place is spent.
-        if (cursor.mode === 'closed') return closedTurn(cursor);
-        const spent = place;
-        place = await joinShard(c, cursor, visitorId, spent);
-        if (requeued.size >= REQUEUE_MEMO_MAX) requeued.clear();
-        requeued.set(`${eventId}\n${visitorId}\n${placeKey(spent)}`, { place, untilMs: now + REQUEUE_MEMO_MS });
-        newTicket = true;
-        view = viewPlace(cursor, place, await keyOf(place), now);
-        if (attempt === 1) view = { ...view, released: false };
-        break;
-      }
-      case 'event_not_found':
-        throw new GatewayError('EVENT_NOT_FOUND', `no event "${eventId}"`);
-      default:
-        assertNever(answer);
+  const turn = await takeTurn(turnPorts(c), {
+    eventId,
+    ticket: ticket?.place ? { visitorId: ticket.visitorId, place: ticket.place } : null,
+    newVisitorId: crypto.randomUUID(),
+    nowMs: now,
+  });
+  if (turn.kind === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND', `no event "${eventId}"`);
+  const { body, retryAfterS } = turnBody(turn);
+  let admissionToken: string | null = null;
+  if (turn.kind !== 'closed') {
+    const settings = tokenSettings(c.env);
+    const secure = isSecure(c.req.url);
+    if (turn.newTicket) {
+      body.queueTicket = await signQueueTicket(settings, eventId, turn.visitorId, turn.place, now);
+      const expS = numericDate(now + TICKET_TTL_S * 1000);
+      setCookie(c, ticketCookie(eventId, secure), body.queueTicket, cookieOptions(c.req.url, cookieMaxAgeS(now, expS)));
+    }
+    if (turn.kind === 'admitted') {
+      const { admittedAtMs, expiresAtMs } = turn.admission;
+      admissionToken = await signAdmission(
+        settings,
+        { eventId, visitorId: turn.visitorId, expiresAtMs, sessionId: String(admittedAtMs) },
+        now,
+      );
+      body.admissionToken = admissionToken;
+      const expS = numericDate(expiresAtMs);
+      setCookie(c, admissionCookie(eventId, secure), admissionToken, cookieOptions(c.req.url, cookieMaxAgeS(now, expS)));
+      logDecision('admitted', { eventId, shards: turn.cursor.shards });
     }
   }
-  const settings = tokenSettings(c.env);
-  const body: StatusBody = {
-    state: admitted ? 'admitted' : view.state,
-    eventName: cursor.eventName,
-    policy: cursor.policy,
-    position: admitted ? null : view.position,
-    ahead: admitted ? null : view.ahead,
-    estimatedWaitSeconds: admitted ? 0 : view.estimatedWaitSeconds,
-    pollAfterMs: admitted ? 0 : view.pollAfterMs,
-    saleStartsAt: cursor.saleStartsAtMs > 0 ? new Date(cursor.saleStartsAtMs).toISOString() : null,
-    commitment: cursor.commitment,
-  };
-  if (newTicket) {
-    body.queueTicket = await signQueueTicket(settings, eventId, visitorId, place, now);
-    setCookie(c, ticketCookie(eventId, isSecure(c.req.url)), body.queueTicket, cookieOptions(c.req.url, TICKET_TTL_S));
-  }
-  let admission: Turn['admission'] = null;
-  if (admitted) {
-    const token = await signAdmission(
-      settings,
-      { eventId, visitorId, expiresAtMs: admitted.expiresAtMs, sessionId: String(admitted.admittedAtMs) },
-      now,
-    );
-    body.admissionToken = token;
-    admission = { token, admittedAtMs: admitted.admittedAtMs };
-    setCookie(c, admissionCookie(eventId, isSecure(c.req.url)), token, cookieOptions(c.req.url, (admitted.expiresAtMs - now) / 1000));
-  }
-  return {
-    visitorId,
-    body,
-    retryAfterS: admitted ? null : Math.ceil(view.pollAfterMs / 1000),
-    pageStatus: cursor.pageStatus,
-    page: cursor.page,
-    admission,
-  };
+  return { body, retryAfterS, pageStatus: turn.cursor.pageStatus, page: turn.cursor.page, admissionToken };
 }
 
 /** A ticket that fails to verify on the sale URL starts the visitor afresh instead of erroring. */
@@ -211,7 +135,7 @@ function wantsJson(c: Context<AppEnv>): boolean {
   return (c.req.header('accept') ?? '').includes('application/json');
 }
 
-function statusHeaders(c: Context<AppEnv>, turn: Turn): void {
+function statusHeaders(c: Context<AppEnv>, turn: TurnAnswer): void {
   c.header('cache-control', 'no-store');
   if (turn.retryAfterS !== null) c.header('retry-after', String(turn.retryAfterS));
 }
@@ -231,10 +155,10 @@ saleArea.all('/:eventId/*', async (c) => {
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
     throw new GatewayError('ADMISSION_REQUIRED', 'wait in the queue for your turn first');
   }
-  const turn = await takeTurn(c, eventId, await ticketOrNull(c, eventId));
-  if (turn.admission) {
+  const turn = await answerTurn(c, eventId, await ticketOrNull(c, eventId));
+  if (turn.admissionToken) {
     // Admitted on this very request: serve the sale page with the new cookies attached.
-    const origin = await proxyToOrigin(c.req.raw, c.env, turn.admission.token, {
+    const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken, {
       stripAuthorization: !getCookie(c, ticketCookie(eventId, isSecure(c.req.url))),
     });
     const res = new Response(origin.body, origin);
@@ -261,7 +185,7 @@ export const queueApi = new Hono<AppEnv>();
 
 queueApi.post('/:eventId/join', async (c) => {
   const eventId = eventIdParam(c);
-  const turn = await takeTurn(c, eventId, await ticketOrNull(c, eventId));
+  const turn = await answerTurn(c, eventId, await ticketOrNull(c, eventId));
   statusHeaders(c, turn);
   return c.json(turn.body);
 });
@@ -270,7 +194,7 @@ queueApi.get('/:eventId/status', async (c) => {
   const eventId = eventIdParam(c);
   const ticket = await readTicket(c, eventId, Date.now());
   if (!ticket) throw new GatewayError('TICKET_REQUIRED', `join first: POST /_wr/events/${eventId}/join`);
-  const turn = await takeTurn(c, eventId, ticket);
+  const turn = await answerTurn(c, eventId, ticket);
   statusHeaders(c, turn);
   return c.json(turn.body);
 });
@@ -279,7 +203,8 @@ queueApi.post('/:eventId/leave', async (c) => {
   const eventId = eventIdParam(c);
   const ticket = await readTicket(c, eventId, Date.now());
   if (!ticket) throw new GatewayError('TICKET_REQUIRED');
-  const cursor = await cursorFor(c, eventId, Date.now());
+  const cursor = await edgeCursor(c, eventId, Date.now());
+  if (!cursor) throw new GatewayError('EVENT_NOT_FOUND', `no event "${eventId}"`);
   const shard = shardOf(ticket.visitorId, cursor.shards);
   const opts = { idempotent: true, eventId };
   const [admission, place] = await Promise.all([

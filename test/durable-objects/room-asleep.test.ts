@@ -120,7 +120,8 @@ describe('a WaitingRoom with nothing to do keeps no alarm', () => {
     expect(await admitted(q, ['g3', 'g4', 'g5'])).toEqual(['g3', 'g4']);
     // g3 and g4 hold both slots now; g4 leaving frees one, which re-arms the sleeping room at once.
     await q.tick(t0 + 32_000);
-    expect(await armedAt(q)).toBe(t0 + 31_001 + 7_200_000);
+    // Admitted at t0 + 31.001 s for 2 h: the admission ends on the whole second (contracts/queue/lifetimes.ts).
+    expect(await armedAt(q)).toBe(t0 + 31_000 + 7_200_000);
     await q.at(t0 + 33_000);
     expect(await q.room.leave('g4')).toBe(true);
     expect(await armedAt(q)).toBe(t0 + 33_000 + TICK_MS);

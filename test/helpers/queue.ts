@@ -1,10 +1,12 @@
-// Drives one event's WaitingRoom and QueueShards at the RPC level with a test clock, the way the
-// edge does (src/routes/queue.ts): join at the visitor's shard, poll from the cursor, admit once released.
+// Drives one event's WaitingRoom and QueueShards at the RPC level with a test clock, through the
+// edge's own turn (src/lib/visitor-turn.ts takeTurn) over the RPC stubs: no copy of its rules here.
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
-import { shardOf, viewPlace, isPre, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
-import { lotteryKey } from '../../contracts/queue/queue-policy';
+import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
+import { shardJoin } from '../../contracts/queue/shard-join';
 import { shardName } from '../../contracts/names';
+import type { AdmitAnswer } from '../../contracts/room-answers';
+import { takeTurn, type TurnPorts } from '../../src/lib/visitor-turn';
 import type { QueueShard } from '../../durable-objects/waiting-room/queue-shard';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
 import { eventConfigInput, splitConfig, type QueueConfig } from '../../contracts/event-config';
@@ -34,18 +36,19 @@ export class QueueHarness {
     for (let k = 0; k < shards; k++) await runInDurableObject(this.shard(k), (obj: QueueShard) => (obj.clock = () => nowMs));
   }
 
-  /** Joins (or, with `again`, re-joins at the back) at the visitor's shard; remembers the place. */
-  async join(visitorId: string, again = false): Promise<Place> {
-    const c = await this.cursor();
-    const shard = shardOf(visitorId, c.shards);
-    const place = (await this.shard(shard).join({
-      eventId: this.eventId,
-      shard,
-      visitorId,
-      lottery: c.policy === 'random',
-      saleStartsAtMs: c.saleStartsAtMs,
-      again,
-    })) as Place;
+  /** The turn's ports over the RPC stubs (no edge cache, no rate limit). */
+  private readonly ports: TurnPorts = {
+    cursor: () => this.cursor(),
+    join: async (cursor, visitorId, replaces) => {
+      const req = shardJoin(cursor, visitorId, replaces);
+      return (await this.shard(req.shard).join(req)) as Place;
+    },
+    admit: async (_eventId, visitorId, place) => (await this.room.admit(visitorId, place)) as AdmitAnswer,
+  };
+
+  /** Joins at the visitor's shard (their place again if they have one); remembers the place. */
+  async join(visitorId: string): Promise<Place> {
+    const place = await this.ports.join(await this.cursor(), visitorId, null);
     this.places.set(visitorId, place);
     return place;
   }
@@ -57,20 +60,30 @@ export class QueueHarness {
     if (!(await runDurableObjectAlarm(this.room))) throw new Error('the release tick did not run');
   }
 
-  /** One poll as the edge answers it: `admitted`, `waiting` (with the view), or `requeued` to the back. */
+  /**
+   * One status poll of a joined visitor, as the edge answers it (takeTurn): `admitted`, `waiting`
+   * (with the position), or `requeued` to the back (the new place is remembered).
+   */
   async poll(visitorId: string): Promise<{ kind: 'admitted' | 'waiting' | 'requeued'; position: number | null }> {
-    const c = await this.cursor();
-    const place = this.places.get(visitorId)!;
-    const key = isPre(place) && c.draw?.seed ? await lotteryKey(c.draw.seed, visitorId) : null;
-    const view = viewPlace(c, place, key, this.nowMs);
-    if (!view.released) return { kind: 'waiting', position: view.position };
-    const a = await this.room.admit(visitorId, place);
-    if (a.kind === 'admitted') return { kind: 'admitted', position: null };
-    if (a.kind === 'requeue') {
-      await this.join(visitorId, true);
-      return { kind: 'requeued', position: null };
+    const place = this.places.get(visitorId);
+    if (!place) throw new Error(`${visitorId} has not joined`);
+    const turn = await takeTurn(this.ports, {
+      eventId: this.eventId,
+      ticket: { visitorId, place },
+      newVisitorId: visitorId,
+      nowMs: this.nowMs,
+    });
+    switch (turn.kind) {
+      case 'admitted':
+        this.places.set(visitorId, turn.place);
+        return { kind: 'admitted', position: null };
+      case 'waiting':
+        this.places.set(visitorId, turn.place);
+        return turn.requeued ? { kind: 'requeued', position: null } : { kind: 'waiting', position: turn.view.position };
+      case 'closed':
+      case 'event_not_found':
+        throw new Error(`${visitorId}: ${turn.kind}`);
     }
-    return { kind: 'waiting', position: view.position };
   }
 
   /** Visitors admitted so far, in admission order (time, then place order). */

@@ -1,0 +1,105 @@
+// The admit decision: whether a released place becomes an admission, is handed out again, waits,
+// or is gone (spent, lapsed, not in the draw). Pure: the WaitingRoom passes the rows it read and
+// two lookups, then writes what the decision says.
+import { comparePlaces, isPre, parsePlaceKey, placeKey, releasedBefore, type FifoPlace, type Place } from '../../contracts/queue/cursor';
+import { admissionEndsAtMs, worthHandingOut } from '../../contracts/queue/lifetimes';
+import type { AdmitAnswer } from '../../contracts/room-answers';
+
+/** The visitor's stored admission (their one row), times epoch ms. */
+export interface PriorAdmission {
+  /** `placeKey` of the place it was admitted from. */
+  place: string;
+  state: 'admitted' | 'left';
+  admittedAtMs: number;
+  expiresAtMs: number;
+}
+
+/** A release record: when a batch of places was released, and its id (to count the claim). */
+export interface ReleaseRef {
+  id: number;
+  atMs: number;
+}
+
+/** What the decision reads about the room. */
+export interface AdmitRoom {
+  policy: 'fifo' | 'random';
+  idleTimeoutMs: number;
+  admissionTtlMs: number;
+  /** Queue shards K the event counts now. */
+  shards: number;
+  drawn: boolean;
+  /** Draw ranks released so far. */
+  drawReleased: number;
+  /** Draw ranks at or below this were released too long ago to claim (their records are pruned). */
+  lapsedDraw: number;
+  /** The admission cursor: the first FIFO place not released. */
+  cursor: FifoPlace;
+  /** FIFO places before this were released too long ago to claim (their records are pruned). */
+  lapsed: FifoPlace;
+}
+
+/** The lookups the decision may need (each at most once). */
+export interface AdmitLookups {
+  /** The visitor's draw rank, or null when they are not in the draw. */
+  drawRank(): number | null;
+  /** The release that released draw rank `rank`, or null. */
+  releaseOfRank(rank: number): ReleaseRef | null;
+  /** The release that released FIFO place `place`, or null. */
+  releaseOfPlace(place: FifoPlace): ReleaseRef | null;
+}
+
+/**
+ * The decision: an answer to return as is (`waiting`, `requeue`, or `admitted` for the admission
+ * handed out again), or `claim`: store a new admission from release `release` (count the claim).
+ */
+export type AdmitDecision =
+  | { kind: 'answer'; answer: Exclude<AdmitAnswer, { kind: 'event_not_found' }> }
+  | { kind: 'claim'; release: ReleaseRef; placeKey: string; admittedAtMs: number; expiresAtMs: number };
+
+const answer = (a: Exclude<AdmitAnswer, { kind: 'event_not_found' }>): AdmitDecision => ({ kind: 'answer', answer: a });
+
+/**
+ * Whether `place` admits `visitorId` now. In order:
+ * - the place of the visitor's stored admission: the same admission again while it has at least
+ *   MIN_USEFUL_ADMISSION_MS left (contracts/queue/lifetimes.ts), else `requeue ended` (an admission
+ *   about to end is not handed out: its token would die on the next page load);
+ * - a place released before that one is spent (`requeue ended`): an older ticket never admits again;
+ * - a pre-queue place: `not_in_draw` for a non-lottery event or a visitor the draw left out,
+ *   `waiting` before the draw or while the rank is not released;
+ * - a FIFO place from a shard the event no longer counts: `lapsed`; not passed by the cursor: `waiting`;
+ * - released longer than the idle timeout ago (or its record pruned): `lapsed`;
+ * - else `claim`: a new admission ending on the whole second at or before now + the admission TTL.
+ */
+export function decideAdmit(
+  visitorId: string,
+  place: Place,
+  room: AdmitRoom,
+  prior: PriorAdmission | null,
+  lookups: AdmitLookups,
+  nowMs: number,
+): AdmitDecision {
+  const key = placeKey(place);
+  if (prior?.place === key) {
+    if (prior.state === 'admitted' && prior.expiresAtMs > nowMs && worthHandingOut(nowMs, prior.expiresAtMs)) {
+      return answer({ kind: 'admitted', admittedAtMs: prior.admittedAtMs, expiresAtMs: prior.expiresAtMs });
+    }
+    return answer({ kind: 'requeue', reason: 'ended' });
+  }
+  const priorPlace = prior ? parsePlaceKey(prior.place) : null;
+  if (priorPlace && releasedBefore(place, priorPlace)) return answer({ kind: 'requeue', reason: 'ended' });
+  let release: ReleaseRef | null;
+  if (isPre(place)) {
+    if (room.policy !== 'random') return answer({ kind: 'requeue', reason: 'not_in_draw' });
+    if (!room.drawn) return answer({ kind: 'waiting' });
+    const rank = lookups.drawRank();
+    if (rank === null) return answer({ kind: 'requeue', reason: 'not_in_draw' });
+    if (rank > room.drawReleased) return answer({ kind: 'waiting' });
+    release = rank <= room.lapsedDraw ? null : lookups.releaseOfRank(rank);
+  } else {
+    if (place.shard >= room.shards) return answer({ kind: 'requeue', reason: 'lapsed' });
+    if (comparePlaces(place, room.cursor) >= 0) return answer({ kind: 'waiting' });
+    release = comparePlaces(place, room.lapsed) < 0 ? null : lookups.releaseOfPlace(place);
+  }
+  if (release === null || nowMs - release.atMs > room.idleTimeoutMs) return answer({ kind: 'requeue', reason: 'lapsed' });
+  return { kind: 'claim', release, placeKey: key, admittedAtMs: nowMs, expiresAtMs: admissionEndsAtMs(nowMs, room.admissionTtlMs) };
+}

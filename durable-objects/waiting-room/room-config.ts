@@ -1,0 +1,103 @@
+// The room's stored settings: parsed and checked once per read (defaults of settings added later
+// filled in), and the rules for what an organizer may change once visitors have joined.
+import { DEFAULT_HOLD_TARGET_P99_MS, type QueueConfig } from '../../contracts/event-config';
+import type { ControllerBounds } from './release-controller';
+
+/** A stored QueueConfig with every optional setting filled in (configs stored before it existed get its default). */
+export type RoomConfig = QueueConfig &
+  Required<Pick<QueueConfig, 'shards' | 'holdTargetP99Ms' | 'onOriginDown' | 'waitingPageStatus' | 'page'>>;
+
+const NUMBERS = [
+  'saleStartsAtMs',
+  'maxReleaseRatePerMinute',
+  'minReleaseRatePerMinute',
+  'maxActiveVisitors',
+  'admissionTtlMs',
+  'idleTimeoutMs',
+  'targetP99Ms',
+  'maxErrorRate',
+] as const;
+
+/**
+ * The room's config from its stored JSON (wr_room.config), checked: strings, the policy, finite
+ * numbers, and the optional settings' defaults (shards 1, hold target DEFAULT_HOLD_TARGET_P99_MS,
+ * a silent origin gets the minimum, waiting page status 200, no page template).
+ * @throws Error naming the field when the stored config is not one (a bug or a corrupt row: the
+ *   room must not guess)
+ */
+export function parseRoomConfig(json: string): RoomConfig {
+  const raw: unknown = JSON.parse(json);
+  if (typeof raw !== 'object' || raw === null) throw new Error('stored room config is not an object');
+  const c = raw as Record<string, unknown>;
+  const fail = (field: string, want: string) => new Error(`stored room config: ${field} must be ${want}`);
+  for (const f of ['eventId', 'name'] as const) if (typeof c[f] !== 'string') throw fail(f, 'a string');
+  if (c.policy !== 'fifo' && c.policy !== 'random') throw fail('policy', "'fifo' or 'random'");
+  for (const f of NUMBERS) if (typeof c[f] !== 'number' || !Number.isFinite(c[f])) throw fail(f, 'a finite number');
+  const config = raw as QueueConfig;
+  if (config.shards !== undefined && !(Number.isInteger(config.shards) && config.shards >= 1)) throw fail('shards', 'a positive integer');
+  return {
+    ...config,
+    shards: config.shards ?? 1,
+    holdTargetP99Ms: config.holdTargetP99Ms ?? DEFAULT_HOLD_TARGET_P99_MS,
+    onOriginDown: config.onOriginDown ?? 'minimum',
+    waitingPageStatus: config.waitingPageStatus ?? 200,
+    page: config.page ?? {},
+  };
+}
+
+/** What has happened in the room that locks settings. */
+export interface JoinedState {
+  /** Anyone admitted, drawn, or waiting (counted arrivals included). */
+  joined: boolean;
+  /** The lottery draw has been made. */
+  drawn: boolean;
+}
+
+/**
+ * Why `next` may not replace `old`, or null when it may: once visitors joined the queue policy
+ * and the number of queue shards are fixed (places were handed out under them), and after a
+ * lottery draw its sale start is fixed (the draw was made at it).
+ */
+export function configChangeConflict(old: RoomConfig, next: QueueConfig, state: JoinedState): string | null {
+  if (!state.joined) return null;
+  if (old.policy !== next.policy) return 'the queue policy cannot change once visitors have joined';
+  if (old.shards !== (next.shards ?? 1)) return 'the number of queue shards cannot change once visitors have joined';
+  if (old.policy === 'random' && state.drawn && old.saleStartsAtMs !== next.saleStartsAtMs)
+    return 'the sale start cannot move after the lottery draw';
+  return null;
+}
+
+/**
+ * The release rate after the organizer's bounds change: a fixed rate above the new maximum is
+ * lowered to it; a controller rate outside the new bounds is clamped into them; else unchanged.
+ * @returns the change with its logged reason, or `unchanged`
+ */
+export function rateAfterBoundsChange(
+  room: { rate: number; fixedRate: number | null },
+  next: Pick<QueueConfig, 'minReleaseRatePerMinute' | 'maxReleaseRatePerMinute'>,
+): { kind: 'fixed_lowered' | 'clamped'; rate: number; reason: string } | { kind: 'unchanged' } {
+  const max = next.maxReleaseRatePerMinute;
+  if (room.fixedRate !== null) {
+    return room.fixedRate > max
+      ? { kind: 'fixed_lowered', rate: max, reason: `fixed rate lowered to the new maximum of ${max}/min` }
+      : { kind: 'unchanged' };
+  }
+  const clamped = Math.min(max, Math.max(next.minReleaseRatePerMinute, room.rate));
+  return clamped === room.rate
+    ? { kind: 'unchanged' }
+    : { kind: 'clamped', rate: clamped, reason: `organizer bounds changed: ${next.minReleaseRatePerMinute}-${max}/min` };
+}
+
+/** The controller's bounds from the room's config and the organizer's fixed rate (null: the controller decides). */
+export function controllerBounds(config: RoomConfig, fixedRate: number | null = null): ControllerBounds {
+  return {
+    minPerMinute: config.minReleaseRatePerMinute,
+    maxPerMinute: config.maxReleaseRatePerMinute,
+    targetP99Ms: config.targetP99Ms,
+    maxErrorRate: config.maxErrorRate,
+    holdTargetP99Ms: config.holdTargetP99Ms,
+    onOriginDown: config.onOriginDown,
+    fixedPerMinute: fixedRate,
+    maxActive: config.maxActiveVisitors,
+  };
+}
