@@ -6,14 +6,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CookieJar } from 'tough-cookie';
 import { seatIdsFor } from '../durable-objects/inventory/hold-policy.ts';
-import { ROOT, putEvent, startDevServer, type DevServer } from './lib/dev-server.ts';
+import { ROOT, freePort, putEvent, startDevServer, type DevServer } from './lib/dev-server.ts';
 import { parseDevVars } from './lib/dev-secrets.ts';
 import { signOriginRequest } from '../origin-sdk/src/index.ts';
 
 const { values: opts } = parseArgs({
   options: {
     visitors: { type: 'string', default: '500' },
-    url: { type: 'string', default: 'http://127.0.0.1:8787' },
+    url: { type: 'string' },
     seats: { type: 'string', default: '1000' },
     rate: { type: 'string', default: '1200' },
     'min-rate': { type: 'string' },
@@ -232,14 +232,14 @@ async function slowOrigin(base: string, eventId: string): Promise<string> {
 async function main(): Promise<void> {
   let server: Pick<DevServer, 'url' | 'adminToken'> & { stop?: () => Promise<void> };
   let state: string | null = null;
-  if (await reachable(opts.url!)) {
+  if (opts.url !== undefined && (await reachable(opts.url))) {
     const vars = existsSync(join(ROOT, '.dev.vars')) ? parseDevVars(readFileSync(join(ROOT, '.dev.vars'), 'utf8')) : {};
     server = { url: opts.url!, adminToken: process.env.ADMIN_TOKEN ?? vars.ADMIN_TOKEN ?? '' };
     console.log(`Using the gateway at ${server.url}`);
   } else {
     state = mkdtempSync(join(tmpdir(), 'wr-crowd-'));
     console.log('No gateway running: starting one (wrangler dev, temporary storage)...');
-    server = await startDevServer({ port: 8787, persistTo: state, quiet: true });
+    server = await startDevServer({ port: await freePort(), persistTo: state, quiet: true });
   }
   const eventId = `crowd-${Date.now().toString(36)}`;
   const seatCount = Number(opts.seats);

@@ -129,4 +129,9 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX wr_draw_visitor ON wr_draw (visitor_id);
     `,
   },
+  {
+    id: 4,
+    description: 'release controller: the load at the last overload (its memory, as CUBIC W_max)',
+    sql: `ALTER TABLE wr_room ADD COLUMN overload_limit INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

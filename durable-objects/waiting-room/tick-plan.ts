@@ -75,17 +75,29 @@ export interface Occupancy {
   activeLimit: number;
   /** Admitted visitors whose admission has not ended. */
   active: number;
-  /** Released visitors who have not claimed their admission yet but still may (within the idle timeout). */
+  /** Unclaimed places: released within the claim window (admission-pace claimWindowMs), not claimed yet. */
   pending: number;
+  /** Measured share of released visitors who never claim (0..1), or null while unknown (then all are expected). */
+  noShowRate: number | null;
+  /** The bound on unclaimed places of their own (admission-pace pendingLimit). */
+  pendingLimit: number;
 }
 
 /**
- * Slots free for newly released visitors: the lower of the organizer's cap and the controller's
- * limit, minus active visitors, minus released visitors who may still arrive (they count as
- * active until they claim or lapse). May be zero or negative.
+ * Slots free for newly released visitors. Unclaimed places count apart from active visitors
+ * (DESIGN.md section 5): against the lower of the organizer's cap and the controller's limit only
+ * the share expected to arrive (1 - no-show rate, rounded up), and all of them against their own
+ * bound; a place older than the claim window counts nowhere (it lapsed), so no-shows never stall
+ * the queue. May be zero or negative.
  */
 export function freeSlots(o: Occupancy): number {
-  return Math.min(o.maxActiveVisitors, o.activeLimit) - o.active - o.pending;
+  return Math.min(Math.min(o.maxActiveVisitors, o.activeLimit) - o.active - expectedArrivals(o), o.pendingLimit - o.pending);
+}
+
+/** Unclaimed places expected to arrive: all of them while the no-show rate is unknown. */
+export function expectedArrivals(o: Pick<Occupancy, 'pending' | 'noShowRate'>): number {
+  const show = o.noShowRate === null || !Number.isFinite(o.noShowRate) ? 1 : 1 - Math.min(1, Math.max(0, o.noShowRate));
+  return Math.ceil(Math.max(0, o.pending) * show);
 }
 
 /** Why a tick releases nobody, whatever the budget. */

@@ -9,8 +9,17 @@ import { shardName } from '../../contracts/names';
 import type { AdmitAnswer } from '../../contracts/room-answers';
 import type { ShardCounts } from './queue-shard';
 import {
+  claimWindowMs,
+  measuredAdmissionRate,
+  pendingLimit,
+  whatBinds,
+  type AdmissionSample,
+  type BindingConstraint,
+} from './admission-pace';
+import {
   initialControllerState,
   nextReleaseRate,
+  originDownReason,
   type ControllerBounds,
   type GatewaySignals,
   type HealthReport,
@@ -20,6 +29,7 @@ import { decideAdmit, type ReleaseRef } from './admission-policy';
 import { DEFAULT_TICK_MS, alarmChange, planAlarm, type AlarmCause } from './alarm-plan';
 import {
   SIGNAL_WINDOW_MS,
+  expectedArrivals,
   freeSlots,
   gatewaySignals,
   noShowWindow,
@@ -50,6 +60,7 @@ interface RoomRow {
   commitment: string | null;
   active_limit: number | null;
   slow_start: number;
+  overload_limit: number;
   admit_rate: number;
   last_sample_at: number;
   shards: number;
@@ -100,6 +111,26 @@ export interface HoldSignals {
 /** `configure` outcome. */
 export type ConfigureAnswer = { kind: 'ok'; created: boolean } | { kind: 'conflict'; detail: string };
 
+/** What binds admissions now. Rates per minute, counts in visitors. */
+export interface Binding {
+  binds: BindingConstraint;
+  detail: string;
+  releaseRatePerMinute: number;
+  admitPerMinute: number;
+  /** The controller's active limit (never above the organizer's max). */
+  activeLimit: number;
+  /** The organizer's max active visitors. */
+  maxActiveVisitors: number;
+  active: number;
+  /** Unclaimed places inside the claim window, the share of them expected to arrive, and their bound. */
+  unclaimed: number;
+  expectedArrivals: number;
+  unclaimedLimit: number;
+  paused: boolean;
+  /** Why the origin counts as silent or failing, or null while its reports are fresh. */
+  originSilent: string | null;
+}
+
 /** Live numbers for the organizer. */
 export interface RoomStats {
   config: QueueConfig;
@@ -109,6 +140,8 @@ export interface RoomStats {
   admittedTotal: number;
   /** Released visitors who have not claimed their admission yet (within the idle timeout). */
   pending: number;
+  /** What limits admissions right now, and the numbers behind it (the dashboard's "what binds"). */
+  binding: Binding;
   /** Queue shards K. */
   shards: number;
   /** Requests this object instance has served since it started (for the scale benchmark). */
@@ -266,7 +299,11 @@ export class WaitingRoom extends DurableObject<Env> {
             }
           : null,
       queue: [...queue].slice(0, CURSOR_QUEUE_BUCKETS),
-      admitPerMinute: this.recentAdmissionRate(room, now),
+      admitPerMinute: this.recentAdmissionRate(
+        room,
+        now,
+        [...queue.values()].reduce((a, n) => a + n, room.draw_size - room.draw_released),
+      ),
       publishedAtMs: now,
     };
   }
@@ -431,9 +468,11 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /**
-   * Stores the origin's latest health report; the next tick acts on it. Reports must arrive in
-   * signing order: one signed before the last accepted report is refused, so a replayed report
-   * can never stand in for a newer one (nor, being timed by its signature, look fresh).
+   * Stores the origin's latest health report; the next tick acts on it. A report counts as of its
+   * signed time clamped to this object's clock (the signature check bounds how far ahead it may
+   * be), and reports must arrive in that order: one timed before the last accepted report is
+   * refused, so a replayed report can never stand in for a newer one (nor look fresh), while a
+   * report signed a little ahead never locks out the correctly timed ones after it (#14.6).
    *
    * @param signedAtMs the report's signed timestamp, epoch ms
    * @returns `ok`, `event_not_found`, or `out_of_order`
@@ -442,11 +481,9 @@ export class WaitingRoom extends DurableObject<Env> {
     const room = this.room();
     if (!room) return 'event_not_found';
     const now = this.clock();
-    const last = room.health ? (JSON.parse(room.health) as HealthReport & { signedAtMs?: number }) : null;
-    // Order by the signed time itself: a report signed ahead of this clock (counted as "now" for
-    // freshness) must not let older-signed reports in after it, nor be replayable later.
-    if (last && signedAtMs < (last.signedAtMs ?? last.reportedAtMs)) return 'out_of_order';
+    const last = room.health ? (JSON.parse(room.health) as HealthReport) : null;
     const reportedAtMs = Math.min(signedAtMs, now);
+    if (last && reportedAtMs < last.reportedAtMs) return 'out_of_order';
     this.sql.run`UPDATE wr_room SET health = ${JSON.stringify({ ...report, reportedAtMs, signedAtMs })}`;
     await this.ensureAlarm(now, NOT_IN_ALARM, 'capacity');
     return 'ok';
@@ -468,6 +505,7 @@ export class WaitingRoom extends DurableObject<Env> {
       active: this.activeCount(now),
       admittedTotal: room.admitted_total,
       pending: this.pendingCount(now, config.idleTimeoutMs),
+      binding: this.binding(room, config, now),
       shards: room.shards,
       objectRequests: this.requests,
       releaseRatePerMinute: room.rate,
@@ -540,7 +578,9 @@ export class WaitingRoom extends DurableObject<Env> {
       const report = r.health ? (JSON.parse(r.health) as HealthReport) : null;
       const gateway = this.gatewaySignals(now);
       const active = this.activeCount(now);
-      const pending = this.pendingCount(now, config.idleTimeoutMs);
+      // Unclaimed places count for the claim window only: after it they lapse from the budget.
+      const window = claimWindowMs(config.idleTimeoutMs);
+      const pending = this.pendingCount(now, window);
       const b = bounds(config, r.fixed_rate);
       const decision = nextReleaseRate(
         {
@@ -548,8 +588,9 @@ export class WaitingRoom extends DurableObject<Env> {
           activeLimit: r.active_limit ?? b.maxActive,
           slowStart: r.slow_start === 1,
           lastReportAtMs: r.last_report_at,
+          overloadLimit: r.overload_limit,
         },
-        { origin: report, gateway, active },
+        { origin: report, gateway, active, pending },
         b,
         now,
       );
@@ -568,7 +609,16 @@ export class WaitingRoom extends DurableObject<Env> {
         admitPerMinute: decision.admitPerMinute,
         carry: r.carry,
         lastTickAtMs: r.last_tick_at,
-        occupancy: { maxActiveVisitors: config.maxActiveVisitors, activeLimit: limit, active, pending },
+        // Unclaimed places count apart: the share expected to arrive against the active limit, all
+        // of them against their own bound (tick-plan freeSlots).
+        occupancy: {
+          maxActiveVisitors: config.maxActiveVisitors,
+          activeLimit: limit,
+          active,
+          pending,
+          noShowRate: gateway.noShowRate,
+          pendingLimit: pendingLimit(decision.admitPerMinute, window),
+        },
         draw: { size: r.draw_size, released: r.draw_released },
         queue: this.queueCounts(r),
       });
@@ -590,7 +640,7 @@ export class WaitingRoom extends DurableObject<Env> {
       }
       const carry = plan.carry;
       this.sql.run`UPDATE wr_room SET rate = ${rate}, admit_rate = ${decision.admitPerMinute}, active_limit = ${limit},
-        slow_start = ${decision.state.slowStart ? 1 : 0}, last_report_at = ${decision.state.lastReportAtMs},
+        slow_start = ${decision.state.slowStart ? 1 : 0}, overload_limit = ${decision.state.overloadLimit}, last_report_at = ${decision.state.lastReportAtMs},
         carry = ${carry}, last_tick_at = ${now}, admitted_total = admitted_total + ${admitted}`;
       if (now - r.last_sample_at >= SAMPLE_EVERY_MS) this.sample(now, rate, decision.admitPerMinute, limit, report, gateway);
     });
@@ -654,9 +704,12 @@ export class WaitingRoom extends DurableObject<Env> {
     return this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_admissions WHERE state = 'admitted' AND expires_at > ${now}`?.n ?? 0;
   }
 
-  /** Released places not claimed yet but still claimable (released within the idle timeout). */
-  private pendingCount(now: number, idleTimeoutMs: number): number {
-    return this.sql.one<{ n: number | null }>`SELECT SUM(count - claimed) AS n FROM wr_releases WHERE at >= ${now - idleTimeoutMs}`?.n ?? 0;
+  /**
+   * Released places not claimed yet, released within `windowMs`: the idle timeout (still
+   * claimable) or the claim window (counted in the budget).
+   */
+  private pendingCount(now: number, windowMs: number): number {
+    return this.sql.one<{ n: number | null }>`SELECT SUM(count - claimed) AS n FROM wr_releases WHERE at >= ${now - windowMs}`?.n ?? 0;
   }
 
   /**
@@ -686,6 +739,47 @@ export class WaitingRoom extends DurableObject<Env> {
       released: r?.released ?? 0,
       claimed: r?.claimed ?? 0,
     });
+  }
+
+  /** What binds admissions now (whatBinds over the room's current numbers). */
+  private binding(room: RoomRow, config: QueueConfig, now: number): Binding {
+    const window = claimWindowMs(config.idleTimeoutMs);
+    const active = this.activeCount(now);
+    const unclaimed = this.pendingCount(now, window);
+    const noShow = this.gatewaySignals(now).noShowRate;
+    const expected = expectedArrivals({ pending: unclaimed, noShowRate: noShow });
+    const unclaimedLimit = pendingLimit(room.admit_rate, window);
+    const activeLimit = Math.min(room.active_limit ?? config.maxActiveVisitors, config.maxActiveVisitors);
+    const originSilent = originDownReason(room.health ? (JSON.parse(room.health) as HealthReport) : null, now);
+    const input = {
+      mode: room.mode,
+      soldOut: room.sold_out === 1,
+      onSale: onSale(config, now),
+      waiting: this.waitingCount(room),
+      active,
+      pending: unclaimed,
+      expectedArrivals: expected,
+      pendingLimit: unclaimedLimit,
+      activeLimit,
+      maxActive: config.maxActiveVisitors,
+      releaseRatePerMinute: room.rate,
+      admitPerMinute: room.admit_rate,
+      fixedPerMinute: room.fixed_rate,
+      originDown: originSilent,
+    };
+    return {
+      ...whatBinds(input),
+      releaseRatePerMinute: room.rate,
+      admitPerMinute: room.admit_rate,
+      activeLimit,
+      maxActiveVisitors: config.maxActiveVisitors,
+      active,
+      unclaimed,
+      expectedArrivals: expected,
+      unclaimedLimit,
+      paused: room.mode === 'paused',
+      originSilent,
+    };
   }
 
   /** Records one dashboard sample and forgets samples older than SAMPLE_KEEP_MS. */
@@ -728,18 +822,18 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /**
-   * Admissions per minute actually achieved over about the last minute (from the samples), or the
-   * release rate when there is no history yet: the honest basis for a wait estimate.
+   * Admissions per minute actually achieved while visitors waited, over about the last minute
+   * (from the samples; see measuredAdmissionRate), or the admission rate in force without enough
+   * such time: the honest basis for a wait estimate.
+   * @param waitingNow visitors waiting now (the current state closes the last interval)
    */
-  private recentAdmissionRate(room: RoomRow, now: number): number {
-    const then = this.sql.one<{ at: number; admitted_total: number }>`
-      SELECT at, admitted_total FROM wr_samples WHERE at <= ${now - 30_000} ORDER BY at DESC LIMIT 1`;
-    // Only time on sale counts: a window reaching back before the sale start (or a lottery draw)
-    // would average in the minutes when nobody could be admitted.
+  private recentAdmissionRate(room: RoomRow, now: number, waitingNow: number): number {
     const config = JSON.parse(room.config) as QueueConfig;
-    if (!then || now - then.at > 5 * 60_000 || then.at < config.saleStartsAtMs) return room.rate;
-    const measured = ((room.admitted_total - then.admitted_total) * 60_000) / (now - then.at);
-    return measured > 0 ? measured : room.rate;
+    const samples = this.sql.all<AdmissionSample>`
+      SELECT at, admitted_total AS admittedTotal, waiting FROM wr_samples WHERE at >= ${now - 65_000} ORDER BY at`;
+    samples.push({ at: now, admittedTotal: room.admitted_total, waiting: waitingNow });
+    // Only time on sale counts: before the sale start (or a lottery draw) nobody could be admitted.
+    return measuredAdmissionRate(samples, now, config.saleStartsAtMs, room.admit_rate || room.rate);
   }
 
   private setMode(mode: RoomMode): boolean {
@@ -773,7 +867,8 @@ export class WaitingRoom extends DurableObject<Env> {
     if (!room) return;
     const config = JSON.parse(room.config) as QueueConfig;
     const active = this.activeCount(now);
-    const pending = this.pendingCount(now, config.idleTimeoutMs);
+    const window = claimWindowMs(config.idleTimeoutMs);
+    const pending = this.pendingCount(now, window);
     const plan = planAlarm({
       nowMs: now,
       tickMs: Number(this.env.RELEASE_TICK_MS) || DEFAULT_TICK_MS,
@@ -788,8 +883,10 @@ export class WaitingRoom extends DurableObject<Env> {
         activeLimit: room.active_limit ?? config.maxActiveVisitors,
         active,
         pending,
+        noShowRate: this.gatewaySignals(now).noShowRate,
+        pendingLimit: pendingLimit(room.admit_rate, window),
       }),
-      nextSlotFreesAtMs: this.nextSlotFreesAt(now, config.idleTimeoutMs),
+      nextSlotFreesAtMs: this.nextSlotFreesAt(now, window),
     });
     const change = alarmChange(plan, tick, await this.ctx.storage.getAlarm());
     if (change.kind === 'set') await this.ctx.storage.setAlarm(change.atMs);
@@ -797,15 +894,16 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /**
-   * When the next slot frees by itself, epoch ms: a release lapses 1 ms after its idle timeout
-   * (pendingCount counts it through `at + idle`), an admission ends at `expires_at`.
+   * When the next slot frees by itself, epoch ms: an unclaimed place lapses from the budget 1 ms
+   * after its claim window (pendingCount counts it through `at + window`), an admission ends at
+   * `expires_at`.
    */
-  private nextSlotFreesAt(now: number, idleTimeoutMs: number): number | null {
+  private nextSlotFreesAt(now: number, claimWindow: number): number | null {
     const lapse = this.sql.one<{ at: number | null }>`
-      SELECT MIN(at) AS at FROM wr_releases WHERE at >= ${now - idleTimeoutMs} AND claimed < count`?.at;
+      SELECT MIN(at) AS at FROM wr_releases WHERE at >= ${now - claimWindow} AND claimed < count`?.at;
     const end = this.sql.one<{ at: number | null }>`
       SELECT MIN(expires_at) AS at FROM wr_admissions WHERE state = 'admitted' AND expires_at > ${now}`?.at;
-    const times = [lapse == null ? null : lapse + idleTimeoutMs + 1, end ?? null].filter((t): t is number => t !== null);
+    const times = [lapse == null ? null : lapse + claimWindow + 1, end ?? null].filter((t): t is number => t !== null);
     return times.length > 0 ? Math.min(...times) : null;
   }
 }

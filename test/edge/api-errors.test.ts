@@ -324,7 +324,7 @@ describe('origin API', () => {
     await tick(eventId);
     const stats = (await room.stats())!;
     expect(stats.releaseRatePerMinute).toBe(100);
-    expect(stats.rateLog[0]!.reason).toBe('p99 1,840 ms over 500 ms target: active limit 10, rate x0.5');
+    expect(stats.rateLog[0]!.reason).toBe('p99 1,840 ms over 500 ms target, x0.50: rate 200 -> 100/min');
   });
 
   it('confirms only a live hold, idempotently for the same order id', async () => {

@@ -1,6 +1,9 @@
 // Closed-loop simulation of the release controller against the origin stub's capacity model, on an
-// injected clock: the waiting room admits at the controller's rate, each admitted buyer stays on the
-// origin for a session, the origin reports its p99 and error rate every few seconds.
+// injected clock: the waiting room releases places at the controller's pace (the tick's own freeSlots
+// and releaseBudget), a released visitor claims after a delay or never (a no-show), a claimed visitor
+// stays on the origin for a session, and the origin reports its p99 and error rate every few seconds.
+import { claimWindowMs, pendingLimit } from '../../durable-objects/waiting-room/admission-pace';
+import { freeSlots } from '../../durable-objects/waiting-room/tick-plan';
 import {
   initialControllerState,
   nextReleaseRate,
@@ -16,20 +19,48 @@ export interface SimOptions {
   /** Concurrent buyers the origin serves at base latency, per tick (may change mid-run). */
   knee: (tick: number) => number;
   baseLatencyMs?: number;
-  /** How long a buyer stays on the origin, s. */
+  /** How long a claimed visitor stays on the origin, s (60). */
   sessionS?: number;
-  /** The origin reports every this many ticks; `reportsUntil` stops reports after that tick. */
+  /** The origin reports every this many ticks (2); `reportsUntil` stops reports after that tick. */
   reportEvery?: number;
   reportsUntil?: number;
+  /** Share of released visitors who never claim (0). */
+  noShowShare?: number;
+  /** A visitor who shows claims this many s after release: [min, max] (uniform; [1, 1]). */
+  claimDelayS?: [number, number];
+  /** Visitors waiting at the start (unbounded by default). */
+  visitors?: number;
+  /** Idle timeout of the event, ms (300 000): bounds the claim window. */
+  idleTimeoutMs?: number;
+  /** PRNG seed (1). */
+  seed?: number;
 }
 
 export interface SimTick {
   tick: number;
   rate: number;
   limit: number;
+  /** Active (claimed) visitors on the origin. */
   concurrent: number;
+  /** Unclaimed places inside the claim window. */
+  pending: number;
+  /** Places released this tick. */
+  released: number;
+  /** Admissions claimed this tick. */
+  claimed: number;
   p99: number;
   errorRate: number;
+  reason: string | null;
+}
+
+/** Deterministic PRNG (mulberry32). */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 /** Runs the loop, one tick per second, and returns every tick. */
@@ -37,15 +68,29 @@ export function simulate(o: SimOptions): SimTick[] {
   const session = o.sessionS ?? 60;
   const base = o.baseLatencyMs ?? 20;
   const every = o.reportEvery ?? 2;
+  const [dMin, dMax] = o.claimDelayS ?? [1, 1];
+  const window = claimWindowMs(o.idleTimeoutMs ?? 300_000);
+  const random = prng(o.seed ?? 1);
+  let waiting = o.visitors ?? Number.MAX_SAFE_INTEGER;
   let state = initialControllerState(o.bounds);
   let carry = 0;
   let report: HealthReport | null = null;
+  /** Unclaimed places: release tick, and the tick the visitor claims (Infinity for a no-show). */
+  let places: { releasedAt: number; claimsAt: number }[] = [];
   const admittedAt: number[] = [];
   const out: SimTick[] = [];
   const t0 = 1_800_000_000_000;
   for (let tick = 0; tick < o.ticks; tick++) {
     const now = t0 + tick * 1000;
     while (admittedAt.length && admittedAt[0]! <= tick - session) admittedAt.shift();
+    let claimed = 0;
+    places = places.filter((p) => {
+      if (p.claimsAt > tick) return true;
+      admittedAt.push(tick);
+      claimed++;
+      return false;
+    });
+    const pending = places.filter((p) => (tick - p.releasedAt) * 1000 < window).length;
     const concurrent = admittedAt.length;
     const p99 = simulatedLatencyMs(concurrent, base, o.knee(tick));
     const errorRate = simulatedErrorRate(concurrent, o.knee(tick));
@@ -54,22 +99,40 @@ export function simulate(o: SimOptions): SimTick[] {
     }
     const d = nextReleaseRate(
       state,
-      { origin: report, gateway: { holdP99Ms: null, conflictRate: null, noShowRate: null }, active: concurrent },
+      { origin: report, gateway: { holdP99Ms: null, conflictRate: null, noShowRate: null }, active: concurrent, pending },
       o.bounds,
       now,
     );
     state = d.state;
-    // The waiting room admits at the rate, never beyond the active limit (as WaitingRoom.alarm does).
-    const b = releaseBudget(
-      d.admitPerMinute,
-      carry,
-      1000,
-      Math.min(o.bounds.maxActive, state.activeLimit) - concurrent,
-      Number.MAX_SAFE_INTEGER,
-    );
+    // The tick's own budget rules (tick-plan freeSlots over releaseBudget), as WaitingRoom.alarm.
+    const slots = freeSlots({
+      maxActiveVisitors: o.bounds.maxActive,
+      activeLimit: state.activeLimit,
+      active: concurrent,
+      pending,
+      noShowRate: null,
+      pendingLimit: pendingLimit(d.admitPerMinute, window),
+    });
+    const b = releaseBudget(d.admitPerMinute, carry, 1000, slots, waiting);
     carry = b.carry;
-    for (let i = 0; i < b.admit; i++) admittedAt.push(tick);
-    out.push({ tick, rate: state.ratePerMinute, limit: state.activeLimit, concurrent, p99, errorRate });
+    waiting -= b.admit;
+    for (let i = 0; i < b.admit; i++) {
+      const noShow = random() < (o.noShowShare ?? 0);
+      const delay = dMin + Math.floor(random() * (dMax - dMin + 1));
+      places.push({ releasedAt: tick, claimsAt: noShow ? Infinity : tick + delay });
+    }
+    out.push({
+      tick,
+      rate: state.ratePerMinute,
+      limit: state.activeLimit,
+      concurrent,
+      pending,
+      released: b.admit,
+      claimed,
+      p99,
+      errorRate,
+      reason: d.reason,
+    });
   }
   return out;
 }
@@ -79,11 +142,24 @@ export function summarize(ticks: SimTick[], targetP99Ms: number, from = 0) {
   const tail = ticks.slice(from);
   const under = tail.filter((t) => t.p99 <= targetP99Ms).length / tail.length;
   const worst = Math.max(...tail.map((t) => t.p99));
-  const settledAt = ticks.findIndex((_, i) => ticks.slice(i).every((t) => t.p99 <= targetP99Ms * 1.25));
+  const settledAt = ticks.findIndex((_, i) => ticks.slice(i).every((t) => t.p99 <= targetP99Ms * 1.1));
   return {
     underShare: under,
     overshootPct: Math.max(0, (worst / targetP99Ms - 1) * 100),
+    /** First tick from which p99 stays within target + 10 % to the end (-1: never). */
     settlingTick: settledAt,
     meanRate: tail.reduce((a, t) => a + t.rate, 0) / tail.length,
   };
+}
+
+/** Places released per minute over ticks [from, to). */
+export function releasedPerMinute(ticks: SimTick[], from: number, to: number): number {
+  return (ticks.slice(from, to).reduce((a, t) => a + t.released, 0) * 60) / (to - from);
+}
+
+/** Number of times p99 crosses the target (from under to over) in ticks [from, to): 0 = no oscillation. */
+export function targetCrossings(ticks: SimTick[], targetP99Ms: number, from = 0, to = ticks.length): number {
+  let n = 0;
+  for (let k = Math.max(1, from); k < to; k++) if (ticks[k - 1]!.p99 <= targetP99Ms && ticks[k]!.p99 > targetP99Ms) n++;
+  return n;
 }

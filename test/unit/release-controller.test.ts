@@ -1,5 +1,5 @@
-// The release law: AIMD on the rate and the active limit, overrides, safety on missing or bad
-// health, and the release budget (no bursts).
+// The release law: slow start, AIMD with the Vegas band and a gradient cut on the rate and the active
+// limit, overrides, safety on missing, stale or absurd health, and the release budget (no bursts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -33,6 +33,7 @@ const state = (s: Partial<ControllerState> = {}): ControllerState => ({
   activeLimit: 200,
   slowStart: false,
   lastReportAtMs: 1,
+  overloadLimit: 0,
   ...s,
 });
 const step = (
@@ -42,21 +43,47 @@ const step = (
   gateway: Partial<GatewaySignals> = {},
   active = 100,
   now = NOW,
-) => nextReleaseRate(s, { origin, gateway: { ...quiet, ...gateway }, active }, { ...bounds, ...b }, now);
+  pending = 0,
+) => nextReleaseRate(s, { origin, gateway: { ...quiet, ...gateway }, active, pending }, { ...bounds, ...b }, now);
 
 describe('nextReleaseRate', () => {
   it.each<[string, HealthReport | null, Partial<ControllerBounds>, Partial<GatewaySignals>, number, number, RegExp]>([
-    ['healthy report climbs by a tenth of the max', report({}), {}, {}, 360, 200, /^healthy/],
     [
-      'p99 over target halves the rate and cuts the limit below the load',
+      'healthy report climbs by a tenth of the max; an unused limit stays',
+      report({}),
+      {},
+      {},
+      360,
+      200,
+      /^healthy \(p99 100 ms of 800 ms target, 10 buyers\): rate 300 -> 360\/min$/,
+    ],
+    [
+      'p99 over target cuts rate and limit by target/p99 (at most by half), the limit below the load',
       report({ p99LatencyMs: 1840 }),
       {},
       {},
       150,
-      70,
-      /^p99 1,840 ms over 800 ms target: active limit 70, rate x0.5$/,
+      50,
+      /^p99 1,840 ms over 800 ms target, x0.50: rate 300 -> 150\/min, active limit 200 -> 50$/,
     ],
-    ['errors over the limit halve', report({ errorRate: 0.1 }), {}, {}, 150, 70, /^error rate 10.0% over 2.0%/],
+    [
+      'p99 just over target cuts gently (x0.9), not by half',
+      report({ p99LatencyMs: 850 }),
+      {},
+      {},
+      270,
+      90,
+      /^p99 850 ms over 800 ms target, x0.90: rate 300 -> 270\/min, active limit 200 -> 90$/,
+    ],
+    [
+      'errors over the limit halve',
+      report({ errorRate: 0.1 }),
+      {},
+      {},
+      150,
+      70,
+      /^error rate 10.0% over 2.0%: rate 300 -> 150\/min, active limit 200 -> 70$/,
+    ],
     ['slow seat holds halve', report({}), {}, { holdP99Ms: 450 }, 150, 70, /^seat-hold p99 450 ms over 300 ms/],
     [
       'stale report halves toward the minimum',
@@ -65,9 +92,9 @@ describe('nextReleaseRate', () => {
       {},
       150,
       200,
-      /^no health report for 10 s/,
+      /^no health report for 10 s: rate 300 -> 150\/min$/,
     ],
-    ['no report halves', null, {}, {}, 150, 200, /^no health report yet/],
+    ['no report halves', null, {}, {}, 150, 200, /^no health report yet: rate 300 -> 150\/min$/],
     ['a failing origin counts as down', report({ errorRate: 0.7 }), {}, {}, 150, 200, /^origin failing \(errors 70.0%\)/],
     [
       'a failing origin pauses releases when the organizer chose so',
@@ -76,17 +103,22 @@ describe('nextReleaseRate', () => {
       {},
       0,
       200,
-      /releases paused$/,
+      /releases paused: rate 300 -> 0\/min$/,
     ],
     ['NaN in a report counts as no report', report({ p99LatencyMs: Number.NaN }), {}, {}, 150, 200, /^malformed health report/],
-    ['huge p99 halves', report({ p99LatencyMs: 1e12 }), {}, {}, 150, 70, /^p99/],
+    // Issue #13 (bad input): absurd values never make the loop climb.
+    ['an error rate above 1 counts as malformed', report({ errorRate: 1.5 }), {}, {}, 150, 200, /^malformed health report/],
+    ['negative active buyers count as malformed', report({ activeBuyers: -5 }), {}, {}, 150, 200, /^malformed health report/],
+    ['a negative p99 counts as malformed', report({ p99LatencyMs: -1 }), {}, {}, 150, 200, /^malformed health report/],
+    ['huge p99 halves', report({ p99LatencyMs: 1e12 }), {}, {}, 150, 50, /^p99/],
+    ['p99 10^9 halves', report({ p99LatencyMs: 1e9 }), {}, {}, 150, 50, /^p99 1,000,000,000 ms/],
     [
       'a fixed rate overrides the controller',
       report({ p99LatencyMs: 5000 }),
       { fixedPerMinute: 42 },
       {},
       42,
-      70,
+      50,
       /fixed by the organizer at 42\/min/,
     ],
   ])('%s', (_name, r, b, g, rate, limit, why) => {
@@ -106,18 +138,73 @@ describe('nextReleaseRate', () => {
     expect(d.reason).toBeNull();
   });
 
-  it('probes the active limit upwards only near it and with headroom; slow start grows it by half', () => {
-    expect(step(state({ activeLimit: 100 }), report({ p99LatencyMs: 100 }), {}, {}, 90).state.activeLimit).toBe(102);
-    expect(step(state({ activeLimit: 100 }), report({ p99LatencyMs: 600 }), {}, {}, 90).state.activeLimit).toBe(100);
+  it('probes the active limit only while in use and under the band; growth fades toward the band; near target both hold', () => {
+    // In use = active + unclaimed >= 95 % of the limit; growth 25 % x (1 - u / 0.7).
+    expect(step(state({ activeLimit: 100 }), report({ p99LatencyMs: 0.07 * 800 }), {}, {}, 96).state.activeLimit).toBe(122);
+    expect(step(state({ activeLimit: 100 }), report({ p99LatencyMs: 0.35 * 800 }), {}, {}, 96).state.activeLimit).toBe(112);
     expect(step(state({ activeLimit: 100 }), report({ p99LatencyMs: 100 }), {}, {}, 20).state.activeLimit).toBe(100);
-    expect(step(state({ activeLimit: 100, slowStart: true }), report({ p99LatencyMs: 100 }), {}, {}, 90).state.activeLimit).toBe(150);
+    const band = step(state({ activeLimit: 100 }), report({ p99LatencyMs: 600 }), {}, {}, 100);
+    expect(band.state).toMatchObject({ ratePerMinute: 300, activeLimit: 100 });
+    expect(band.reason).toBeNull();
+  });
+
+  it('slow start grows rate and limit by (1 + headroom) per report and ends at half the target', () => {
+    const d = step(state({ activeLimit: 100, slowStart: true, ratePerMinute: 100 }), report({ p99LatencyMs: 80 }), {}, {}, 96);
+    expect(d.state).toMatchObject({ ratePerMinute: 190, activeLimit: 190, slowStart: true });
+    expect(d.reason).toBe(
+      'healthy (p99 80 ms of 800 ms target, 10 buyers), slow start x1.90: rate 100 -> 190/min, active limit 100 -> 190',
+    );
+    const exit = step(state({ activeLimit: 100, slowStart: true }), report({ p99LatencyMs: 450 }), {}, {}, 96);
+    expect(exit.state.slowStart).toBe(false);
+    expect(exit.reason).toMatch(/slow start ends at 56.3% of target/);
     expect(step(state({ activeLimit: 100, slowStart: true }), report({ p99LatencyMs: 5000 }), {}, {}, 90).state.slowStart).toBe(false);
   });
 
-  it('starts at the minimum rate and the organizer cap, and begins slow start at the first report', () => {
+  // Issue #13: the limit sat at 10 with `pending 22, active 1`: unclaimed places filled it, but the
+  // law only counted claimed visitors as use, so it never grew and the queue stalled.
+  it('grows a limit filled by unclaimed places, whether or not their visitors have claimed yet', () => {
+    const s = state({ activeLimit: 10, slowStart: true, ratePerMinute: 30 });
+    const d = step(s, report({ p99LatencyMs: 140 }), { minPerMinute: 10, maxPerMinute: 30, maxActive: 100 }, {}, 1, NOW, 22);
+    expect(d.state.activeLimit).toBeGreaterThan(10);
+    expect(d.reason).toMatch(/active limit 10 -> 18/);
+  });
+
+  // Issue #13: the first report dropped the limit from the organizer's 200 to 10 and said nothing.
+  it("starts slow start at the first report from what is in flight, and logs the drop from the organizer's cap", () => {
     const s0 = initialControllerState(bounds);
-    expect(s0).toEqual({ ratePerMinute: 60, activeLimit: 1000, slowStart: true, lastReportAtMs: 0 });
-    expect(step(s0, report({}), {}, {}, 0).state.activeLimit).toBe(INITIAL_LIMIT);
+    expect(s0).toEqual({ ratePerMinute: 60, activeLimit: 1000, slowStart: true, lastReportAtMs: 0, overloadLimit: 0 });
+    const d = step(s0, report({}), {}, {}, 0);
+    expect(d.state.activeLimit).toBe(INITIAL_LIMIT);
+    expect(d.reason).toMatch(/^first health report, slow start from 10 active; .*active limit 1,000 -> 10$/);
+    // 30 active + 20 unclaimed: slow start from 50, x1.875.
+    expect(step(s0, report({}), {}, {}, 30, NOW, 20).state.activeLimit).toBe(93);
+  });
+
+  it('cuts once per overload: while the active visitors still exceed the cut limit, later reports hold', () => {
+    const after = step(state({ activeLimit: 60, overloadLimit: 120 }), report({ p99LatencyMs: 2000 }), {}, {}, 110);
+    expect(after.state).toMatchObject({ ratePerMinute: 300, activeLimit: 60 });
+    expect(after.reason).toBeNull();
+    // Once the load is back under the limit, a new overload cuts again and remembers its load.
+    const again = step(state({ activeLimit: 60, overloadLimit: 120 }), report({ p99LatencyMs: 2000 }), {}, {}, 58);
+    expect(again.state).toMatchObject({ activeLimit: 29, overloadLimit: 58 });
+  });
+
+  it('creeps near the load of the last overload and grows fast again once 10 % past it', () => {
+    const near = step(state({ activeLimit: 95, overloadLimit: 100 }), report({ p99LatencyMs: 50 }), {}, {}, 95);
+    expect(near.state.activeLimit).toBe(96);
+    const far = step(state({ activeLimit: 50, overloadLimit: 100 }), report({ p99LatencyMs: 50 }), {}, {}, 50);
+    expect(far.state.activeLimit).toBe(61);
+    const past = step(state({ activeLimit: 120, overloadLimit: 100 }), report({ p99LatencyMs: 50 }), {}, {}, 120);
+    expect(past.state.activeLimit).toBe(147);
+  });
+
+  // Issue #13 (bad input): a p99 of 0 is no measurement; it must not read as full headroom.
+  it('holds on a report that measured no latency (p99 0), in slow start too', () => {
+    for (const slowStart of [true, false]) {
+      const d = step(state({ slowStart, activeLimit: 100 }), report({ p99LatencyMs: 0 }), {}, {}, 100);
+      expect(d.state).toMatchObject({ ratePerMinute: 300, activeLimit: 100 });
+      expect(d.reason).toBeNull();
+    }
   });
 
   it('compensates no-shows by admitting more than the rate, at most twice and never above the maximum', () => {
@@ -160,12 +247,13 @@ describe('nextReleaseRate', () => {
     activeLimit: fc.integer({ min: 1, max: 100_000 }),
     slowStart: fc.boolean(),
     lastReportAtMs: fc.nat(),
+    overloadLimit: fc.nat(100_000),
   });
 
   it('keeps the rate within the bounds and the limit within [1, max active], whatever the input', () => {
     fc.assert(
-      fc.property(arbBounds, arbState, arbReport, fc.nat(100_000), (b, s, r, active) => {
-        const d = nextReleaseRate(s, { origin: r, gateway: quiet, active }, b, NOW);
+      fc.property(arbBounds, arbState, arbReport, fc.nat(100_000), fc.nat(100_000), (b, s, r, active, pending) => {
+        const d = nextReleaseRate(s, { origin: r, gateway: quiet, active, pending }, b, NOW);
         expect(d.state.ratePerMinute).toBeGreaterThanOrEqual(b.minPerMinute);
         expect(d.state.ratePerMinute).toBeLessThanOrEqual(b.maxPerMinute);
         expect(d.state.activeLimit).toBeGreaterThanOrEqual(1);
@@ -187,12 +275,39 @@ describe('nextReleaseRate', () => {
         const now = NOW + later;
         const fresh = r !== null && Number.isFinite(r.p99LatencyMs) && now - r.reportedAtMs <= STALE_HEALTH_MS;
         const healthy = fresh && r.p99LatencyMs <= b.targetP99Ms && r.errorRate <= b.maxErrorRate;
-        const d = nextReleaseRate(s, { origin: r, gateway: quiet, active }, b, now);
+        const d = nextReleaseRate(s, { origin: r, gateway: quiet, active, pending: 0 }, b, now);
         if (!healthy) {
           expect(d.state.ratePerMinute).toBeLessThanOrEqual(s.ratePerMinute);
           expect(d.state.activeLimit).toBeLessThanOrEqual(s.activeLimit);
         }
       }),
+    );
+  });
+});
+
+describe('absurd health reports', () => {
+  // Issue #13 (bad input): p99 0 or 1e9, error rate above 1, negative buyers never make the loop climb.
+  it('never raise the rate or the limit, whatever the state', () => {
+    const absurd = fc.record({
+      p99LatencyMs: fc.constantFrom(0, 0.5, 1e9, 1e12, -1, Number.NaN, Number.POSITIVE_INFINITY),
+      errorRate: fc.constantFrom(0, 1.5, -0.1, Number.NaN),
+      activeBuyers: fc.constantFrom(0, 10, -5, Number.NaN),
+      reportedAtMs: fc.constant(NOW),
+    });
+    fc.assert(
+      fc.property(
+        absurd,
+        fc.boolean(),
+        fc.integer({ min: 1, max: 1000 }),
+        fc.nat(2000),
+        fc.nat(2000),
+        (r, slowStart, limit, active, pending) => {
+          const s = state({ slowStart, activeLimit: limit });
+          const d = nextReleaseRate(s, { origin: r, gateway: quiet, active, pending }, bounds, NOW);
+          expect(d.state.ratePerMinute).toBeLessThanOrEqual(s.ratePerMinute);
+          expect(d.state.activeLimit).toBeLessThanOrEqual(s.activeLimit);
+        },
+      ),
     );
   });
 });

@@ -1,7 +1,8 @@
-// Closed loop: the release law against the origin stub's capacity model, on an injected clock.
+// Closed loop: the release law and the tick's budget against the origin stub's capacity model, on an
+// injected clock, with released visitors who claim late or never.
 import { describe, expect, it } from 'vitest';
 import type { ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
-import { simulate, summarize } from '../helpers/release-sim';
+import { releasedPerMinute, simulate, summarize, targetCrossings } from '../helpers/release-sim';
 
 const TARGET = 800;
 const bounds: ControllerBounds = {
@@ -23,7 +24,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     const after = summarize(run.slice(halveAt), TARGET, 150);
     // The figures the issue note reports.
     console.log(
-      `capacity 100: settles (p99 <= 1.25 x target from then on) at tick ${before.settlingTick}, ` +
+      `capacity 100: settles (p99 <= 1.1 x target from then on) at tick ${before.settlingTick}, ` +
         `p99 under target ${(before.underShare * 100).toFixed(0)}% of ticks after 150, worst overshoot ${before.overshootPct.toFixed(1)}%`,
     );
     const cutAt = run.slice(halveAt).findIndex((t) => t.limit < run[halveAt - 1]!.limit);
@@ -33,11 +34,14 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     );
     expect(before.settlingTick).toBeGreaterThanOrEqual(0);
     expect(before.settlingTick).toBeLessThan(200);
-    expect(before.overshootPct).toBeLessThan(25);
+    expect(before.overshootPct).toBeLessThan(10);
     expect(cutAt).toBeLessThanOrEqual(3);
     expect(after.settlingTick).toBeGreaterThanOrEqual(0);
     expect(after.settlingTick).toBeLessThan(60);
-    expect(after.overshootPct).toBeLessThan(25);
+    expect(after.overshootPct).toBeLessThan(10);
+    // Settled means settled: p99 does not cross the target again (no sawtooth across it).
+    expect(targetCrossings(run, TARGET, 200, halveAt)).toBe(0);
+    expect(targetCrossings(run, TARGET, halveAt + 60)).toBe(0);
     // Concurrency stays near what the origin can serve: 78 buyers is where p99 reaches the target.
     expect(Math.max(...run.slice(halveAt + 60).map((t) => t.concurrent))).toBeLessThanOrEqual(80);
 
@@ -48,5 +52,49 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
       expect(t.limit).toBeLessThanOrEqual(atSilence.limit);
     }
     expect(silent.at(-1)!.rate).toBe(bounds.minPerMinute);
+  });
+
+  it('recovers to the capacity within 60 s of the origin recovering', () => {
+    const run = simulate({ ticks: 700, bounds, knee: (t) => (t < 150 ? 100 : t < 400 ? 50 : 100) });
+    const at = (t: number) => run[t]!;
+    // 78 concurrent buyers is the halved origin's target point, 128 the full one's.
+    const recovered = run.slice(400).findIndex((t) => t.concurrent >= 0.9 * 128);
+    console.log(`origin recovered at tick 400: concurrency back to 90 % of capacity after ${recovered} ticks`);
+    expect(at(399).concurrent).toBeLessThanOrEqual(80);
+    expect(recovered).toBeGreaterThanOrEqual(0);
+    expect(recovered).toBeLessThanOrEqual(60);
+    expect(summarize(run.slice(400), TARGET).overshootPct).toBeLessThan(10);
+  });
+
+  // Issue #13, failing input: the crowd tool's visitors (claim 2-6 s after release, leave after
+  // 3 s). The limit dropped from the organizer's 200 to 10 at the first report and never grew,
+  // because unclaimed places filled it but did not count as use: 102 of 1,200/min released.
+  it('reaches the maximum within 30 s of the first report while released visitors have not claimed yet', () => {
+    const b = { ...bounds, minPerMinute: 300, maxPerMinute: 1200, maxActive: 200 };
+    const run = simulate({ ticks: 120, bounds: b, knee: () => 1000, sessionS: 3, claimDelayS: [2, 6] });
+    const full = run.findIndex((t, i) => i >= 5 && releasedPerMinute(run, i - 5, i) >= 0.9 * b.maxPerMinute);
+    console.log(`healthy origin, late claims: 90 % of the maximum from tick ${full}; limit ${run.at(-1)!.limit}`);
+    expect(full).toBeGreaterThanOrEqual(0);
+    expect(full).toBeLessThanOrEqual(30);
+    expect(releasedPerMinute(run, 30, 120)).toBeGreaterThanOrEqual(0.9 * b.maxPerMinute);
+  });
+
+  // Issue #13, failing input: half the released visitors never come back. Unclaimed places counted
+  // as active for the whole idle timeout pinned the limit: 2 of 600/min released.
+  it('releases at >= 90 % of the rate when half the released visitors are no-shows', () => {
+    const b = { ...bounds, minPerMinute: 60, maxPerMinute: 600, maxActive: 700 };
+    const run = simulate({ ticks: 180, bounds: b, knee: () => 1000, sessionS: 30, claimDelayS: [1, 10], noShowShare: 0.5 });
+    const perMinute = releasedPerMinute(run, 30, 180);
+    console.log(`50 % no-shows: ${perMinute.toFixed(0)} released per minute of ${b.maxPerMinute}`);
+    expect(perMinute).toBeGreaterThanOrEqual(0.9 * b.maxPerMinute);
+    expect(Math.max(...run.map((t) => t.pending))).toBeLessThanOrEqual(Math.ceil((b.maxPerMinute * 30) / 60));
+  });
+
+  // Issue #13, failing input: 20 app clients joined `demo` (30/min, 100 active) and never came
+  // back: `pending 22, active 1`, almost nobody admitted for two minutes (1 of 30/min released).
+  it('does not stall a slow room behind no-shows', () => {
+    const b = { ...bounds, minPerMinute: 10, maxPerMinute: 30, maxActive: 100 };
+    const run = simulate({ ticks: 240, bounds: b, knee: () => 1000, claimDelayS: [1, 5], noShowShare: 0.9 });
+    expect(releasedPerMinute(run, 30, 240)).toBeGreaterThanOrEqual(0.9 * b.maxPerMinute);
   });
 });

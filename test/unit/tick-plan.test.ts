@@ -42,19 +42,30 @@ function tick(overrides: Partial<TickInput> = {}): TickInput {
     admitPerMinute: 600,
     carry: 0,
     lastTickAtMs: T0,
-    occupancy: { maxActiveVisitors: 100, activeLimit: 100, active: 0, pending: 0 },
+    occupancy: { maxActiveVisitors: 100, activeLimit: 100, active: 0, pending: 0, noShowRate: null, pendingLimit: 1000 },
     draw: { size: 0, released: 0 },
     queue: { cursor: { bucket: 10, idx: 0, shard: 0 }, counts: counts([0, 10, 50]), sealedBefore: 11 },
     ...overrides,
   };
 }
 
+/** No measured no-show share, no binding unclaimed-place bound (admission-pace.test.ts covers both). */
+const unknownShows = { noShowRate: null, pendingLimit: 1000 };
+
 describe('freeSlots', () => {
   it.each([
-    { name: 'the organizer cap binds', o: { maxActiveVisitors: 10, activeLimit: 50, active: 3, pending: 2 }, want: 5 },
-    { name: 'the controller limit binds', o: { maxActiveVisitors: 50, activeLimit: 10, active: 3, pending: 2 }, want: 5 },
-    { name: 'pending visitors count as active', o: { maxActiveVisitors: 10, activeLimit: 10, active: 0, pending: 10 }, want: 0 },
-    { name: 'over the limit gives a negative number', o: { maxActiveVisitors: 10, activeLimit: 5, active: 7, pending: 1 }, want: -3 },
+    { name: 'the organizer cap binds', o: { maxActiveVisitors: 10, activeLimit: 50, active: 3, pending: 2, ...unknownShows }, want: 5 },
+    { name: 'the controller limit binds', o: { maxActiveVisitors: 50, activeLimit: 10, active: 3, pending: 2, ...unknownShows }, want: 5 },
+    {
+      name: 'pending visitors count as active while the no-show share is unknown',
+      o: { maxActiveVisitors: 10, activeLimit: 10, active: 0, pending: 10, ...unknownShows },
+      want: 0,
+    },
+    {
+      name: 'over the limit gives a negative number',
+      o: { maxActiveVisitors: 10, activeLimit: 5, active: 7, pending: 1, ...unknownShows },
+      want: -3,
+    },
   ])('$name', ({ o, want }) => expect(freeSlots(o)).toBe(want));
 });
 
@@ -99,7 +110,7 @@ describe('planRelease', () => {
     { name: 'the carry adds to the budget', t: { admitPerMinute: 90, carry: 0.5 }, admit: 2, carry: 0 },
     {
       name: 'free slots bound it',
-      t: { occupancy: { maxActiveVisitors: 100, activeLimit: 4, active: 1, pending: 1 } },
+      t: { occupancy: { maxActiveVisitors: 100, activeLimit: 4, active: 1, pending: 1, ...unknownShows } },
       admit: 2,
       carry: 0.999,
     },
@@ -148,7 +159,14 @@ describe('planRelease', () => {
         fc.integer({ min: 0, max: 5_000 }),
         fc.double({ min: 0, max: 0.999, noNaN: true }),
         fc.integer({ min: 0, max: 10_000 }),
-        fc.record({ maxActiveVisitors: fc.nat(200), activeLimit: fc.nat(200), active: fc.nat(200), pending: fc.nat(200) }),
+        fc.record({
+          maxActiveVisitors: fc.nat(200),
+          activeLimit: fc.nat(200),
+          active: fc.nat(200),
+          pending: fc.nat(200),
+          noShowRate: fc.constant(null),
+          pendingLimit: fc.nat(400),
+        }),
         fc.nat(20).chain((size) => fc.record({ size: fc.constant(size), released: fc.nat(size) })),
         (rows, sealedBefore, rate, carry, elapsedMs, occupancy, draw) => {
           const t = tick({

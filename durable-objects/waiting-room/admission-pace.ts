@@ -1,0 +1,139 @@
+// Admission pace: how long unclaimed places count and their bound (tick-plan freeSlots counts them
+// apart from active visitors), what binds admissions now, and the admission rate actually measured
+// (the basis of wait estimates).
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/**
+ * How long after its release an unclaimed place counts as pending, ms: a visitor who shows up
+ * claims within one poll (at most 15 s, +20 % jitter), so a place unclaimed after 30 s is most
+ * likely a no-show. It lapses from the budget then (it may still be claimed until the idle
+ * timeout; the visitor then counts as active like anyone else).
+ */
+export const CLAIM_WINDOW_MS = 30_000;
+/** The unclaimed-place bound never drops below this many places. */
+export const MIN_PENDING_LIMIT = 10;
+
+/**
+ * The claim window of an event: CLAIM_WINDOW_MS, or the idle timeout when that is shorter (a place
+ * cannot be claimed after it).
+ * @param idleTimeoutMs the event's idle timeout, ms
+ */
+export function claimWindowMs(idleTimeoutMs: number): number {
+  return Math.min(CLAIM_WINDOW_MS, idleTimeoutMs);
+}
+
+/**
+ * The bound on unclaimed places, on its own: one claim window's worth of admissions at the
+ * current admission rate (at least MIN_PENDING_LIMIT), so it follows the rate down on overload.
+ * @param admitPerMinute admissions per minute after no-show compensation
+ * @param windowMs the claim window, ms
+ */
+export function pendingLimit(admitPerMinute: number, windowMs: number): number {
+  return Math.max(MIN_PENDING_LIMIT, Math.ceil((Math.max(0, admitPerMinute) * windowMs) / 60_000));
+}
+
+/** What limits admissions right now (most decisive first). */
+export type BindingConstraint =
+  | 'closed'
+  | 'sold_out'
+  | 'not_on_sale'
+  | 'paused'
+  | 'queue_empty'
+  | 'max_active'
+  | 'active_limit'
+  | 'unclaimed_places'
+  | 'origin_silent'
+  | 'fixed_rate'
+  | 'release_rate';
+
+/** Inputs of `whatBinds`. Counts are visitors, rates per minute. */
+export interface BindingInput {
+  mode: 'open' | 'paused' | 'closed';
+  soldOut: boolean;
+  onSale: boolean;
+  /** Visitors waiting to be released. */
+  waiting: number;
+  active: number;
+  pending: number;
+  expectedArrivals: number;
+  pendingLimit: number;
+  /** The controller's limit (before the organizer's cap). */
+  activeLimit: number;
+  maxActive: number;
+  releaseRatePerMinute: number;
+  admitPerMinute: number;
+  fixedPerMinute: number | null;
+  /** originDownReason for the current report, or null. */
+  originDown: string | null;
+}
+
+/**
+ * The constraint that limits admissions now, with a sentence for the dashboard: the organizer's
+ * mode, the sale window, an empty queue, full active slots (the organizer's cap or the
+ * controller's limit), the unclaimed-place bound, else the rate (held down by a silent origin,
+ * fixed by the organizer, or the controller's).
+ */
+export function whatBinds(i: BindingInput): { binds: BindingConstraint; detail: string } {
+  const limit = Math.min(i.activeLimit, i.maxActive);
+  if (i.mode === 'closed') return { binds: 'closed', detail: 'the sale is closed: nobody is released' };
+  if (i.soldOut) return { binds: 'sold_out', detail: 'the inventory is sold out: nobody is released' };
+  if (!i.onSale) return { binds: 'not_on_sale', detail: 'the sale has not started' };
+  if (i.mode === 'paused') return { binds: 'paused', detail: 'releases are paused by the organizer' };
+  if (i.waiting <= 0) return { binds: 'queue_empty', detail: 'nobody is waiting: arrivals are let in at the release rate' };
+  if (i.active + i.expectedArrivals >= limit) {
+    const slots = `${fmt(i.active)} active + ${fmt(i.expectedArrivals)} expected of ${fmt(i.pending)} unclaimed`;
+    return i.activeLimit >= i.maxActive
+      ? { binds: 'max_active', detail: `the organizer's max active (${fmt(i.maxActive)}) is full: ${slots}` }
+      : { binds: 'active_limit', detail: `the controller's active limit (${fmt(limit)}) is full: ${slots}` };
+  }
+  if (i.pending >= i.pendingLimit)
+    return { binds: 'unclaimed_places', detail: `${fmt(i.pending)} released places are unclaimed (bound ${fmt(i.pendingLimit)})` };
+  if (i.originDown !== null && i.fixedPerMinute === null)
+    return { binds: 'origin_silent', detail: `${i.originDown}: the rate is held at ${fmt(i.releaseRatePerMinute)}/min` };
+  if (i.fixedPerMinute !== null) return { binds: 'fixed_rate', detail: `the organizer fixed the rate at ${fmt(i.fixedPerMinute)}/min` };
+  return { binds: 'release_rate', detail: `the release rate: ${fmt(i.admitPerMinute)}/min admitted` };
+}
+
+/** One dashboard sample as the wait estimate reads it: the time, releases so far, visitors waiting. */
+export interface AdmissionSample {
+  at: number;
+  admittedTotal: number;
+  waiting: number;
+}
+
+/** The measured admission rate needs at least this much backlogged time, ms. */
+export const MIN_MEASURED_SPAN_MS = 10_000;
+/** The measured admission rate looks back this far, ms. */
+export const MEASURE_WINDOW_MS = 60_000;
+
+/**
+ * Admissions per minute actually achieved while visitors were waiting, over the last
+ * MEASURE_WINDOW_MS: only intervals that began with a queue count (an idle room releases
+ * whoever comes, which says nothing about the pace of a queue), and only after `fromMs` (the sale
+ * start). With under MIN_MEASURED_SPAN_MS of such time, `fallbackPerMinute` (the admission rate
+ * in force). The basis of the waiting page's estimate.
+ *
+ * @param samples samples oldest first, plus the current state as the last one
+ * @param nowMs the current time, epoch ms
+ * @param fromMs ignore time before this (sale start), epoch ms
+ * @param fallbackPerMinute the rate to use without enough measured time
+ */
+export function measuredAdmissionRate(
+  samples: readonly AdmissionSample[],
+  nowMs: number,
+  fromMs: number,
+  fallbackPerMinute: number,
+): number {
+  let span = 0;
+  let admitted = 0;
+  for (let k = 1; k < samples.length; k++) {
+    const a = samples[k - 1]!;
+    const b = samples[k]!;
+    if (a.at < Math.max(fromMs, nowMs - MEASURE_WINDOW_MS) || a.waiting <= 0 || b.at <= a.at) continue;
+    span += b.at - a.at;
+    admitted += Math.max(0, b.admittedTotal - a.admittedTotal);
+  }
+  if (span < MIN_MEASURED_SPAN_MS) return fallbackPerMinute;
+  return (admitted * 60_000) / span;
+}

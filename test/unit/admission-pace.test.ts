@@ -1,0 +1,150 @@
+// Admission pace: unclaimed places counted apart in the tick's free slots, what binds admissions, and
+// the measured admission rate that wait estimates use.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  CLAIM_WINDOW_MS,
+  MIN_PENDING_LIMIT,
+  claimWindowMs,
+  measuredAdmissionRate,
+  pendingLimit,
+  whatBinds,
+  type BindingInput,
+} from '../../durable-objects/waiting-room/admission-pace';
+import { releaseBudget } from '../../durable-objects/waiting-room/release-controller';
+import { expectedArrivals, freeSlots, type Occupancy } from '../../durable-objects/waiting-room/tick-plan';
+import { estimateWaitSeconds } from '../../durable-objects/waiting-room/queue-policy';
+
+const NOW = 1_800_000_000_000;
+const occupancy = (o: Partial<Occupancy>): Occupancy => ({
+  maxActiveVisitors: 1000,
+  activeLimit: 100,
+  active: 0,
+  pending: 0,
+  noShowRate: null,
+  pendingLimit: 300,
+  ...o,
+});
+
+describe('unclaimed places in the tick budget (tick-plan freeSlots)', () => {
+  it.each<[string, Partial<Occupancy>, number]>([
+    ['free active slots', { active: 95 }, 5],
+    ['unclaimed places count against the limit while their no-show share is unknown', { active: 80, pending: 15 }, 5],
+    ['only the share expected to arrive counts against the limit', { active: 80, pending: 16, noShowRate: 0.5 }, 12],
+    ['the expected share rounds up', { active: 80, pending: 15, noShowRate: 0.5 }, 12],
+    ['unclaimed places are bounded on their own', { pending: 296, noShowRate: 0.99, activeLimit: 10_000 }, 4],
+    ["the organizer's cap binds below the controller's limit", { maxActiveVisitors: 50, active: 45 }, 5],
+    ['an over-full limit gives a negative number', { active: 150 }, -50],
+  ])('%s', (_name, o, want) => {
+    expect(freeSlots(occupancy(o))).toBe(want);
+  });
+
+  it('never lets active + expected arrivals pass the limit, nor unclaimed places their bound', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          maxActiveVisitors: fc.nat(10_000),
+          activeLimit: fc.nat(10_000),
+          active: fc.nat(10_000),
+          pending: fc.nat(10_000),
+          noShowRate: fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
+          pendingLimit: fc.nat(10_000),
+        }),
+        fc.nat(100_000),
+        (o, rate) => {
+          const admit = releaseBudget(rate, 0, 1000, freeSlots(o), Number.MAX_SAFE_INTEGER).admit;
+          const limit = Math.min(o.maxActiveVisitors, o.activeLimit);
+          expect(admit).toBeGreaterThanOrEqual(0);
+          if (admit > 0) {
+            expect(o.active + expectedArrivals(o) + admit).toBeLessThanOrEqual(limit);
+            expect(o.pending + admit).toBeLessThanOrEqual(o.pendingLimit);
+          }
+        },
+      ),
+    );
+  });
+
+  it('bounds unclaimed places by one claim window of admissions, never below the floor', () => {
+    expect(pendingLimit(600, CLAIM_WINDOW_MS)).toBe(300);
+    expect(pendingLimit(0, CLAIM_WINDOW_MS)).toBe(MIN_PENDING_LIMIT);
+    expect(claimWindowMs(300_000)).toBe(CLAIM_WINDOW_MS);
+    expect(claimWindowMs(20_000)).toBe(20_000);
+  });
+});
+
+describe('whatBinds', () => {
+  const input = (i: Partial<BindingInput>): BindingInput => ({
+    mode: 'open',
+    soldOut: false,
+    onSale: true,
+    waiting: 50,
+    active: 10,
+    pending: 0,
+    expectedArrivals: 0,
+    pendingLimit: 300,
+    activeLimit: 100,
+    maxActive: 200,
+    releaseRatePerMinute: 600,
+    admitPerMinute: 600,
+    fixedPerMinute: null,
+    originDown: null,
+    ...i,
+  });
+  it.each<[string, Partial<BindingInput>, string, RegExp]>([
+    ['the rate', {}, 'release_rate', /^the release rate: 600\/min admitted$/],
+    ['a closed sale', { mode: 'closed' }, 'closed', /closed/],
+    ['sold out', { soldOut: true }, 'sold_out', /sold out/],
+    ['before the sale', { onSale: false }, 'not_on_sale', /not started/],
+    ['pause', { mode: 'paused' }, 'paused', /paused by the organizer/],
+    ['nobody waiting', { waiting: 0 }, 'queue_empty', /nobody is waiting/],
+    [
+      "the controller's limit",
+      { active: 90, pending: 20, expectedArrivals: 10 },
+      'active_limit',
+      /^the controller's active limit \(100\) is full: 90 active \+ 10 expected of 20 unclaimed$/,
+    ],
+    ["the organizer's max active", { active: 200, activeLimit: 200 }, 'max_active', /organizer's max active \(200\)/],
+    ['unclaimed places', { pending: 300, expectedArrivals: 30 }, 'unclaimed_places', /300 released places are unclaimed \(bound 300\)/],
+    [
+      'a silent origin',
+      { originDown: 'no health report for 12 s', releaseRatePerMinute: 10 },
+      'origin_silent',
+      /^no health report for 12 s: the rate is held at 10\/min$/,
+    ],
+    ["the organizer's fixed rate", { fixedPerMinute: 42 }, 'fixed_rate', /fixed the rate at 42\/min/],
+  ])('names %s', (_name, i, binds, detail) => {
+    const b = whatBinds(input(i));
+    expect(b.binds).toBe(binds);
+    expect(b.detail).toMatch(detail);
+  });
+});
+
+describe('measuredAdmissionRate', () => {
+  const sample = (agoS: number, admittedTotal: number, waiting: number) => ({ at: NOW - agoS * 1000, admittedTotal, waiting });
+
+  // Issue #13, failing input: a burst of 20 into an idle room at 10/min. The old estimate averaged
+  // the idle half minute before (1 admission in 30 s: 2/min) and showed 630-729 s; about 120 s was real.
+  it('ignores idle time before a burst: the first estimate uses the rate in force', () => {
+    const idle = [60, 55, 50, 45, 40, 35, 30, 25, 20, 15, 10, 5].map((s) => sample(s, 0, 0));
+    const rate = measuredAdmissionRate([...idle, sample(0, 1, 20)], NOW, 0, 10);
+    expect(rate).toBe(10);
+    expect(estimateWaitSeconds(20, rate)).toBe(120);
+  });
+
+  it('measures admissions over the time visitors waited', () => {
+    const s = [sample(40, 0, 0), sample(30, 0, 50), sample(20, 100, 40), sample(10, 200, 30), sample(0, 300, 20)];
+    expect(measuredAdmissionRate(s, NOW, 0, 10)).toBe(600);
+  });
+
+  it('is 0 when visitors waited a while and nobody was admitted (the estimate then says unknown)', () => {
+    const s = [sample(30, 5, 20), sample(20, 5, 20), sample(10, 5, 20), sample(0, 5, 20)];
+    expect(measuredAdmissionRate(s, NOW, 0, 600)).toBe(0);
+    expect(estimateWaitSeconds(20, 0)).toBeNull();
+  });
+
+  it('counts no time before the sale start', () => {
+    const s = [sample(30, 0, 50), sample(20, 0, 50), sample(10, 0, 50), sample(0, 20, 50)];
+    expect(measuredAdmissionRate(s, NOW, NOW - 10_000, 60)).toBe(120);
+    expect(measuredAdmissionRate(s, NOW, NOW - 5_000, 60)).toBe(60);
+  });
+});
