@@ -1,8 +1,15 @@
 // Origin API request signing: HMAC-SHA256 over method, path, timestamp and raw body.
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from './names';
 
-/** Signed requests older or newer than this many seconds are refused. */
+/** Signed requests older than this many seconds are refused (the replay window). */
 export const SIGNATURE_WINDOW_S = 300;
+/**
+ * Signed requests dated more than this many seconds ahead of the receiver's clock are refused: a
+ * correct clock never signs in the future, so only skew (NTP keeps it well under a second) is
+ * allowed, the same as the tokens' clock tolerance. A wider future window let one report signed
+ * 300 s ahead lock out every correctly timed one (#14.6).
+ */
+export const MAX_FUTURE_SKEW_S = 5;
 
 const encoder = new TextEncoder();
 
@@ -38,12 +45,26 @@ export async function signOriginRequest(
   return { [TIMESTAMP_HEADER]: ts, [SIGNATURE_HEADER]: `sha256=${await hmacHex(secret, signingInput(method, path, ts, body))}` };
 }
 
+/** Why a signed timestamp is refused: missing or malformed, older than the window, or ahead of the clock. */
+export type TimestampProblem = 'malformed' | 'too_old' | 'ahead';
+
 /**
- * True when a timestamp header is well-formed and inside the window around `nowMs`. Checked before
- * the body is read, so unsigned floods cost little.
+ * Checks a signed timestamp (Unix seconds) against the receiver's clock: at most
+ * SIGNATURE_WINDOW_S old and at most MAX_FUTURE_SKEW_S ahead. Checked before the body is read, so
+ * unsigned floods cost little.
+ * @returns null when fresh, else the problem
  */
+export function timestampProblem(timestamp: string | undefined, nowMs: number): TimestampProblem | null {
+  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) return 'malformed';
+  const ageS = nowMs / 1000 - Number(timestamp);
+  if (ageS > SIGNATURE_WINDOW_S) return 'too_old';
+  if (ageS < -MAX_FUTURE_SKEW_S) return 'ahead';
+  return null;
+}
+
+/** True when a timestamp header is well-formed and inside the window around `nowMs` (see timestampProblem). */
 export function timestampFresh(timestamp: string | undefined, nowMs: number): boolean {
-  return timestamp !== undefined && /^\d{1,12}$/.test(timestamp) && Math.abs(nowMs / 1000 - Number(timestamp)) <= SIGNATURE_WINDOW_S;
+  return timestampProblem(timestamp, nowMs) === null;
 }
 
 /**

@@ -1,7 +1,7 @@
 // Authenticates origin API calls: HMAC-SHA256 over method, path, timestamp and body (contracts/hmac.ts).
 import { createMiddleware } from 'hono/factory';
 import { GatewayError } from '../lib/errors';
-import { timestampFresh, verifyOriginSignature } from '../../contracts/hmac';
+import { MAX_FUTURE_SKEW_S, SIGNATURE_WINDOW_S, timestampProblem, verifyOriginSignature } from '../../contracts/hmac';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../contracts/names';
 import { readBodyText } from '../lib/validate';
 import type { AppEnv } from '../types';
@@ -19,7 +19,19 @@ export function originSignature() {
       `sign "METHOD\\nPATH\\nTIMESTAMP\\nBODY" with HMAC-SHA256; send ${TIMESTAMP_HEADER} and ${SIGNATURE_HEADER}`,
     );
     const timestamp = c.req.header(TIMESTAMP_HEADER);
-    if (!timestampFresh(timestamp, now)) throw invalid;
+    const problem = timestampProblem(timestamp, now);
+    // A clock off by more than the window is an origin to fix, not a forgery: say which way.
+    if (problem === 'ahead')
+      throw new GatewayError(
+        'SIGNATURE_INVALID',
+        `${TIMESTAMP_HEADER} is ${Math.round(Number(timestamp) - now / 1000)} s ahead of the gateway's clock (at most ${MAX_FUTURE_SKEW_S} s allowed): check the origin's clock`,
+      );
+    if (problem === 'too_old')
+      throw new GatewayError(
+        'SIGNATURE_INVALID',
+        `${TIMESTAMP_HEADER} is older than ${SIGNATURE_WINDOW_S} s: sign each request when sending it`,
+      );
+    if (problem !== null) throw invalid;
     // Counted in bytes while reading (a UTF-8 body of 16 K characters can be 48 KiB).
     const body = await readBodyText(c.req.raw);
     const request = { method: c.req.method, path: new URL(c.req.url).pathname, body };

@@ -10,7 +10,12 @@ import { parseJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 import { holdBody, holdChangeResult } from './holds';
 
-/** Body of `POST /_wr/origin/events/:eventId/health`. Latencies in ms, error rate 0..1. */
+/**
+ * Body of `POST /_wr/origin/events/:eventId/health`. Latencies in ms (0-600,000; p50 <= p99), error
+ * rate 0..1, buyers a whole number >= 0. Anything else is refused with 400 INVALID_REQUEST naming
+ * the field, and nothing is stored. A p99 of 0 (an idle window) is accepted: it keeps the origin
+ * alive but never makes the loop climb (release-controller.ts, MIN_MEASURED_P99_MS).
+ */
 export const healthReport = z
   .object({
     p50LatencyMs: z.number().finite().min(0).max(600_000).optional(),
@@ -20,7 +25,11 @@ export const healthReport = z
     capacityHint: z.number().int().min(0).max(100_000_000).optional(),
     windowSeconds: z.number().finite().min(1).max(3_600).optional(),
   })
-  .strict();
+  .strict()
+  .refine((r) => r.p50LatencyMs === undefined || r.p50LatencyMs <= r.p99LatencyMs, {
+    path: ['p50LatencyMs'],
+    message: 'must not exceed p99LatencyMs',
+  });
 
 const confirmRequest = z
   .object({ orderId: z.string().min(1).max(128), amountMinor: z.number().int().min(0), account: z.string().min(1).max(128).optional() })

@@ -2,7 +2,7 @@
 // its class): a report signed ahead of the clock never locks out correctly timed ones.
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { MAX_FUTURE_SKEW_S, SIGNATURE_WINDOW_S, signOriginRequest } from '../../src/lib/hmac';
+import { MAX_FUTURE_SKEW_S, SIGNATURE_WINDOW_S, signOriginRequest } from '../../contracts/hmac';
 import { createEvent, freshEventId } from '../helpers/client';
 
 const BASE = 'https://gateway.test';

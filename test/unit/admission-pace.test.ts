@@ -11,9 +11,9 @@ import {
   whatBinds,
   type BindingInput,
 } from '../../durable-objects/waiting-room/admission-pace';
+import { estimateWaitSeconds } from '../../contracts/queue/queue-policy';
 import { releaseBudget } from '../../durable-objects/waiting-room/release-controller';
 import { expectedArrivals, freeSlots, type Occupancy } from '../../durable-objects/waiting-room/tick-plan';
-import { estimateWaitSeconds } from '../../durable-objects/waiting-room/queue-policy';
 
 const NOW = 1_800_000_000_000;
 const occupancy = (o: Partial<Occupancy>): Occupancy => ({

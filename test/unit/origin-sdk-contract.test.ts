@@ -3,7 +3,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import * as sdk from '../../origin-sdk/src/index';
-import { SIGNATURE_WINDOW_S, verifyOriginSignature } from '../../contracts/hmac';
+import { MAX_FUTURE_SKEW_S, SIGNATURE_WINDOW_S, verifyOriginSignature } from '../../contracts/hmac';
 import { ADMISSION_HEADER, ADMISSION_TYP, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../contracts/names';
 import { CLOCK_TOLERANCE_S, MAX_ADMISSION_AGE_S } from '../../src/lib/token';
 import { BASE, createEvent, freshEventId, tick, Visitor } from '../helpers/client';
@@ -20,6 +20,7 @@ describe('origin SDK against the gateway', () => {
       TIMESTAMP_HEADER: sdk.TIMESTAMP_HEADER,
       SIGNATURE_HEADER: sdk.SIGNATURE_HEADER,
       SIGNATURE_WINDOW_S: sdk.SIGNATURE_WINDOW_S,
+      MAX_FUTURE_SKEW_S: sdk.MAX_FUTURE_SKEW_S,
       DEFAULT_ISSUER: sdk.DEFAULT_ISSUER,
     }).toEqual({
       ADMISSION_HEADER,
@@ -29,6 +30,7 @@ describe('origin SDK against the gateway', () => {
       TIMESTAMP_HEADER,
       SIGNATURE_HEADER,
       SIGNATURE_WINDOW_S,
+      MAX_FUTURE_SKEW_S,
       DEFAULT_ISSUER: env.TOKEN_ISSUER,
     });
   });
