@@ -1,4 +1,5 @@
 // What the Inventory object answers over RPC: the hold vocabulary and the answer unions the edge maps to HTTP.
+import type { InventoryConfig } from './event-config';
 
 /**
  * Lifecycle of a seat hold:
@@ -17,6 +18,25 @@ export type HoldRefusal =
   | 'PRICE_MISMATCH'
   | 'PAYMENT_IN_PROGRESS'
   | 'ORDER_ALREADY_USED';
+
+/** A seat's status on the seat map (and in storage): AVAILABLE, HELD (by a live hold) or SOLD. */
+export type SeatStatus = 'AVAILABLE' | 'HELD' | 'SOLD';
+
+/** A refusal of a hold that stores nothing; the edge maps each kind to one error code. */
+export type HoldRefusalAnswer =
+  | { kind: 'unknown_seats'; seatIds: string[] }
+  | { kind: 'unknown_tier'; tier: string }
+  | { kind: 'unavailable'; seatIds: string[]; remaining?: number }
+  | { kind: 'account_limit'; limit: number; owned: number };
+
+/** A request to start (or resume) a configuration change of the event (`beginChange`). */
+export interface ChangeRequest {
+  /** Chosen by the caller per request; names the owner of the change. */
+  changeId: string;
+  /** Digest of the whole event configuration the change writes (both objects' parts). */
+  fingerprint: string;
+  config: InventoryConfig;
+}
 
 /** A hold as callers see it. Times are epoch ms; prices minor units of `currency`. */
 export interface HoldView {
@@ -38,17 +58,18 @@ export interface HoldView {
 /** What a hold asks for: numbered seats, or a quantity of a tier. */
 export type HoldRequest = { seatIds: string[] } | { tier: string; quantity: number };
 
-/** `hold` outcome. `replayed` = same idempotency key and request as an earlier success. */
+/**
+ * `hold` outcome. `replayed` = same idempotency key and request as an earlier success.
+ * `sales_closed`: the organizer closed the sale; holds made before still complete.
+ */
 export type HoldAnswer =
   | { kind: 'held'; hold: HoldView; replayed: boolean }
   | { kind: 'event_not_found' }
   | { kind: 'invalid'; detail: string }
-  | { kind: 'unknown_seats'; seatIds: string[] }
-  | { kind: 'unknown_tier'; tier: string }
-  | { kind: 'unavailable'; seatIds: string[]; remaining?: number }
-  | { kind: 'account_limit'; limit: number; owned: number }
   | { kind: 'idempotency_conflict' }
-  | { kind: 'rate_limited'; retryAfterS: number };
+  | { kind: 'sales_closed' }
+  | { kind: 'rate_limited'; retryAfterS: number }
+  | HoldRefusalAnswer;
 
 /** Outcome of reading or changing one hold. */
 export type HoldChangeAnswer =
@@ -66,7 +87,11 @@ export interface TierView {
   sold: number;
 }
 
-/** Seat map: a full snapshot, or (with `since`) only the seats changed after that version. */
+/**
+ * Seat map: a full snapshot, or only the seats changed after version `since` (each with its
+ * latest status). `since` is the version the answer starts from, which may be lower than the one
+ * asked for (a superset of the changes is still right) or the current version when asked for more.
+ */
 export type SeatMap = (
   | { kind: 'snapshot'; version: number; seats: { id: string; status: SeatStatus }[]; tiers: TierView[] }
   | { kind: 'delta'; version: number; since: number; changes: { id: string; status: SeatStatus }[]; tiers: TierView[] }
@@ -74,7 +99,59 @@ export type SeatMap = (
   /** Price of one numbered seat today, minor units of `currency` (a hold keeps the price it got). */
   seatPriceMinor: number;
   currency: string;
+  /** The organizer closed the sale: no new holds (holds already made may still be paid). */
+  salesClosed: boolean;
 };
 
-/** A seat's status on the seat map. */
-export type SeatStatus = 'AVAILABLE' | 'HELD' | 'SOLD';
+/** `seatMap` outcome. */
+export type SeatMapAnswer = { kind: 'map'; map: SeatMap } | { kind: 'event_not_found' };
+
+/** One line of the append-only audit log. */
+export interface AuditEntry {
+  id: number;
+  at: number;
+  holdId: string;
+  from: HoldStatus | null;
+  to: HoldStatus;
+  actor: 'visitor' | 'origin' | 'timer';
+  reason: string;
+}
+
+/** The consistency checks behind "a seat is never sold twice"; every count must be 0. */
+export interface ConsistencyCounts {
+  /** Seats claimed by more than one SOLD hold. */
+  seatsWithMultipleOrders: number;
+  /** SOLD seats whose order is not the one of a SOLD hold owning them. */
+  soldSeatsWithoutMatchingOrder: number;
+  /** Tiers whose counters disagree with their holds, or exceed capacity. */
+  tiersInconsistent: number;
+}
+
+/** Counts and the consistency checks behind "a seat is never sold twice". */
+export interface InventoryStats {
+  config: InventoryConfig;
+  version: number;
+  /** Numbered seats by state; PAYMENT_PENDING and NEEDS_RECONCILIATION seats are out of sale too. */
+  seats: { available: number; held: number; paymentPending: number; needsReconciliation: number; sold: number };
+  tiers: TierView[];
+  holds: Record<HoldStatus, number>;
+  consistency: ConsistencyCounts;
+  /** The organizer closed the sale to new holds. */
+  salesClosed: boolean;
+  /** A configuration change that started and has not finished (a crash cut it short, or it is running). Epoch ms. */
+  pendingChange: { startedAtMs: number; leaseUntilMs: number; createdPlan: boolean } | null;
+}
+
+/** `stats` outcome. */
+export type StatsAnswer = { kind: 'stats'; stats: InventoryStats } | { kind: 'event_not_found' };
+
+/** `beginChange` outcome: `created` = the change made a new seat plan; `resumed` = it took over a change in flight. */
+export type BeginChangeAnswer =
+  { kind: 'ok'; created: boolean; resumed: boolean } | { kind: 'busy'; retryAfterS: number } | { kind: 'conflict'; detail: string };
+
+/** `finishChange` / `abortChange` outcome: `superseded` = another change took this one over (its lease had run out). */
+export type EndChangeAnswer = { kind: 'ok' } | { kind: 'superseded' };
+
+/** `configure` outcome (a one-step change, for callers with no other object to configure). */
+export type ConfigureAnswer =
+  { kind: 'ok'; created: boolean } | { kind: 'busy'; retryAfterS: number } | { kind: 'conflict'; detail: string };

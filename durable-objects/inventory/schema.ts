@@ -114,4 +114,23 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
       UPDATE inv_holds SET currency = COALESCE((SELECT json_extract(config, '$.currency') FROM inv_plan WHERE id = 1), 'EUR');
     `,
   },
+  {
+    id: 4,
+    description: 'configuration changes in flight; sales closed to new holds',
+    // A change that spans the Inventory, the WaitingRoom and the directory is recorded here while it
+    // runs, so a concurrent change is refused and one cut short by a crash is resumed or replaced.
+    sql: `
+      CREATE TABLE inv_change (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        change_id TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        created_plan INTEGER NOT NULL,
+        previous_config TEXT,
+        started_at INTEGER NOT NULL,
+        lease_until INTEGER NOT NULL,
+        done INTEGER NOT NULL
+      );
+      ALTER TABLE inv_plan ADD COLUMN sales_closed INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

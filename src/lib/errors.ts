@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'PAYMENT_IN_PROGRESS'
   | 'ORDER_ALREADY_USED'
   | 'TIER_NOT_FOUND'
+  | 'SALE_CLOSED'
   | 'CONFIG_CONFLICT'
   | 'ORIGIN_UNAVAILABLE'
   | 'RATE_LIMITED'
@@ -64,6 +65,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   PAYMENT_IN_PROGRESS: { status: 409, title: 'Payment has started for this hold' },
   ORDER_ALREADY_USED: { status: 409, title: 'The order id already paid for another hold' },
   TIER_NOT_FOUND: { status: 422, title: 'No such ticket tier' },
+  SALE_CLOSED: { status: 409, title: 'The sale is closed to new holds' },
   CONFIG_CONFLICT: { status: 409, title: 'The configuration change is not allowed' },
   ORIGIN_UNAVAILABLE: { status: 503, title: 'The ticketing site is not answering' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },

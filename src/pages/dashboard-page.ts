@@ -88,7 +88,7 @@ export const DASHBOARD_SCRIPT = `
     set('noShows', pct(q.gateway.noShowRate));
     set('seats', num(inv.seats.held + inv.seats.paymentPending) + ' / ' + num(inv.seats.sold + inv.tiers.reduce((a, t) => a + t.sold, 0)));
     set('reconcile', num(inv.seats.needsReconciliation));
-    set('mode', q.mode);
+    set('mode', q.mode === 'closed' ? 'closed: no new holds; holds already made can still be paid' : q.mode);
     if (!dirty && document.activeElement?.form !== $('bounds')) {
       $('policy').value = cfg.policy; $('minRate').value = cfg.minReleaseRatePerMinute; $('maxRate').value = cfg.releaseRatePerMinute;
       $('maxActive').value = cfg.maxActiveVisitors; $('target').value = cfg.targetP99Ms;

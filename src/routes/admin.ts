@@ -4,7 +4,8 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { bearerAuth } from 'hono/bearer-auth';
 import { DIRECTORY_NAME } from '../../contracts/names';
-import { eventConfigInput, joinConfig, splitConfig } from '../../contracts/event-config';
+import { eventConfigInput, joinConfig } from '../../contracts/event-config';
+import { configureEvent } from '../lib/event-setup';
 import { GatewayError } from '../lib/errors';
 import { secretsEqual } from '../../contracts/hmac';
 import { previewResponse } from '../pages/preview';
@@ -29,20 +30,17 @@ adminApi.use(
 adminApi.put('/events/:eventId', async (c) => {
   const eventId = eventIdParam(c);
   const input = await readJsonBody(c.req.raw, eventConfigInput);
-  const { queue, inventory } = splitConfig(eventId, input);
-  const room = c.env.WAITING_ROOM.getByName(eventId);
-  const seats = c.env.INVENTORY.getByName(eventId);
-  // Check both objects before writing either, so a refused change changes nothing.
-  for (const check of [await seats.configure(inventory, true), await room.configure(queue, true)]) {
-    if (check.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', check.detail);
-  }
-  await seats.configure(inventory, false, eventId);
-  const result = await room.configure(queue);
-  // Someone joined between the check and the write: only the hold rules changed; say so.
-  if (result.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', result.detail);
-  await c.env.DIRECTORY.getByName(DIRECTORY_NAME).register(eventId, queue.name);
+  const { created, config } = await configureEvent(
+    {
+      room: c.env.WAITING_ROOM.getByName(eventId),
+      inventory: c.env.INVENTORY.getByName(eventId),
+      directory: c.env.DIRECTORY.getByName(DIRECTORY_NAME),
+    },
+    eventId,
+    input,
+  );
   await forgetCursor(eventId);
-  return c.json({ eventId, created: result.created, config: joinConfig(queue, inventory) }, result.created ? 201 : 200);
+  return c.json({ eventId, created, config }, created ? 201 : 200);
 });
 
 adminApi.get('/events', async (c) => {
@@ -53,10 +51,13 @@ adminApi.get('/events', async (c) => {
 adminApi.get('/events/:eventId', async (c) => {
   const eventId = eventIdParam(c);
   const [room, seats] = await Promise.all([c.env.WAITING_ROOM.getByName(eventId).stats(), c.env.INVENTORY.getByName(eventId).stats()]);
-  if (!room || !seats) throw new GatewayError('EVENT_NOT_FOUND');
+  if (seats.kind === 'stats' && seats.stats.pendingChange && !room) {
+    throw new GatewayError('EVENT_NOT_FOUND', 'the creation of this event did not finish; send the PUT again to complete or replace it');
+  }
+  if (!room || seats.kind !== 'stats') throw new GatewayError('EVENT_NOT_FOUND');
   c.header('cache-control', 'no-store');
   const { config: queueConfig, ...queue } = room;
-  const { config: inventoryConfig, ...inventory } = seats;
+  const { config: inventoryConfig, ...inventory } = seats.stats;
   return c.json({ eventId, config: joinConfig(queueConfig, inventoryConfig), queue, inventory });
 });
 
@@ -95,6 +96,12 @@ for (const action of ['pause', 'resume', 'close'] as const) {
   adminApi.post(`/events/:eventId/${action}`, async (c) => {
     const eventId = eventIdParam(c);
     const room = c.env.WAITING_ROOM.getByName(eventId);
+    // Close stops new holds first (the Inventory decides holds, never the queue), then releases;
+    // resume opens both again. Each call is idempotent, so after a crash between the two objects
+    // the same request again completes it. Pause only stops releases: admitted visitors still buy.
+    if (action !== 'pause' && !(await c.env.INVENTORY.getByName(eventId).setSalesClosed(action === 'close'))) {
+      throw new GatewayError('EVENT_NOT_FOUND');
+    }
     const ok = action === 'pause' ? await room.pause() : action === 'resume' ? await room.resume() : await room.close();
     if (!ok) throw new GatewayError('EVENT_NOT_FOUND');
     // This isolate and data centre see the change at once; other isolates within CURSOR_MAX_STALE_MS.

@@ -1,19 +1,18 @@
 // Seat map and seat holds for admitted visitors: the account is the admission token's subject.
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMap } from '../../contracts/inventory-answers';
+import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMapAnswer } from '../../contracts/inventory-answers';
 import { requireAdmission } from '../middleware/credentials';
 import { callDurableObject } from '../lib/do-call';
 import { GatewayError, assertNever } from '../lib/errors';
 import { recordHold } from '../lib/hold-signals';
+import { SNAPSHOT_CACHE_MS, cachedSeatMap } from '../lib/seat-map-cache';
 import { logDecision } from '../../contracts/log';
 import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 
 /** Idempotency keys: 1-128 visible ASCII characters (draft-ietf-httpapi-idempotency-key-header). */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
-/** A full seat map is reused by this isolate for this long, ms (it is the same for every visitor). */
-export const SNAPSHOT_CACHE_MS = 1_000;
 
 const seatHold = z.object({ seatIds: z.array(z.string().max(16)).max(6, 'a hold takes 1 to 6 seats') }).strict();
 const tierHold = z.object({ tier: z.string().max(32), quantity: z.number() }).strict();
@@ -78,6 +77,8 @@ function holdResult(answer: HoldAnswer): { hold: HoldView; replayed: boolean } {
           });
     case 'account_limit':
       throw new GatewayError('ACCOUNT_LIMIT', `at most ${answer.limit} seats per account; you have ${answer.owned}`);
+    case 'sales_closed':
+      throw new GatewayError('SALE_CLOSED', 'the organizer closed this sale: no new holds; holds already made can still be paid');
     case 'idempotency_conflict':
       throw new GatewayError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request');
     case 'rate_limited':
@@ -86,14 +87,6 @@ function holdResult(answer: HoldAnswer): { hold: HoldView; replayed: boolean } {
       return assertNever(answer);
   }
 }
-
-/**
- * Seat maps this isolate served lately, serialized once: the snapshot per event and each delta per
- * (event, since), for SNAPSHOT_CACHE_MS. Readers who loaded the same snapshot ask for the same
- * delta, so the inventory sees a few map reads per second per isolate, whatever the crowd.
- */
-const mapCache = new Map<string, { at: number; body: string | null }>();
-const MAP_CACHE_MAX = 1_000;
 
 /** `/_wr/events/:eventId/seats` and `/_wr/events/:eventId/holds...`. */
 export const holdsApi = new Hono<AppEnv>();
@@ -108,23 +101,21 @@ holdsApi.get('/:eventId/seats', async (c) => {
   if (rawSince !== undefined && !SINCE.test(rawSince))
     throw new GatewayError('INVALID_REQUEST', 'since must be a map version (a whole number)');
   const since = rawSince === undefined ? undefined : Number(rawSince);
-  const now = Date.now();
-  const key = `${eventId}\n${since ?? ''}`;
-  let cached = mapCache.get(key);
-  if (!cached || now - cached.at >= SNAPSHOT_CACHE_MS || now < cached.at) {
-    const map = await callDurableObject<SeatMap | null>(() => c.env.INVENTORY.getByName(eventId).seatMap(since), {
-      idempotent: true,
-      name: 'inventory.seatMap',
-      eventId,
-    });
-    if (mapCache.size >= MAP_CACHE_MAX) mapCache.clear();
-    cached = { at: now, body: map ? JSON.stringify(map) : null };
-    mapCache.set(key, cached);
-  }
-  if (cached.body === null) throw new GatewayError('EVENT_NOT_FOUND');
+  const body = await cachedSeatMap(
+    eventId,
+    since,
+    (normalized) =>
+      callDurableObject<SeatMapAnswer>(() => c.env.INVENTORY.getByName(eventId).seatMap(normalized), {
+        idempotent: true,
+        name: 'inventory.seatMap',
+        eventId,
+      }),
+    Date.now(),
+  );
+  if (body === null) throw new GatewayError('EVENT_NOT_FOUND');
   c.header('cache-control', `private, max-age=${SNAPSHOT_CACHE_MS / 1000}`);
   c.header('content-type', 'application/json');
-  return c.body(cached.body);
+  return c.body(body);
 });
 
 holdsApi.post('/:eventId/holds', async (c) => {

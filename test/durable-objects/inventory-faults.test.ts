@@ -10,7 +10,9 @@ import type { Inventory } from '../../durable-objects/inventory/inventory';
 import type { InventoryConfig } from '../../contracts/event-config';
 import { freshEventId } from '../helpers/client';
 import { checkInvariants } from '../helpers/inventory-invariants';
+import { queueConfig } from '../helpers/queue';
 import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, TIERS, TTL_MS } from '../helpers/schedules';
+import { inventoryStats } from '../helpers/inventory';
 
 type Stub = DurableObjectStub<Inventory>;
 
@@ -28,7 +30,7 @@ const CONFIG: InventoryConfig = {
 /** The private parts of the adapter that the fault seams replace (test-only access). */
 interface Seams {
   armAlarm: () => Promise<void>;
-  applyTransition: (...args: unknown[]) => void;
+  store: { applyTransition: (...args: unknown[]) => void };
 }
 
 async function inventory(): Promise<Stub> {
@@ -104,7 +106,7 @@ describe('object reset at each boundary', () => {
     expect(retry).toMatchObject({ kind: 'held', replayed: true, hold: { holdId: rows[0]!.hold_id, seatIds: ['A1', 'A2'] } });
     // Someone else's hold of the same seats is refused: the crashed hold owns them.
     expect(await inv.hold('bob', { seatIds: ['A1'] }, 'k1')).toMatchObject({ kind: 'unavailable', seatIds: ['A1'] });
-    expect((await inv.stats())!.holds.HELD).toBe(1);
+    expect((await inventoryStats(inv)).holds.HELD).toBe(1);
     await checkInvariants(inv);
   });
 
@@ -141,7 +143,7 @@ describe('object reset at each boundary', () => {
     expect(await inv.confirm(holdId, 'order-2', SEAT_PRICE, null)).toMatchObject({ kind: 'refused', code: 'HOLD_ALREADY_CONFIRMED' });
     expect(await auditCount(inv, holdId, 'SOLD')).toBe(1);
     expect(await auditCount(inv, holdId, 'PAYMENT_PENDING')).toBe(1);
-    expect((await inv.stats())!.seats.sold).toBe(1);
+    expect((await inventoryStats(inv)).seats.sold).toBe(1);
     await checkInvariants(inv);
   });
 
@@ -162,10 +164,10 @@ describe('object reset at each boundary', () => {
     // The second expiry throws: the runtime would reset the object and retry the alarm.
     await runInDurableObject(inv, (obj: Inventory) => {
       const seams = obj as unknown as Seams;
-      const real = seams.applyTransition.bind(obj);
+      const real = seams.store.applyTransition.bind(seams.store);
       let calls = 0;
       obj.clock = () => t0 + TTL_MS + 1;
-      seams.applyTransition = (...args: unknown[]) => {
+      seams.store.applyTransition = (...args: unknown[]) => {
         if (++calls === 2) throw new Error('injected reset inside the alarm');
         real(...args);
       };
@@ -181,8 +183,8 @@ describe('object reset at each boundary', () => {
     await setClock(inv, t0 + TTL_MS + 1);
     expect(await runDurableObjectAlarm(inv)).toBe(true);
     for (const id of ids) expect(await auditCount(inv, id, 'EXPIRED')).toBe(1);
-    expect((await inv.stats())!.seats.available).toBe(8);
-    expect((await inv.stats())!.tiers[0]).toMatchObject({ held: 0, available: 5 });
+    expect((await inventoryStats(inv)).seats.available).toBe(8);
+    expect((await inventoryStats(inv)).tiers[0]).toMatchObject({ held: 0, available: 5 });
     expect(await alarmAt(inv)).toBeNull();
 
     // A new holder takes A1; a duplicate alarm afterwards frees nothing of theirs.
@@ -229,10 +231,10 @@ describe('alarms late, twice or never', () => {
     expect(await inv.getHold(early.hold.holdId, null)).toMatchObject({ hold: { status: 'EXPIRED' } });
     expect(await inv.getHold(later.hold.holdId, null)).toMatchObject({ hold: { status: 'HELD' } });
     expect(await alarmAt(inv)).toBe(t0 + 2 * TTL_MS - 1_000);
-    const versionBefore = (await inv.stats())!.version;
+    const versionBefore = (await inventoryStats(inv)).version;
     await runInDurableObject(inv, async (_obj, state) => state.storage.setAlarm(Date.now() + 60_000));
     expect(await runDurableObjectAlarm(inv)).toBe(true);
-    expect((await inv.stats())!.version).toBe(versionBefore);
+    expect((await inventoryStats(inv)).version).toBe(versionBefore);
     expect(await auditCount(inv, early.hold.holdId, 'EXPIRED')).toBe(1);
     await checkInvariants(inv);
   });
@@ -247,7 +249,35 @@ describe('deploy skew', () => {
     expect(await inv.hold('alice', { seatIds: ['A1'] }, 'k1')).toMatchObject({ kind: 'held', replayed: true });
     const newerConfig = { ...CONFIG, holdTtlMs: TTL_MS * 2, futureOption: true } as unknown as InventoryConfig;
     expect(await inv.configure(newerConfig)).toEqual({ kind: 'ok', created: false });
-    expect((await inv.stats())!.config.holdTtlMs).toBe(TTL_MS * 2);
+    expect((await inventoryStats(inv)).config.holdTtlMs).toBe(TTL_MS * 2);
     await checkInvariants(inv);
+  });
+});
+
+describe('a write that reaches a second object', () => {
+  it('the sold-out signal to the WaitingRoom lost after the commit: the flag is not stored, and the next change delivers it', async () => {
+    const eventId = freshEventId('soldout');
+    const room = env.WAITING_ROOM.getByName(eventId);
+    expect(await room.configure(queueConfig(eventId))).toMatchObject({ kind: 'ok' });
+    const inv = env.INVENTORY.getByName(eventId);
+    expect(await inv.configure({ ...CONFIG, seats: 1, seatsPerRow: 1, tiers: [] })).toMatchObject({ kind: 'ok' });
+    const held = await inv.hold('alice', { seatIds: ['A1'] }, 'k1');
+    if (held.kind !== 'held') throw new Error('setup');
+    // The WaitingRoom cannot be reached while the payment starts (the last place goes).
+    await runInDurableObject(inv, (obj: Inventory) => {
+      const o = obj as unknown as { env: Env };
+      o.env = {
+        ...o.env,
+        WAITING_ROOM: { getByName: () => ({ setSoldOut: async () => Promise.reject(new Error('injected: room unreachable')) }) },
+      } as unknown as Env;
+    });
+    expect(await inv.startPayment(held.hold.holdId, null)).toMatchObject({ kind: 'ok', hold: { status: 'PAYMENT_PENDING' } });
+    expect((await room.cursor())!.soldOut).toBe(false);
+    expect(await sqlRows<{ sold_out: number }>(inv, `SELECT sold_out FROM inv_plan`)).toEqual([{ sold_out: 0 }]);
+    // A reset brings the real bindings back; the next change (the confirm) delivers the signal.
+    const fresh = await reset(inv);
+    expect(await fresh.confirm(held.hold.holdId, 'o1', SEAT_PRICE, null)).toMatchObject({ kind: 'ok' });
+    expect((await room.cursor())!.soldOut).toBe(true);
+    await checkInvariants(fresh);
   });
 });

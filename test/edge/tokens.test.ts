@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { admissionCookie, ticketCookie } from '../../src/lib/cookies';
 import { signAdmission, signQueueTicket, tokenSettings, verifyToken } from '../../src/lib/token';
 import { BASE, Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
+import { inventoryStats } from '../helpers/inventory';
 
 const settings = tokenSettings(env);
 
@@ -99,7 +100,7 @@ describe('admission token checks', () => {
     const res = await v.hold(eventId, ['A1']);
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('ADMISSION_REQUIRED');
-    const stats = await env.INVENTORY.getByName(eventId).stats();
+    const stats = await inventoryStats(env.INVENTORY.getByName(eventId));
     expect(Object.values(stats!.holds).every((n) => n === 0)).toBe(true);
   });
 

@@ -2,12 +2,13 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { Inventory } from '../../durable-objects/inventory/inventory';
+import { inventoryStats } from './inventory';
 
 type Stub = DurableObjectStub<Inventory>;
 
 /** The invariants of DESIGN.md section 6, read from the object's own tables. */
 export async function checkInvariants(inv: Stub): Promise<void> {
-  const stats = (await inv.stats())!;
+  const stats = await inventoryStats(inv);
   expect(stats.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 });
   await runInDurableObject(inv, (_obj, state) => {
     const sql = state.storage.sql;

@@ -1,0 +1,385 @@
+// The Inventory's SQL: every read and write of its tables, and nothing that decides.
+import { DEFAULT_PAYMENT_GRACE_S, DEFAULT_SEAT_PRICE_MINOR, type InventoryConfig } from '../../contracts/event-config';
+import type { Sql } from '../shared/sql';
+import type { PendingChange } from './config-change';
+import type { Availability, SeatStatus } from './decide-hold';
+import { effectiveStatus, seatIdsFor, targetKey, type HoldStatus, type HoldTarget } from './hold-policy';
+import { DELTA_RETENTION } from './seat-map-plan';
+import type { AuditEntry, HoldView, TierView } from '../../contracts/inventory-answers';
+
+/** A hold row as stored (snake_case columns of `inv_holds`). */
+export interface HoldRow {
+  hold_id: string;
+  account: string;
+  status: HoldStatus;
+  kind: 'seats' | 'tier';
+  tier: string | null;
+  quantity: number;
+  price_minor: number;
+  /** Null only for holds written before migration 3 ran. */
+  currency: string | null;
+  expires_at: number;
+  order_id: string | null;
+  request: string;
+  first_result: string;
+}
+
+/** Who caused a transition, for the audit log. */
+export type Actor = AuditEntry['actor'];
+
+/** The plan row's bookkeeping: map version, pruned deltas, flags. */
+export interface PlanHead {
+  version: number;
+  prunedThrough: number;
+  /** The WaitingRoom was told the event sold out. */
+  soldOut: boolean;
+  eventId: string | null;
+  salesClosed: boolean;
+}
+
+/** Seat and hold storage of one event. Call the writers inside `transactionSync`. */
+export class InventoryStore {
+  constructor(private readonly sql: Sql) {}
+
+  /** The stored configuration, with defaults for fields added after it was stored; null = no event. */
+  plan(): InventoryConfig | null {
+    const row = this.sql.one<{ config: string }>`SELECT config FROM inv_plan WHERE id = 1`;
+    if (!row) return null;
+    // Plans stored before prices, tiers and payment grace existed get the defaults.
+    const defaults = {
+      seatPriceMinor: DEFAULT_SEAT_PRICE_MINOR,
+      currency: 'EUR',
+      tiers: [],
+      paymentGraceMs: DEFAULT_PAYMENT_GRACE_S * 1000,
+    };
+    return { ...defaults, ...(JSON.parse(row.config) as Partial<InventoryConfig>) } as InventoryConfig;
+  }
+
+  head(): PlanHead | null {
+    const row = this.sql.one<{ version: number; pruned_through: number; sold_out: number; event_id: string | null; sales_closed: number }>`
+      SELECT version, pruned_through, sold_out, event_id, sales_closed FROM inv_plan WHERE id = 1`;
+    if (!row) return null;
+    return {
+      version: row.version,
+      prunedThrough: row.pruned_through,
+      soldOut: row.sold_out === 1,
+      eventId: row.event_id,
+      salesClosed: row.sales_closed === 1,
+    };
+  }
+
+  /** Writes a new seat plan: every seat AVAILABLE, every tier empty. `fromVersion` keeps versions growing across a replaced plan. */
+  createPlan(config: InventoryConfig, eventId: string | null, fromVersion = 1): void {
+    this.sql
+      .run`INSERT INTO inv_plan (id, config, version, event_id, pruned_through) VALUES (1, ${JSON.stringify(config)}, ${fromVersion}, ${eventId}, ${fromVersion})`;
+    seatIdsFor(config.seats, config.seatsPerRow).forEach((id, i) => {
+      this.sql.run`INSERT INTO inv_seats (seat_id, ord, status, version) VALUES (${id}, ${i}, 'AVAILABLE', ${fromVersion})`;
+    });
+    for (const t of config.tiers)
+      this.sql.run`INSERT INTO inv_tiers (tier, capacity, price_minor) VALUES (${t.tier}, ${t.capacity}, ${t.priceMinor})`;
+  }
+
+  /** Removes the seat plan, its seats, tiers and deltas (only ever with no hold stored). */
+  deletePlan(): void {
+    if (this.holdsExist()) throw new Error('invariant: a plan with holds is never deleted');
+    this.sql.run`DELETE FROM inv_seats`;
+    this.sql.run`DELETE FROM inv_tiers`;
+    this.sql.run`DELETE FROM inv_deltas`;
+    this.sql.run`DELETE FROM inv_plan`;
+  }
+
+  /** Replaces the plan an unfinished creation left (no hold exists) with another one. */
+  replacePlan(config: InventoryConfig, eventId: string | null): void {
+    const version = (this.head()?.version ?? 0) + 1;
+    this.deletePlan();
+    this.createPlan(config, eventId, version);
+  }
+
+  /** Updates prices and hold rules; the plan's shape is unchanged (checked by the caller). */
+  updatePlan(config: InventoryConfig, eventId: string | null): void {
+    if (eventId) this.sql.run`UPDATE inv_plan SET event_id = ${eventId}`;
+    this.sql.run`UPDATE inv_plan SET config = ${JSON.stringify(config)}`;
+    for (const t of config.tiers) this.sql.run`UPDATE inv_tiers SET price_minor = ${t.priceMinor} WHERE tier = ${t.tier}`;
+  }
+
+  setSalesClosed(closed: boolean): void {
+    this.sql.run`UPDATE inv_plan SET sales_closed = ${closed ? 1 : 0}`;
+  }
+
+  setSoldOutDelivered(soldOut: boolean): void {
+    this.sql.run`UPDATE inv_plan SET sold_out = ${soldOut ? 1 : 0}`;
+  }
+
+  /** The configuration change in flight, or null. */
+  pendingChange(): PendingChange | null {
+    const r = this.sql.one<{
+      change_id: string;
+      fingerprint: string;
+      created_plan: number;
+      previous_config: string | null;
+      started_at: number;
+      lease_until: number;
+    }>`SELECT * FROM inv_change WHERE id = 1 AND done = 0`;
+    if (!r) return null;
+    return {
+      changeId: r.change_id,
+      fingerprint: r.fingerprint,
+      createdPlan: r.created_plan === 1,
+      previousConfig: r.previous_config === null ? null : (JSON.parse(r.previous_config) as InventoryConfig),
+      startedAtMs: r.started_at,
+      leaseUntilMs: r.lease_until,
+    };
+  }
+
+  /** The id of the last change that finished (for a retried finish). */
+  lastFinishedChange(): string | null {
+    return this.sql.one<{ change_id: string }>`SELECT change_id FROM inv_change WHERE id = 1 AND done = 1`?.change_id ?? null;
+  }
+
+  savePendingChange(p: PendingChange): void {
+    this.sql.run`INSERT INTO inv_change (id, change_id, fingerprint, created_plan, previous_config, started_at, lease_until, done)
+      VALUES (1, ${p.changeId}, ${p.fingerprint}, ${p.createdPlan ? 1 : 0}, ${p.previousConfig ? JSON.stringify(p.previousConfig) : null}, ${p.startedAtMs}, ${p.leaseUntilMs}, 0)
+      ON CONFLICT (id) DO UPDATE SET change_id = excluded.change_id, fingerprint = excluded.fingerprint, created_plan = excluded.created_plan,
+        previous_config = excluded.previous_config, started_at = excluded.started_at, lease_until = excluded.lease_until, done = 0`;
+  }
+
+  /** Marks the change in flight finished (`done`), or forgets it (`dropped`, after an abort). */
+  endChange(how: 'done' | 'dropped'): void {
+    if (how === 'done') this.sql.run`UPDATE inv_change SET done = 1 WHERE id = 1`;
+    else this.sql.run`DELETE FROM inv_change WHERE id = 1`;
+  }
+
+  holdsExist(): boolean {
+    return this.sql.one`SELECT 1 AS x FROM inv_holds LIMIT 1` !== null;
+  }
+
+  tiers(): TierView[] {
+    return this.sql.all<{ tier: string; capacity: number; price_minor: number; held: number; sold: number }>`
+      SELECT * FROM inv_tiers ORDER BY tier`.map((t) => ({
+      tier: t.tier,
+      capacity: t.capacity,
+      priceMinor: t.price_minor,
+      available: t.capacity - t.held - t.sold,
+      held: t.held,
+      sold: t.sold,
+    }));
+  }
+
+  holdRow(holdId: string): HoldRow | null {
+    return this.sql.one<HoldRow>`SELECT * FROM inv_holds WHERE hold_id = ${holdId}`;
+  }
+
+  /** The account's hold made with this idempotency key, if any. */
+  holdByKey(account: string, idempotencyKey: string): HoldRow | null {
+    return this.sql.one<HoldRow>`SELECT * FROM inv_holds WHERE account = ${account} AND idempotency_key = ${idempotencyKey}`;
+  }
+
+  /** A hold as callers see it, deadlines applied at `nowMs`; null if there is no such hold. */
+  view(holdId: string, nowMs: number): HoldView | null {
+    const row = this.holdRow(holdId);
+    if (!row) return null;
+    const seatIds = this.sql.all<{ seat_id: string }>`SELECT seat_id FROM inv_hold_seats WHERE hold_id = ${holdId} ORDER BY seat_id`.map(
+      (r) => r.seat_id,
+    );
+    return {
+      holdId,
+      account: row.account,
+      status: effectiveStatus({ status: row.status, expiresAtMs: row.expires_at }, nowMs),
+      seatIds,
+      tier: row.tier,
+      quantity: row.quantity,
+      priceMinor: row.price_minor,
+      // The currency the hold was priced in, not the event's current one.
+      currency: row.currency ?? this.plan()?.currency ?? 'EUR',
+      expiresAtMs: row.expires_at,
+      orderId: row.order_id,
+    };
+  }
+
+  /** What storage knows about the places a target asks for (after the sweep). */
+  availability(target: HoldTarget): Availability {
+    if (target.kind === 'seats') {
+      const found = this.sql.all<{ seat_id: string; status: SeatStatus }>`
+        SELECT seat_id, status FROM inv_seats WHERE seat_id IN (SELECT value FROM json_each(${JSON.stringify(target.seatIds)}))`;
+      return { kind: 'seats', found: found.map((s) => ({ seatId: s.seat_id, status: s.status })) };
+    }
+    const t = this.sql.one<{ capacity: number; held: number; sold: number; price_minor: number }>`
+      SELECT capacity, held, sold, price_minor FROM inv_tiers WHERE tier = ${target.tier}`;
+    return { kind: 'tier', tier: t ? { capacity: t.capacity, held: t.held, sold: t.sold, priceMinor: t.price_minor } : null };
+  }
+
+  /** Places an account holds or owns at `nowMs` (live holds and sales), optionally leaving one hold out. */
+  ownedBy(account: string, nowMs: number, exceptHoldId: string | null): number {
+    return (
+      this.sql.one<{
+        n: number | null;
+      }>`SELECT SUM(quantity) AS n FROM inv_holds WHERE account = ${account} AND hold_id != ${exceptHoldId ?? ''}
+        AND (status IN ('SOLD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION') OR (status = 'HELD' AND expires_at > ${nowMs}))`?.n ?? 0
+    );
+  }
+
+  orderUsedElsewhere(orderId: string, holdId: string): boolean {
+    return this.sql.one`SELECT hold_id FROM inv_holds WHERE order_id = ${orderId} AND hold_id != ${holdId}` !== null;
+  }
+
+  /**
+   * Writes a new HELD hold with its seats (or tier places), idempotency record, audit line and deltas.
+   * @throws Error when a seat or tier changed since it was checked (the transaction rolls back)
+   */
+  insertHold(hold: HoldView, target: HoldTarget, idempotencyKey: string, nowMs: number): void {
+    const version = this.bumpVersion();
+    this.sql
+      .run`INSERT INTO inv_holds (hold_id, account, status, kind, tier, quantity, price_minor, currency, created_at, expires_at, idempotency_key, request, first_result)
+      VALUES (${hold.holdId}, ${hold.account}, 'HELD', ${target.kind}, ${hold.tier}, ${hold.quantity}, ${hold.priceMinor}, ${hold.currency}, ${nowMs}, ${hold.expiresAtMs},
+        ${idempotencyKey}, ${targetKey(target)}, ${JSON.stringify(hold)})`;
+    if (target.kind === 'seats') {
+      for (const id of target.seatIds) {
+        this.sql.run`INSERT INTO inv_hold_seats (hold_id, seat_id) VALUES (${hold.holdId}, ${id})`;
+        const written = this.sql.all`UPDATE inv_seats SET status = 'HELD', hold_id = ${hold.holdId}, hold_expires_at = ${hold.expiresAtMs},
+          order_id = NULL, version = ${version} WHERE seat_id = ${id} AND status = 'AVAILABLE' RETURNING seat_id`;
+        // Throwing inside transactionSync rolls the whole hold back.
+        if (written.length !== 1) throw new Error(`invariant: seat ${id} changed between check and write`);
+        this.sql.run`INSERT INTO inv_deltas (version, seat_id, status) VALUES (${version}, ${id}, 'HELD')`;
+      }
+    } else {
+      const written = this.sql.all`UPDATE inv_tiers SET held = held + ${hold.quantity}
+        WHERE tier = ${target.tier} AND held + sold + ${hold.quantity} <= capacity RETURNING tier`;
+      if (written.length !== 1) throw new Error(`invariant: tier ${target.tier} changed between check and write`);
+    }
+    this.audit(nowMs, hold.holdId, null, 'HELD', 'visitor', 'hold placed');
+  }
+
+  /** Writes one transition with its effects on seats or tier counters, audit and deltas. */
+  applyTransition(
+    row: HoldRow,
+    to: HoldStatus,
+    expiresAtMs: number,
+    orderId: string | null,
+    nowMs: number,
+    actor: Actor,
+    reason: string,
+  ): void {
+    const version = this.bumpVersion();
+    const updated = this.sql.all`UPDATE inv_holds SET status = ${to}, expires_at = ${expiresAtMs}, order_id = COALESCE(${orderId}, order_id)
+      WHERE hold_id = ${row.hold_id} AND status = ${row.status} RETURNING hold_id`;
+    if (updated.length !== 1) throw new Error(`invariant: hold ${row.hold_id} changed under a transition`);
+    const seatDelta = (status: SeatStatus) => {
+      this.sql
+        .run`INSERT INTO inv_deltas (version, seat_id, status) SELECT ${version}, seat_id, ${status} FROM inv_hold_seats WHERE hold_id = ${row.hold_id}`;
+    };
+    if (to === 'RELEASED' || to === 'EXPIRED') {
+      if (row.kind === 'seats') {
+        // Only seats still carrying this hold's id: a seat re-held or sold since is never touched.
+        this.sql.run`UPDATE inv_seats SET status = 'AVAILABLE', hold_id = NULL, hold_expires_at = NULL, version = ${version}
+          WHERE hold_id = ${row.hold_id} AND status = 'HELD'`;
+        seatDelta('AVAILABLE');
+      } else {
+        this.sql.run`UPDATE inv_tiers SET held = held - ${row.quantity} WHERE tier = ${row.tier}`;
+      }
+    } else if (to === 'PAYMENT_PENDING' && row.kind === 'seats') {
+      // No deadline frees these seats any more: only the origin's confirm or release does.
+      this.sql.run`UPDATE inv_seats SET hold_expires_at = NULL, version = ${version} WHERE hold_id = ${row.hold_id} AND status = 'HELD'`;
+    } else if (to === 'SOLD') {
+      if (row.kind === 'seats') {
+        const sold = this.sql.all`UPDATE inv_seats SET status = 'SOLD', order_id = ${orderId}, hold_expires_at = NULL, version = ${version}
+          WHERE hold_id = ${row.hold_id} AND status = 'HELD' RETURNING seat_id`;
+        if (sold.length !== row.quantity) throw new Error(`invariant: hold ${row.hold_id} no longer owns all its seats`);
+        seatDelta('SOLD');
+      } else {
+        this.sql.run`UPDATE inv_tiers SET held = held - ${row.quantity}, sold = sold + ${row.quantity} WHERE tier = ${row.tier}`;
+      }
+    }
+    this.audit(nowMs, row.hold_id, row.status, to, actor, reason);
+  }
+
+  /** Holds whose deadline passed at `nowMs` and that a timer must act on. */
+  dueHolds(nowMs: number): HoldRow[] {
+    return this.sql.all<HoldRow>`SELECT * FROM inv_holds WHERE status IN ('HELD', 'PAYMENT_PENDING') AND expires_at <= ${nowMs}`;
+  }
+
+  /** The earliest live deadline (epoch ms), or null. */
+  nextDeadline(): number | null {
+    return (
+      this.sql.one<{ at: number | null }>`SELECT MIN(expires_at) AS at FROM inv_holds WHERE status IN ('HELD', 'PAYMENT_PENDING')`?.at ??
+      null
+    );
+  }
+
+  /** Anything left to sell: an AVAILABLE seat, a HELD hold that may still expire, a tier place. */
+  anythingLeft(): boolean {
+    return (
+      this.sql.one`SELECT 1 AS x FROM inv_seats WHERE status = 'AVAILABLE' LIMIT 1` !== null ||
+      this.sql.one`SELECT 1 AS x FROM inv_holds WHERE status = 'HELD' LIMIT 1` !== null ||
+      this.sql.one`SELECT 1 AS x FROM inv_tiers WHERE held + sold < capacity LIMIT 1` !== null
+    );
+  }
+
+  /** Every seat in plan order, a HELD seat past its deadline shown as AVAILABLE. */
+  snapshotSeats(nowMs: number): { id: string; status: SeatStatus }[] {
+    return this.sql.all<{ id: string; status: SeatStatus }>`
+      SELECT seat_id AS id, CASE WHEN status = 'HELD' AND hold_expires_at <= ${nowMs} THEN 'AVAILABLE' ELSE status END AS status
+      FROM inv_seats ORDER BY ord`;
+  }
+
+  /** Seats changed after version `since`, each with its latest status. */
+  changesSince(since: number): { id: string; status: SeatStatus }[] {
+    const latest = new Map<string, SeatStatus>();
+    for (const d of this.sql.all<{ seat_id: string; status: SeatStatus }>`
+      SELECT seat_id, status FROM inv_deltas WHERE version > ${since} ORDER BY version, rowid`) {
+      latest.set(d.seat_id, d.status);
+    }
+    return [...latest].map(([id, status]) => ({ id, status }));
+  }
+
+  /** Hold ids whose payment started or ended in a sale, in id order after `afterHoldId`. */
+  paymentHoldIds(afterHoldId: string, limit: number): string[] {
+    return this.sql.all<{ hold_id: string }>`SELECT hold_id FROM inv_holds WHERE hold_id > ${afterHoldId}
+      AND status IN ('PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD') ORDER BY hold_id LIMIT ${limit}`.map((r) => r.hold_id);
+  }
+
+  auditLog(afterId: number, limit: number): AuditEntry[] {
+    return this.sql.all<{
+      id: number;
+      at: number;
+      hold_id: string;
+      from_status: HoldStatus | null;
+      to_status: HoldStatus;
+      actor: Actor;
+      reason: string;
+    }>`SELECT * FROM inv_audit WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`.map((r) => ({
+      id: r.id,
+      at: r.at,
+      holdId: r.hold_id,
+      from: r.from_status,
+      to: r.to_status,
+      actor: r.actor,
+      reason: r.reason,
+    }));
+  }
+
+  /** Seated places per stored status, split by whether the deadline passed at `nowMs`. */
+  seatedByStatus(nowMs: number): { status: HoldStatus; due: number; n: number }[] {
+    return this.sql.all<{ status: HoldStatus; due: number; n: number }>`
+      SELECT status, expires_at <= ${nowMs} AS due, SUM(quantity) AS n FROM inv_holds WHERE kind = 'seats' GROUP BY status, due`;
+  }
+
+  holdCounts(): { status: HoldStatus; n: number }[] {
+    return this.sql.all<{ status: HoldStatus; n: number }>`SELECT status, COUNT(*) AS n FROM inv_holds GROUP BY status`;
+  }
+
+  private audit(at: number, holdId: string, from: HoldStatus | null, to: HoldStatus, actor: Actor, reason: string): void {
+    this.sql
+      .run`INSERT INTO inv_audit (at, hold_id, from_status, to_status, actor, reason) VALUES (${at}, ${holdId}, ${from}, ${to}, ${actor}, ${reason})`;
+  }
+
+  /** Bumps the map version (and now and then drops deltas older than DELTA_RETENTION versions). */
+  private bumpVersion(): number {
+    const { version } = this.sql.one<{ version: number }>`UPDATE inv_plan SET version = version + 1 WHERE id = 1 RETURNING version`!;
+    if (version % 1000 === 0 && version > DELTA_RETENTION) {
+      const cut = version - DELTA_RETENTION;
+      this.sql.run`DELETE FROM inv_deltas WHERE version <= ${cut}`;
+      this.sql.run`UPDATE inv_plan SET pruned_through = ${cut} WHERE id = 1`;
+    }
+    return version;
+  }
+}

@@ -1,0 +1,75 @@
+// Creating or changing an event: one flow over the Inventory, the WaitingRoom and the directory,
+// serialized by the Inventory's change record and resumable after a crash at every step.
+import type { BeginChangeAnswer, ChangeRequest, EndChangeAnswer } from '../../contracts/inventory-answers';
+import { joinConfig, splitConfig, type EventConfigInput, type QueueConfig } from '../../contracts/event-config';
+import { GatewayError } from './errors';
+
+/** The objects an event's configuration spans (Durable Object stubs, or fakes in tests). */
+export interface EventObjects {
+  room: {
+    configure(config: QueueConfig, dryRun?: boolean): Promise<{ kind: 'ok'; created: boolean } | { kind: 'conflict'; detail: string }>;
+  };
+  inventory: {
+    beginChange(request: ChangeRequest): Promise<BeginChangeAnswer>;
+    finishChange(changeId: string): Promise<EndChangeAnswer>;
+    abortChange(changeId: string): Promise<EndChangeAnswer>;
+  };
+  directory: { register(eventId: string, name: string): Promise<void> };
+}
+
+/** `configureEvent` outcome: `created` = this request (or the crashed one it resumed) made the event. */
+export interface ConfiguredEvent {
+  created: boolean;
+  /** The stored configuration, in the shape of the PUT body. */
+  config: EventConfigInput;
+}
+
+/**
+ * Applies an organizer's configuration to every object of the event, whole or not at all:
+ * 1. the WaitingRoom checks its rules without writing (a refusal changes nothing);
+ * 2. the Inventory starts the change: it refuses while another change with a different body is in
+ *    flight (CHANGE_LEASE_MS), or when the seat plan is fixed; else it writes the plan or the new
+ *    prices and records the change as in flight;
+ * 3. the WaitingRoom writes its part (refused now, because visitors joined since step 1: the
+ *    Inventory undoes step 2);
+ * 4. the directory lists the event; 5. the Inventory marks the change finished.
+ * A crash after any step leaves the change recorded: sending the same body again resumes it
+ * (every step is idempotent), and once its lease ran out any other body takes it over, replacing a
+ * seat plan no hold uses yet. So an event is never left half made with a plan nobody can change.
+ *
+ * @param eventId a validated event id
+ * @param input the validated PUT body
+ * @throws GatewayError CONFIG_CONFLICT (409; with Retry-After when another change is in flight),
+ *   having changed nothing (or, for a takeover after a crash, the last finished configuration)
+ */
+export async function configureEvent(objects: EventObjects, eventId: string, input: EventConfigInput): Promise<ConfiguredEvent> {
+  const { queue, inventory } = splitConfig(eventId, input);
+  const changeId = crypto.randomUUID();
+  const fingerprint = await digest(JSON.stringify({ queue, inventory }));
+  const check = await objects.room.configure(queue, true);
+  if (check.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', check.detail);
+
+  const begun = await objects.inventory.beginChange({ changeId, fingerprint, config: inventory });
+  if (begun.kind === 'busy') {
+    throw new GatewayError('CONFIG_CONFLICT', 'another change to this event is in progress; retry after it', undefined, begun.retryAfterS);
+  }
+  if (begun.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', begun.detail);
+
+  const written = await objects.room.configure(queue);
+  if (written.kind === 'conflict') {
+    // Visitors joined between the check and the write: undo the Inventory's part too.
+    await objects.inventory.abortChange(changeId);
+    throw new GatewayError('CONFIG_CONFLICT', written.detail);
+  }
+  await objects.directory.register(eventId, queue.name);
+  const finished = await objects.inventory.finishChange(changeId);
+  if (finished.kind === 'superseded') {
+    throw new GatewayError('CONFIG_CONFLICT', 'this change stalled past its lease and another change took over; read the event and retry');
+  }
+  return { created: begun.created, config: joinConfig(queue, inventory) };
+}
+
+async function digest(text: string): Promise<string> {
+  const hash = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
