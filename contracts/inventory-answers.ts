@@ -1,4 +1,6 @@
-// What the Inventory object answers over RPC: the hold vocabulary and the answer unions the edge maps to HTTP.
+// What the Inventory object answers over RPC: the hold vocabulary and the answer unions the edge maps
+// to HTTP (contracts/answers.ts says how every answer is shaped).
+import type { EventNotFound } from './answers';
 import type { InventoryConfig } from './event-config';
 
 /**
@@ -64,7 +66,7 @@ export type HoldRequest = { seatIds: string[] } | { tier: string; quantity: numb
  */
 export type HoldAnswer =
   | { kind: 'held'; hold: HoldView; replayed: boolean }
-  | { kind: 'event_not_found' }
+  | EventNotFound
   | { kind: 'invalid'; detail: string }
   | { kind: 'idempotency_conflict' }
   | { kind: 'sales_closed' }
@@ -104,7 +106,7 @@ export type SeatMap = (
 };
 
 /** `seatMap` outcome. */
-export type SeatMapAnswer = { kind: 'map'; map: SeatMap } | { kind: 'event_not_found' };
+export type SeatMapAnswer = { kind: 'map'; map: SeatMap } | EventNotFound;
 
 /** One line of the append-only audit log. */
 export interface AuditEntry {
@@ -143,7 +145,7 @@ export interface InventoryStats {
 }
 
 /** `stats` outcome. */
-export type StatsAnswer = { kind: 'stats'; stats: InventoryStats } | { kind: 'event_not_found' };
+export type StatsAnswer = { kind: 'stats'; stats: InventoryStats } | EventNotFound;
 
 /** `beginChange` outcome: `created` = the change made a new seat plan; `resumed` = it took over a change in flight. */
 export type BeginChangeAnswer =

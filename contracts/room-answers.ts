@@ -1,4 +1,6 @@
-// What the WaitingRoom object answers over RPC, where the edge reads the answer.
+// What the WaitingRoom object answers over RPC, where the edge reads the answer (contracts/answers.ts
+// says how every answer is shaped).
+import type { Done, EventNotFound } from './answers';
 
 /**
  * `admit` outcome: the admission (new, or the same one again), `waiting` when the cursor has not
@@ -11,4 +13,16 @@ export type AdmitAnswer =
   | { kind: 'admitted'; admittedAtMs: number; expiresAtMs: number }
   | { kind: 'waiting' }
   | { kind: 'requeue'; reason: 'lapsed' | 'ended' | 'not_in_draw' }
-  | { kind: 'event_not_found' };
+  | EventNotFound;
+
+/** WaitingRoom `configure` outcome: stored (`created` = first time), or refused with a reason. */
+export type RoomConfigureAnswer = { kind: 'ok'; created: boolean } | { kind: 'conflict'; detail: string };
+
+/** `setFixedRate` outcome: `above_maximum` when the rate exceeds the event's releaseRatePerMinute. */
+export type FixedRateAnswer = Done | EventNotFound | { kind: 'above_maximum' };
+
+/** `recordHealth` outcome: `out_of_order` when a report signed later was already accepted. */
+export type HealthAnswer = Done | EventNotFound | { kind: 'out_of_order' };
+
+/** `pause`, `resume` and `close` outcome. */
+export type ModeAnswer = Done | EventNotFound;

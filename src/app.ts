@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ERROR_TABLE, GatewayError, problemResponse } from './lib/errors';
 import { logDecision } from '../contracts/log';
+import { gatewaySettings } from './lib/settings';
 import { publicJwks, tokenSettings } from './lib/token';
 import { sameOrigin } from './middleware/same-origin';
 import { DASHBOARD_SCRIPT, dashboardPage } from './pages/dashboard-page';
@@ -17,6 +18,13 @@ import type { AppEnv } from './types';
 /** Builds the gateway app. */
 export function createApp() {
   const app = new Hono<AppEnv>();
+
+  // Every variable is parsed once per env object (once per isolate): a missing or malformed one
+  // fails each request with a 500 whose log line names the variable, instead of a silent default.
+  app.use('*', async function settings(c, next) {
+    gatewaySettings(c.env);
+    await next();
+  });
 
   app.get('/.well-known/jwks.json', async (c) => {
     c.header('cache-control', 'public, max-age=300');
@@ -43,7 +51,9 @@ export function createApp() {
   app.route('/_wr/admin', adminApi);
   app.route('/_wr/origin', originApi);
 
-  app.notFound((c) => problemResponse(new GatewayError('NOT_FOUND', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
+  app.notFound((c) =>
+    problemResponse(new GatewayError('NOT_FOUND', { detail: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` })),
+  );
   app.onError((err, c) => {
     const accept = c.req.header('accept') ?? '';
     const browser = accept.includes('text/html') && !accept.includes('application/json');
@@ -55,7 +65,7 @@ export function createApp() {
     if (err instanceof HTTPException) {
       // hono's own middleware (bearer auth): keep its status, map it to our codes.
       const code = err.status === 401 || err.status === 400 ? 'UNAUTHORIZED' : 'INVALID_REQUEST';
-      const res = problemResponse(new GatewayError(code, ERROR_TABLE[code].title));
+      const res = problemResponse(new GatewayError(code, { detail: ERROR_TABLE[code].title }));
       const challenge = err.getResponse().headers.get('www-authenticate');
       if (challenge) res.headers.set('www-authenticate', challenge);
       return res;

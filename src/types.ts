@@ -29,6 +29,7 @@ export type AppEnv = { Bindings: Env; Variables: AdmissionVariables & OriginVari
  */
 export function eventIdParam(c: Context<AppEnv>): string {
   const id = c.req.param('eventId');
-  if (!id || !EVENT_ID_PATTERN.test(id)) throw new GatewayError('EVENT_NOT_FOUND', 'event ids are lower-case letters, digits and dashes');
+  if (!id || !EVENT_ID_PATTERN.test(id))
+    throw new GatewayError('EVENT_NOT_FOUND', { detail: 'event ids are lower-case letters, digits and dashes' });
   return id;
 }

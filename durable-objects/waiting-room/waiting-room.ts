@@ -6,7 +6,9 @@ import { Sql, hasSchema, migrate } from '../shared/sql';
 import { CURSOR_QUEUE_BUCKETS, releasedInBucket, type AdmissionCursor, type FifoPlace, type Place } from '../../contracts/queue/cursor';
 import { lotteryDraw, onSale, seedCommitment, type RoomMode } from '../../contracts/queue/queue-policy';
 import { shardName } from '../../contracts/names';
-import type { AdmitAnswer } from '../../contracts/room-answers';
+import { DONE, EVENT_NOT_FOUND } from '../../contracts/answers';
+import { releaseTickMs } from '../../contracts/settings';
+import type { AdmitAnswer, FixedRateAnswer, HealthAnswer, ModeAnswer, RoomConfigureAnswer } from '../../contracts/room-answers';
 import type { ShardCounts } from './queue-shard';
 import {
   claimWindowMs,
@@ -26,7 +28,7 @@ import {
 } from './release-controller';
 import { WAITING_ROOM_MIGRATIONS } from './schema';
 import { decideAdmit, type ReleaseRef } from './admission-policy';
-import { DEFAULT_TICK_MS, alarmChange, planAlarm, type AlarmCause } from './alarm-plan';
+import { alarmChange, planAlarm, type AlarmCause } from './alarm-plan';
 import {
   SIGNAL_WINDOW_MS,
   expectedArrivals,
@@ -108,9 +110,6 @@ export interface HoldSignals {
   p99Ms: number;
 }
 
-/** `configure` outcome. */
-export type ConfigureAnswer = { kind: 'ok'; created: boolean } | { kind: 'conflict'; detail: string };
-
 /** What binds admissions now. Rates per minute, counts in visitors. */
 export interface Binding {
   binds: BindingConstraint;
@@ -165,6 +164,8 @@ export class WaitingRoom extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
   clock: () => number = () => Date.now();
   private readonly sql: Sql;
+  /** RELEASE_TICK_MS, parsed at construction. */
+  private readonly tickMs: number;
   private drawing = false;
   /** Requests served by this instance since it started (the scale benchmark counts them). */
   requests = 0;
@@ -179,6 +180,8 @@ export class WaitingRoom extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // Parsed once; a malformed value fails every call to the object, naming the variable.
+    this.tickMs = releaseTickMs(env.RELEASE_TICK_MS);
     this.sql = new Sql(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
       if (hasSchema(ctx.storage, 'wr')) this.setUp();
@@ -197,7 +200,7 @@ export class WaitingRoom extends DurableObject<Env> {
    * @param dryRun check only, write nothing
    * @returns `ok` (with `created`) or `conflict` with a reason
    */
-  async configure(config: QueueConfig, dryRun = false): Promise<ConfigureAnswer> {
+  async configure(config: QueueConfig, dryRun = false): Promise<RoomConfigureAnswer> {
     if (!dryRun) this.setUp();
     // The seed and its public commitment are made before reading state, so no await splits the
     // check from the write below.
@@ -374,13 +377,13 @@ export class WaitingRoom extends DurableObject<Env> {
   /**
    * Organizer override of the release rate: a fixed number of new visitors per minute, or null to
    * hand control back to the controller. Takes effect at the next tick, with a logged reason.
-   * @returns false when the event does not exist
+   * @returns `ok`, `event_not_found`, or `above_maximum` (over the event's releaseRatePerMinute)
    */
-  async setFixedRate(perMinute: number | null): Promise<'ok' | 'event_not_found' | 'above_maximum'> {
+  async setFixedRate(perMinute: number | null): Promise<FixedRateAnswer> {
     const room = this.room();
-    if (!room) return 'event_not_found';
+    if (!room) return EVENT_NOT_FOUND;
     const config = JSON.parse(room.config) as QueueConfig;
-    if (perMinute !== null && perMinute > config.maxReleaseRatePerMinute) return 'above_maximum';
+    if (perMinute !== null && perMinute > config.maxReleaseRatePerMinute) return { kind: 'above_maximum' };
     const now = this.clock();
     if (perMinute === null) {
       this.sql.run`UPDATE wr_room SET fixed_rate = NULL`;
@@ -393,7 +396,7 @@ export class WaitingRoom extends DurableObject<Env> {
         .run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${now}, ${perMinute}, ${`fixed by the organizer at ${perMinute}/min`})`;
     }
     await this.ensureAlarm(now);
-    return 'ok';
+    return DONE;
   }
 
   /** Hold latency and conflicts one gateway isolate measured; the controller reads the last 30 s. */
@@ -432,8 +435,8 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /** Closes the sale: no more releases, and waiting visitors are told so. */
-  async close(): Promise<boolean> {
-    return this.setMode('closed');
+  async close(): Promise<ModeAnswer> {
+    return this.setMode('closed') ? DONE : EVENT_NOT_FOUND;
   }
 
   /**
@@ -456,15 +459,15 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /** Stops releases; nobody loses a place. */
-  async pause(): Promise<boolean> {
-    return this.setMode('paused');
+  async pause(): Promise<ModeAnswer> {
+    return this.setMode('paused') ? DONE : EVENT_NOT_FOUND;
   }
 
   /** Resumes releases after a pause (or reopens a closed sale); the room, asleep while paused, ticks again. */
-  async resume(): Promise<boolean> {
-    const found = this.setMode('open');
-    if (found) await this.ensureAlarm(this.clock());
-    return found;
+  async resume(): Promise<ModeAnswer> {
+    if (!this.setMode('open')) return EVENT_NOT_FOUND;
+    await this.ensureAlarm(this.clock());
+    return DONE;
   }
 
   /**
@@ -477,16 +480,16 @@ export class WaitingRoom extends DurableObject<Env> {
    * @param signedAtMs the report's signed timestamp, epoch ms
    * @returns `ok`, `event_not_found`, or `out_of_order`
    */
-  async recordHealth(report: Omit<HealthReport, 'reportedAtMs'>, signedAtMs: number): Promise<'ok' | 'event_not_found' | 'out_of_order'> {
+  async recordHealth(report: Omit<HealthReport, 'reportedAtMs'>, signedAtMs: number): Promise<HealthAnswer> {
     const room = this.room();
-    if (!room) return 'event_not_found';
+    if (!room) return EVENT_NOT_FOUND;
     const now = this.clock();
     const last = room.health ? (JSON.parse(room.health) as HealthReport) : null;
     const reportedAtMs = Math.min(signedAtMs, now);
-    if (last && reportedAtMs < last.reportedAtMs) return 'out_of_order';
+    if (last && reportedAtMs < last.reportedAtMs) return { kind: 'out_of_order' };
     this.sql.run`UPDATE wr_room SET health = ${JSON.stringify({ ...report, reportedAtMs, signedAtMs })}`;
     await this.ensureAlarm(now, NOT_IN_ALARM, 'capacity');
-    return 'ok';
+    return DONE;
   }
 
   /** Config, counts, rate and its recent changes, for the organizer; null if the event does not exist. */
@@ -871,7 +874,7 @@ export class WaitingRoom extends DurableObject<Env> {
     const pending = this.pendingCount(now, window);
     const plan = planAlarm({
       nowMs: now,
-      tickMs: Number(this.env.RELEASE_TICK_MS) || DEFAULT_TICK_MS,
+      tickMs: this.tickMs,
       cause: tick.inAlarm && !tick.wokenMeanwhile ? 'tick' : cause,
       mode: room.mode,
       soldOut: room.sold_out === 1,

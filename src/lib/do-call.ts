@@ -63,12 +63,16 @@ export async function callDurableObject<T>(call: () => Promise<T>, opts: DoCallO
       const retryAfterS = OVERLOAD_RETRY_AFTER_S.min + Math.floor(random() * (OVERLOAD_RETRY_AFTER_S.max - OVERLOAD_RETRY_AFTER_S.min + 1));
       if (overloaded) {
         logDecision('do.overloaded', { call: opts.name, eventId: opts.eventId ?? null, attempt });
-        throw new GatewayError('OVERLOADED', 'too many requests for this event right now; nothing was changed', undefined, retryAfterS);
+        throw new GatewayError('OVERLOADED', {
+          detail: 'too many requests for this event right now; nothing was changed',
+          retryAfterS,
+          cause: err,
+        });
       }
       if (!retryable || !opts.idempotent) throw err;
       if (attempt >= max) {
         logDecision('do.unavailable', { call: opts.name, eventId: opts.eventId ?? null, attempts: attempt });
-        throw new GatewayError('OVERLOADED', 'the event is briefly unreachable; try again', undefined, retryAfterS);
+        throw new GatewayError('OVERLOADED', { detail: 'the event is briefly unreachable; try again', retryAfterS, cause: err });
       }
       logDecision('do.retry', { call: opts.name, eventId: opts.eventId ?? null, attempt });
       await sleep(Math.floor(random() * DO_RETRY_BASE_MS * 2 ** attempt));

@@ -73,18 +73,37 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   INTERNAL: { status: 500, title: 'Internal error' },
 };
 
-/** An expected failure of a request; rendered by the app's error handler as problem details. */
+/** What a GatewayError carries besides its code; every member optional. */
+export interface GatewayErrorOptions {
+  /** One sentence for the problem body's `detail`, naming the offending field; never secrets. */
+  detail?: string;
+  /** Seconds for a `Retry-After` header (a whole number). */
+  retryAfterS?: number;
+  /** Extra members for the problem body (e.g. `seatIds`); never secrets. */
+  extra?: Record<string, unknown>;
+  /** The failure behind this one (kept as `Error.cause` for debugging); never rendered or logged. */
+  cause?: unknown;
+}
+
+/**
+ * An expected failure of a request; rendered by the app's error handler as problem details with
+ * the status ERROR_TABLE gives its code.
+ * @example `throw new GatewayError('RATE_LIMITED', { detail: 'too many joins; slow down', retryAfterS: 10 })`
+ */
 export class GatewayError extends Error {
+  readonly detail: string | undefined;
+  readonly retryAfterS: number | undefined;
+  readonly extra: Record<string, unknown> | undefined;
+
   constructor(
     readonly code: ErrorCode,
-    readonly detail?: string,
-    /** Extra members for the problem body (e.g. `seatIds`); never secrets. */
-    readonly extra?: Record<string, unknown>,
-    /** Seconds for a `Retry-After` header. */
-    readonly retryAfterS?: number,
+    options: GatewayErrorOptions = {},
   ) {
-    super(detail ?? code);
+    super(options.detail ?? code, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
+    this.detail = options.detail;
+    this.retryAfterS = options.retryAfterS;
+    this.extra = options.extra;
   }
 }
 

@@ -47,24 +47,29 @@ export async function configureEvent(objects: EventObjects, eventId: string, inp
   const changeId = crypto.randomUUID();
   const fingerprint = await digest(JSON.stringify({ queue, inventory }));
   const check = await objects.room.configure(queue, true);
-  if (check.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', check.detail);
+  if (check.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', { detail: check.detail });
 
   const begun = await objects.inventory.beginChange({ changeId, fingerprint, config: inventory });
   if (begun.kind === 'busy') {
-    throw new GatewayError('CONFIG_CONFLICT', 'another change to this event is in progress; retry after it', undefined, begun.retryAfterS);
+    throw new GatewayError('CONFIG_CONFLICT', {
+      detail: 'another change to this event is in progress; retry after it',
+      retryAfterS: begun.retryAfterS,
+    });
   }
-  if (begun.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', begun.detail);
+  if (begun.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', { detail: begun.detail });
 
   const written = await objects.room.configure(queue);
   if (written.kind === 'conflict') {
     // Visitors joined between the check and the write: undo the Inventory's part too.
     await objects.inventory.abortChange(changeId);
-    throw new GatewayError('CONFIG_CONFLICT', written.detail);
+    throw new GatewayError('CONFIG_CONFLICT', { detail: written.detail });
   }
   await objects.directory.register(eventId, queue.name);
   const finished = await objects.inventory.finishChange(changeId);
   if (finished.kind === 'superseded') {
-    throw new GatewayError('CONFIG_CONFLICT', 'this change stalled past its lease and another change took over; read the event and retry');
+    throw new GatewayError('CONFIG_CONFLICT', {
+      detail: 'this change stalled past its lease and another change took over; read the event and retry',
+    });
   }
   return { created: begun.created, config: joinConfig(queue, inventory) };
 }

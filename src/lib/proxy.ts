@@ -3,10 +3,8 @@ import { ADMISSION_HEADER } from '../../contracts/names';
 import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
 import { logDecision } from '../../contracts/log';
+import { originSettings } from './settings';
 
-/** Header that carries the admission token to the origin, which verifies it against the JWKS. */
-/** The origin gets this long to answer, in ms, before the visitor sees ORIGIN_UNAVAILABLE. */
-export const ORIGIN_TIMEOUT_MS = 15_000;
 /** Retry-After sent with ORIGIN_UNAVAILABLE, seconds (unless the origin named its own). */
 export const ORIGIN_RETRY_AFTER_S = 10;
 /**
@@ -15,12 +13,6 @@ export const ORIGIN_RETRY_AFTER_S = 10;
  * gateway's explanation instead of an opaque proxy page.
  */
 const ORIGIN_DOWN_STATUSES = new Set([502, 503, 504, 520, 521, 522, 523, 524, 525, 526]);
-
-/** The configured origin timeout, ms: a positive whole number, else ORIGIN_TIMEOUT_MS. */
-function originTimeoutMs(setting: string | undefined): number {
-  const ms = Number(setting);
-  return Number.isInteger(ms) && ms > 0 ? ms : ORIGIN_TIMEOUT_MS;
-}
 
 /** Removes the gateway's own cookies from a Cookie header; the origin has no use for them. */
 export function stripGatewayCookies(cookieHeader: string | null): string | null {
@@ -38,8 +30,8 @@ export function stripGatewayCookies(cookieHeader: string | null): string | null 
  *
  * @param opts.stripAuthorization drop `Authorization` (it carried the app's queue ticket, which is
  *   the gateway's business, not the origin's)
- * @param opts.timeoutMs how long the origin gets, ms (default: `env.ORIGIN_TIMEOUT_MS` when it is a
- *   positive number, else ORIGIN_TIMEOUT_MS)
+ * @param opts.timeoutMs how long the origin gets, ms (default: `ORIGIN_TIMEOUT_MS`, see src/lib/settings.ts)
+ * @throws SettingsError when ORIGIN_URL or ORIGIN_TIMEOUT_MS is malformed
  * @throws GatewayError ORIGIN_UNAVAILABLE (503, Retry-After 10 or the origin's own) on timeout,
  *   network failure, or an origin answer of 502/503/504/52x
  */
@@ -49,8 +41,9 @@ export async function proxyToOrigin(
   admissionToken: string,
   opts: { stripAuthorization?: boolean; timeoutMs?: number } = {},
 ): Promise<Response> {
+  const origin = originSettings(env);
   const url = new URL(request.url);
-  const target = env.ORIGIN_URL ? new URL(url.pathname + url.search, env.ORIGIN_URL) : url;
+  const target = origin.url ? new URL(url.pathname + url.search, origin.url) : url;
   const headers = new Headers(request.headers);
   headers.set(ADMISSION_HEADER, admissionToken);
   if (opts.stripAuthorization) headers.delete('authorization');
@@ -62,32 +55,29 @@ export async function proxyToOrigin(
     headers,
     body: request.body,
     redirect: 'manual',
-    signal: AbortSignal.timeout(opts.timeoutMs ?? originTimeoutMs(env.ORIGIN_TIMEOUT_MS)),
+    signal: AbortSignal.timeout(opts.timeoutMs ?? origin.timeoutMs),
   });
   const eventId = url.pathname.split('/')[2] ?? null;
   let res: Response;
   try {
-    res = env.ORIGIN_URL ? await fetch(forwarded) : await env.ORIGIN.fetch(forwarded);
+    res = origin.url ? await fetch(forwarded) : await env.ORIGIN.fetch(forwarded);
   } catch (err) {
     const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
     logDecision('origin.fault', { eventId, code: 'ORIGIN_UNAVAILABLE', cause: timedOut ? 'timeout' : 'unreachable' });
-    throw new GatewayError(
-      'ORIGIN_UNAVAILABLE',
-      timedOut
+    throw new GatewayError('ORIGIN_UNAVAILABLE', {
+      detail: timedOut
         ? 'the ticketing site did not answer in time; your admission stays valid and nobody in the queue loses their place'
         : 'the ticketing site cannot be reached; your admission stays valid and nobody in the queue loses their place',
-      undefined,
-      ORIGIN_RETRY_AFTER_S,
-    );
+      retryAfterS: ORIGIN_RETRY_AFTER_S,
+      cause: err,
+    });
   }
   if (!ORIGIN_DOWN_STATUSES.has(res.status)) return res;
   await res.body?.cancel();
   const named = Number(res.headers.get('retry-after'));
   logDecision('origin.fault', { eventId, code: 'ORIGIN_UNAVAILABLE', cause: 'status', status: res.status });
-  throw new GatewayError(
-    'ORIGIN_UNAVAILABLE',
-    `the ticketing site is failing or overloaded (it answered ${res.status}); your admission stays valid and nobody in the queue loses their place`,
-    undefined,
-    Number.isInteger(named) && named > 0 && named <= 3600 ? named : ORIGIN_RETRY_AFTER_S,
-  );
+  throw new GatewayError('ORIGIN_UNAVAILABLE', {
+    detail: `the ticketing site is failing or overloaded (it answered ${res.status}); your admission stays valid and nobody in the queue loses their place`,
+    retryAfterS: Number.isInteger(named) && named > 0 && named <= 3600 ? named : ORIGIN_RETRY_AFTER_S,
+  });
 }

@@ -34,7 +34,7 @@ export function jsonDepth(raw: string): number {
  * @throws GatewayError PAYLOAD_TOO_LARGE (413)
  */
 export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES): Promise<string> {
-  const tooLarge = () => new GatewayError('PAYLOAD_TOO_LARGE', `the body exceeds ${maxBytes} bytes`);
+  const tooLarge = () => new GatewayError('PAYLOAD_TOO_LARGE', { detail: `the body exceeds ${maxBytes} bytes` });
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
   if (!request.body) return '';
@@ -68,19 +68,20 @@ export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES):
  */
 export function parseJsonBody<S extends z.ZodType>(raw: string, schema: S, maxBytes = MAX_BODY_BYTES): z.infer<S> {
   if (new TextEncoder().encode(raw).byteLength > maxBytes)
-    throw new GatewayError('PAYLOAD_TOO_LARGE', `the body exceeds ${maxBytes} bytes`);
-  if (jsonDepth(raw) > MAX_JSON_DEPTH) throw new GatewayError('INVALID_REQUEST', `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    throw new GatewayError('PAYLOAD_TOO_LARGE', { detail: `the body exceeds ${maxBytes} bytes` });
+  if (jsonDepth(raw) > MAX_JSON_DEPTH)
+    throw new GatewayError('INVALID_REQUEST', { detail: `the body nests deeper than ${MAX_JSON_DEPTH} levels` });
   let data: unknown;
   try {
     data = raw === '' ? undefined : JSON.parse(raw);
   } catch {
-    throw new GatewayError('INVALID_REQUEST', 'the body is not valid JSON');
+    throw new GatewayError('INVALID_REQUEST', { detail: 'the body is not valid JSON' });
   }
   const result = schema.safeParse(data);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const where = issue.path.length > 0 ? issue.path.join('.') : 'body';
-    throw new GatewayError('INVALID_REQUEST', `${where}: ${issue.message}`);
+    throw new GatewayError('INVALID_REQUEST', { detail: `${where}: ${issue.message}` });
   }
   return result.data as z.infer<S>;
 }

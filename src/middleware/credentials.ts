@@ -32,7 +32,7 @@ export function rawAdmission(c: Context<AppEnv>, eventId: string): string | unde
  */
 function strictCookie(c: Context<AppEnv>, name: string): string | undefined {
   const value = readCookie(c.req.header('cookie'), name);
-  if (typeof value === 'object') throw new GatewayError('TOKEN_INVALID', `two cookies named ${name} were sent`);
+  if (typeof value === 'object') throw new GatewayError('TOKEN_INVALID', { detail: `two cookies named ${name} were sent` });
   return value;
 }
 
@@ -63,12 +63,12 @@ export interface Admission {
  */
 export async function readAdmission(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<Admission> {
   const token = rawAdmission(c, eventId);
-  if (!token) throw new GatewayError('ADMISSION_REQUIRED', 'wait in the queue for your turn first');
+  if (!token) throw new GatewayError('ADMISSION_REQUIRED', { detail: 'wait in the queue for your turn first' });
   const claims = await verifyToken(tokenSettings(c.env), 'admission', token, eventId, nowMs);
   const raw = rawTicket(c, eventId);
   const ticket = raw ? await verifyToken(tokenSettings(c.env), 'ticket', raw.token, eventId, nowMs) : null;
   if (!ticket || ticket.visitorId !== claims.visitorId) {
-    throw new GatewayError('TOKEN_INVALID', 'the admission token does not belong to this visitor');
+    throw new GatewayError('TOKEN_INVALID', { detail: 'the admission token does not belong to this visitor' });
   }
   const sessionId = claims.sessionId!;
   if (!sessionRecentlyActive(eventId, claims.visitorId, sessionId, nowMs)) {
@@ -78,7 +78,7 @@ export async function readAdmission(c: Context<AppEnv>, eventId: string, nowMs: 
       eventId,
     });
     if (!active) {
-      throw new GatewayError('SESSION_ENDED', 'this admission has ended; join the queue again');
+      throw new GatewayError('SESSION_ENDED', { detail: 'this admission has ended; join the queue again' });
     }
     rememberActiveSession(eventId, claims.visitorId, sessionId, nowMs);
   }

@@ -41,7 +41,7 @@ export async function enforceRateLimit(
   }
   if (success) return;
   logDecision('ratelimit.refused', { scope, subject, eventId, code: 'RATE_LIMITED' });
-  throw new GatewayError('RATE_LIMITED', `too many ${scope} requests; slow down`, undefined, RATE_LIMIT_RETRY_AFTER_S);
+  throw new GatewayError('RATE_LIMITED', { detail: `too many ${scope} requests; slow down`, retryAfterS: RATE_LIMIT_RETRY_AFTER_S });
 }
 
 /** The client IP Cloudflare saw (`CF-Connecting-IP`); absent outside Cloudflare's edge. */

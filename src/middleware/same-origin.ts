@@ -22,7 +22,7 @@ export function sameOrigin() {
           foreign = true; // "null" or garbage
         }
       }
-      if (foreign) throw new GatewayError('CROSS_SITE_REQUEST', 'state-changing requests must come from this site');
+      if (foreign) throw new GatewayError('CROSS_SITE_REQUEST', { detail: 'state-changing requests must come from this site' });
     }
     await next();
   });

@@ -65,9 +65,10 @@ export async function previewResponse(
   nowMs: number,
 ): Promise<Response> {
   const phase = (phaseParam ?? 'waiting') as PreviewPhase;
-  if (!PREVIEW_PHASES.includes(phase)) throw new GatewayError('INVALID_REQUEST', `phase must be one of ${PREVIEW_PHASES.join(', ')}`);
+  if (!PREVIEW_PHASES.includes(phase))
+    throw new GatewayError('INVALID_REQUEST', { detail: `phase must be one of ${PREVIEW_PHASES.join(', ')}` });
   const lang = langParam === undefined ? 'en' : langOf(langParam);
-  if (!lang) throw new GatewayError('INVALID_REQUEST', 'lang must be one of en, zh-Hant, zh-Hans, ja, ko, es');
+  if (!lang) throw new GatewayError('INVALID_REQUEST', { detail: 'lang must be one of en, zh-Hant, zh-Hans, ja, ko, es' });
   const body = await waitingPage(cursor.eventId, previewStatus(phase, cursor, nowMs), lang, cursor.page, { preview: true, nowMs });
   return new Response(String(body), {
     headers: {

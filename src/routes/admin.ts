@@ -6,12 +6,21 @@ import { bearerAuth } from 'hono/bearer-auth';
 import { DIRECTORY_NAME } from '../../contracts/names';
 import { eventConfigInput, joinConfig } from '../../contracts/event-config';
 import { configureEvent } from '../lib/event-setup';
+import { callDurableObject, type DoCallOptions } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
+import { fixedRateResult, modeResult } from '../lib/object-answers';
+import { gatewaySettings } from '../lib/settings';
 import { secretsEqual } from '../../contracts/hmac';
 import { previewResponse } from '../pages/preview';
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
+
+/** Every organizer call is idempotent (same request, same state), so each may be retried. */
+function call<T>(name: string, eventId: string | undefined, run: () => Promise<T>): Promise<T> {
+  const opts: DoCallOptions = { idempotent: true, name, ...(eventId ? { eventId } : {}) };
+  return callDurableObject(run, opts);
+}
 
 /** `/_wr/admin/events/...`, behind `Authorization: Bearer <ADMIN_TOKEN>`. */
 export const adminApi = new Hono<AppEnv>();
@@ -20,7 +29,10 @@ adminApi.use(
   '*',
   bearerAuth({
     // An unset ADMIN_TOKEN locks the API; the compare takes the same time wherever the tokens differ.
-    verifyToken: async (token, c: Context<AppEnv>) => Boolean(c.env.ADMIN_TOKEN) && (await secretsEqual(token, c.env.ADMIN_TOKEN)),
+    verifyToken: async (token, c: Context<AppEnv>) => {
+      const { adminToken } = gatewaySettings(c.env);
+      return adminToken !== '' && (await secretsEqual(token, adminToken));
+    },
     noAuthenticationHeader: { message: { code: 'UNAUTHORIZED' } },
     invalidToken: { message: { code: 'UNAUTHORIZED' } },
     invalidAuthenticationHeader: { message: { code: 'UNAUTHORIZED' } },
@@ -30,11 +42,18 @@ adminApi.use(
 adminApi.put('/events/:eventId', async (c) => {
   const eventId = eventIdParam(c);
   const input = await readJsonBody(c.req.raw, eventConfigInput);
+  const room = c.env.WAITING_ROOM.getByName(eventId);
+  const inventory = c.env.INVENTORY.getByName(eventId);
+  const directory = c.env.DIRECTORY.getByName(DIRECTORY_NAME);
   const { created, config } = await configureEvent(
     {
-      room: c.env.WAITING_ROOM.getByName(eventId),
-      inventory: c.env.INVENTORY.getByName(eventId),
-      directory: c.env.DIRECTORY.getByName(DIRECTORY_NAME),
+      room: { configure: (config, dryRun) => call('waitingRoom.configure', eventId, async () => room.configure(config, dryRun)) },
+      inventory: {
+        beginChange: (request) => call('inventory.beginChange', eventId, async () => inventory.beginChange(request)),
+        finishChange: (id) => call('inventory.finishChange', eventId, async () => inventory.finishChange(id)),
+        abortChange: (id) => call('inventory.abortChange', eventId, async () => inventory.abortChange(id)),
+      },
+      directory: { register: (id, name) => call('directory.register', eventId, async () => directory.register(id, name)) },
     },
     eventId,
     input,
@@ -45,16 +64,23 @@ adminApi.put('/events/:eventId', async (c) => {
 
 adminApi.get('/events', async (c) => {
   c.header('cache-control', 'no-store');
-  return c.json({ events: await c.env.DIRECTORY.getByName(DIRECTORY_NAME).list() });
+  const events = await call('directory.list', undefined, async () => c.env.DIRECTORY.getByName(DIRECTORY_NAME).list());
+  return c.json({ events });
 });
 
 adminApi.get('/events/:eventId', async (c) => {
   const eventId = eventIdParam(c);
-  const [room, seats] = await Promise.all([c.env.WAITING_ROOM.getByName(eventId).stats(), c.env.INVENTORY.getByName(eventId).stats()]);
+  const [room, seats] = await Promise.all([
+    call('waitingRoom.stats', eventId, async () => c.env.WAITING_ROOM.getByName(eventId).stats()),
+    call('inventory.stats', eventId, async () => c.env.INVENTORY.getByName(eventId).stats()),
+  ]);
   if (seats.kind === 'stats' && seats.stats.pendingChange && !room) {
-    throw new GatewayError('EVENT_NOT_FOUND', 'the creation of this event did not finish; send the PUT again to complete or replace it');
+    throw new GatewayError('EVENT_NOT_FOUND', {
+      detail: 'the creation of this event did not finish; send the PUT again to complete or replace it',
+    });
   }
-  if (!room || seats.kind !== 'stats') throw new GatewayError('EVENT_NOT_FOUND');
+  // WaitingRoom.stats() still answers null for an unknown event (room-core moves it to EventNotFound).
+  if (!room || seats.kind !== 'stats') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
   c.header('cache-control', 'no-store');
   const { config: queueConfig, ...queue } = room;
   const { config: inventoryConfig, ...inventory } = seats.stats;
@@ -63,8 +89,13 @@ adminApi.get('/events/:eventId', async (c) => {
 
 // The waiting page of one phase with sample data (src/pages/preview.ts), for the dashboard's preview.
 adminApi.get('/events/:eventId/preview', async (c) => {
-  const cursor = (await c.env.WAITING_ROOM.getByName(eventIdParam(c)).cursor()) as AdmissionCursor | null;
-  if (!cursor) throw new GatewayError('EVENT_NOT_FOUND');
+  const eventId = eventIdParam(c);
+  const cursor = await call(
+    'waitingRoom.cursor',
+    eventId,
+    async () => (await c.env.WAITING_ROOM.getByName(eventId).cursor()) as AdmissionCursor | null,
+  );
+  if (!cursor) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
   return previewResponse(cursor, c.req.query('phase'), c.req.query('lang'), Date.now());
 });
 
@@ -72,21 +103,23 @@ const rateOverride = z.object({ fixedPerMinute: z.number().int().min(0).max(1_00
 
 adminApi.post('/events/:eventId/rate', async (c) => {
   const { fixedPerMinute } = await readJsonBody(c.req.raw, rateOverride);
-  const result = await c.env.WAITING_ROOM.getByName(eventIdParam(c)).setFixedRate(fixedPerMinute);
-  if (result === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND');
-  if (result === 'above_maximum')
-    throw new GatewayError('INVALID_REQUEST', "fixedPerMinute must not exceed the event's releaseRatePerMinute");
-  await forgetCursor(eventIdParam(c));
-  return c.json({ eventId: eventIdParam(c), fixedPerMinute });
+  const eventId = eventIdParam(c);
+  fixedRateResult(
+    await call('waitingRoom.setFixedRate', eventId, async () => c.env.WAITING_ROOM.getByName(eventId).setFixedRate(fixedPerMinute)),
+    eventId,
+  );
+  await forgetCursor(eventId);
+  return c.json({ eventId, fixedPerMinute });
 });
 
 adminApi.get('/events/:eventId/audit', async (c) => {
   const after = Number(c.req.query('after') ?? 0);
   const limit = Number(c.req.query('limit') ?? 100);
   if (!Number.isInteger(after) || after < 0 || !Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    throw new GatewayError('INVALID_REQUEST', 'after must be a whole number >= 0, limit 1-1000');
+    throw new GatewayError('INVALID_REQUEST', { detail: 'after must be a whole number >= 0, limit 1-1000' });
   }
-  const entries = await c.env.INVENTORY.getByName(eventIdParam(c)).auditLog(after, limit);
+  const eventId = eventIdParam(c);
+  const entries = await call('inventory.auditLog', eventId, async () => c.env.INVENTORY.getByName(eventId).auditLog(after, limit));
   const last = entries.at(-1);
   return c.json({ entries, next: entries.length === limit && last ? last.id : null });
 });
@@ -99,11 +132,15 @@ for (const action of ['pause', 'resume', 'close'] as const) {
     // Close stops new holds first (the Inventory decides holds, never the queue), then releases;
     // resume opens both again. Each call is idempotent, so after a crash between the two objects
     // the same request again completes it. Pause only stops releases: admitted visitors still buy.
-    if (action !== 'pause' && !(await c.env.INVENTORY.getByName(eventId).setSalesClosed(action === 'close'))) {
-      throw new GatewayError('EVENT_NOT_FOUND');
-    }
-    const ok = action === 'pause' ? await room.pause() : action === 'resume' ? await room.resume() : await room.close();
-    if (!ok) throw new GatewayError('EVENT_NOT_FOUND');
+    // Inventory.setSalesClosed still answers a boolean (false: no such event).
+    const salesSet =
+      action === 'pause' ||
+      (await call(`inventory.setSalesClosed`, eventId, async () => c.env.INVENTORY.getByName(eventId).setSalesClosed(action === 'close')));
+    if (!salesSet) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
+    const answer = await call(`waitingRoom.${action}`, eventId, async () =>
+      action === 'pause' ? room.pause() : action === 'resume' ? room.resume() : room.close(),
+    );
+    modeResult(answer, eventId);
     // This isolate and data centre see the change at once; other isolates within CURSOR_MAX_STALE_MS.
     await forgetCursor(eventId);
     return c.json({ eventId, mode: MODES[action] });

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMapAnswer } from '../../contracts/inventory-answers';
 import { requireAdmission } from '../middleware/credentials';
 import { callDurableObject } from '../lib/do-call';
-import { GatewayError, assertNever } from '../lib/errors';
+import { GatewayError } from '../lib/errors';
+import { holdBody, holdChangeResult, holdResult } from '../lib/object-answers';
 import { recordHold } from '../lib/hold-signals';
 import { SNAPSHOT_CACHE_MS, cachedSeatMap } from '../lib/seat-map-cache';
 import { logDecision } from '../../contracts/log';
@@ -26,68 +27,6 @@ const holdRequest = z.unknown().transform((body, ctx) => {
 });
 const SINCE = /^\d{1,15}$/;
 
-/** The JSON shape of a hold in responses; times as ISO 8601, prices in minor units. */
-export function holdBody(hold: HoldView) {
-  return {
-    holdId: hold.holdId,
-    status: hold.status,
-    seatIds: hold.seatIds,
-    tier: hold.tier,
-    quantity: hold.quantity,
-    priceMinor: hold.priceMinor,
-    currency: hold.currency,
-    expiresAt: new Date(hold.expiresAtMs).toISOString(),
-    orderId: hold.orderId,
-  };
-}
-
-/** Maps a hold change outcome to the hold or a GatewayError. */
-export function holdChangeResult(answer: HoldChangeAnswer): HoldView {
-  switch (answer.kind) {
-    case 'ok':
-      return answer.hold;
-    case 'not_found':
-      throw new GatewayError('HOLD_NOT_FOUND');
-    case 'refused':
-      throw new GatewayError(answer.code, answer.detail, { hold: holdBody(answer.hold) });
-    default:
-      return assertNever(answer);
-  }
-}
-
-function holdResult(answer: HoldAnswer): { hold: HoldView; replayed: boolean } {
-  switch (answer.kind) {
-    case 'held':
-      return answer;
-    case 'event_not_found':
-      throw new GatewayError('EVENT_NOT_FOUND');
-    case 'invalid':
-      throw new GatewayError('INVALID_REQUEST', answer.detail);
-    case 'unknown_seats':
-      throw new GatewayError('SEAT_NOT_FOUND', `no such seats: ${answer.seatIds.join(', ')}`, { seatIds: answer.seatIds });
-    case 'unknown_tier':
-      throw new GatewayError('TIER_NOT_FOUND', `no tier "${answer.tier}"`);
-    case 'unavailable':
-      throw answer.remaining !== undefined
-        ? new GatewayError('SEATS_UNAVAILABLE', `only ${answer.remaining} left in this tier; nothing was held`, {
-            remaining: answer.remaining,
-          })
-        : new GatewayError('SEATS_UNAVAILABLE', `not available: ${answer.seatIds.join(', ')}; nothing was held`, {
-            seatIds: answer.seatIds,
-          });
-    case 'account_limit':
-      throw new GatewayError('ACCOUNT_LIMIT', `at most ${answer.limit} seats per account; you have ${answer.owned}`);
-    case 'sales_closed':
-      throw new GatewayError('SALE_CLOSED', 'the organizer closed this sale: no new holds; holds already made can still be paid');
-    case 'idempotency_conflict':
-      throw new GatewayError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request');
-    case 'rate_limited':
-      throw new GatewayError('RATE_LIMITED', 'too many hold requests from this account; slow down', undefined, answer.retryAfterS);
-    default:
-      return assertNever(answer);
-  }
-}
-
 /** `/_wr/events/:eventId/seats` and `/_wr/events/:eventId/holds...`. */
 export const holdsApi = new Hono<AppEnv>();
 
@@ -99,7 +38,7 @@ holdsApi.get('/:eventId/seats', async (c) => {
   const eventId = eventIdParam(c);
   const rawSince = c.req.query('since');
   if (rawSince !== undefined && !SINCE.test(rawSince))
-    throw new GatewayError('INVALID_REQUEST', 'since must be a map version (a whole number)');
+    throw new GatewayError('INVALID_REQUEST', { detail: 'since must be a map version (a whole number)' });
   const since = rawSince === undefined ? undefined : Number(rawSince);
   const body = await cachedSeatMap(
     eventId,
@@ -122,7 +61,8 @@ holdsApi.post('/:eventId/holds', async (c) => {
   const eventId = eventIdParam(c);
   const key = c.req.header('idempotency-key');
   if (!key) throw new GatewayError('IDEMPOTENCY_KEY_REQUIRED');
-  if (!IDEMPOTENCY_KEY.test(key)) throw new GatewayError('INVALID_REQUEST', 'Idempotency-Key must be 1-128 visible ASCII characters');
+  if (!IDEMPOTENCY_KEY.test(key))
+    throw new GatewayError('INVALID_REQUEST', { detail: 'Idempotency-Key must be 1-128 visible ASCII characters' });
   const request = await readJsonBody(c.req.raw, holdRequest);
   const started = Date.now();
   // Idempotent by its key: a retry after a transient failure returns the first result.
@@ -137,10 +77,17 @@ holdsApi.post('/:eventId/holds', async (c) => {
   const ms = Date.now() - started;
   // Feed the release controller: hold latency and conflicts, batched per isolate.
   const signals = recordHold(eventId, c.var.admission.visitorId, ms, answer.kind === 'unavailable', Date.now());
-  if (signals) c.executionCtx.waitUntil(c.env.WAITING_ROOM.getByName(eventId).recordHoldSignals(signals));
+  if (signals)
+    c.executionCtx.waitUntil(
+      callDurableObject(() => c.env.WAITING_ROOM.getByName(eventId).recordHoldSignals(signals), {
+        idempotent: false,
+        name: 'waitingRoom.recordHoldSignals',
+        eventId,
+      }),
+    );
   let result: { hold: HoldView; replayed: boolean };
   try {
-    result = holdResult(answer);
+    result = holdResult(answer, eventId);
   } catch (err) {
     if (err instanceof GatewayError) logDecision('hold.refused', { eventId, code: err.code, ms });
     throw err;

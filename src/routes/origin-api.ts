@@ -8,7 +8,7 @@ import { logDecision } from '../../contracts/log';
 import { originSignature } from '../middleware/origin-signature';
 import { parseJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
-import { holdBody, holdChangeResult } from './holds';
+import { healthResult, holdBody, holdChangeResult } from '../lib/object-answers';
 
 /**
  * Body of `POST /_wr/origin/events/:eventId/health`. Latencies in ms (0-600,000; p50 <= p99), error
@@ -44,17 +44,20 @@ originApi.use('*', originSignature());
 
 originApi.post('/events/:eventId/health', async (c) => {
   const report = parseJsonBody(c.var.rawBody, healthReport);
-  const result = await c.env.WAITING_ROOM.getByName(eventIdParam(c)).recordHealth(
-    {
-      p99LatencyMs: report.p99LatencyMs,
-      errorRate: report.errorRate,
-      activeBuyers: report.activeBuyers,
-      ...(report.capacityHint !== undefined ? { capacityHint: report.capacityHint } : {}),
-    },
-    c.var.signedAtMs,
-  );
-  if (result === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND');
-  if (result === 'out_of_order') throw new GatewayError('STALE_REPORT', 'a health report signed later was already accepted');
+  const eventId = eventIdParam(c);
+  const health = {
+    p99LatencyMs: report.p99LatencyMs,
+    errorRate: report.errorRate,
+    activeBuyers: report.activeBuyers,
+    ...(report.capacityHint !== undefined ? { capacityHint: report.capacityHint } : {}),
+  };
+  // Idempotent: a replayed report is refused as out of order and changes nothing.
+  const answer = await callDurableObject(async () => c.env.WAITING_ROOM.getByName(eventId).recordHealth(health, c.var.signedAtMs), {
+    idempotent: true,
+    name: 'waitingRoom.recordHealth',
+    eventId,
+  });
+  healthResult(answer, eventId);
   return c.body(null, 204);
 });
 
@@ -79,9 +82,9 @@ const holdListQuery = z.object({ after: z.string().max(128).default(''), limit: 
 
 originApi.get('/events/:eventId/holds', async (c) => {
   const q = holdListQuery.safeParse(c.req.query());
-  if (!q.success) throw new GatewayError('INVALID_REQUEST', 'after: a hold id; limit: 1-500');
+  if (!q.success) throw new GatewayError('INVALID_REQUEST', { detail: 'after: a hold id; limit: 1-500' });
   const eventId = eventIdParam(c);
-  const holds = await callDurableObject(() => c.env.INVENTORY.getByName(eventId).paymentHolds(q.data.after, q.data.limit), {
+  const holds = await callDurableObject(async () => c.env.INVENTORY.getByName(eventId).paymentHolds(q.data.after, q.data.limit), {
     idempotent: true,
     name: 'inventory.paymentHolds',
     eventId,

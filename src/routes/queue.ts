@@ -94,7 +94,7 @@ async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorCl
     newVisitorId: crypto.randomUUID(),
     nowMs: now,
   });
-  if (turn.kind === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND', `no event "${eventId}"`);
+  if (turn.kind === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
   const { body, retryAfterS } = turnBody(turn);
   let admissionToken: string | null = null;
   if (turn.kind !== 'closed') {
@@ -153,7 +153,7 @@ saleArea.all('/:eventId/*', async (c) => {
     if (!(err instanceof GatewayError) || err.code === 'ORIGIN_UNAVAILABLE') throw err;
   }
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-    throw new GatewayError('ADMISSION_REQUIRED', 'wait in the queue for your turn first');
+    throw new GatewayError('ADMISSION_REQUIRED', { detail: 'wait in the queue for your turn first' });
   }
   const turn = await answerTurn(c, eventId, await ticketOrNull(c, eventId));
   if (turn.admissionToken) {
@@ -193,7 +193,7 @@ queueApi.post('/:eventId/join', async (c) => {
 queueApi.get('/:eventId/status', async (c) => {
   const eventId = eventIdParam(c);
   const ticket = await readTicket(c, eventId, Date.now());
-  if (!ticket) throw new GatewayError('TICKET_REQUIRED', `join first: POST /_wr/events/${eventId}/join`);
+  if (!ticket) throw new GatewayError('TICKET_REQUIRED', { detail: `join first: POST /_wr/events/${eventId}/join` });
   const turn = await answerTurn(c, eventId, ticket);
   statusHeaders(c, turn);
   return c.json(turn.body);
@@ -204,7 +204,7 @@ queueApi.post('/:eventId/leave', async (c) => {
   const ticket = await readTicket(c, eventId, Date.now());
   if (!ticket) throw new GatewayError('TICKET_REQUIRED');
   const cursor = await edgeCursor(c, eventId, Date.now());
-  if (!cursor) throw new GatewayError('EVENT_NOT_FOUND', `no event "${eventId}"`);
+  if (!cursor) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
   const shard = shardOf(ticket.visitorId, cursor.shards);
   const opts = { idempotent: true, eventId };
   const [admission, place] = await Promise.all([
@@ -229,7 +229,7 @@ queueApi.get('/:eventId/draw', async (c) => {
     name: 'waitingRoom.drawRecord',
     eventId,
   });
-  if (!record) throw new GatewayError('NOT_FOUND', 'this event has no lottery');
+  if (!record) throw new GatewayError('NOT_FOUND', { detail: 'this event has no lottery' });
   c.header('cache-control', record.drawn ? 'public, max-age=300' : 'public, max-age=10');
   c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsDrawPage(c.req.header('accept'), c.req.query('format'))) {
