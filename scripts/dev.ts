@@ -1,8 +1,12 @@
 // `npm start`: the gateway, both Durable Objects and the origin stub on localhost, with the demo event.
 import { DEMO_EVENT, putEvent, startDevServer } from './lib/dev-server.ts';
 
-// PORT picks another port than 8787 (e.g. to run two copies side by side).
-const server = await startDevServer({ port: Number(process.env.PORT) || 8787 });
+// PORT picks another port than 8787 (e.g. to run two copies side by side); ORIGIN_URL sends admitted
+// visitors to an origin of your own (e.g. `npm run example-origin` on :8080) instead of the stub.
+const server = await startDevServer({
+  port: Number(process.env.PORT) || 8787,
+  ...(process.env.ORIGIN_URL ? { vars: { ORIGIN_URL: process.env.ORIGIN_URL } } : {}),
+});
 await putEvent(server, 'demo', DEMO_EVENT);
 console.log(`
   Waiting room gateway is up.

@@ -52,6 +52,7 @@ for (const project of [
   'tsconfig.node.json',
   'origin-sdk/tsconfig.json',
   'origin-sdk/test/tsconfig.json',
+  'example-origin/tsconfig.json',
 ]) {
   step(`type-check ${project}`, bin('tsc'), ['-p', project]);
 }
@@ -59,7 +60,7 @@ step('import rules: arrows one way, no circles (dependency-cruiser, .dependency-
   bin('depcruise'),
   '--config',
   '.dependency-cruiser.cjs',
-  ...['src', 'durable-objects', 'contracts', 'origin-stub', 'origin-sdk/src'],
+  ...['src', 'durable-objects', 'contracts', 'origin-stub', 'origin-sdk/src', 'example-origin'],
 ]);
 step('formatting (prettier --check)', bin('prettier'), ['--check', '.']);
 

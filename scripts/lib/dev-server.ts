@@ -37,10 +37,11 @@ export const DEMO_EVENT = {
  * @param opts.inspectorPort devtools port (default: any free port)
  * @param opts.persistTo storage folder (default .wrangler/state)
  * @param opts.quiet hide wrangler's output
+ * @param opts.vars gateway settings to override (`wrangler dev --var`), e.g. `{ ORIGIN_URL: 'http://127.0.0.1:8080' }`
  * @throws Error when the gateway does not answer within 60 s
  */
 export async function startDevServer(
-  opts: { port?: number; inspectorPort?: number; persistTo?: string; quiet?: boolean } = {},
+  opts: { port?: number; inspectorPort?: number; persistTo?: string; quiet?: boolean; vars?: Record<string, string> } = {},
 ): Promise<DevServer> {
   ensureDevVars(ROOT);
   const port = opts.port ?? 8787;
@@ -59,6 +60,7 @@ export async function startDevServer(
     '--persist-to',
     opts.persistTo ?? '.wrangler/state',
     '--show-interactive-dev-session=false',
+    ...Object.entries(opts.vars ?? {}).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
   ];
   const child = spawn(nodeBinary(), [wrangler, ...args], {
     cwd: ROOT,

@@ -1,0 +1,134 @@
+// A small ticketing site behind the waiting room gateway, on Hono and Node: a home page and static
+// assets (no room covers them: the gateway passes them through), an event page and a checkout
+// (inside the event's room: admitted visitors only), all measured for the gateway's health reports.
+import { readFileSync } from 'node:fs';
+import { Hono } from 'hono';
+// In your own project: `from '@waiting-room/origin-sdk'` and `'@waiting-room/origin-sdk/hono'`.
+import { GatewayClient, HealthReporter, revokeSession, type Hold } from '../origin-sdk/src/index.ts';
+import { admissionMiddleware, healthMiddleware, type AdmissionVariables } from '../origin-sdk/src/hono.ts';
+
+/** Settings of the example origin (from the environment in server.ts). */
+export interface ExampleOriginConfig {
+  /** The gateway's public base URL: JWKS, origin API (e.g. `http://127.0.0.1:8787`). */
+  gatewayUrl: string;
+  /** The gateway's ORIGIN_HMAC_SECRET. */
+  secret: string;
+  /** The event whose pages this origin serves under `/events/{eventId}/`. */
+  eventId: string;
+  /** The gateway's TOKEN_ISSUER (default `waiting-room-gateway`). */
+  issuer?: string;
+  /** Health report interval, ms (default 2,000). */
+  reportIntervalMs?: number;
+  /** Extra service time of every event page and checkout, ms (a slow origin, to watch the rate fall; default 0). */
+  slowMs?: number;
+}
+
+const CSS = readFileSync(new URL('./static/site.css', import.meta.url), 'utf8');
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const page = (title: string, body: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>` +
+  `<link rel="stylesheet" href="/static/site.css"></head><body>${body}</body></html>`;
+
+/** The site's Hono app and its health reporter (call `health.start()` to report, `health.stop()` to end). */
+export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables: AdmissionVariables }>; health: HealthReporter } {
+  const health = new HealthReporter({
+    gatewayUrl: cfg.gatewayUrl,
+    eventId: cfg.eventId,
+    secret: cfg.secret,
+    ...(cfg.reportIntervalMs ? { intervalMs: cfg.reportIntervalMs } : {}),
+  });
+  const gateway = new GatewayClient({ gatewayUrl: cfg.gatewayUrl, eventId: cfg.eventId, secret: cfg.secret });
+  const slow = async () => {
+    if (cfg.slowMs) await new Promise((r) => setTimeout(r, cfg.slowMs));
+  };
+  const app = new Hono<{ Variables: AdmissionVariables }>();
+  // Every request counts towards the origin's latency percentiles and error rate.
+  app.use('*', healthMiddleware(health));
+
+  app.get('/', (c) =>
+    c.html(
+      page(
+        'Example Tickets',
+        `<h1>Example Tickets</h1><p>Our home page: the gateway passes it through, with no cookie of its own.</p>` +
+          `<p><a id="event" href="/events/${cfg.eventId}/">Tickets for ${esc(cfg.eventId)}</a></p>`,
+      ),
+    ),
+  );
+  app.get('/static/site.css', (c) =>
+    c.body(CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' }),
+  );
+
+  // The event's room: only visitors the gateway admitted (the token it forwards, checked against its JWKS).
+  const room = `/events/${cfg.eventId}`;
+  app.use(`${room}/*`, admissionMiddleware({ eventId: cfg.eventId, gatewayUrl: cfg.gatewayUrl, issuer: cfg.issuer, reporter: health }));
+  app.get(`${room}/`, async (c) => {
+    await slow();
+    const who = c.var.admission.visitorId;
+    return c.html(
+      page(
+        `Tickets: ${cfg.eventId}`,
+        `<h1>Choose your seat</h1><p id="who" data-visitor="${esc(who)}">You are in. Your session ends at ` +
+          `${new Date(c.var.admission.expiresAtMs).toISOString()}.</p>` +
+          `<button id="hold" data-seat="A1">Hold seat A1</button> <button id="buy" disabled>Buy</button>` +
+          `<p id="message" data-status=""></p>` +
+          `<script type="module">${EVENT_SCRIPT.replaceAll('__EVENT__', cfg.eventId)}</script>`,
+      ),
+      200,
+      { 'cache-control': 'private, no-store' },
+    );
+  });
+  // Checkout with the SDK's hold client: read the hold, payment pending, (your payment provider
+  // here, with the order id as its idempotency key), confirm with the order id and the price.
+  app.post(`${room}/checkout`, async (c) => {
+    await slow();
+    const body = (await c.req.json().catch(() => null)) as { holdId?: unknown } | null;
+    if (typeof body?.holdId !== 'string' || !body.holdId || body.holdId.length > 128)
+      return c.json({ status: 'FAILED', message: 'holdId is required' }, 400);
+    const account = c.var.admission.visitorId;
+    const read = await gateway.getHold(body.holdId);
+    if (read.kind === 'no_answer') return c.json({ status: 'FAILED', message: 'The ticket system did not answer. Try again.' }, 503);
+    if (read.kind === 'refused' || read.hold.account !== account || read.hold.status !== 'HELD')
+      return c.json({ status: 'FAILED', message: 'This hold is not active for you.' }, 409);
+    const pending = await gateway.paymentPending(body.holdId, { account });
+    if (pending.kind !== 'ok') return c.json({ status: 'FAILED', message: 'The hold could not be moved to payment.' }, 409);
+    const orderId = `ord-${crypto.randomUUID()}`;
+    // A real site authorizes the card here (docs/origin-contract.md); this example takes it as paid.
+    const sold = await gateway.confirm(body.holdId, { orderId, amountMinor: read.hold.priceMinor, account });
+    if (sold.kind === 'no_answer')
+      return c.json({ status: 'PROCESSING', orderId, message: 'Confirming your seats; do not pay again.' }, 202);
+    if (sold.kind === 'refused') return c.json({ status: 'FAILED', orderId, message: `Not confirmed (${sold.code}).` }, 409);
+    // Done: free this visitor's slot for the next one in line (X-WR-Command: revoke).
+    revokeSession(c.res.headers);
+    return c.json({
+      status: 'PAID',
+      orderId,
+      message: `Paid for ${label(sold.hold)}. Order ${orderId.slice(4, 12)}.`,
+      tickets: sold.hold.seatIds,
+    });
+  });
+  return { app, health };
+}
+
+function label(h: Hold): string {
+  return h.seatIds.length > 0 ? h.seatIds.join(', ') : `${h.quantity} x ${h.tier ?? 'ticket'}`;
+}
+
+/** The event page's script: a hold through the gateway's visitor API, then the origin's checkout. */
+const EVENT_SCRIPT = `
+const msg = document.getElementById('message');
+const show = (status, text) => { msg.dataset.status = status; msg.textContent = text; };
+let holdId = null;
+document.getElementById('hold').onclick = async () => {
+  const res = await fetch('/_wr/events/__EVENT__/holds', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, body: JSON.stringify({ seatIds: ['A1'] }) });
+  const body = await res.json();
+  if (res.status !== 201) return show('FAILED', 'Could not hold A1: ' + (body.code || res.status));
+  holdId = body.holdId;
+  document.getElementById('buy').disabled = false;
+  show('HELD', 'Held A1');
+};
+document.getElementById('buy').onclick = async () => {
+  const res = await fetch('/events/__EVENT__/checkout', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ holdId }) });
+  const body = await res.json();
+  show(body.status, body.message);
+};
+`;
