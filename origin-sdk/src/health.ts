@@ -44,8 +44,14 @@ export interface HealthReporterOptions {
   timeoutMs?: number;
   /** How reports are sent (default global `fetch`). */
   fetch?: FetchLike;
-  /** Clock, epoch ms (default Date.now). */
+  /** Clock, epoch ms (default Date.now): the window's time and the signatures' timestamps. */
   clock?: () => number;
+  /**
+   * Timer for latencies, ms (default `performance.now`, monotonic and sub-millisecond; with a
+   * custom `clock` and no timer, the clock). In a Worker it advances only across I/O, which is
+   * what an origin's latency is made of there.
+   */
+  timer?: () => number;
   /** Buyers active now; default: distinct visitors passed to `seen()` in the last 60 s. */
   activeBuyers?: () => number;
   /** How many buyers the origin believes it can serve at once, if it knows (the controller's capacity hint). */
@@ -74,10 +80,12 @@ export class HealthReporter {
   private readonly timeoutMs: number;
   private readonly fetchFn: FetchLike;
   private readonly opts: HealthReporterOptions;
-  private timer: ReturnType<typeof setInterval> | null = null;
+  private ticker: ReturnType<typeof setInterval> | null = null;
   private sending: Promise<ReportOutcome> | null = null;
   /** Clock, epoch ms. */
   readonly clock: () => number;
+  /** Latency timer, ms (middleware read it at the start and the end of a request). */
+  readonly timer: () => number;
 
   /** @throws TypeError naming the option when one is missing or out of range (nothing starts) */
   constructor(opts: HealthReporterOptions) {
@@ -98,6 +106,7 @@ export class HealthReporter {
     this.secret = opts.secret;
     this.fetchFn = opts.fetch ?? ((r) => fetch(r));
     this.clock = opts.clock ?? Date.now;
+    this.timer = opts.timer ?? opts.clock ?? (() => performance.now());
     this.opts = opts;
   }
 
@@ -119,25 +128,30 @@ export class HealthReporter {
    * @param isError tells a failure from the result (default: none is)
    */
   async measure<T>(fn: () => Promise<T> | T, isError: (result: T) => boolean = () => false): Promise<T> {
-    const started = this.clock();
+    const started = this.timer();
     try {
       const result = await fn();
-      this.record(this.clock() - started, !isError(result));
+      this.record(this.timer() - started, !isError(result));
       return result;
     } catch (err) {
-      this.record(this.clock() - started, false);
+      this.record(this.timer() - started, false);
       throw err;
     }
   }
 
-  /** The report for the window ending now (what `report()` would send). */
+  /**
+   * The report for the window ending now (what `report()` would send). Latencies are rounded up
+   * to whole ms once anything was measured: the gateway reads a p99 under 1 ms as "nothing
+   * measured" (an idle window, never a reason to raise the rate), so a fast origin must not look idle.
+   */
   snapshot(): HealthReport {
     const now = this.clock();
     const s = this.window.stats(now);
     const hint = this.opts.capacityHint?.();
+    const ms = (v: number) => (s.count === 0 ? 0 : Math.max(1, Math.ceil(v)));
     return {
-      p50LatencyMs: Math.round(s.p50LatencyMs),
-      p99LatencyMs: Math.round(s.p99LatencyMs),
+      p50LatencyMs: ms(s.p50LatencyMs),
+      p99LatencyMs: ms(s.p99LatencyMs),
       errorRate: s.errorRate,
       activeBuyers: this.opts.activeBuyers ? this.opts.activeBuyers() : this.buyers.count(now),
       windowSeconds: this.window.windowMs / 1000,
@@ -156,18 +170,18 @@ export class HealthReporter {
 
   /** Reports now and then every `intervalMs` until `stop()`. The timer does not keep a Node process alive. Idempotent. */
   start(): this {
-    if (this.timer) return this;
+    if (this.ticker) return this;
     const tick = () => void this.report().then(this.opts.onReport ?? warnUnlessAccepted);
     tick();
-    this.timer = setInterval(tick, this.intervalMs);
-    (this.timer as { unref?: () => void }).unref?.();
+    this.ticker = setInterval(tick, this.intervalMs);
+    (this.ticker as { unref?: () => void }).unref?.();
     return this;
   }
 
   /** Stops `start()`'s reports. */
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
   }
 
   private async post(): Promise<ReportOutcome> {

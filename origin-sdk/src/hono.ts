@@ -15,11 +15,11 @@ export interface AdmissionVariables {
  */
 export function healthMiddleware(reporter: HealthReporter): MiddlewareHandler {
   return async function healthMiddleware(c, next) {
-    const started = reporter.clock();
+    const started = reporter.timer();
     try {
       await next();
     } finally {
-      reporter.record(reporter.clock() - started, !c.error && c.res.status < 500);
+      reporter.record(reporter.timer() - started, !c.error && c.res.status < 500);
     }
   };
 }

@@ -16,8 +16,8 @@ export interface NodeResponseLike {
  */
 export function nodeHealth(reporter: HealthReporter): (req: unknown, res: NodeResponseLike, next?: (err?: unknown) => void) => void {
   return function nodeHealth(_req, res, next) {
-    const started = reporter.clock();
-    res.once('finish', () => reporter.record(reporter.clock() - started, res.statusCode < 500));
+    const started = reporter.timer();
+    res.once('finish', () => reporter.record(reporter.timer() - started, res.statusCode < 500));
     next?.();
   };
 }

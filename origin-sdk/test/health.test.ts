@@ -54,6 +54,17 @@ describe('HealthReporter', () => {
     expect(ok).toBe(true);
   });
 
+  it('rounds measured latencies up to whole ms, so a sub-millisecond origin never reads as idle (p99 < 1 ms = nothing measured)', async () => {
+    const { r, g } = reporter();
+    r.record(0.3, true);
+    r.record(0, true);
+    await r.report();
+    expect(JSON.parse(g.posts[0]!.body)).toMatchObject({ p50LatencyMs: 1, p99LatencyMs: 1 });
+    const fast = reporter({ clock: undefined });
+    await fast.r.measure(async () => {});
+    expect(fast.r.snapshot().p99LatencyMs).toBe(1);
+  });
+
   it('reports an idle origin as healthy and empty, not as silence', async () => {
     const { r, g, advance } = reporter();
     r.record(900, false);
