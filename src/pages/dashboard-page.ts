@@ -1,16 +1,20 @@
 // The organizer dashboard: a static page that reads the admin API with the token the organizer types.
+import { LANGS, LANG_NAMES } from './i18n';
+import { PREVIEW_PHASES } from './preview';
 
 /** The dashboard's script: static, so a CSP hash can allow exactly it. */
 export const DASHBOARD_SCRIPT = `
 (() => {
   const $ = (id) => document.getElementById(id);
+  const LAST = 'wr_last_event';
   let token = sessionStorage.getItem('wr_admin_token') || '';
-  let eventId = new URLSearchParams(location.search).get('event') || '';
+  let eventId = new URLSearchParams(location.search).get('event') || localStorage.getItem(LAST) || '';
   let current = null, stickyUntil = 0, dirty = false;
-  async function api(method, path, body) {
+  async function api(method, path, body, raw) {
     const r = await fetch('/_wr/admin' + path, { method, headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+    if (r.status === 401) signOut('Signed out: the token was refused');
+    if (raw) return { ok: r.ok, text: await r.text() };
     const data = await r.json().catch(() => ({}));
-    if (r.status === 401) { sessionStorage.removeItem('wr_admin_token'); token = ''; show(false); }
     return { ok: r.ok, data };
   }
   // Answers to the organizer's actions stay for 8 s; the periodic "Updated" does not overwrite them.
@@ -22,36 +26,62 @@ export const DASHBOARD_SCRIPT = `
   const set = (k, v) => { document.querySelector('[data-k="' + k + '"]').textContent = v; };
   const num = (n, d = 0) => n === null || n === undefined ? '-' : Number(n).toLocaleString(undefined, { maximumFractionDigits: d });
   const pct = (x) => x === null || x === undefined ? '-' : (x * 100).toFixed(1) + '%';
-  function show(signedIn) { $('login').hidden = signedIn; $('main').hidden = !signedIn; $('event').hidden = !signedIn; }
+  function show(signedIn) { $('login').hidden = signedIn; $('main').hidden = !signedIn; $('bar').hidden = !signedIn; }
+  function signOut(why) {
+    sessionStorage.removeItem('wr_admin_token'); token = ''; current = null;
+    show(false); $('token').value = ''; say(why || 'Signed out', false, true);
+  }
 
-  function chart(svg, series, opts = {}) {
-    const w = 600, h = 150, pad = 28;
-    svg.setAttribute('viewBox', '0 0 ' + w + ' ' + h);
+  // What limits admissions now: the WaitingRoom's own answer (stats().binding, whatBinds in
+  // durable-objects/waiting-room/admission-pace.ts), named for people.
+  const BINDS = { closed: 'Closed', sold_out: 'Sold out', not_on_sale: 'Not on sale yet', paused: 'Paused', queue_empty: 'Nobody waiting',
+    max_active: 'Max active visitors', active_limit: "The controller's active limit", unclaimed_places: 'Unclaimed places',
+    origin_silent: 'Origin silent or failing', fixed_rate: 'Fixed rate', release_rate: 'Release rate' };
+  const binding = (q) => q.binding ? { what: BINDS[q.binding.binds] || q.binding.binds, why: q.binding.detail } : { what: '-', why: '' };
+
+  // A chart: SVG lines (strokes keep their width at any size), labels and legend in HTML, so
+  // they stay readable on a phone.
+  function chart(id, series, opts = {}) {
+    const box = $(id), svg = box.querySelector('svg'), w = 600, h = 200;
     const ns = 'http://www.w3.org/2000/svg';
+    svg.setAttribute('viewBox', '0 0 ' + w + ' ' + h);
     svg.replaceChildren();
     const all = series.flatMap((s) => s.points.map((p) => p[1])).filter((v) => v !== null);
     if (opts.line !== undefined) all.push(opts.line);
-    const max = Math.max(1, ...all);
+    const max = Math.max(1, ...all) * 1.1;
     // The time axis spans the data (at least 2 minutes, at most 30), so a short run is readable.
-    const first = Math.min(...series.flatMap((s) => s.points.map((p) => p[0])), Date.now() - 2 * 60_000);
-    const t0 = Math.max(first, Date.now() - 30 * 60_000), spanMin = Math.round((Date.now() - t0) / 60_000);
-    const x = (t) => pad + ((t - t0) / (Date.now() - t0)) * (w - pad - 4);
-    const y = (v) => h - pad + 8 - (v / max) * (h - pad - 22);
-    const text = (tx, ty, s) => { const e = document.createElementNS(ns, 'text'); e.setAttribute('x', tx); e.setAttribute('y', ty); e.setAttribute('font-size', '11'); e.setAttribute('fill', 'currentColor'); e.textContent = s; svg.append(e); };
-    text(2, 26, num(max)); text(2, h - pad + 8, '0'); text(w - 30, h - 4, 'now'); text(pad, h - 4, '-' + spanMin + ' min');
-    if (opts.line !== undefined) {
+    const now = Date.now();
+    const first = Math.min(...series.flatMap((s) => s.points.map((p) => p[0])), now - 2 * 60_000);
+    const t0 = Math.max(first, now - 30 * 60_000);
+    const x = (t) => ((t - t0) / (now - t0)) * w;
+    const y = (v) => h - (v / max) * h;
+    const line = (y1, color, dash) => {
       const l = document.createElementNS(ns, 'line');
-      l.setAttribute('x1', pad); l.setAttribute('x2', w - 4); l.setAttribute('y1', y(opts.line)); l.setAttribute('y2', y(opts.line));
-      l.setAttribute('stroke', '#dc2626'); l.setAttribute('stroke-dasharray', '4 4'); svg.append(l);
-    }
+      l.setAttribute('x1', 0); l.setAttribute('x2', w); l.setAttribute('y1', y1); l.setAttribute('y2', y1);
+      l.setAttribute('stroke', color); l.setAttribute('vector-effect', 'non-scaling-stroke');
+      if (dash) l.setAttribute('stroke-dasharray', '6 4');
+      svg.append(l);
+    };
+    for (const f of [0.25, 0.5, 0.75]) line(h * f, 'color-mix(in srgb, currentColor 12%, transparent)');
+    if (opts.line !== undefined) line(y(opts.line), '#dc2626', true);
     for (const s of series) {
       const pts = s.points.filter((p) => p[1] !== null).map((p) => x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1));
       if (!pts.length) continue;
       const pl = document.createElementNS(ns, 'polyline');
-      pl.setAttribute('points', pts.join(' ')); pl.setAttribute('fill', 'none'); pl.setAttribute('stroke', s.color); pl.setAttribute('stroke-width', '2');
+      pl.setAttribute('points', pts.join(' ')); pl.setAttribute('fill', 'none'); pl.setAttribute('stroke', s.color);
+      pl.setAttribute('stroke-width', '2.5'); pl.setAttribute('vector-effect', 'non-scaling-stroke');
       svg.append(pl);
     }
-    series.forEach((s, i) => { const e = document.createElementNS(ns, 'text'); e.setAttribute('x', w - 160 * (series.length - i)); e.setAttribute('y', 12); e.setAttribute('font-size', '12'); e.setAttribute('fill', s.color); e.textContent = '— ' + s.name; svg.append(e); });
+    box.querySelector('.ymax').textContent = num(max / 1.1) + (opts.unit || '');
+    box.querySelector('.xmin').textContent = '-' + Math.round((now - t0) / 60_000) + ' min';
+    box.querySelector('.legend').replaceChildren(...series.map((s) => {
+      const li = document.createElement('li'), sw = document.createElement('i');
+      sw.style.background = s.color;
+      const lastPoint = s.points.filter((p) => p[1] !== null).at(-1);
+      li.append(sw, s.name + ': ' + (lastPoint ? num(lastPoint[1]) + (opts.unit || '') : '-'));
+      return li;
+    }).concat(opts.line !== undefined ? [Object.assign(document.createElement('li'), { className: 'target', textContent: 'target ' + num(opts.line) + (opts.unit || '') })] : []));
+    svg.setAttribute('aria-label', box.querySelector('h3').textContent + '. ' + box.querySelector('.legend').textContent);
   }
 
   async function loadEvents() {
@@ -59,12 +89,15 @@ export const DASHBOARD_SCRIPT = `
     if (!r.ok) return false;
     const sel = $('event');
     sel.replaceChildren(...r.data.events.map((e) => { const o = document.createElement('option'); o.value = e.eventId; o.textContent = e.name + ' (' + e.eventId + ')'; return o; }));
+    // The event used last on this browser (or from a link); a remembered one that is gone falls back to the first.
+    if (eventId && !r.data.events.some((e) => e.eventId === eventId) && !new URLSearchParams(location.search).get('event')) eventId = '';
     if (!eventId && r.data.events.length) eventId = r.data.events[0].eventId;
     // The picker always names the event the page acts on, even one from a link and not in the list.
     if (eventId && !r.data.events.some((e) => e.eventId === eventId)) {
       const o = document.createElement('option'); o.value = eventId; o.textContent = eventId + ' (not in the list)'; sel.prepend(o);
     }
     sel.value = eventId;
+    if (eventId) localStorage.setItem(LAST, eventId);
     return true;
   }
 
@@ -89,6 +122,8 @@ export const DASHBOARD_SCRIPT = `
     set('seats', num(inv.seats.held + inv.seats.paymentPending) + ' / ' + num(inv.seats.sold + inv.tiers.reduce((a, t) => a + t.sold, 0)));
     set('reconcile', num(inv.seats.needsReconciliation));
     set('mode', q.mode === 'closed' ? 'closed: no new holds; holds already made can still be paid' : q.mode);
+    const b = binding(q);
+    set('binds', b.what); set('bindsWhy', b.why);
     if (!dirty && document.activeElement?.form !== $('bounds')) {
       $('policy').value = cfg.policy; $('minRate').value = cfg.minReleaseRatePerMinute; $('maxRate').value = cfg.releaseRatePerMinute;
       $('maxActive').value = cfg.maxActiveVisitors; $('target').value = cfg.targetP99Ms;
@@ -96,9 +131,9 @@ export const DASHBOARD_SCRIPT = `
     const pts = (k) => samples.map((s) => [s.at, s[k]]);
     // Actual admissions per minute, from the admitted totals of consecutive samples.
     const admitted = samples.slice(1).map((s, i) => [s.at, ((s.admittedTotal - samples[i].admittedTotal) * 60_000) / Math.max(1, s.at - samples[i].at)]);
-    chart($('chartRate'), [{ name: 'release rate', color: '#2563eb', points: pts('rate') }, { name: 'admitted', color: '#16a34a', points: admitted }]);
-    chart($('chartP99'), [{ name: 'origin p99', color: '#9333ea', points: pts('originP99Ms') }], { line: cfg.targetP99Ms });
-    chart($('chartQueue'), [{ name: 'waiting', color: '#ea580c', points: pts('waiting') }, { name: 'active', color: '#0891b2', points: pts('active') }]);
+    chart('chartRate', [{ name: 'release rate', color: '#2563eb', points: pts('rate') }, { name: 'admitted', color: '#16a34a', points: admitted }], { unit: '/min' });
+    chart('chartP99', [{ name: 'origin p99', color: '#9333ea', points: pts('originP99Ms') }], { line: cfg.targetP99Ms, unit: ' ms' });
+    chart('chartQueue', [{ name: 'waiting', color: '#ea580c', points: pts('waiting') }, { name: 'active', color: '#0891b2', points: pts('active') }]);
     $('log').replaceChildren(...q.rateLog.map((e) => {
       const tr = document.createElement('tr');
       for (const v of [new Date(e.at).toLocaleTimeString(), num(e.rate), e.reason]) { const td = document.createElement('td'); td.textContent = v; tr.append(td); }
@@ -106,6 +141,18 @@ export const DASHBOARD_SCRIPT = `
     }));
     say('Updated ' + new Date().toLocaleTimeString());
   }
+
+  // The waiting page as visitors see it, from the preview API, in a frame that runs no script.
+  async function preview() {
+    if (!eventId) return;
+    const q = '?phase=' + $('pvPhase').value + '&lang=' + encodeURIComponent($('pvLang').value);
+    const r = await api('GET', '/events/' + encodeURIComponent(eventId) + '/preview' + q, undefined, true);
+    const frame = $('pvFrame');
+    frame.className = $('pvPhone').checked ? 'phone' : '';
+    frame.srcdoc = r.ok ? r.text : '<p>Preview unavailable</p>';
+  }
+  for (const id of ['pvPhase', 'pvLang', 'pvPhone']) $(id).onchange = preview;
+  $('pvShow').onclick = preview;
 
   async function act(method, path, body, done) {
     const r = await api(method, '/events/' + encodeURIComponent(eventId) + path, body);
@@ -127,23 +174,38 @@ export const DASHBOARD_SCRIPT = `
     const cfg = { ...current.config, policy: $('policy').value, minReleaseRatePerMinute: Number($('minRate').value), releaseRatePerMinute: Number($('maxRate').value), maxActiveVisitors: Number($('maxActive').value), targetP99Ms: Number($('target').value) };
     act('PUT', '', cfg, 'Saved');
   };
-  $('event').onchange = () => { dirty = false; eventId = $('event').value; history.replaceState(null, '', '?event=' + encodeURIComponent(eventId)); refresh(); };
+  $('event').onchange = () => {
+    dirty = false; eventId = $('event').value; localStorage.setItem(LAST, eventId);
+    history.replaceState(null, '', '?event=' + encodeURIComponent(eventId));
+    refresh(); if ($('pv').open) preview();
+  };
+  $('pv').ontoggle = () => { if ($('pv').open) preview(); };
+  $('signout').onclick = () => signOut();
   $('login').onsubmit = async (e) => {
     e.preventDefault();
     token = $('token').value;
-    if (await loadEvents()) { sessionStorage.setItem('wr_admin_token', token); show(true); refresh(); } else say('Wrong token', true);
+    if (await loadEvents()) { sessionStorage.setItem('wr_admin_token', token); show(true); say('Signed in', false, true); refresh(); } else { token = ''; say('Wrong token', true, true); }
   };
   (async () => { if (token && (await loadEvents())) { show(true); refresh(); } })();
   setInterval(() => { if (!document.hidden) refresh(); }, 2000);
 })();
 `;
 
+const chartBox = (id: string, title: string) => `<figure id="${id}" class="chart">
+    <h3>${title}</h3><ul class="legend"></ul>
+    <div class="plot"><span class="ymax"></span><span class="yzero">0</span><svg role="img" preserveAspectRatio="none"></svg></div>
+    <div class="xaxis"><span class="xmin"></span><span>now</span></div>
+  </figure>`;
+
 /**
  * The dashboard HTML. It holds no data and no secret: after sign-in it keeps the admin token in
- * sessionStorage (this tab only) and calls the admin API with it every 2 s. Every value is written
- * with textContent or as SVG numbers, so nothing from the API is parsed as HTML.
+ * sessionStorage (this tab only; "Sign out" forgets it) and calls the admin API with it every 2 s;
+ * it opens on the event this browser used last (localStorage, ids only). Every value is written
+ * with textContent or as SVG numbers, so nothing from the API is parsed as HTML; the waiting page
+ * preview is shown in a sandboxed frame that runs no script.
  */
 export function dashboardPage(): string {
+  const option = (value: string, label: string) => `<option value="${value}">${label}</option>`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -153,28 +215,51 @@ export function dashboardPage(): string {
 <title>Waiting room - organizer</title>
 <style>
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; --line: color-mix(in srgb, CanvasText 15%, transparent); }
-  body { margin: 0 auto; max-width: 72rem; padding: 1rem 1.25rem 3rem; }
-  header { display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; }
+  body { margin: 0 auto; max-width: 76rem; padding: .75rem 1rem 3rem; }
+  header { display: flex; gap: .6rem 1rem; align-items: center; flex-wrap: wrap; }
   h1 { font-size: 1.3rem; margin: .5rem 1rem .5rem 0; }
-  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: .6rem; margin: 1rem 0; }
+  h2 { font-size: 1.15rem; margin: 1.75rem 0 .5rem; }
+  #bar { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; flex: 1; }
+  #event { max-width: 100%; flex: 1 1 14rem; }
+  #signout { margin-left: auto; }
+  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(10.5rem, 1fr)); gap: .6rem; margin: 1rem 0; }
   .card { border: 1px solid var(--line); border-radius: .6rem; padding: .6rem .8rem; }
-  .card b { display: block; font-size: 1.5rem; font-variant-numeric: tabular-nums; }
-  .card span { font-size: .8rem; opacity: .75; }
-  .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(20rem, 1fr)); gap: .8rem; }
-  svg { width: 100%; height: 9rem; border: 1px solid var(--line); border-radius: .6rem; }
-  table { border-collapse: collapse; width: 100%; font-size: .85rem; }
-  td, th { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+  .card b { display: block; font-size: 1.45rem; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+  .card span { font-size: .85rem; opacity: .8; }
+  .card.binds { grid-column: 1 / -1; border-color: #2563eb; background: color-mix(in srgb, #2563eb 7%, transparent); }
+  .card.binds small { display: block; font-size: .95rem; opacity: .85; }
+  .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 22rem), 1fr)); gap: 1rem; }
+  .chart { margin: 0; border: 1px solid var(--line); border-radius: .6rem; padding: .7rem .8rem; }
+  .chart h3 { font-size: 1rem; margin: 0 0 .3rem; }
+  .legend { display: flex; flex-wrap: wrap; gap: .2rem 1rem; list-style: none; padding: 0; margin: 0 0 .4rem; font-size: .9rem; }
+  .legend i { display: inline-block; width: .9rem; height: .25rem; margin-right: .35rem; vertical-align: middle; border-radius: 1px; }
+  .legend .target { color: #dc2626; }
+  .plot { position: relative; padding-left: 3.6rem; }
+  .plot span { position: absolute; left: 0; font-size: .85rem; font-variant-numeric: tabular-nums; opacity: .8; }
+  .ymax { top: 0; } .yzero { bottom: 0; }
+  svg { display: block; width: 100%; height: 11rem; border-left: 1px solid var(--line); border-bottom: 1px solid var(--line); }
+  .xaxis { display: flex; justify-content: space-between; padding-left: 3.6rem; font-size: .85rem; opacity: .8; }
+  table { border-collapse: collapse; width: 100%; font-size: .9rem; }
+  td, th { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
   form, .controls { display: flex; gap: .5rem; flex-wrap: wrap; align-items: end; margin: .5rem 0; }
-  label { display: grid; font-size: .8rem; gap: .2rem; }
-  input, select, button { font: inherit; padding: .3rem .5rem; }
+  label { display: grid; font-size: .85rem; gap: .2rem; }
+  input, select, button { font: inherit; padding: .35rem .55rem; }
+  input[type=number] { width: 7.5rem; }
   .warn { color: #b45309; }
+  details#pv { margin-top: 1.75rem; }
+  details#pv summary { font-size: 1.15rem; font-weight: 700; cursor: pointer; }
+  iframe { display: block; width: 100%; height: 44rem; border: 1px solid var(--line); border-radius: .6rem; background: #fff; }
+  iframe.phone { width: 390px; max-width: 100%; height: 844px; }
   [hidden] { display: none !important; }
 </style>
 </head>
 <body>
 <header>
   <h1>Waiting room - organizer</h1>
-  <select id="event" aria-label="Event" hidden></select>
+  <div id="bar" hidden>
+    <select id="event" aria-label="Event"></select>
+    <button id="signout" type="button">Sign out</button>
+  </div>
   <span id="status" role="status" aria-live="polite"></span>
 </header>
 <form id="login">
@@ -183,6 +268,7 @@ export function dashboardPage(): string {
 </form>
 <main id="main" hidden>
   <section class="grid" aria-label="Live numbers">
+    <div class="card binds"><span>What limits admissions now</span><b data-k="binds">-</b><small data-k="bindsWhy"></small></div>
     <div class="card"><span>Waiting</span><b data-k="waiting">-</b></div>
     <div class="card"><span>Admitted per minute (last minute)</span><b data-k="admittedPerMinute">-</b></div>
     <div class="card"><span>Active / limit / max</span><b data-k="active">-</b></div>
@@ -197,26 +283,36 @@ export function dashboardPage(): string {
   <section class="controls" aria-label="Controls">
     <button id="pause">Pause</button>
     <button id="resume">Resume</button>
-    <label>Fixed rate per minute <input id="fixed" type="number" min="0" step="1" size="8"></label>
+    <label>Fixed rate per minute <input id="fixed" type="number" min="0" step="1"></label>
     <button id="setFixed">Set fixed rate</button>
     <button id="auto">Back to automatic</button>
   </section>
   <form id="bounds" aria-label="Bounds">
     <label>Policy <select id="policy"><option value="fifo">FIFO</option><option value="random">Lottery</option></select></label>
-    <label>Min rate/min <input id="minRate" type="number" min="0" step="1" size="8"></label>
-    <label>Max rate/min <input id="maxRate" type="number" min="1" step="1" size="8"></label>
-    <label>Max active visitors <input id="maxActive" type="number" min="1" step="1" size="8"></label>
-    <label>p99 target ms <input id="target" type="number" min="1" step="1" size="8"></label>
+    <label>Min rate/min <input id="minRate" type="number" min="0" step="1"></label>
+    <label>Max rate/min <input id="maxRate" type="number" min="1" step="1"></label>
+    <label>Max active visitors <input id="maxActive" type="number" min="1" step="1"></label>
+    <label>p99 target ms <input id="target" type="number" min="1" step="1"></label>
     <button>Save</button>
   </form>
   <h2>Last 30 minutes</h2>
   <div class="charts">
-    <div><span>Release rate and admissions per minute</span><svg id="chartRate" role="img" aria-label="Release rate chart"></svg></div>
-    <div><span>Origin p99 (ms) against the target</span><svg id="chartP99" role="img" aria-label="Origin p99 chart"></svg></div>
-    <div><span>Queue length and active visitors</span><svg id="chartQueue" role="img" aria-label="Queue length chart"></svg></div>
+  ${chartBox('chartRate', 'Release rate and admissions per minute')}
+  ${chartBox('chartP99', 'Origin p99 latency against the target')}
+  ${chartBox('chartQueue', 'Queue length and active visitors')}
   </div>
   <h2>Why the rate changed</h2>
   <table><thead><tr><th>Time</th><th>Rate</th><th>Reason</th></tr></thead><tbody id="log"></tbody></table>
+  <details id="pv">
+    <summary>Waiting page preview</summary>
+    <form class="controls" id="pvForm">
+      <label>Phase <select id="pvPhase">${PREVIEW_PHASES.map((p) => option(p, p.replace('_', ' '))).join('')}</select></label>
+      <label>Language <select id="pvLang">${LANGS.map((l) => option(l, LANG_NAMES[l])).join('')}</select></label>
+      <label><span><input id="pvPhone" type="checkbox" checked> Phone size (390 px)</span></label>
+      <button id="pvShow" type="button">Show</button>
+    </form>
+    <iframe id="pvFrame" class="phone" title="Waiting page preview" sandbox></iframe>
+  </details>
 </main>
 <script>${DASHBOARD_SCRIPT}</script>
 </body>
