@@ -1,125 +1,370 @@
-// The stub's sale page: seat map from the gateway, hold 1-6 seats, pay with the fake provider; an
-// unknown payment outcome shows as "processing" and is polled until it is final.
+// The stub's sale page: a stage and sections, then one section's seats; hold 1-6 seats with a live
+// countdown, pay with the fake provider, and a confirmation of the order. Six languages.
+import { requestLang, type Lang } from '../contracts/i18n';
+import { LANGS, LANG_NAMES } from '../contracts/i18n';
+import { signOriginRequest } from '../origin-sdk/src/index';
 import { formatMoney } from './money';
+import { SALE_MESSAGES } from './sale-messages';
+
+/** Columns of one section at most: 9 seats of 2 rem fit a 390 px phone with the row label. */
+export const SECTION_MAX_SEATS = 9;
+/** Rows of one section at most. */
+export const SECTION_MAX_ROWS = 10;
+
+/** What the page needs about the visitor and the event. */
+export interface SalePageInput {
+  eventId: string;
+  account: string;
+  /** The organizer's event name (escaped here); the id when the gateway did not say. */
+  eventName: string;
+  lang: Lang;
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+/** JSON safe inside a <script> element. */
+const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+/**
+ * The language of a sale page request: `?lang=`, the `wr_lang` cookie the waiting page's switch
+ * set (the gateway forwards it), else Accept-Language.
+ */
+export function saleLang(request: Request): Lang {
+  return requestLang({
+    query: new URL(request.url).searchParams.get('lang') ?? undefined,
+    cookie: request.headers.get('cookie') ?? undefined,
+    acceptLanguage: request.headers.get('accept-language') ?? undefined,
+  }).lang;
+}
+
+/**
+ * The event's name from the gateway's origin API (`GET /_wr/origin/events/{eventId}`, HMAC-signed
+ * like every origin call), or null when the gateway does not answer in time.
+ */
+export async function fetchEventName(gateway: Fetcher, secret: string, eventId: string, nowMs: number): Promise<string | null> {
+  const path = `/_wr/origin/events/${eventId}`;
+  try {
+    const res = await gateway.fetch(`https://gateway${path}`, {
+      headers: await signOriginRequest(secret, 'GET', path, '', nowMs),
+      signal: AbortSignal.timeout(3_000),
+    });
+    if (!res.ok) return null;
+    const body = (await res.json()) as { name?: unknown };
+    return typeof body.name === 'string' ? body.name : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The sale page asks the gateway for the event's name again after this long, ms. */
+export const EVENT_NAME_TTL_MS = 60_000;
+
+/**
+ * The event name lookup of one Shop object: `fetchEventName`, kept for EVENT_NAME_TTL_MS per
+ * event; the event id while the gateway does not answer (asked again on the next page).
+ */
+export function eventNames(env: Pick<OriginEnv, 'GATEWAY' | 'ORIGIN_HMAC_SECRET'>): (eventId: string) => Promise<string> {
+  const known = new Map<string, { at: number; name: string }>();
+  return async (eventId) => {
+    const now = Date.now();
+    const hit = known.get(eventId);
+    if (hit && now - hit.at < EVENT_NAME_TTL_MS) return hit.name;
+    const name = await fetchEventName(env.GATEWAY, env.ORIGIN_HMAC_SECRET, eventId, now);
+    if (name !== null) known.set(eventId, { at: now, name });
+    return name ?? eventId;
+  };
+}
 
 /**
  * Renders the sale page of an event for an admitted visitor. Prices are never constants of the
  * page: the gateway decides them (`seatPriceMinor`, `currency` of the event), so the page shows
  * the price and currency of the hold it placed (the hold answer carries `priceMinor` and
- * `currency`), and a seat price before holding only if the seat map carries one (`seatPriceMinor`
- * and `currency` fields, which it does). Amounts are formatted by `formatMoney`, whose
- * source is shipped to the browser, so the page and the shop's messages agree (JPY 5000, EUR 50.00).
+ * `currency`), and a seat price before holding only if the seat map carries one. Amounts are
+ * formatted by `formatMoney`, whose source is shipped to the browser, so the page and the shop's
+ * messages agree (JPY 5000, EUR 50.00).
+ *
+ * The map is section-first: the stage and the venue's sections (at most SECTION_MAX_ROWS rows of
+ * SECTION_MAX_SEATS seats: left, centre and right of each block of rows) with their free seats,
+ * then the chosen section's seats, as buttons that say row, number and state to a screen reader.
+ * It fits a 390 px phone without sideways scrolling. After paying, the page shows the order (also
+ * at `?order={orderId}`, for this account only).
  */
-export function salePage(eventId: string, account: string): string {
-  const id = JSON.stringify(eventId).replace(/</g, '\\u003c');
+export function salePage(input: SalePageInput): string {
+  const t = SALE_MESSAGES[input.lang];
+  const name = escapeHtml(input.eventName);
+  const data = {
+    eventId: input.eventId,
+    eventName: input.eventName,
+    lang: input.lang,
+    t,
+    maxSeats: SECTION_MAX_SEATS,
+    maxRows: SECTION_MAX_ROWS,
+  };
+  const card = (n: string) => `<code>${n}</code>`;
   return `<!doctype html>
-<html lang="en">
+<html lang="${input.lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Tickets - ${eventId}</title>
+<title>${name} - ${escapeHtml(t.title)}</title>
 <style>
-  :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
-  body { margin: 0 auto; max-width: 60rem; padding: 1rem; }
-  #map { display: grid; gap: .2rem; margin: 1rem 0; overflow-x: auto; padding-bottom: .5rem; }
-  .row { display: flex; gap: .2rem; flex-wrap: nowrap; align-items: center; }
-  .row b { flex: 0 0 2rem; font-size: .8rem; }
-  button.seat { flex: 0 0 2rem; height: 1.7rem; padding: 0; font-size: .6rem; border: 1px solid #888; border-radius: .3rem; background: #dcfce7; color: #111; cursor: pointer; }
-  button.seat[data-status="HELD"] { background: #fde68a; cursor: not-allowed; }
-  button.seat[data-status="SOLD"] { background: #9ca3af; cursor: not-allowed; }
-  button.seat.selected { background: #2563eb; color: white; }
-  button.seat.mine { background: #f59e0b; color: #111; outline: 2px solid #2563eb; }
-  .panel { position: sticky; bottom: 0; background: Canvas; border-top: 1px solid #8884; padding: .75rem 0; display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; }
-  #message { min-height: 1.5rem; }
+  :root { color-scheme: light dark; font-family: system-ui, sans-serif; --line: color-mix(in srgb, CanvasText 16%, transparent); --free: #16a34a; --sel: #2563eb; --mine: #f59e0b; --taken: #9ca3af; line-height: 1.45; }
+  body { margin: 0 auto; max-width: 64rem; padding: .75rem 1rem 0; }
+  header { display: flex; align-items: center; gap: 1rem; }
+  h1 { font-size: 1.45rem; margin: .3rem 0; overflow-wrap: anywhere; }
+  details.lang { margin-left: auto; position: relative; }
+  details.lang summary { cursor: pointer; padding: .35rem .7rem; border: 1px solid var(--line); border-radius: 2rem; white-space: nowrap; }
+  details.lang ul { position: absolute; right: 0; z-index: 2; list-style: none; margin: .3rem 0 0; padding: .3rem; background: Canvas; border: 1px solid var(--line); border-radius: .6rem; }
+  details.lang a { display: block; padding: .4rem .7rem; color: inherit; text-decoration: none; white-space: nowrap; }
+  .lead { margin: .3rem 0 .6rem; }
+  .cards { font-size: .85rem; opacity: .85; }
+  .layout { display: grid; gap: 1rem; grid-template-columns: 1fr; }
+  @media (min-width: 56rem) { .layout { grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); align-items: start; } }
+  .stage { text-align: center; font-weight: 700; letter-spacing: .2em; text-transform: uppercase; padding: .5rem; border-radius: 0 0 50% 50% / 0 0 100% 100%; background: color-mix(in srgb, CanvasText 12%, transparent); margin-bottom: .6rem; }
+  .venue h2, #section h2 { font-size: 1rem; margin: .2rem 0 .5rem; }
+  #sections { display: grid; gap: .4rem; }
+  #sections button { position: relative; font: inherit; font-size: .85rem; text-align: center; padding: .35rem .4rem; border: 1px solid var(--line); border-radius: .5rem; cursor: pointer; color: CanvasText; background: color-mix(in srgb, var(--free) calc(var(--f) * 30%), Canvas); }
+  #sections button b { display: block; }
+  #sections .col { text-align: center; font-size: .85rem; font-weight: 650; }
+  #sections button[aria-pressed="true"] { outline: 3px solid var(--sel); outline-offset: 1px; }
+  #seats { display: grid; gap: .25rem; justify-content: center; }
+  .row { display: flex; gap: .25rem; align-items: center; }
+  .row b { flex: 0 0 2.2rem; font-size: .8rem; text-align: right; padding-right: .3rem; }
+  button.seat { flex: 0 0 2rem; width: 2rem; height: 2rem; padding: 0; font: inherit; font-size: .75rem; border: 1px solid #0003; border-radius: .4rem .4rem .2rem .2rem; background: #dcfce7; color: #14532d; cursor: pointer; }
+  @media (min-width: 56rem) { button.seat { flex-basis: 2.4rem; width: 2.4rem; height: 2.4rem; font-size: .85rem; } }
+  button.seat:focus-visible, #sections button:focus-visible { outline: 3px solid var(--sel); outline-offset: 2px; }
+  button.seat[data-status="HELD"], button.seat[data-status="SOLD"] { background: var(--taken); color: #1f2937; cursor: not-allowed; opacity: .55; }
+  button.seat.selected { background: var(--sel); color: #fff; }
+  button.seat.mine { background: var(--mine); color: #111; opacity: 1; }
+  .legend { display: flex; flex-wrap: wrap; gap: .3rem 1rem; list-style: none; padding: 0; margin: .6rem 0; font-size: .85rem; }
+  .legend i { display: inline-block; width: .9rem; height: .9rem; border-radius: .2rem; vertical-align: -.15rem; margin-right: .3rem; border: 1px solid #0003; }
+  .panel { position: sticky; bottom: 0; background: Canvas; border-top: 1px solid var(--line); padding: .6rem 0 .8rem; margin-top: .8rem; display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; }
+  .panel #selection { flex: 1 1 100%; font-weight: 600; }
+  .panel button, .panel input { font: inherit; padding: .45rem .8rem; }
+  .panel .pay { display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; }
+  .panel label { display: flex; gap: .4rem; align-items: center; flex-wrap: wrap; }
+  .panel input { width: 12.5rem; max-width: 100%; }
+  #countdown { font-variant-numeric: tabular-nums; font-weight: 700; color: #b45309; }
+  #message { flex: 1 1 100%; min-height: 1.5rem; }
+  #confirm { max-width: 34rem; margin: 1.5rem auto; border: 1px solid var(--line); border-radius: 1rem; padding: 1.25rem 1.5rem; }
+  #confirm h2 { font-size: 1.6rem; margin: 0 0 .4rem; text-wrap: balance; }
+  p, h1, h2 { text-wrap: pretty; }
+  :lang(ja) { word-break: auto-phrase; }
+  #confirm dl { display: grid; grid-template-columns: max-content 1fr; gap: .4rem 1rem; }
+  #confirm dt { opacity: .75; }
+  #confirm dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+  .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  [hidden] { display: none !important; }
 </style>
 </head>
 <body>
-<h1>Choose your seats</h1>
-<p>It is your turn (visitor <code>${account.slice(0, 8)}</code>). Pick 1 to 6 seats<span id="price"></span>, hold them, then pay: the price of your seats shows once they are held. A hold lasts a few minutes.</p>
-<p><small>Test cards: <code>4242 4242 4242 4242</code> pays, <code>4000 0000 0000 0002</code> is declined, <code>4000 0000 0000 0119</code> loses the provider's answer (the page shows "processing" until the webhook arrives).</small></p>
-<p><span style="background:#dcfce7;color:#111">&nbsp;free&nbsp;</span> <span style="background:#2563eb;color:#fff">&nbsp;selected&nbsp;</span> <span style="background:#f59e0b;color:#111">&nbsp;held for you&nbsp;</span> <span style="background:#fde68a;color:#111">&nbsp;held&nbsp;</span> <span style="background:#9ca3af;color:#111">&nbsp;sold&nbsp;</span></p>
-<div id="map" aria-label="Seat map"></div>
-<div class="panel">
-  <span id="selection">No seats selected</span>
-  <button id="hold" disabled>Hold seats</button>
-  <label>Card <input id="card" value="4242 4242 4242 4242" size="19"></label>
-  <button id="pay" disabled>Pay</button>
-  <button id="release" disabled>Release</button>
-  <span id="message" role="status" data-testid="message"></span>
+<header>
+  <h1 data-testid="event-name">${name}</h1>
+  <details class="lang">
+    <summary aria-label="${escapeHtml(t.lang)}: ${LANG_NAMES[input.lang]}">${LANG_NAMES[input.lang]}</summary>
+    <ul>${LANGS.map((l) => `<li><a href="?lang=${l}" hreflang="${l}" lang="${l}">${LANG_NAMES[l]}</a></li>`).join('')}</ul>
+  </details>
+</header>
+<div id="shop">
+  <p class="lead">${escapeHtml(t.lead)} <b id="price"></b></p>
+  <details class="cards"><summary>${escapeHtml(t.testCards)}</summary><p>${escapeHtml(t.testCardsText)
+    .replace('{ok}', card('4242 4242 4242 4242'))
+    .replace('{declined}', card('4000 0000 0000 0002'))
+    .replace('{lost}', card('4000 0000 0000 0119'))}</p></details>
+  <div class="layout">
+    <section class="venue" aria-labelledby="venue-h">
+      <div class="stage">${escapeHtml(t.stage)}</div>
+      <h2 id="venue-h">${escapeHtml(t.sections)}</h2>
+      <div id="sections"></div>
+    </section>
+    <section id="section" aria-labelledby="section-h">
+      <h2 id="section-h"></h2>
+      <div id="seats" role="group" aria-labelledby="section-h"></div>
+      <ul class="legend">
+        <li><i style="background:#dcfce7"></i>${escapeHtml(t.legendFree)}</li>
+        <li><i style="background:var(--sel)"></i>${escapeHtml(t.legendSelected)}</li>
+        <li><i style="background:var(--mine)"></i>${escapeHtml(t.legendMine)}</li>
+        <li><i style="background:var(--taken)"></i>${escapeHtml(t.legendTaken)}</li>
+      </ul>
+    </section>
+  </div>
+  <div class="panel">
+    <span id="selection" aria-live="polite">${escapeHtml(t.noneSelected)}</span>
+    <button id="hold" disabled>${escapeHtml(t.hold)}</button>
+    <span id="countdown" data-testid="countdown" hidden></span>
+    <span id="payArea" class="pay" hidden>
+      <label>${escapeHtml(t.card)} <input id="card" value="4242 4242 4242 4242" inputmode="numeric" autocomplete="off"></label>
+      <button id="pay" disabled>${escapeHtml(t.pay)}</button>
+      <button id="release" disabled>${escapeHtml(t.release)}</button>
+    </span>
+    <span id="message" role="status" data-testid="message"></span>
+  </div>
 </div>
+<section id="confirm" data-testid="confirm" hidden aria-labelledby="confirm-h" tabindex="-1">
+  <h2 id="confirm-h">${escapeHtml(t.confirmTitle)}</h2>
+  <p>${escapeHtml(t.confirmLead)}</p>
+  <dl>
+    <dt>${escapeHtml(t.event)}</dt><dd>${name}</dd>
+    <dt>${escapeHtml(t.order)}</dt><dd id="c-order" data-testid="order-id"></dd>
+    <dt>${escapeHtml(t.seats)}</dt><dd id="c-seats" data-testid="order-seats"></dd>
+    <dt>${escapeHtml(t.paid)}</dt><dd id="c-amount" data-testid="order-amount"></dd>
+    <dt>${escapeHtml(t.tickets)}</dt><dd id="c-tickets"></dd>
+  </dl>
+  <p><a id="again" href="?">${escapeHtml(t.again)}</a></p>
+</section>
+<script type="application/json" id="sale-data">${embed(data)}</script>
 <script>
 (() => {
-  const eventId = ${id};
+  const { eventId, lang, t, maxSeats, maxRows } = JSON.parse(document.getElementById('sale-data').textContent);
   const formatMoney = ${formatMoney.toString()};
-  // The price of one seat when the gateway tells it ({ minor, currency }), else null: never a guess.
-  let price = null;
-  const selected = new Set();
-  let hold = null;
   const $ = (x) => document.getElementById(x);
-  const say = (t) => { $('message').textContent = t; };
+  const fill = (k, v) => Object.entries(v).reduce((a, [n, x]) => a.replace('{' + n + '}', x), t[k]);
+  const say = (text, status) => { $('message').textContent = text; $('message').dataset.status = status || ''; };
+  // The price of one seat when the gateway tells it ({ minor, currency }), else null: never a guess.
+  let price = null, hold = null, current = null, sections = [], clock = null;
+  const status = new Map();
+  const selected = new Set();
   async function api(method, path, body, headers = {}, cache = 'no-store') {
     const r = await fetch(path, { method, cache, headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: body && JSON.stringify(body), credentials: 'same-origin' });
     const data = await r.json().catch(() => ({}));
     return { ok: r.ok, status: r.status, data };
   }
-  // After the visitor's own action the map must be fresh; the periodic refresh may use the 1 s cache.
-  async function loadMap(cache = 'no-store') {
-    const r = await api('GET', '/_wr/events/' + eventId + '/seats', undefined, {}, cache);
-    if (!r.ok) { say(r.data.detail || r.data.title || 'Could not load the seat map'); return; }
-    if (Number.isInteger(r.data.seatPriceMinor) && typeof r.data.currency === 'string') {
-      price = { minor: r.data.seatPriceMinor, currency: r.data.currency };
-      $('price').textContent = ' at ' + formatMoney(price.minor, price.currency) + ' each';
+  const rowOf = (id) => id.match(/^[A-Z]+/)[0];
+  const numOf = (id) => Number(id.slice(rowOf(id).length));
+  // Sections: blocks of at most maxRows rows, each split into at most maxSeats seats across
+  // (left / centre / right for up to three), so one section fits a phone.
+  function plan(ids) {
+    const rows = [...new Set(ids.map(rowOf))];
+    const perRow = Math.max(...ids.map(numOf));
+    const blocks = Math.max(1, Math.ceil(perRow / maxSeats));
+    const size = Math.ceil(perRow / blocks);
+    const names = blocks === 2 ? [t.left, t.right] : blocks === 3 ? [t.left, t.centre, t.right] : null;
+    const out = [];
+    for (let g = 0; g * maxRows < rows.length; g++) {
+      const rs = rows.slice(g * maxRows, (g + 1) * maxRows);
+      for (let b = 0; b < blocks; b++) {
+        const from = b * size + 1, to = Math.min(perRow, (b + 1) * size);
+        const block = blocks === 1 ? '' : names ? names[b] : fill('block', { n: b + 1 });
+        out.push({ key: g + ':' + b, rows: rs, from, to, block, range: fill('rows', { from: rs[0], to: rs[rs.length - 1] }) });
+      }
     }
-    const rows = new Map();
-    for (const s of r.data.seats) {
-      const row = s.id.match(/^[A-Z]+/)[0];
-      if (!rows.has(row)) rows.set(row, []);
-      rows.get(row).push(s);
-    }
-    const map = $('map');
-    map.replaceChildren(...[...rows].map(([row, seats]) => {
-      const div = document.createElement('div'); div.className = 'row';
-      const label = document.createElement('b'); label.textContent = row; div.append(label);
-      for (const s of seats) {
+    return out;
+  }
+  const inSection = (s, id) => s.rows.includes(rowOf(id)) && numOf(id) >= s.from && numOf(id) <= s.to;
+  const stateText = (id) => hold && hold.seatIds.includes(id) ? t.stateMine : selected.has(id) ? t.stateSelected : status.get(id) === 'AVAILABLE' ? t.stateFree : t.stateTaken;
+  function draw() {
+    const blocks = new Set(sections.map((s) => s.key.split(':')[1])).size;
+    $('sections').style.gridTemplateColumns = 'repeat(' + blocks + ', minmax(0, 1fr))';
+    const heads = blocks > 1 ? sections.slice(0, blocks).map((s) => Object.assign(document.createElement('span'), { className: 'col', textContent: s.block })) : [];
+    $('sections').replaceChildren(...heads, ...sections.map((s) => {
+      const ids = [...status.keys()].filter((id) => inSection(s, id));
+      const free = ids.filter((id) => status.get(id) === 'AVAILABLE').length;
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.section = s.key;
+      b.setAttribute('aria-pressed', String(s === current));
+      b.style.setProperty('--f', ids.length ? free / ids.length : 0);
+      const title = document.createElement('b');
+      title.textContent = s.range;
+      // The block's name is read out, not shown (the column heading shows it), so the visible words stay in the name.
+      const block = Object.assign(document.createElement('span'), { className: 'sr', textContent: s.block ? s.block + ', ' : '' });
+      b.append(block, title, ' ' + (free ? fill('free', { n: free.toLocaleString(lang) }) : t.soldOutSection));
+      b.onclick = () => { current = s; draw(); $('seats').querySelector('button:not([disabled])')?.focus(); };
+      return b;
+    }));
+    if (!current) return;
+    $('section-h').textContent = [current.block, current.range].filter(Boolean).join(' · ');
+    $('seats').replaceChildren(...current.rows.map((row) => {
+      const div = document.createElement('div');
+      div.className = 'row';
+      const label = document.createElement('b');
+      label.textContent = row;
+      label.setAttribute('aria-hidden', 'true');
+      div.append(label);
+      for (let n = current.from; n <= current.to; n++) {
+        const id = row + n;
+        if (!status.has(id)) continue;
         const b = document.createElement('button');
-        const mine = hold && hold.seatIds.includes(s.id);
-        b.className = 'seat' + (mine ? ' mine' : selected.has(s.id) ? ' selected' : '');
-        b.textContent = s.id; b.dataset.seat = s.id; b.dataset.status = s.status;
-        b.disabled = s.status !== 'AVAILABLE' && !selected.has(s.id);
-        b.onclick = () => toggle(s.id);
+        const mine = hold && hold.seatIds.includes(id);
+        b.type = 'button';
+        b.className = 'seat' + (mine ? ' mine' : selected.has(id) ? ' selected' : '');
+        b.textContent = n; b.dataset.seat = id; b.dataset.status = status.get(id);
+        b.setAttribute('aria-label', fill('seat', { r: row, n }) + ', ' + stateText(id) + (price && status.get(id) === 'AVAILABLE' ? ', ' + formatMoney(price.minor, price.currency) : ''));
+        b.setAttribute('aria-pressed', String(selected.has(id) || Boolean(mine)));
+        b.disabled = !mine && status.get(id) !== 'AVAILABLE' && !selected.has(id);
+        b.onclick = () => toggle(id);
         div.append(b);
       }
       return div;
     }));
   }
+  // After the visitor's own action the map must be fresh; the periodic refresh may use the 1 s cache.
+  async function loadMap(cache = 'no-store') {
+    const r = await api('GET', '/_wr/events/' + eventId + '/seats', undefined, {}, cache);
+    if (!r.ok) { say(r.data.detail || t.mapError, 'ERROR'); return; }
+    if (Number.isInteger(r.data.seatPriceMinor) && typeof r.data.currency === 'string') {
+      price = { minor: r.data.seatPriceMinor, currency: r.data.currency };
+      $('price').textContent = fill('priceEach', { p: formatMoney(price.minor, price.currency) });
+    }
+    for (const s of r.data.seats) status.set(s.id, s.status);
+    if (!sections.length && status.size) {
+      sections = plan([...status.keys()]);
+      current = sections[0];
+    }
+    draw();
+  }
   function showSelection() {
-    const total = price ? ' (' + formatMoney(selected.size * price.minor, price.currency) + ')' : '';
-    $('selection').textContent = selected.size ? 'Selected: ' + [...selected].join(', ') + total : 'No seats selected';
+    const total = price && selected.size ? ' (' + formatMoney(selected.size * price.minor, price.currency) + ')' : '';
+    $('selection').textContent = selected.size ? fill('selected', { seats: [...selected].join(', ') }) + total : t.noneSelected;
+    $('hold').disabled = hold !== null || selected.size === 0;
+    $('hold').hidden = hold !== null;
   }
   function toggle(id) {
     if (hold) return;
-    if (selected.has(id)) selected.delete(id); else if (selected.size < 6) selected.add(id); else say('At most 6 seats');
+    if (selected.has(id)) selected.delete(id); else if (selected.size < 6) selected.add(id); else say(t.atMost);
     showSelection();
-    $('hold').disabled = selected.size === 0;
-    loadMap();
+    draw();
+    $('seats').querySelector('[data-seat="' + id + '"]')?.focus();
+  }
+  function reset(text, st) {
+    clearInterval(clock); clock = null; hold = null; selected.clear();
+    $('countdown').hidden = true; $('payArea').hidden = true; $('pay').disabled = true; $('release').disabled = true;
+    showSelection(); say(text, st); loadMap();
+  }
+  const mmss = (s) => Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
+  function tick() {
+    const left = Math.max(0, Math.round((Date.parse(hold.expiresAt) - Date.now()) / 1000));
+    $('countdown').textContent = fill('timeLeft', { t: mmss(left) });
+    if (left === 0 && $('message').dataset.status !== 'PROCESSING') reset(t.expired, 'EXPIRED');
   }
   $('hold').onclick = async () => {
+    $('hold').disabled = true;
     const r = await api('POST', '/_wr/events/' + eventId + '/holds', { seatIds: [...selected] }, { 'idempotency-key': crypto.randomUUID() });
-    if (!r.ok) { say(r.data.detail || r.data.title); selected.clear(); showSelection(); $('hold').disabled = true; loadMap(); return; }
+    if (!r.ok) { reset(fill('error', { detail: r.data.detail || r.data.title || r.status }), 'ERROR'); return; }
     hold = r.data;
-    say('Held ' + hold.seatIds.join(', ') + ' for ' + formatMoney(hold.priceMinor, hold.currency) + ' until ' + new Date(hold.expiresAt).toLocaleTimeString());
-    $('hold').disabled = true; $('pay').disabled = false; $('release').disabled = false;
-    loadMap();
+    say(fill('held', { seats: hold.seatIds.join(', '), amount: formatMoney(hold.priceMinor, hold.currency) }), 'HELD');
+    $('countdown').hidden = false; $('payArea').hidden = false; tick(); clock = setInterval(tick, 1000);
+    $('pay').disabled = false; $('release').disabled = false;
+    showSelection(); loadMap();
   };
+  function confirmOrder(order) {
+    clearInterval(clock);
+    $('c-order').textContent = order.orderId;
+    $('c-seats').textContent = (order.seatIds || []).join(', ');
+    $('c-amount').textContent = formatMoney(order.amountMinor, order.currency);
+    $('c-tickets').textContent = (order.tickets || []).join(', ');
+    $('shop').hidden = true; $('confirm').hidden = false; $('confirm').focus();
+    history.replaceState(null, '', '?order=' + encodeURIComponent(order.orderId));
+  }
   // A checkout answers PAID, FAILED or CANCELLED (final), or PROCESSING while the payment's outcome
   // is unknown: then the page says so and polls the order until it is final, never guessing.
   function show(order) {
-    say(order.message || order.detail || order.title || 'The payment could not be started. Try again.');
-    $('message').dataset.status = order.status || 'ERROR';
-    if (order.status === 'PROCESSING') { $('pay').disabled = true; $('release').disabled = true; return; }
-    if (order.status) { hold = null; selected.clear(); showSelection(); $('pay').disabled = true; $('release').disabled = true; }
-    else $('pay').disabled = false; // the request itself failed: paying again is safe (one order per hold)
-    loadMap();
+    if (order.status === 'PAID') { say(order.message, 'PAID'); confirmOrder(order); return; }
+    if (order.status === 'PROCESSING') { say(t.processing, 'PROCESSING'); $('pay').disabled = true; $('release').disabled = true; return; }
+    if (order.status === 'FAILED' || order.status === 'CANCELLED') { reset(t[order.status === 'FAILED' ? 'failed' : 'cancelled'], order.status); return; }
+    // The request itself failed: paying again is safe (one order per hold).
+    say(fill('error', { detail: order.detail || order.title || '?' }), 'ERROR');
+    $('pay').disabled = false;
   }
   async function follow(orderId, delay) {
     const r = await api('GET', '/events/' + eventId + '/orders/' + orderId);
@@ -127,18 +372,19 @@ export function salePage(eventId: string, account: string): string {
     setTimeout(() => follow(orderId, Math.min(delay * 1.5, 10000)), delay);
   }
   $('pay').onclick = async () => {
-    $('pay').disabled = true; $('release').disabled = true; say('Paying...');
+    $('pay').disabled = true; $('release').disabled = true; say(t.paying, 'PAYING');
     const r = await api('POST', '/events/' + eventId + '/checkout', { holdId: hold.holdId, card: $('card').value });
     show(r.data);
     if (r.data.status === 'PROCESSING') setTimeout(() => follow(r.data.orderId, 1500), 1500);
   };
   $('release').onclick = async () => {
     await api('DELETE', '/_wr/events/' + eventId + '/holds/' + hold.holdId);
-    hold = null; selected.clear(); showSelection(); $('pay').disabled = true; $('release').disabled = true; say('Seats released');
-    loadMap();
+    reset(t.released, 'RELEASED');
   };
+  const orderId = new URLSearchParams(location.search).get('order');
+  if (orderId) api('GET', '/events/' + eventId + '/orders/' + encodeURIComponent(orderId)).then((r) => { if (r.ok && r.data.status === 'PAID') confirmOrder(r.data); });
   loadMap();
-  setInterval(() => { if (!document.hidden) loadMap('default'); }, 5000);
+  setInterval(() => { if (!document.hidden && !$('shop').hidden) loadMap('default'); }, 5000);
 })();
 </script>
 </body>

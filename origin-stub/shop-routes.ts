@@ -1,12 +1,12 @@
 // The Shop's HTTP routes: payment webhooks, the signed operator API (jobs, reconciliation, demo and
 // fault switches), and the visitor's sale page, checkout and orders behind the admission check.
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { AdmissionError, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyAdmission, verifyOriginSignature } from '../origin-sdk/src/index';
 import type { JWTVerifyGetKey } from 'jose';
 import type { CheckoutEngine } from './checkout';
 import { parsePaymentFaults, parseSlowdown, PAYMENT_FAULTS_HELP, SLOWDOWN_HELP, type PaymentFaults, type Slowdown } from './faults';
 import { parseWebhook, verifyWebhook, WEBHOOK_SIGNATURE_HEADER, type FakePaymentProvider } from './payment-provider';
-import { salePage } from './sale-page';
+import { eventNames, saleLang, salePage } from './sale-page';
 import { RECONCILE_INTERVAL_MS, type ShopJobs } from './shop-jobs';
 import type { SqlProviderLedger, SqlShopStore } from './shop-store';
 
@@ -120,7 +120,13 @@ export function shopRoutes(s: ShopParts): Hono<ShopEnv> {
     const view = s.checkout.view(order.orderId)!;
     return c.json(view, view.status === 'PAID' ? 200 : view.status === 'PROCESSING' ? 202 : 409);
   });
-  app.get('/events/:eventId/*', (c) => c.html(salePage(c.var.eventId, c.var.account)));
-  app.get('/events/:eventId', (c) => c.html(salePage(c.var.eventId, c.var.account)));
+  // The sale page (origin-stub/sale-page.ts): the event's name from the gateway, the visitor's language.
+  const eventName = eventNames(s.env);
+  const sale = async (c: Context<ShopEnv>) =>
+    c.html(
+      salePage({ eventId: c.var.eventId, account: c.var.account, eventName: await eventName(c.var.eventId), lang: saleLang(c.req.raw) }),
+    );
+  app.get('/events/:eventId/*', sale);
+  app.get('/events/:eventId', sale);
   return app;
 }

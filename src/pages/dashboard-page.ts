@@ -1,5 +1,5 @@
 // The organizer dashboard: a static page that reads the admin API with the token the organizer types.
-import { LANGS, LANG_NAMES } from './i18n';
+import { LANGS, LANG_NAMES } from '../../contracts/i18n';
 import { PREVIEW_PHASES } from './preview';
 
 /** The dashboard's script: static, so a CSP hash can allow exactly it. */
@@ -219,8 +219,8 @@ export function dashboardPage(): string {
   header { display: flex; gap: .6rem 1rem; align-items: center; flex-wrap: wrap; }
   h1 { font-size: 1.3rem; margin: .5rem 1rem .5rem 0; }
   h2 { font-size: 1.15rem; margin: 1.75rem 0 .5rem; }
-  #bar { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; flex: 1; }
-  #event { max-width: 100%; flex: 1 1 14rem; }
+  #bar { display: flex; gap: .6rem; align-items: center; flex: 1 1 18rem; min-width: 0; }
+  #event { min-width: 0; width: 100%; flex: 1 1 auto; }
   #signout { margin-left: auto; }
   .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(10.5rem, 1fr)); gap: .6rem; margin: 1rem 0; }
   .card { border: 1px solid var(--line); border-radius: .6rem; padding: .6rem .8rem; }

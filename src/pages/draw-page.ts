@@ -1,7 +1,7 @@
 // The lottery's public record as a page people can read; the same record stays available as JSON.
 import { html } from 'hono/html';
 import type { DrawRecord } from '../../contracts/queue/queue-policy';
-import { LANGS, LANG_NAMES, type Lang } from './i18n';
+import { LANGS, LANG_NAMES, type Lang } from '../../contracts/i18n';
 import { MESSAGES } from './waiting-messages';
 
 /** Entrants listed on the page; the JSON has all of them. */

@@ -3,7 +3,7 @@ import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import { GatewayError } from '../lib/errors';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import type { StatusBody } from '../lib/status-body';
-import { langOf } from './i18n';
+import { langOf } from '../../contracts/i18n';
 import { WAITING_SCRIPT, waitingPage } from './waiting-page';
 import type { Phase } from './waiting-view';
 

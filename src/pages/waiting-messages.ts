@@ -1,5 +1,5 @@
 // The words of the waiting page and the draw page: one table per language, the same keys in each.
-import type { Lang } from './i18n';
+import type { Lang } from '../../contracts/i18n';
 
 const EN = {
   title: 'Waiting room',

@@ -2,7 +2,7 @@
 import { html, raw } from 'hono/html';
 import type { PageTemplate } from '../../contracts/event-config';
 import type { StatusBody } from '../lib/status-body';
-import { LANGS, LANG_NAMES, type Lang } from './i18n';
+import { LANGS, LANG_NAMES, type Lang } from '../../contracts/i18n';
 import { MESSAGES, type Messages } from './waiting-messages';
 import { waitingView } from './waiting-view';
 

@@ -1,5 +1,6 @@
 // Origin API: health reports and hold confirm/release, authenticated by an HMAC signature.
 import { Hono } from 'hono';
+import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import { z } from 'zod';
 import type { HoldChangeAnswer } from '../../contracts/inventory-answers';
 import { callDurableObject } from '../lib/do-call';
@@ -41,6 +42,18 @@ const accountRequest = z.object({ account: z.string().min(1).max(128).optional()
 export const originApi = new Hono<AppEnv>();
 
 originApi.use('*', originSignature());
+
+/** `GET /_wr/origin/events/{eventId}`: what the origin's pages show of the event (its name, policy, sale start). */
+originApi.get('/events/:eventId', async (c) => {
+  const cursor = (await c.env.WAITING_ROOM.getByName(eventIdParam(c)).cursor()) as AdmissionCursor | null;
+  if (!cursor) throw new GatewayError('EVENT_NOT_FOUND');
+  return c.json({
+    eventId: cursor.eventId,
+    name: cursor.eventName,
+    policy: cursor.policy,
+    saleStartsAt: cursor.saleStartsAtMs > 0 ? new Date(cursor.saleStartsAtMs).toISOString() : null,
+  });
+});
 
 originApi.post('/events/:eventId/health', async (c) => {
   const report = parseJsonBody(c.var.rawBody, healthReport);

@@ -17,7 +17,7 @@ import { proxyToOrigin } from '../lib/proxy';
 import { forgetSessions } from '../lib/session-cache';
 import { TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
 import { drawPage, wantsDrawPage } from '../pages/draw-page';
-import { langCookie, requestLang, type Lang } from '../pages/i18n';
+import { langCookie, requestLang, type Lang } from '../../contracts/i18n';
 import { WAITING_SCRIPT, waitingPage } from '../pages/waiting-page';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import { eventIdParam, type AppEnv } from '../types';

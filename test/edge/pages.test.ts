@@ -2,7 +2,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { DRAW_PAGE_ENTRANTS, drawPage, wantsDrawPage } from '../../src/pages/draw-page';
-import { LANGS, LANG_NAMES } from '../../src/pages/i18n';
+import { LANGS, LANG_NAMES } from '../../contracts/i18n';
 import { PREVIEW_PHASES } from '../../src/pages/preview';
 import { MESSAGES } from '../../src/pages/waiting-messages';
 import { BASE, Visitor, createEvent, freshEventId } from '../helpers/client';

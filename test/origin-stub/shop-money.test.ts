@@ -57,7 +57,7 @@ describe('regression (review): money shown vs money charged', () => {
     expect(r.body.message).toMatch(/^Paid USD 120\.00 for B1\./);
     // The stub cannot know the seat price before a hold (the seat map carries none), so the page
     // states no price of its own: no amount in the page as served, only the hold's, formatted in the browser.
-    expect(page).toContain('Pick 1 to 6 seats');
+    expect(page).toContain('Choose up to 6 seats');
     expect(page).not.toMatch(/\b[A-Z]{3} [0-9]+\.[0-9]{2}\b/);
     expect(page).toContain('formatMoney(hold.priceMinor, hold.currency)');
   });

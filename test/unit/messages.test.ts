@@ -1,6 +1,6 @@
 // Every language has every message with the same slots; Accept-Language, the switch and the cookie pick the language.
 import { describe, expect, it } from 'vitest';
-import { LANGS, LANG_COOKIE, langCookie, langOf, pickLang, requestLang } from '../../src/pages/i18n';
+import { LANGS, LANG_COOKIE, langCookie, langOf, pickLang, requestLang } from '../../contracts/i18n';
 import { MESSAGES } from '../../src/pages/waiting-messages';
 import { waitingView, type ViewStatus } from '../../src/pages/waiting-view';
 

@@ -1,4 +1,4 @@
-// The languages visitor pages speak, and how a request picks one (query, remembered cookie, Accept-Language).
+// The languages visitor pages speak (gateway pages and the origin stub's sale page), and how a request picks one.
 
 /** Languages of the waiting page, the draw page and the stub's sale page (BCP 47 tags). */
 export const LANGS = ['en', 'zh-Hant', 'zh-Hans', 'ja', 'ko', 'es'] as const;

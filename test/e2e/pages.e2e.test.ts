@@ -1,0 +1,243 @@
+// The pages in Chromium at desktop and phone size, in several languages: waiting page phases and the
+// language switch, the draw record, the sale page on a phone and its confirmation, the dashboard;
+// axe-core finds no serious accessibility violation. Screenshots go to test-results/shots/.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, putEvent, startDevServer, type DevServer } from '../../scripts/lib/dev-server.ts';
+import { DESKTOP, PHONE, launchChromium, scrollsSideways, shot } from './chromium.ts';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const PHASES = ['not_open', 'prequeue', 'drawing', 'waiting', 'paused', 'sold_out', 'closed'] as const;
+
+let server: DevServer;
+let browser: Browser;
+let state: string;
+const axeResults: string[] = [];
+
+beforeAll(async () => {
+  state = mkdtempSync(join(tmpdir(), 'wr-pages-e2e-'));
+  server = await startDevServer({ port: await freePort(), persistTo: state, quiet: true });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  if (axeResults.length) console.log(`axe (serious or critical violations per page):\n  ${axeResults.join('\n  ')}`);
+  await browser?.close();
+  await server?.stop();
+  rmSync(state, { recursive: true, force: true });
+});
+
+/** Runs axe-core on the page (in a CSP-bypassing context) and returns its serious and critical violations. */
+async function seriousViolations(page: Page, name: string): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe;
+    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+  });
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes})`);
+  axeResults.push(`${name}: ${serious.length}${serious.length ? ' ' + serious.join(', ') : ''}; all: ${violations.length}`);
+  return serious;
+}
+
+const visibleTexts = (page: Page) =>
+  page.evaluate(() =>
+    ['headline', 'sub', 'bigLabel', 'big', 'ahead', 'wait', 'countdown'].map((id) => {
+      const e = document.getElementById(id)!;
+      // The countdown ticks: compare its words, not its seconds.
+      return e.hidden ? '' : (e.textContent ?? '').trim().replace(/\d+:\d\d(:\d\d)?/g, 'T');
+    }),
+  );
+
+describe('waiting page', () => {
+  it('switches language with the visible switch, remembers it, and shows each phase the same with and without JavaScript', async () => {
+    const eventId = `e2e-wait-${Date.now().toString(36)}`;
+    await putEvent(server, eventId, {
+      name: 'Summer Stadium Tour',
+      releaseRatePerMinute: 1,
+      minReleaseRatePerMinute: 1,
+      maxActiveVisitors: 1,
+      seats: 10,
+    });
+    for (let i = 0; i < 3; i++) await fetch(`${server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
+    const ctx = await browser.newContext({ viewport: PHONE, locale: 'en-US' });
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/events/${eventId}/`);
+    expect(await page.textContent('[data-testid="headline"]')).toBe('You are in line');
+    await shot(page, 'waiting-en-phone');
+    await page.click('details summary');
+    await page.click('a[hreflang="ja"]');
+    await expect.poll(() => page.getAttribute('html', 'lang')).toBe('ja');
+    expect(await page.textContent('[data-testid="headline"]')).toBe('順番待ちをしています');
+    expect(await scrollsSideways(page)).toBe(false);
+    await shot(page, 'waiting-ja-phone');
+    // Remembered: the plain URL (no ?lang=) answers in Japanese to an English browser.
+    await page.goto(`${server.url}/events/${eventId}/`);
+    expect(await page.getAttribute('html', 'lang')).toBe('ja');
+    await ctx.close();
+
+    const admin = { authorization: `Bearer ${server.adminToken}` };
+    for (const lang of ['en', 'zh-Hant'] as const) {
+      for (const phase of PHASES) {
+        const url = `${server.url}/_wr/admin/events/${eventId}/preview?phase=${phase}&lang=${lang}`;
+        const [withJs, without] = await Promise.all(
+          [true, false].map(async (javaScriptEnabled) => {
+            const c = await browser.newContext({ viewport: PHONE, extraHTTPHeaders: admin, javaScriptEnabled });
+            const p = await c.newPage();
+            const errors: string[] = [];
+            p.on('pageerror', (e) => errors.push(e.message));
+            await p.goto(url);
+            await p.waitForTimeout(javaScriptEnabled ? 300 : 0);
+            const texts = await visibleTexts(p);
+            expect(await scrollsSideways(p)).toBe(false);
+            if (javaScriptEnabled) await shot(p, `waiting-${phase}-${lang}-phone`);
+            await c.close();
+            expect(errors).toEqual([]);
+            return texts;
+          }),
+        );
+        // The script renders with the server's own view function: the words never differ.
+        expect(withJs, `${phase} ${lang}`).toEqual(without);
+      }
+    }
+    const desk = await browser.newContext({ viewport: DESKTOP, extraHTTPHeaders: admin });
+    const dp = await desk.newPage();
+    for (const [phase, lang] of [
+      ['waiting', 'es'],
+      ['prequeue', 'ko'],
+      ['not_open', 'zh-Hans'],
+    ] as const) {
+      await dp.goto(`${server.url}/_wr/admin/events/${eventId}/preview?phase=${phase}&lang=${lang}`);
+      await shot(dp, `waiting-${phase}-${lang}-desktop`);
+    }
+    await desk.close();
+  });
+
+  it('links a lottery to its draw record, which a browser reads as a page (JSON on request)', async () => {
+    const eventId = `e2e-draw-${Date.now().toString(36)}`;
+    await putEvent(server, eventId, {
+      name: 'Lottery night',
+      policy: 'random',
+      saleStartsAt: new Date(Date.now() + 3_600_000).toISOString(),
+      releaseRatePerMinute: 10,
+      maxActiveVisitors: 10,
+      seats: 10,
+    });
+    const ctx = await browser.newContext({ viewport: PHONE, locale: 'zh-TW' });
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/events/${eventId}/`);
+    expect(await page.textContent('[data-testid="headline"]')).toBe('您已登記抽籤');
+    expect(await page.textContent('main')).not.toContain('暫停');
+    await page.click('[data-testid="commitment"] a');
+    await page.waitForSelector('[data-testid="commitment"]');
+    expect(await page.textContent('h1')).toBe('抽籤紀錄');
+    expect(await scrollsSideways(page)).toBe(false);
+    await shot(page, 'draw-zh-Hant-phone');
+    await page.click('[data-testid="json-link"]');
+    expect(JSON.parse((await page.textContent('body')) ?? '{}')).toMatchObject({ drawn: false, commitment: expect.any(String) });
+    await ctx.close();
+  });
+});
+
+describe('sale page', () => {
+  it('fits a 390 px phone without sideways scrolling, counts the hold down, and confirms the order after paying', async () => {
+    const eventId = `e2e-sale-${Date.now().toString(36)}`;
+    await putEvent(server, eventId, {
+      name: 'Arena <Live> 2026',
+      releaseRatePerMinute: 600,
+      minReleaseRatePerMinute: 600,
+      maxActiveVisitors: 100,
+      seats: 1000,
+      seatsPerRow: 25,
+    });
+    for (const [viewport, locale, name] of [
+      [PHONE, 'es-ES', 'es-phone'],
+      [DESKTOP, 'en-US', 'en-desktop'],
+      [PHONE, 'ko-KR', 'ko-phone'],
+    ] as const) {
+      const ctx = await browser.newContext({ viewport, locale });
+      const page = await ctx.newPage();
+      await page.goto(`${server.url}/events/${eventId}/`);
+      await page.waitForSelector('button.seat', { timeout: 60_000 });
+      expect(await page.textContent('h1')).toBe('Arena <Live> 2026');
+      expect(await page.title()).toMatch(/^Arena <Live> 2026 - /);
+      // A stage, sections with free counts, and one section's seats: 10 rows of at most 9.
+      expect(await page.locator('#sections button').count()).toBe(12);
+      expect(await page.locator('#seats button.seat').count()).toBe(90);
+      expect(await scrollsSideways(page)).toBe(false);
+      await shot(page, `sale-${name}`);
+      if (name === 'en-desktop') expect(await seriousViolations(page, 'sale page (en, desktop)')).toEqual([]);
+      // Another section, by keyboard.
+      await page.focus('#sections button[data-section="1:2"]');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.locator('#seats button.seat').first().getAttribute('data-seat')).toBe('K19');
+      await page
+        .locator('button.seat:not([disabled])')
+        .nth(name.length % 5)
+        .click();
+      await page.click('#hold');
+      await expect.poll(() => page.textContent('[data-testid="countdown"]')).toMatch(/[45]:\d\d/);
+      const first = await page.textContent('[data-testid="countdown"]');
+      await expect.poll(() => page.textContent('[data-testid="countdown"]'), { timeout: 5_000 }).not.toBe(first);
+      await shot(page, `sale-held-${name}`);
+      await page.click('#pay');
+      await page.waitForSelector('[data-testid="confirm"]:not([hidden])', { timeout: 20_000 });
+      expect(await page.textContent('[data-testid="order-seats"]')).toMatch(/^K\d+$/);
+      expect(await page.textContent('[data-testid="order-amount"]')).toBe('EUR 50.00');
+      expect(await page.textContent('#confirm')).toContain('Arena <Live> 2026');
+      expect(await scrollsSideways(page)).toBe(false);
+      await shot(page, `sale-confirm-${name}`);
+      await ctx.close();
+    }
+  });
+});
+
+describe('accessibility and dashboard', () => {
+  it('waiting page, draw page and dashboard have no serious axe violations; the dashboard opens on the last event and signs out', async () => {
+    const ids = [`e2e-dash-a-${Date.now().toString(36)}`, `e2e-dash-b-${Date.now().toString(36)}`];
+    for (const id of ids)
+      await putEvent(server, id, { name: `Dashboard ${id}`, releaseRatePerMinute: 60, maxActiveVisitors: 10, seats: 10 });
+    const slow = `e2e-a11y-${Date.now().toString(36)}`;
+    await putEvent(server, slow, {
+      policy: 'random',
+      saleStartsAt: new Date(Date.now() + 3_600_000).toISOString(),
+      releaseRatePerMinute: 1,
+      maxActiveVisitors: 1,
+      seats: 10,
+    });
+    const ctx = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/events/${slow}/`);
+    expect(await seriousViolations(page, 'waiting page (en, desktop, pre-queue)')).toEqual([]);
+    await page.goto(`${server.url}/_wr/events/${slow}/draw`);
+    expect(await seriousViolations(page, 'draw page (en, desktop)')).toEqual([]);
+    await page.goto(`${server.url}/_wr/admin/`);
+    await page.fill('#token', server.adminToken);
+    await page.click('#login button');
+    await page.waitForSelector('#main:not([hidden])');
+    await page.selectOption('#event', ids[1]!);
+    await page.click('#pv summary');
+    await page.waitForFunction(() => (document.getElementById('pvFrame') as HTMLIFrameElement).srcdoc.includes('data-testid="preview"'));
+    await page.waitForTimeout(2_500);
+    await shot(page, 'dashboard-desktop');
+    expect(await seriousViolations(page, 'dashboard (desktop)')).toEqual([]);
+    await page.click('#signout');
+    expect(await page.isVisible('#login')).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.getItem('wr_admin_token'))).toBeNull();
+    // A new tab (no token): signing in again opens the event used last.
+    const again = await ctx.newPage();
+    await again.setViewportSize(PHONE);
+    await again.goto(`${server.url}/_wr/admin/`);
+    await again.fill('#token', server.adminToken);
+    await again.click('#login button');
+    await again.waitForSelector('#main:not([hidden])');
+    expect(await again.inputValue('#event')).toBe(ids[1]);
+    await again.waitForTimeout(2_500);
+    expect(await scrollsSideways(again)).toBe(false);
+    await shot(again, 'dashboard-phone');
+    await ctx.close();
+  });
+});
