@@ -8,6 +8,7 @@ import { seatIdsFor } from '../durable-objects/inventory/hold-policy.ts';
 import { bundleWorker } from '../scripts/lib/bundle.ts';
 import { generateDevSecrets } from '../scripts/lib/dev-secrets.ts';
 import { pickSeatIndexes, prng } from './hotspot.ts';
+import { benchNodeOrigin, nodeOriginRows } from './node-origin.ts';
 
 const REPS = Number(process.env.BENCH_REPS) || 3;
 const DURATION_S = Number(process.env.BENCH_SECONDS) || 4;
@@ -263,6 +264,8 @@ async function main(): Promise<void> {
       throw new Error(`inconsistent inventory: ${JSON.stringify(stats.inventory.consistency)}`);
   }
   await mf.dispose();
+  // The gateway in front of the Node example origin (its own Miniflare, with ORIGIN_URL set).
+  const nodeOrigin = await benchNodeOrigin({ reps: REPS, durationS: DURATION_S, connections: CONNECTIONS });
 
   const row = (name: string, samples: Sample[], baseline: Sample[] | null, note = '') => {
     const rps = median(samples.map((s) => s.rps));
@@ -316,6 +319,7 @@ async function main(): Promise<void> {
     `ratio vs B (target >= 0.70); vs C: ${(median(e2e.map((x) => x.rps)) / median(writeDo.map((x) => x.rps))).toFixed(2)}`,
   );
   row('seat map deltas, 1,000 concurrent readers', seatMap, noop, 'ratio vs A (edge-cached snapshot and deltas)');
+  for (const line of nodeOriginRows(nodeOrigin)) console.log(line);
   const inMedian = median(inObject);
   console.log(
     `${'holds inside the object (no network)'.padEnd(42)}  ${inMedian.toFixed(0).padStart(8)}  ${'-'.padStart(8)}  ${'-'.padStart(8)}  ${(inMedian / median(noopDo.map((s) => s.rps))).toFixed(2).padStart(7)}  ratio vs B`,
