@@ -1,16 +1,19 @@
 // Names both Workers and the Durable Objects agree on: headers, token types and claims, slug patterns, object names.
 
-/** Request header carrying the admission token to the origin (and from cookie-less apps to the gateway). */
-export const ADMISSION_HEADER = 'x-admission-token';
-/** Origin API header carrying the signing time, Unix seconds (contracts/hmac.ts). */
-export const TIMESTAMP_HEADER = 'x-wr-timestamp';
-/** Origin API header carrying `sha256=<hex HMAC>` (contracts/hmac.ts). */
-export const SIGNATURE_HEADER = 'x-wr-signature';
+// What an origin needs (the admission header and `typ`, the origin API's signing headers, the
+// origin command header) is defined once in the origin SDK, which real origins install and which
+// therefore imports nothing of this repository (README "Decisions", 2026-12-01).
+export {
+  ADMISSION_HEADER,
+  ADMISSION_TYP,
+  COMMAND_HEADER,
+  REVOKE_COMMAND,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+} from '../origin-sdk/src/protocol.ts';
 
 /** JOSE `typ` of a queue ticket: proves a place in line, never admission. */
 export const TICKET_TYP = 'wr-ticket+jwt';
-/** JOSE `typ` of an admission token: lets a visitor into the sale area until `exp`. */
-export const ADMISSION_TYP = 'wr-admission+jwt';
 /** Admission-token claim naming the admission session (the admission time in epoch ms, as a string). */
 export const SESSION_CLAIM = 'sid';
 /** Queue-ticket claim carrying the place in line: `[bucket, idx, shard]` or `"pre"`. */
