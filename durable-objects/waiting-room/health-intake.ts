@@ -5,11 +5,13 @@ import type { HealthReport } from './release-controller';
 export type StoredHealth = HealthReport & { signedAtMs?: number };
 
 /**
- * Whether a report signed at `signedAtMs` replaces the stored one. Reports must arrive in signing
- * order: one signed before the last accepted report is refused, so a replayed report can never
- * stand in for a newer one. Freshness counts from the signed time, but never from later than
- * `nowMs` (a report signed ahead of this clock counts as signed now).
- * @param last the stored report (reports stored before `signedAtMs` existed order by `reportedAtMs`)
+ * Whether a report signed at `signedAtMs` replaces the stored one. A report counts as of its signed
+ * time clamped to `nowMs` (the signature check bounds how far ahead it may be, MAX_FUTURE_SKEW_S),
+ * and reports must arrive in that order: one timed before the last accepted report is refused, so
+ * a replayed report can never stand in for a newer one (nor look fresh), while one signed a little
+ * ahead never locks out the correctly timed reports after it (#14.6: ordering by the raw signed
+ * time let one report signed 300 s ahead refuse every correct one with 409 STALE_REPORT).
+ * @param last the stored report
  * @returns `store` with the report to keep, or `out_of_order`
  */
 export function acceptHealthReport(
@@ -18,8 +20,9 @@ export function acceptHealthReport(
   signedAtMs: number,
   nowMs: number,
 ): { kind: 'store'; health: StoredHealth } | { kind: 'out_of_order' } {
-  if (last && signedAtMs < (last.signedAtMs ?? last.reportedAtMs)) return { kind: 'out_of_order' };
-  return { kind: 'store', health: { ...report, reportedAtMs: Math.min(signedAtMs, nowMs), signedAtMs } };
+  const reportedAtMs = Math.min(signedAtMs, nowMs);
+  if (last && reportedAtMs < last.reportedAtMs) return { kind: 'out_of_order' };
+  return { kind: 'store', health: { ...report, reportedAtMs, signedAtMs } };
 }
 
 /** The stored report from its JSON (wr_room.health), or null when none was stored. */

@@ -12,6 +12,7 @@ import {
   type BindingInput,
 } from '../../durable-objects/waiting-room/admission-pace';
 import { estimateWaitSeconds } from '../../contracts/queue/queue-policy';
+import { acceptHealthReport } from '../../durable-objects/waiting-room/health-intake';
 import { releaseBudget } from '../../durable-objects/waiting-room/release-controller';
 import { expectedArrivals, freeSlots, type Occupancy } from '../../durable-objects/waiting-room/tick-plan';
 
@@ -146,5 +147,28 @@ describe('measuredAdmissionRate', () => {
     const s = [sample(30, 0, 50), sample(20, 0, 50), sample(10, 0, 50), sample(0, 20, 50)];
     expect(measuredAdmissionRate(s, NOW, NOW - 10_000, 60)).toBe(120);
     expect(measuredAdmissionRate(s, NOW, NOW - 5_000, 60)).toBe(60);
+  });
+});
+
+describe('acceptHealthReport', () => {
+  const r = { p99LatencyMs: 100, errorRate: 0, activeBuyers: 1 };
+  const stored = (signedAtMs: number, nowMs: number) => {
+    const a = acceptHealthReport(null, r, signedAtMs, nowMs);
+    if (a.kind !== 'store') throw new Error('refused');
+    return a.health;
+  };
+  // Issue #14.6, failing input: a report signed ahead of the clock (here 4 s, within the signature
+  // skew; before the skew bound, 300 s) refused the correctly timed report that followed it.
+  it('lets a correctly timed report follow one signed ahead of the clock', () => {
+    const ahead = stored(NOW + 4_000, NOW);
+    expect(ahead.reportedAtMs).toBe(NOW);
+    expect(acceptHealthReport(ahead, r, NOW + 1_000, NOW + 1_000).kind).toBe('store');
+  });
+  it.each<[string, number, number, 'store' | 'out_of_order']>([
+    ['a later report', NOW + 2_000, NOW + 2_000, 'store'],
+    ['the same second again', NOW, NOW + 500, 'store'],
+    ['a replay of an older report', NOW - 30_000, NOW + 2_000, 'out_of_order'],
+  ])('%s', (_name, signedAtMs, nowMs, kind) => {
+    expect(acceptHealthReport(stored(NOW, NOW), r, signedAtMs, nowMs).kind).toBe(kind);
   });
 });
