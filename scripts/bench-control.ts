@@ -1,0 +1,148 @@
+// `npm run bench:control`: the release controller's closed-loop benchmark. Four crowd runs against
+// one gateway (wrangler dev on a free port, temporary storage), each bounded in time (at most
+// 100 + 100 + 120 + 45 s), and one table: each scenario's measure, its target, met or not.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DEFAULT_CROWD,
+  admittedPerMinute,
+  bindingTimeline,
+  queuedSpan,
+  releasedPerMinute,
+  runCrowd,
+  type CrowdOptions,
+  type CrowdResult,
+} from './lib/crowd-run.ts';
+import { freePort, startDevServer } from './lib/dev-server.ts';
+
+interface Row {
+  scenario: string;
+  measure: string;
+  target: string;
+  met: boolean;
+  binds: string;
+}
+
+const TARGET_P99 = 800;
+const base: CrowdOptions = { ...DEFAULT_CROWD, seats: 2000, maxPerMinute: 600, minPerMinute: 150, maxActive: 700, progress: false };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+/**
+ * The measuring window: from 30 s after the first health report (the issue's ramp allowance) to the
+ * last admission while visitors still waited, within the run's deadline.
+ */
+const window = (r: CrowdResult, o: CrowdOptions) => {
+  const q = queuedSpan(r);
+  const to = Math.min(q.toS, o.maxSeconds, r.admittedAtS.length ? Math.max(...r.admittedAtS) : 0);
+  const from = Math.min((r.firstReportS ?? q.fromS) + 30, to - 10);
+  return { from, to };
+};
+const p99Note = (r: CrowdResult, fromS: number) => {
+  const p = r.samples.filter((s) => s.p99 !== null && s.t >= fromS).map((s) => s.p99!);
+  return p.length ? `origin p99 median ${median(p)} ms` : 'no origin report';
+};
+const mostly = (r: CrowdResult) => {
+  const n = new Map<string, number>();
+  for (const s of r.samples) if (s.waiting > 0) n.set(s.binds, (n.get(s.binds) ?? 0) + 1);
+  return [...n]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${Math.round((100 * v) / Math.max(1, r.samples.length))}%`)
+    .join(', ');
+};
+
+const scenarios: { name: string; o: CrowdOptions; judge: (r: CrowdResult, o: CrowdOptions) => Omit<Row, 'scenario' | 'binds'> }[] = [
+  {
+    name: 'healthy origin, 600/min maximum, 700 visitors',
+    o: { ...base, visitors: 700, maxSeconds: 100 },
+    judge: (r, o) => {
+      const q = queuedSpan(r);
+      const from = Math.min((r.firstReportS ?? q.fromS) + 30, q.toS - 10);
+      const x = admittedPerMinute(r, from, q.toS) / o.maxPerMinute;
+      return {
+        measure: `admitted ${x.toFixed(2)} x the maximum (${from.toFixed(0)}-${q.toS.toFixed(0)} s)`,
+        target: '>= 0.90 x maximum',
+        met: x >= 0.9,
+      };
+    },
+  },
+  {
+    name: '50 % no-shows (600/min, 700 visitors)',
+    o: { ...base, visitors: 700, noShowShare: 0.5, maxSeconds: 100 },
+    judge: (r, o) => {
+      const { from, to } = window(r, o);
+      const inside = r.samples.filter((s) => s.t >= from && s.t <= to);
+      const rate = inside.reduce((a, s) => a + s.rate, 0) / Math.max(1, inside.length);
+      const x = releasedPerMinute(r, from, to) / Math.max(1, rate);
+      return {
+        measure: `released ${x.toFixed(2)} x the rate (mean rate ${rate.toFixed(0)}/min, ${from.toFixed(0)}-${to.toFixed(0)} s; claimed ${admittedPerMinute(r, from, to).toFixed(0)}/min; ${p99Note(r, from)})`,
+        target: '>= 0.90 x rate',
+        met: x >= 0.9,
+      };
+    },
+  },
+  {
+    name: 'origin capacity halves at 45 s (visitors stay 20 s)',
+    o: {
+      ...base,
+      visitors: 600,
+      staySeconds: 20,
+      maxSeconds: 120,
+      origin: { baseLatencyMs: 20, capacityKnee: 8 },
+      originChanges: [{ atS: 45, model: { baseLatencyMs: 20, capacityKnee: 4 } }],
+    },
+    judge: (r) => {
+      const reports = r.samples.filter((s) => s.p99 !== null && s.reportedAtS !== null && s.reportedAtS >= 45);
+      const settled = reports.findIndex((_, i) => reports.slice(i).every((s) => s.p99! <= TARGET_P99 * 1.1));
+      const after = settled >= 0 ? reports.slice(settled) : [];
+      const settleS = settled >= 0 ? reports[settled]!.reportedAtS! - 45 : null;
+      return {
+        measure:
+          settleS === null
+            ? `not settled by ${r.elapsedS.toFixed(0)} s (p99 median ${median(reports.map((s) => s.p99!))} ms after the change)`
+            : `settled ${settleS.toFixed(0)} s after the change; p99 after: median ${median(after.map((s) => s.p99!))}, max ${Math.max(...after.map((s) => s.p99!))} ms`,
+        target: `p99 <= ${TARGET_P99 * 1.1} ms after settling`,
+        met: settleS !== null && after.length >= 3,
+      };
+    },
+  },
+  {
+    name: 'origin failing (p99 >= 900 ms > 800 ms target from the start)',
+    o: { ...base, visitors: 200, maxSeconds: 45, origin: { baseLatencyMs: 900, capacityKnee: 5 } },
+    judge: (r, o) => {
+      const first = r.samples.findIndex((s) => s.p99 !== null);
+      const later = first >= 0 ? r.samples.slice(first) : [];
+      const maxRate = Math.max(...r.samples.map((s) => s.rate));
+      const grew = later.some((s, i) => i > 0 && (s.rate > later[i - 1]!.rate || s.activeLimit > later[i - 1]!.activeLimit));
+      return {
+        measure: `rate at most ${maxRate}/min (minimum ${o.minPerMinute}); ${grew ? 'rate or limit grew' : 'rate and limit never grew'} after the first report`,
+        target: 'never climbs',
+        met: maxRate <= o.minPerMinute && !grew,
+      };
+    },
+  },
+];
+
+const state = mkdtempSync(join(tmpdir(), 'wr-bench-control-'));
+const started = Date.now();
+console.log('bench:control: starting a gateway (wrangler dev on a free port, temporary storage)...');
+const server = await startDevServer({ port: await freePort(), persistTo: state, quiet: true });
+const rows: Row[] = [];
+try {
+  for (const s of scenarios) {
+    console.log(`\n▶ ${s.name}`);
+    const r = await runCrowd(server, s.o, (line) => console.log(line));
+    const row = { scenario: s.name, ...s.judge(r, s.o), binds: mostly(r) };
+    rows.push(row);
+    console.log(`  ${row.measure} (target ${row.target}: ${row.met ? 'met' : 'NOT met'}); consistency ${r.consistent ? 'PASS' : 'FAIL'}`);
+    console.log(`  what bound, over time: ${bindingTimeline(r)}`);
+    for (const e of r.rateLog.slice(0, 6)) console.log(`    ${new Date(e.at).toISOString().slice(11, 19)}  ${e.reason}`);
+  }
+} finally {
+  await server.stop();
+  rmSync(state, { recursive: true, force: true });
+}
+console.log(`\nbench:control (${((Date.now() - started) / 1000).toFixed(0)} s in all)\n`);
+console.log('| scenario | measured | target | met | what bound while visitors waited |');
+console.log('|---|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.scenario} | ${r.measure} | ${r.target} | ${r.met ? 'yes' : 'no'} | ${r.binds} |`);
+process.exit(rows.every((r) => r.met) ? 0 : 1);

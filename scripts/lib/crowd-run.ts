@@ -1,0 +1,425 @@
+// One crowd run: simulated visitors (each with its own cookie jar) through the gateway's real HTTP
+// path against a fresh event, with the origin stub's capacity model set and changed on schedule;
+// samples what binds admissions, the rate, the limit and the origin's p99 every 2 s. The closed-loop
+// benchmark of the release controller (scripts/crowd.ts, scripts/bench-control.ts).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CookieJar } from 'tough-cookie';
+import { signOriginRequest } from '../../origin-sdk/src/index.ts';
+import { ROOT, putEvent, type DevServer } from './dev-server.ts';
+import { parseDevVars } from './dev-secrets.ts';
+
+/** The origin stub's capacity model: base latency (ms) and the concurrent requests it serves at that latency. */
+export interface OriginModel {
+  baseLatencyMs: number;
+  capacityKnee: number;
+}
+
+/** A crowd run's settings. Rates per minute, times in s. */
+export interface CrowdOptions {
+  visitors: number;
+  seats: number;
+  maxPerMinute: number;
+  minPerMinute: number;
+  maxActive: number;
+  /** The event's p99 target, ms (800). */
+  targetP99Ms: number;
+  /** Stop after this long, s. */
+  maxSeconds: number;
+  /** Requests in flight at most. */
+  concurrency: number;
+  seed: number;
+  /** Share of visitors (0..1) who join, then never come back: their released place is never claimed. */
+  noShowShare: number;
+  /** Admitted visitors browse the sale page this long (one page every 2 s) before buying, s. */
+  staySeconds: number;
+  /** The origin's capacity model from the start (null: the stub's own, 20 ms and 50). */
+  origin: OriginModel | null;
+  /** Changes of the capacity model during the run: after `atS` seconds, `model`. */
+  originChanges: { atS: number; model: OriginModel }[];
+  /** Print a line every 5 s. */
+  progress: boolean;
+}
+
+export const DEFAULT_CROWD: CrowdOptions = {
+  visitors: 500,
+  seats: 1000,
+  maxPerMinute: 1200,
+  minPerMinute: 300,
+  maxActive: 200,
+  targetP99Ms: 800,
+  maxSeconds: 600,
+  concurrency: 48,
+  seed: 1,
+  noShowShare: 0,
+  staySeconds: 0,
+  origin: null,
+  originChanges: [],
+  progress: true,
+};
+
+/** One 2 s sample of the room (GET /_wr/admin/events/{id}). */
+export interface CrowdSample {
+  /** Seconds since the run started. */
+  t: number;
+  binds: string;
+  detail: string;
+  rate: number;
+  activeLimit: number;
+  active: number;
+  unclaimed: number;
+  waiting: number;
+  /** Places released so far. */
+  released: number;
+  /** The origin's last reported p99, ms (null before its first report), and when it was reported (s). */
+  p99: number | null;
+  reportedAtS: number | null;
+}
+
+/** What a run measured. */
+export interface CrowdResult {
+  eventId: string;
+  elapsedS: number;
+  joined: number;
+  admitted: number;
+  noShows: number;
+  /** When each visitor claimed an admission, s since start. */
+  admittedAtS: number[];
+  samples: CrowdSample[];
+  rateLog: { at: number; rate: number; reason: string }[];
+  /** When the origin's first health report was acted on, s since start (null: never). */
+  firstReportS: number | null;
+  counts: Record<string, number>;
+  consistent: boolean;
+  soldSeats: number;
+}
+
+/** Deterministic PRNG (mulberry32), so a run can be repeated with a seed. */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Bounds the requests in flight, so the crowd does not open thousands of sockets at once. */
+class Gate {
+  private active = 0;
+  private waiting: (() => void)[] = [];
+  private readonly limit: number;
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const HOT_SEATS = 30; // overlapping on purpose: many visitors want the same front-row seats
+
+/**
+ * Sets the origin stub's capacity model on its signed operator API (`PUT /admin/events/{id}/load`,
+ * signed with ORIGIN_HMAC_SECRET from .dev.vars; the gateway passes paths no room covers to the origin).
+ * @returns the stub's answer, as a line for the log
+ */
+export async function setOriginModel(base: string, eventId: string, model: OriginModel): Promise<string> {
+  const secret = existsSync(join(ROOT, '.dev.vars')) ? parseDevVars(readFileSync(join(ROOT, '.dev.vars'), 'utf8')).ORIGIN_HMAC_SECRET : '';
+  if (!secret) return 'skipped (no ORIGIN_HMAC_SECRET in .dev.vars)';
+  const path = `/admin/events/${eventId}/load`;
+  const body = JSON.stringify(model);
+  const headers = { 'content-type': 'application/json', ...(await signOriginRequest(secret, 'PUT', path, body, Date.now())) };
+  const res = await fetch(base + path, { method: 'PUT', headers, body });
+  return `${res.status} ${await res.text()}`;
+}
+
+/**
+ * Runs one crowd against `server`: creates a fresh event, sends `visitors` through it, and samples
+ * the room every 2 s.
+ * @param log where progress lines go
+ */
+export async function runCrowd(
+  server: Pick<DevServer, 'url' | 'adminToken'>,
+  o: CrowdOptions,
+  log: (line: string) => void = console.log,
+): Promise<CrowdResult> {
+  const random = prng(o.seed);
+  const gate = new Gate(o.concurrency);
+  const base = server.url;
+  const counts: Record<string, number> = {
+    joined: 0,
+    admitted: 0,
+    noShows: 0,
+    holdsGranted: 0,
+    holdsRefused: 0,
+    holdErrors: 0,
+    paid: 0,
+    declined: 0,
+    checkoutFailed: 0,
+    processing: 0,
+    abandoned: 0,
+    httpErrors: 0,
+    rateLimited: 0,
+  };
+  const admittedAt: number[] = [];
+  const paidSeats = new Map<string, string>();
+  let paidTwice = 0;
+  const eventId = `crowd-${Date.now().toString(36)}-${Math.floor(random() * 1e6).toString(36)}`;
+  await putEvent(server, eventId, {
+    name: 'Crowd simulation',
+    releaseRatePerMinute: o.maxPerMinute,
+    minReleaseRatePerMinute: o.minPerMinute,
+    maxActiveVisitors: o.maxActive,
+    targetP99Ms: o.targetP99Ms,
+    seats: o.seats,
+    seatsPerRow: 25,
+    holdTtlSeconds: 60,
+    admissionTtlSeconds: 300,
+  });
+  if (o.origin) log(`  origin model ${JSON.stringify(o.origin)}: ${await setOriginModel(base, eventId, o.origin)}`);
+
+  async function request(jar: CookieJar, path: string, init: RequestInit = {}) {
+    const url = base + path;
+    return gate.run(async () => {
+      const headers = new Headers(init.headers);
+      const cookie = await jar.getCookieString(url);
+      if (cookie) headers.set('cookie', cookie);
+      headers.set('accept', 'application/json');
+      if (init.body) headers.set('content-type', 'application/json');
+      const res = await fetch(url, { ...init, headers, redirect: 'manual' });
+      for (const line of res.headers.getSetCookie()) await jar.setCookie(line, url);
+      const text = await res.text();
+      let body: Record<string, unknown> = {};
+      try {
+        body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      } catch {
+        // HTML (the sale page)
+      }
+      if (res.status >= 500) counts.httpErrors!++;
+      if (res.status === 429) counts.rateLimited!++;
+      return { status: res.status, body, retryAfterS: Number(res.headers.get('retry-after')) || 0 };
+    });
+  }
+
+  const started = Date.now();
+  const deadline = started + o.maxSeconds * 1000;
+  const sinceS = () => (Date.now() - started) / 1000;
+
+  async function visitor(): Promise<void> {
+    const jar = new CookieJar();
+    const noShow = random() < o.noShowShare;
+    // Arrivals spread over the first few seconds, as a flash crowd does.
+    await sleep(random() * 5_000);
+    // Over the per-IP join limit (all simulated visitors share one address) come back after Retry-After.
+    let s = await request(jar, `/events/${eventId}/`);
+    while (s.status === 429 && Date.now() < deadline) {
+      await sleep(s.retryAfterS * 1000 * (1 + random() * 0.5));
+      s = await request(jar, `/events/${eventId}/`);
+    }
+    counts.joined!++;
+    if (noShow && s.body.state !== 'admitted') {
+      counts.noShows!++;
+      return; // joined, then closed the tab: the released place is never claimed
+    }
+    while (s.body.state !== 'admitted') {
+      if (Date.now() > deadline) return;
+      if (s.status === 200 && (s.body.state === 'closed' || s.body.state === 'sold_out')) return;
+      const wait = Number(s.body.pollAfterMs) || 2_000;
+      await sleep(wait * (0.8 + random() * 0.4));
+      s = await request(jar, `/_wr/events/${eventId}/status`);
+    }
+    counts.admitted!++;
+    admittedAt.push(sinceS());
+    await request(jar, `/events/${eventId}/`); // the sale page, proxied to the origin
+    for (let k = 0; k < o.staySeconds / 2 && Date.now() < deadline; k++) {
+      await sleep(2_000 * (0.8 + random() * 0.4));
+      await request(jar, `/events/${eventId}/`);
+    }
+    if (Date.now() > deadline) return;
+    const map = await request(jar, `/_wr/events/${eventId}/seats`);
+    const all = (map.body.seats as { id: string; status: string }[] | undefined) ?? [];
+    const seats = all.map((x) => x.id);
+    const free = all.filter((x) => x.status === 'AVAILABLE').map((x) => x.id);
+    const pool = random() < 0.4 || free.length === 0 ? seats.slice(0, HOT_SEATS) : free;
+    const want = 1 + Math.floor(random() * 4);
+    const pick = [...new Set(Array.from({ length: want }, () => pool[Math.floor(random() * pool.length)]!))];
+    const key = crypto.randomUUID();
+    const hold = await request(jar, `/_wr/events/${eventId}/holds`, {
+      method: 'POST',
+      headers: { 'idempotency-key': key },
+      body: JSON.stringify({ seatIds: pick }),
+    });
+    if (hold.status === 201 && random() < 0.1) {
+      // A client retry after a lost response: the same key must return the same hold.
+      const again = await request(jar, `/_wr/events/${eventId}/holds`, {
+        method: 'POST',
+        headers: { 'idempotency-key': key },
+        body: JSON.stringify({ seatIds: pick }),
+      });
+      if (again.body.holdId !== hold.body.holdId) throw new Error('idempotent retry returned another hold');
+    }
+    if (hold.status === 201) counts.holdsGranted!++;
+    else if (hold.status === 409) counts.holdsRefused!++;
+    else counts.holdErrors!++;
+    if (hold.status === 201) {
+      const r = random();
+      if (r < 0.7) {
+        // 5 % declined cards, 3 % cards whose authorization answer is lost (PROCESSING until the webhook).
+        const card = r < 0.05 ? '4000 0000 0000 0002' : r < 0.08 ? '4000 0000 0000 0119' : '4242 4242 4242 4242';
+        let paid = await request(jar, `/events/${eventId}/checkout`, {
+          method: 'POST',
+          body: JSON.stringify({ holdId: hold.body.holdId, card }),
+        });
+        if (paid.body.status === 'PROCESSING') {
+          counts.processing!++;
+          for (let i = 0; i < 60 && paid.body.status === 'PROCESSING' && Date.now() < deadline; i++) {
+            await sleep(1_000);
+            paid = await request(jar, `/events/${eventId}/orders/${String(paid.body.orderId)}`);
+          }
+        }
+        if (paid.body.status === 'PAID') {
+          counts.paid!++;
+          for (const seat of paid.body.seatIds as string[]) {
+            if (paidSeats.has(seat)) paidTwice++;
+            paidSeats.set(seat, paid.body.orderId as string);
+          }
+        } else if (card.startsWith('4000')) counts.declined!++;
+        else counts.checkoutFailed!++;
+      } else {
+        counts.abandoned!++;
+        if (r < 0.85) await request(jar, `/_wr/events/${eventId}/holds/${hold.body.holdId}`, { method: 'DELETE' });
+      }
+    }
+    await request(jar, `/_wr/events/${eventId}/leave`, { method: 'POST' });
+  }
+
+  const samples: CrowdSample[] = [];
+  const stats = async () =>
+    (await (
+      await fetch(`${base}/_wr/admin/events/${eventId}`, { headers: { authorization: `Bearer ${server.adminToken}` } })
+    ).json()) as StatsBody;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      try {
+        const q = (await stats()).queue;
+        samples.push({
+          t: sinceS(),
+          binds: q.binding.binds,
+          detail: q.binding.detail,
+          rate: q.releaseRatePerMinute,
+          activeLimit: q.activeLimit,
+          active: q.active,
+          unclaimed: q.binding.unclaimed,
+          waiting: q.waiting,
+          released: q.admittedTotal,
+          p99: q.lastHealth?.p99LatencyMs ?? null,
+          reportedAtS: q.lastHealth ? (q.lastHealth.reportedAtMs - started) / 1000 : null,
+        });
+      } catch {
+        // the gateway is busy; the next sample will do
+      }
+      await sleep(2_000);
+    }
+  })();
+  const changes = o.originChanges.map((c) =>
+    setTimeout(
+      () => void setOriginModel(base, eventId, c.model).then((r) => log(`  ${c.atS} s: origin model ${JSON.stringify(c.model)}: ${r}`)),
+      c.atS * 1000,
+    ),
+  );
+  const progress = o.progress
+    ? setInterval(() => {
+        const s = samples.at(-1);
+        const recent = admittedAt.filter((t) => t > sinceS() - 10).length * 6;
+        log(
+          `  ${sinceS().toFixed(0).padStart(4)} s  joined ${counts.joined}  admitted ${counts.admitted}  ` +
+            `admitted/min (10 s) ${recent} = ${(recent / o.maxPerMinute).toFixed(2)} of max` +
+            (s
+              ? `  binds ${s.binds}  rate ${s.rate}  limit ${s.activeLimit}  active ${s.active}  unclaimed ${s.unclaimed}  p99 ${s.p99 ?? '-'} ms`
+              : ''),
+        );
+      }, 5_000)
+    : null;
+  // Bounded in time: visitors still busy 10 s after the deadline are left behind (their requests end with the gateway).
+  const all = Promise.allSettled(Array.from({ length: o.visitors }, () => visitor()));
+  const results = await Promise.race([all, sleep(o.maxSeconds * 1000 + 10_000).then(() => [] as PromiseSettledResult<void>[])]);
+  if (progress) clearInterval(progress);
+  for (const c of changes) clearTimeout(c);
+  sampling = false;
+  await sampler;
+  const crashed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+  if (crashed.length) log(`  simulated visitors that crashed: ${crashed.length} (first: ${String(crashed[0]!.reason)})`);
+  const end = await stats();
+  const first = samples.find((x) => x.reportedAtS !== null);
+  return {
+    eventId,
+    elapsedS: sinceS(),
+    joined: counts.joined!,
+    admitted: counts.admitted!,
+    noShows: counts.noShows!,
+    admittedAtS: admittedAt,
+    samples,
+    rateLog: end.queue.rateLog,
+    firstReportS: first ? first.reportedAtS : null,
+    counts,
+    consistent: Object.values(end.inventory.consistency).every((v) => v === 0) && paidTwice === 0 && crashed.length === 0,
+    soldSeats: end.inventory.seats.sold,
+  };
+}
+
+/** The parts of GET /_wr/admin/events/{id} a run reads. */
+interface StatsBody {
+  queue: {
+    releaseRatePerMinute: number;
+    activeLimit: number;
+    active: number;
+    waiting: number;
+    admittedTotal: number;
+    binding: { binds: string; detail: string; unclaimed: number };
+    lastHealth: { p99LatencyMs: number; reportedAtMs: number } | null;
+    rateLog: { at: number; rate: number; reason: string }[];
+  };
+  inventory: { seats: { sold: number }; consistency: Record<string, number> };
+}
+
+/** Claimed admissions per minute over [fromS, toS). */
+export function admittedPerMinute(r: CrowdResult, fromS: number, toS: number): number {
+  if (toS <= fromS) return 0;
+  return (r.admittedAtS.filter((t) => t >= fromS && t < toS).length * 60) / (toS - fromS);
+}
+
+/** Places released per minute over [fromS, toS), from the 2 s samples. */
+export function releasedPerMinute(r: CrowdResult, fromS: number, toS: number): number {
+  const inside = r.samples.filter((s) => s.t >= fromS && s.t <= toS);
+  if (inside.length < 2) return 0;
+  const a = inside[0]!;
+  const b = inside.at(-1)!;
+  return b.t > a.t ? ((b.released - a.released) * 60) / (b.t - a.t) : 0;
+}
+
+/** The time span while visitors waited (first to last sample with waiting > 0), s. */
+export function queuedSpan(r: CrowdResult): { fromS: number; toS: number } {
+  const q = r.samples.filter((s) => s.waiting > 0);
+  return q.length ? { fromS: q[0]!.t, toS: q.at(-1)!.t } : { fromS: 0, toS: 0 };
+}
+
+/** How often each constraint bound, as `binds xN` in first-seen order. */
+export function bindingTimeline(r: CrowdResult): string {
+  const runs: { binds: string; from: number; to: number }[] = [];
+  for (const s of r.samples) {
+    const last = runs.at(-1);
+    if (last && last.binds === s.binds) last.to = s.t;
+    else runs.push({ binds: s.binds, from: s.t, to: s.t });
+  }
+  return runs.map((x) => `${x.from.toFixed(0)}-${x.to.toFixed(0)} s ${x.binds}`).join(', ');
+}
