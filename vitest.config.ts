@@ -18,6 +18,9 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: './wrangler.toml' },
       miniflare: {
+        // The join limit per IP, lowered from wrangler.toml's 600 per 10 s so the rate-limit test reaches
+        // it in a fraction of a window on any machine (test/edge/hostile.test.ts, TEST_JOIN_LIMIT).
+        ratelimits: { IP_RATE_LIMITER: { namespace_id: '7102', simple: { limit: 40, period: 10 } } },
         // Release ticks never fire by themselves in tests: each test fires them with runDurableObjectAlarm.
         bindings: {
           ...secrets,
@@ -56,5 +59,8 @@ export default defineConfig({
   test: {
     name: PROJECT,
     include: ['test/{unit,edge,durable-objects,origin-stub}/**/*.test.ts'],
+    // Generous: the suite runs on a shared 2-core machine where other work can stall a test for
+    // seconds. Not a speed target (those live in bench/); a hung test still fails.
+    testTimeout: 60_000,
   },
 });

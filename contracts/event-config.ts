@@ -1,5 +1,6 @@
 // Organizer settings of one event: the schema, its defaults and the split between the two objects.
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import { wholeNumber } from './zod';
 import { TIER_PATTERN } from './names';
 
 /** Default hold TTL: 5 minutes, in seconds. */
@@ -29,69 +30,64 @@ export const MAX_SALE_START_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
  * seconds; `saleStartsAt` is an ISO 8601 instant (absent = on sale now).
  */
 export const eventConfigInput = z
-  .object({
-    name: z.string().min(1).max(200).optional(),
-    policy: z.enum(['fifo', 'random']).default('fifo'),
-    saleStartsAt: z.iso.datetime({ offset: true }).optional(),
-    releaseRatePerMinute: z.number().int().min(1).max(1_000_000),
-    minReleaseRatePerMinute: z.number().int().min(0).max(1_000_000).optional(),
-    maxActiveVisitors: z.number().int().min(1).max(10_000_000),
-    seats: z.number().int().min(0).max(100_000).default(0),
-    seatsPerRow: z.number().int().min(1).max(1_000).default(25),
-    seatPriceMinor: z.number().int().min(0).max(100_000_000).default(DEFAULT_SEAT_PRICE_MINOR),
-    currency: z
-      .string()
-      .regex(/^[A-Z]{3}$/)
-      .default('EUR'),
-    tiers: z
-      .array(
-        z
-          .object({
-            tier: z.string().regex(TIER_PATTERN),
-            capacity: z.number().int().min(1).max(10_000_000),
-            priceMinor: z.number().int().min(0).max(100_000_000),
-          })
-          .strict(),
-      )
-      .max(20)
-      .default([]),
-    paymentGraceSeconds: z.number().int().min(10).max(900).default(DEFAULT_PAYMENT_GRACE_S),
-    holdTtlSeconds: z.number().int().min(10).max(3_600).default(DEFAULT_HOLD_TTL_S),
-    admissionTtlSeconds: z.number().int().min(30).max(7_200).default(DEFAULT_ADMISSION_TTL_S),
-    idleTimeoutSeconds: z.number().int().min(30).max(3_600).default(DEFAULT_IDLE_TIMEOUT_S),
-    maxSeatsPerAccount: z.number().int().min(1).max(100).default(DEFAULT_MAX_SEATS_PER_ACCOUNT),
-    targetP99Ms: z.number().int().min(1).max(60_000).default(DEFAULT_TARGET_P99_MS),
-    maxErrorRate: z.number().min(0).max(1).default(DEFAULT_MAX_ERROR_RATE),
-    holdTargetP99Ms: z.number().int().min(1).max(60_000).default(DEFAULT_HOLD_TARGET_P99_MS),
-    onOriginDown: z.enum(['minimum', 'pause']).default('minimum'),
-    queueShards: z.number().int().min(1).max(64).default(1),
-    waitingPageStatus: z.union([z.literal(200), z.literal(202), z.literal(429)]).default(200),
-    page: z
-      .object({
-        accentColor: z
-          .string()
-          .regex(/^#[0-9a-fA-F]{6}$/)
-          .optional(),
-        logoUrl: z
-          .url({ protocol: /^https$/ })
-          .max(500)
-          .optional(),
-        message: z.string().max(500).optional(),
-      })
-      .strict()
-      .default({}),
+  .strictObject({
+    name: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    policy: z._default(z.enum(['fifo', 'random']), 'fifo'),
+    saleStartsAt: z.optional(z.iso.datetime({ offset: true })),
+    releaseRatePerMinute: wholeNumber(1, 1_000_000),
+    minReleaseRatePerMinute: z.optional(wholeNumber(0, 1_000_000)),
+    maxActiveVisitors: wholeNumber(1, 10_000_000),
+    seats: z._default(wholeNumber(0, 100_000), 0),
+    seatsPerRow: z._default(wholeNumber(1, 1_000), 25),
+    seatPriceMinor: z._default(wholeNumber(0, 100_000_000), DEFAULT_SEAT_PRICE_MINOR),
+    currency: z._default(z.string().check(z.regex(/^[A-Z]{3}$/)), 'EUR'),
+    tiers: z._default(
+      z
+        .array(
+          z.strictObject({
+            tier: z.string().check(z.regex(TIER_PATTERN)),
+            capacity: wholeNumber(1, 10_000_000),
+            priceMinor: wholeNumber(0, 100_000_000),
+          }),
+        )
+        .check(z.maxLength(20)),
+      [],
+    ),
+    paymentGraceSeconds: z._default(wholeNumber(10, 900), DEFAULT_PAYMENT_GRACE_S),
+    holdTtlSeconds: z._default(wholeNumber(10, 3_600), DEFAULT_HOLD_TTL_S),
+    admissionTtlSeconds: z._default(wholeNumber(30, 7_200), DEFAULT_ADMISSION_TTL_S),
+    idleTimeoutSeconds: z._default(wholeNumber(30, 3_600), DEFAULT_IDLE_TIMEOUT_S),
+    maxSeatsPerAccount: z._default(wholeNumber(1, 100), DEFAULT_MAX_SEATS_PER_ACCOUNT),
+    targetP99Ms: z._default(wholeNumber(1, 60_000), DEFAULT_TARGET_P99_MS),
+    maxErrorRate: z._default(z.number().check(z.minimum(0), z.maximum(1)), DEFAULT_MAX_ERROR_RATE),
+    holdTargetP99Ms: z._default(wholeNumber(1, 60_000), DEFAULT_HOLD_TARGET_P99_MS),
+    onOriginDown: z._default(z.enum(['minimum', 'pause']), 'minimum'),
+    queueShards: z._default(wholeNumber(1, 64), 1),
+    waitingPageStatus: z._default(z.union([z.literal(200), z.literal(202), z.literal(429)]), 200),
+    page: z._default(
+      z.strictObject({
+        accentColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/))),
+        logoUrl: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(500))),
+        message: z.optional(z.string().check(z.maxLength(500))),
+      }),
+      {},
+    ),
   })
-  .strict()
-  .refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
-    message: 'minReleaseRatePerMinute must not exceed releaseRatePerMinute',
-    path: ['minReleaseRatePerMinute'],
-  })
-  .refine((c) => !c.saleStartsAt || Date.parse(c.saleStartsAt) < Date.now() + MAX_SALE_START_AHEAD_MS, {
-    message: 'saleStartsAt must be within 5 years',
-    path: ['saleStartsAt'],
-  })
-  .refine((c) => c.seats > 0 || c.tiers.length > 0, { message: 'an event needs numbered seats or at least one tier', path: ['seats'] })
-  .refine((c) => new Set(c.tiers.map((t) => t.tier)).size === c.tiers.length, { message: 'tier names must be distinct', path: ['tiers'] });
+  .check(
+    z.refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
+      message: 'minReleaseRatePerMinute must not exceed releaseRatePerMinute',
+      path: ['minReleaseRatePerMinute'],
+    }),
+    z.refine((c) => !c.saleStartsAt || Date.parse(c.saleStartsAt) < Date.now() + MAX_SALE_START_AHEAD_MS, {
+      message: 'saleStartsAt must be within 5 years',
+      path: ['saleStartsAt'],
+    }),
+    z.refine((c) => c.seats > 0 || c.tiers.length > 0, { message: 'an event needs numbered seats or at least one tier', path: ['seats'] }),
+    z.refine((c) => new Set(c.tiers.map((t) => t.tier)).size === c.tiers.length, {
+      message: 'tier names must be distinct',
+      path: ['tiers'],
+    }),
+  );
 
 /** A validated event configuration as the organizer sent it (defaults applied). */
 export type EventConfigInput = z.infer<typeof eventConfigInput>;

@@ -63,6 +63,7 @@ step('import rules: arrows one way, no circles (dependency-cruiser, .dependency-
   ...['src', 'durable-objects', 'contracts', 'origin-stub', 'origin-sdk/src', 'example-origin'],
 ]);
 step('formatting (prettier --check)', bin('prettier'), ['--check', '.']);
+step('bundle sizes (wrangler deploy --dry-run, minified)', nodeBinary(), [join(ROOT, 'scripts', 'bundle-size.ts')]);
 
 mkdirSync(join(ROOT, '.build'), { recursive: true });
 const reports = { workerd: '.build/vitest-workerd.json', sdk: '.build/vitest-sdk.json', browser: '.build/vitest-browser.json' };

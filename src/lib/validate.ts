@@ -1,5 +1,6 @@
 // Request-body parsing: size limit, nesting limit, JSON, zod schema; every failure is a 4xx GatewayError.
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
+import '../../contracts/zod';
 import { GatewayError } from './errors';
 
 /** Largest JSON body the gateway reads, in bytes. */
@@ -62,11 +63,11 @@ export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES):
 
 /**
  * Parses a raw body against a schema. Unknown fields follow the schema: every body schema of the
- * gateway is `.strict()`, so they are refused (docs/api.md).
+ * gateway is a strict object (`z.strictObject`), so they are refused (docs/api.md).
  * @throws GatewayError PAYLOAD_TOO_LARGE over `maxBytes`; INVALID_REQUEST for nesting deeper than
  *   MAX_JSON_DEPTH, bad JSON or shape (the detail names the first offending field)
  */
-export function parseJsonBody<S extends z.ZodType>(raw: string, schema: S, maxBytes = MAX_BODY_BYTES): z.infer<S> {
+export function parseJsonBody<S extends z.ZodMiniType>(raw: string, schema: S, maxBytes = MAX_BODY_BYTES): z.infer<S> {
   if (new TextEncoder().encode(raw).byteLength > maxBytes)
     throw new GatewayError('PAYLOAD_TOO_LARGE', { detail: `the body exceeds ${maxBytes} bytes` });
   if (jsonDepth(raw) > MAX_JSON_DEPTH)
@@ -87,6 +88,6 @@ export function parseJsonBody<S extends z.ZodType>(raw: string, schema: S, maxBy
 }
 
 /** Reads and parses a JSON request body: `readBodyText` then `parseJsonBody`. */
-export async function readJsonBody<S extends z.ZodType>(request: Request, schema: S, maxBytes = MAX_BODY_BYTES): Promise<z.infer<S>> {
+export async function readJsonBody<S extends z.ZodMiniType>(request: Request, schema: S, maxBytes = MAX_BODY_BYTES): Promise<z.infer<S>> {
   return parseJsonBody(await readBodyText(request, maxBytes), schema, maxBytes);
 }

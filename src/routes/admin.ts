@@ -1,7 +1,8 @@
 // Organizer API: create/update an event, read its live numbers, pause and resume.
 import { forgetCursor } from '../lib/cursor-cache';
 import { Hono, type Context } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import { wholeNumber } from '../../contracts/zod';
 import { bearerAuth } from 'hono/bearer-auth';
 import { DIRECTORY_NAME } from '../../contracts/names';
 import { eventConfigInput, joinConfig } from '../../contracts/event-config';
@@ -99,7 +100,7 @@ adminApi.get('/events/:eventId/preview', async (c) => {
   return previewResponse(cursor, c.req.query('phase'), c.req.query('lang'), Date.now());
 });
 
-const rateOverride = z.object({ fixedPerMinute: z.number().int().min(0).max(1_000_000).nullable() }).strict();
+const rateOverride = z.strictObject({ fixedPerMinute: z.nullable(wholeNumber(0, 1_000_000)) });
 
 adminApi.post('/events/:eventId/rate', async (c) => {
   const { fixedPerMinute } = await readJsonBody(c.req.raw, rateOverride);

@@ -1,6 +1,7 @@
 // Seat map and seat holds for admitted visitors: the account is the admission token's subject.
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../../contracts/zod';
 import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMapAnswer } from '../../contracts/inventory-answers';
 import { requireAdmission } from '../middleware/credentials';
 import { callDurableObject } from '../lib/do-call';
@@ -15,16 +16,19 @@ import { eventIdParam, type AppEnv } from '../types';
 /** Idempotency keys: 1-128 visible ASCII characters (draft-ietf-httpapi-idempotency-key-header). */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 
-const seatHold = z.object({ seatIds: z.array(z.string().max(16)).max(6, 'a hold takes 1 to 6 seats') }).strict();
-const tierHold = z.object({ tier: z.string().max(32), quantity: z.number() }).strict();
+const seatHold = z.strictObject({ seatIds: z.array(z.string().check(z.maxLength(16))).check(z.maxLength(6, 'a hold takes 1 to 6 seats')) });
+const tierHold = z.strictObject({ tier: z.string().check(z.maxLength(32)), quantity: z.number() });
 /** Numbered seats or a tier quantity; the body's own keys pick which, so an error names the field. */
-const holdRequest = z.unknown().transform((body, ctx) => {
-  const tier = typeof body === 'object' && body !== null && 'tier' in body;
-  const parsed = (tier ? tierHold : seatHold).safeParse(body);
-  if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-  return z.NEVER;
-});
+const holdRequest = z.pipe(
+  z.unknown(),
+  z.transform((body, ctx) => {
+    const tier = typeof body === 'object' && body !== null && 'tier' in body;
+    const parsed = (tier ? tierHold : seatHold).safeParse(body);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: body });
+    return z.NEVER;
+  }),
+);
 const SINCE = /^\d{1,15}$/;
 
 /** `/_wr/events/:eventId/seats` and `/_wr/events/:eventId/holds...`. */

@@ -1,7 +1,8 @@
 // Origin API: health reports and hold confirm/release, authenticated by an HMAC signature.
 import { Hono } from 'hono';
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import { boundedNumber, boundedString, wholeNumber } from '../../contracts/zod';
 import type { HoldChangeAnswer } from '../../contracts/inventory-answers';
 import { callDurableObject } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
@@ -18,25 +19,28 @@ import { healthResult, holdBody, holdChangeResult } from '../lib/object-answers'
  * alive but never makes the loop climb (release-controller.ts, MIN_MEASURED_P99_MS).
  */
 export const healthReport = z
-  .object({
-    p50LatencyMs: z.number().finite().min(0).max(600_000).optional(),
-    p99LatencyMs: z.number().finite().min(0).max(600_000),
-    errorRate: z.number().finite().min(0).max(1),
-    activeBuyers: z.number().int().min(0).max(100_000_000),
-    capacityHint: z.number().int().min(0).max(100_000_000).optional(),
-    windowSeconds: z.number().finite().min(1).max(3_600).optional(),
+  .strictObject({
+    p50LatencyMs: z.optional(boundedNumber(0, 600_000)),
+    p99LatencyMs: boundedNumber(0, 600_000),
+    errorRate: boundedNumber(0, 1),
+    activeBuyers: wholeNumber(0, 100_000_000),
+    capacityHint: z.optional(wholeNumber(0, 100_000_000)),
+    windowSeconds: z.optional(boundedNumber(1, 3_600)),
   })
-  .strict()
-  .refine((r) => r.p50LatencyMs === undefined || r.p50LatencyMs <= r.p99LatencyMs, {
-    path: ['p50LatencyMs'],
-    message: 'must not exceed p99LatencyMs',
-  });
+  .check(
+    z.refine((r) => r.p50LatencyMs === undefined || r.p50LatencyMs <= r.p99LatencyMs, {
+      path: ['p50LatencyMs'],
+      message: 'must not exceed p99LatencyMs',
+    }),
+  );
 
-const confirmRequest = z
-  .object({ orderId: z.string().min(1).max(128), amountMinor: z.number().int().min(0), account: z.string().min(1).max(128).optional() })
-  .strict();
+const confirmRequest = z.strictObject({
+  orderId: boundedString(1, 128),
+  amountMinor: wholeNumber(0, Number.MAX_SAFE_INTEGER),
+  account: z.optional(boundedString(1, 128)),
+});
 /** Body of release and payment-pending: optionally the account the origin vouches for. */
-const accountRequest = z.object({ account: z.string().min(1).max(128).optional() }).strict();
+const accountRequest = z.strictObject({ account: z.optional(boundedString(1, 128)) });
 
 /** `/_wr/origin/events/...`. */
 export const originApi = new Hono<AppEnv>();
@@ -91,7 +95,10 @@ async function holdAction(eventId: string, action: string, call: () => Promise<H
 }
 
 /** Query of `GET .../holds`: page after a hold id, 1-500 holds per page (default 100). */
-const holdListQuery = z.object({ after: z.string().max(128).default(''), limit: z.coerce.number().int().min(1).max(500).default(100) });
+const holdListQuery = z.object({
+  after: z._default(z.string().check(z.maxLength(128)), ''),
+  limit: z._default(z.pipe(z.coerce.number(), wholeNumber(1, 500)), 100),
+});
 
 originApi.get('/events/:eventId/holds', async (c) => {
   const q = holdListQuery.safeParse(c.req.query());

@@ -1,0 +1,42 @@
+// Bundles the gateway and the origin stub exactly as `wrangler deploy` would upload them (a dry run:
+// no Cloudflare account, no network) and prints each bundle's size, raw and gzip (#16).
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT, nodeBinary } from './lib/dev-server.ts';
+
+/** The gateway's size budget from issue #16, KiB gzip (printed beside the figure, not enforced here). */
+export const GATEWAY_GZIP_BUDGET_KIB = 100;
+
+const WORKERS = [
+  { name: 'gateway', cwd: ROOT },
+  { name: 'origin-stub', cwd: join(ROOT, 'origin-stub') },
+] as const;
+
+/** Wrangler's own summary line: `Total Upload: 258.69 KiB / gzip: 84.60 KiB`. */
+const TOTAL = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/;
+
+/**
+ * One dry run into `.build/bundle/<name>`.
+ * @returns raw and gzip size in KiB, as wrangler reports them
+ * @throws Error with wrangler's output when the build fails or prints no size
+ */
+export function bundleSize(name: string, cwd: string): { rawKiB: number; gzipKiB: number } {
+  const wrangler = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+  const run = spawnSync(nodeBinary(), [wrangler, 'deploy', '--dry-run', '--outdir', join(ROOT, '.build', 'bundle', name)], {
+    cwd,
+    encoding: 'utf8',
+    // Offline and quiet: no metrics, no update check.
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANNER: 'true', CI: '1' },
+  });
+  const match = TOTAL.exec(run.stdout);
+  if (run.status !== 0 || !match) throw new Error(`wrangler deploy --dry-run failed for ${name}:\n${run.stdout}\n${run.stderr}`);
+  return { rawKiB: Number(match[1]), gzipKiB: Number(match[2]) };
+}
+
+if (import.meta.main) {
+  for (const { name, cwd } of WORKERS) {
+    const { rawKiB, gzipKiB } = bundleSize(name, cwd);
+    const budget = name === 'gateway' ? ` (budget ${GATEWAY_GZIP_BUDGET_KIB} KiB gzip)` : '';
+    console.log(`${name.padEnd(12)} ${rawKiB.toFixed(2).padStart(8)} KiB raw, ${gzipKiB.toFixed(2).padStart(7)} KiB gzip${budget}`);
+  }
+}
