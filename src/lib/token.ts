@@ -1,4 +1,5 @@
-// Queue tickets and admission tokens: ES256 JWTs over jose, and the JWKS that verifies them.
+// Queue tickets (HS256 JWTs under the gateway's ticket secret) and admission tokens (ES256 JWTs over
+// jose), and the JWKS that verifies admission tokens.
 import { SignJWT, createLocalJWKSet, errors, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { ADMISSION_TYP, PLACE_CLAIM, SESSION_CLAIM, TICKET_TYP } from '../../contracts/names';
 import type { Place } from '../../contracts/queue/cursor';
@@ -11,6 +12,10 @@ export const MAX_ADMISSION_AGE_S = 2 * 60 * 60;
 /** Clock skew tolerated on `exp` / `nbf` / `iat`, in seconds. */
 export const CLOCK_TOLERANCE_S = 5;
 const ALG = 'ES256';
+/** JOSE `alg` of a queue ticket: only the gateway reads tickets, so a shared-secret MAC is enough. */
+const TICKET_ALG = 'HS256';
+/** Shortest ticket secret accepted, in characters (32 random bytes as base64 are 44). */
+export const MIN_TICKET_SECRET_CHARS = 32;
 
 /** The settings tokens need, taken from `Env`. */
 export interface TokenSettings {
@@ -18,6 +23,13 @@ export interface TokenSettings {
   signingJwk: string;
   /** Optional public JWK (JSON) of the previous key: still verifies until its tokens expire. */
   previousPublicJwk?: string;
+  /**
+   * Secret that signs queue tickets with HMAC-SHA256 (at least MIN_TICKET_SECRET_CHARS). Unset or
+   * empty: tickets are signed with the ES256 key, as before this secret existed (slower joins).
+   */
+  ticketSecret?: string;
+  /** Optional previous ticket secret: its tickets still verify until it is removed. */
+  previousTicketSecret?: string;
   issuer: string;
 }
 
@@ -39,11 +51,54 @@ export interface VisitorClaims {
   place?: Place;
 }
 
+/** One HMAC ticket key: its `kid`, the ticket header it signs under (base64url), the key. */
+interface TicketKey {
+  kid: string;
+  /** The whole protected header, base64url: a ticket verifies only with exactly this header. */
+  header: string;
+  key: CryptoKey;
+}
+
 interface KeyRing {
   kid: string;
   signingKey: CryptoKey;
   jwks: { keys: JWK[] };
   verify: ReturnType<typeof createLocalJWKSet>;
+  /** Current ticket key first, then the previous one; empty when tickets are ES256. */
+  ticketKeys: TicketKey[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** base64url without padding (RFC 7515 section 2) of bytes. */
+function b64url(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]!);
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** The bytes of base64url text, or null when it is not base64url. */
+function fromB64url(text: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
+  try {
+    const bin = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** A ticket key from its secret: kid = `t-` + 8 base64url characters of SHA-256("wr-ticket-kid\n" + secret). */
+async function ticketKey(secret: string, name: string): Promise<TicketKey> {
+  if (secret.length < MIN_TICKET_SECRET_CHARS) throw new Error(`${name} must be at least ${MIN_TICKET_SECRET_CHARS} characters`);
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(`wr-ticket-kid\n${secret}`)));
+  const kid = `t-${b64url(digest).slice(0, 8)}`;
+  const header = b64url(encoder.encode(JSON.stringify({ alg: TICKET_ALG, kid, typ: TICKET_TYP })));
+  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  return { kid, header, key };
 }
 
 let cached: { source: string; ring: Promise<KeyRing> } | null = null;
@@ -69,7 +124,7 @@ function parseJwk(json: string, name: string): JWK {
  * @throws Error naming the variable when ADMISSION_SIGNING_JWK is missing or malformed
  */
 export function keyRing(settings: TokenSettings): Promise<KeyRing> {
-  const source = `${settings.signingJwk}\n${settings.previousPublicJwk ?? ''}`;
+  const source = [settings.signingJwk, settings.previousPublicJwk, settings.ticketSecret, settings.previousTicketSecret].join('\n');
   if (cached?.source !== source) {
     // Another key set: tokens verified under the old one must be checked again (a removed key
     // stops working at once, not VERIFIED_CACHE_MS later).
@@ -88,7 +143,12 @@ async function buildRing(settings: TokenSettings): Promise<KeyRing> {
   if (settings.previousPublicJwk) keys.push(publicPart(parseJwk(settings.previousPublicJwk, 'ADMISSION_PREVIOUS_PUBLIC_JWK')));
   const signingKey = (await importJWK({ ...current, alg: ALG }, ALG)) as CryptoKey;
   const jwks = { keys };
-  return { kid: current.kid!, signingKey, jwks, verify: createLocalJWKSet(jwks) };
+  const ticketKeys: TicketKey[] = [];
+  if (settings.ticketSecret) {
+    ticketKeys.push(await ticketKey(settings.ticketSecret, 'QUEUE_TICKET_SECRET'));
+    if (settings.previousTicketSecret) ticketKeys.push(await ticketKey(settings.previousTicketSecret, 'QUEUE_TICKET_PREVIOUS_SECRET'));
+  }
+  return { kid: current.kid!, signingKey, jwks, verify: createLocalJWKSet(jwks), ticketKeys };
 }
 
 /** The public JWKS (RFC 7517) for `/.well-known/jwks.json`: current key, then previous. */
@@ -100,7 +160,7 @@ async function sign(settings: TokenSettings, typ: string, claims: VisitorClaims,
   const ring = await keyRing(settings);
   const extra: JWTPayload = {};
   if (claims.sessionId) extra[SESSION_CLAIM] = claims.sessionId;
-  if (claims.place) extra[PLACE_CLAIM] = 'pre' in claims.place ? 'pre' : [claims.place.bucket, claims.place.idx, claims.place.shard];
+  if (claims.place) extra[PLACE_CLAIM] = placeClaim(claims.place);
   return new SignJWT(extra)
     .setProtectedHeader({ alg: ALG, kid: ring.kid, typ })
     .setIssuer(settings.issuer)
@@ -112,9 +172,81 @@ async function sign(settings: TokenSettings, typ: string, claims: VisitorClaims,
     .sign(ring.signingKey);
 }
 
-/** Signs a queue ticket for a visitor's place in line at an event, valid for TICKET_TTL_S. */
-export function signQueueTicket(settings: TokenSettings, eventId: string, visitorId: string, place: Place, nowMs: number): Promise<string> {
-  return sign(settings, TICKET_TYP, { eventId, visitorId, place, expiresAtMs: nowMs + TICKET_TTL_S * 1000 }, nowMs);
+/**
+ * Signs a queue ticket for a visitor's place in line at an event, valid for TICKET_TTL_S: an HS256
+ * JWT (RFC 7519) under the current ticket secret, built here rather than by jose because jose's
+ * generic builder cost about ten times the MAC itself on every join (docs/scaling.md); ES256 when
+ * no ticket secret is set.
+ */
+export async function signQueueTicket(
+  settings: TokenSettings,
+  eventId: string,
+  visitorId: string,
+  place: Place,
+  nowMs: number,
+): Promise<string> {
+  const claims: VisitorClaims = { eventId, visitorId, place, expiresAtMs: nowMs + TICKET_TTL_S * 1000 };
+  const ring = await keyRing(settings);
+  const key = ring.ticketKeys[0];
+  if (!key) return sign(settings, TICKET_TYP, claims, nowMs);
+  const payload = {
+    iss: settings.issuer,
+    aud: eventId,
+    sub: visitorId,
+    jti: crypto.randomUUID(),
+    iat: Math.floor(nowMs / 1000),
+    exp: Math.floor(claims.expiresAtMs / 1000),
+    [PLACE_CLAIM]: placeClaim(place),
+  };
+  const signed = `${key.header}.${b64url(encoder.encode(JSON.stringify(payload)))}`;
+  const mac = await crypto.subtle.sign('HMAC', key.key, encoder.encode(signed));
+  return `${signed}.${b64url(new Uint8Array(mac))}`;
+}
+
+/** The `pl` claim of a place. */
+function placeClaim(place: Place): 'pre' | [number, number, number] {
+  return 'pre' in place ? 'pre' : [place.bucket, place.idx, place.shard];
+}
+
+/**
+ * The payload of an HS256 ticket signed by one of `keys`, or null when the header is not one of
+ * theirs (then the ticket may be an ES256 one). The header must equal a key's header byte for
+ * byte, which pins `alg`, `typ` and `kid` at once.
+ * @throws GatewayError TOKEN_INVALID when the header is ours but the MAC or the payload is not
+ */
+async function hmacTicketPayload(keys: TicketKey[], token: string): Promise<JWTPayload | null> {
+  const parts = token.split('.');
+  const key = parts.length === 3 ? keys.find((k) => k.header === parts[0]) : undefined;
+  if (!key) return null;
+  const invalid = () => new GatewayError('TOKEN_INVALID', 'the ticket is not valid for this event');
+  const mac = fromB64url(parts[2]!);
+  const body = fromB64url(parts[1]!);
+  if (!mac || !body || !(await crypto.subtle.verify('HMAC', key.key, mac, encoder.encode(`${parts[0]}.${parts[1]}`)))) throw invalid();
+  try {
+    const payload = JSON.parse(decoder.decode(body)) as unknown;
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw invalid();
+    return payload as JWTPayload;
+  } catch {
+    throw invalid();
+  }
+}
+
+/**
+ * The claim checks jose's jwtVerify makes, for an HS256 ticket whose MAC already verified: our
+ * issuer, `aud` = the event, `sub`/`jti` strings, `iat`/`exp` numbers, `nbf` (if any) passed, `exp`
+ * not passed and `iat` no older than TICKET_TTL_S, all with CLOCK_TOLERANCE_S of skew.
+ * @throws GatewayError TOKEN_EXPIRED past `exp` or TICKET_TTL_S; TOKEN_INVALID for anything else
+ */
+function checkTicketClaims(payload: JWTPayload, issuer: string, eventId: string, nowMs: number): void {
+  const invalid = () => new GatewayError('TOKEN_INVALID', 'the ticket is not valid for this event');
+  const now = Math.floor(nowMs / 1000);
+  const { iss, aud, sub, jti, iat, exp, nbf } = payload;
+  if (iss !== issuer || aud !== eventId || typeof sub !== 'string' || !sub || typeof jti !== 'string') throw invalid();
+  if (typeof iat !== 'number' || typeof exp !== 'number' || !Number.isFinite(iat) || !Number.isFinite(exp)) throw invalid();
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now + CLOCK_TOLERANCE_S)) throw invalid();
+  if (now - iat < -CLOCK_TOLERANCE_S) throw invalid();
+  if (exp <= now - CLOCK_TOLERANCE_S || now - iat - CLOCK_TOLERANCE_S > TICKET_TTL_S)
+    throw new GatewayError('TOKEN_EXPIRED', 'the ticket has expired');
 }
 
 /** The `pl` claim as a place, or null when it is not one. */
@@ -133,15 +265,49 @@ export function signAdmission(settings: TokenSettings, claims: Required<Omit<Vis
   return sign(settings, ADMISSION_TYP, claims, nowMs);
 }
 
+/**
+ * An ES256 token's payload, checked by jose: ES256 pinned, our issuer, `aud` = the event, the
+ * kind's `typ` and required claims, lifetime capped (a token issued longer ago than its kind's cap
+ * is refused whatever its `exp` says), CLOCK_TOLERANCE_S of skew.
+ * @throws GatewayError TOKEN_EXPIRED / TOKEN_INVALID
+ */
+async function verifyEs256(
+  ring: KeyRing,
+  kind: 'ticket' | 'admission',
+  token: string,
+  issuer: string,
+  eventId: string,
+  nowMs: number,
+): Promise<JWTPayload> {
+  try {
+    const { payload } = await jwtVerify(token, ring.verify, {
+      algorithms: [ALG],
+      issuer,
+      audience: eventId,
+      typ: kind === 'ticket' ? TICKET_TYP : ADMISSION_TYP,
+      requiredClaims: kind === 'ticket' ? ['exp', 'iat', 'sub', 'jti', PLACE_CLAIM] : ['exp', 'iat', 'sub', 'jti', SESSION_CLAIM],
+      clockTolerance: CLOCK_TOLERANCE_S,
+      maxTokenAge: kind === 'ticket' ? TICKET_TTL_S : MAX_ADMISSION_AGE_S,
+      currentDate: new Date(nowMs),
+    });
+    return payload;
+  } catch (err) {
+    if (err instanceof errors.JWTExpired) throw new GatewayError('TOKEN_EXPIRED', `the ${kind} has expired`);
+    throw new GatewayError('TOKEN_INVALID', `the ${kind} is not valid for this event`);
+  }
+}
+
 /** A verified token is trusted again without ECDSA for at most this long, ms (or until `exp`). */
 export const VERIFIED_CACHE_MS = 60_000;
 const VERIFIED_CACHE_MAX = 20_000;
 const verified = new Map<string, { claims: VisitorClaims; untilMs: number }>();
 
 /**
- * Verifies a queue ticket or admission token for one event: ES256 only (no `none`, no HMAC),
- * our issuer, `aud` = the event, the expected `typ`, `exp`/`iat`/`sub`/`jti` required, with
- * CLOCK_TOLERANCE_S of skew.
+ * Verifies a queue ticket or admission token for one event: our issuer, `aud` = the event, the
+ * expected `typ`, `exp`/`iat`/`sub`/`jti` required, with CLOCK_TOLERANCE_S of skew. Admission
+ * tokens: ES256 only (no `none`, no HMAC). Tickets: HS256 under the current or previous ticket
+ * secret, or ES256 (tickets minted without a ticket secret, or by an older gateway: a deploy
+ * keeps every waiting visitor's place).
  *
  * @throws GatewayError TOKEN_EXPIRED when the token is past `exp`; TOKEN_INVALID for anything else
  *   (forged, tampered, other event, other kind, unknown key, malformed)
@@ -161,31 +327,16 @@ export async function verifyToken(
   const cacheKey = `${kind}\n${eventId}\n${settings.issuer}\n${token}`;
   const hit = verified.get(cacheKey);
   if (hit && nowMs < hit.untilMs) return hit.claims;
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtVerify(token, ring.verify, {
-      algorithms: [ALG],
-      issuer: settings.issuer,
-      audience: eventId,
-      typ: kind === 'ticket' ? TICKET_TYP : ADMISSION_TYP,
-      requiredClaims: kind === 'ticket' ? ['exp', 'iat', 'sub', 'jti', PLACE_CLAIM] : ['exp', 'iat', 'sub', 'jti', SESSION_CLAIM],
-      clockTolerance: CLOCK_TOLERANCE_S,
-      // Caps the lifetime: a token issued longer ago than this is refused whatever its `exp` says.
-      maxTokenAge: kind === 'ticket' ? TICKET_TTL_S : MAX_ADMISSION_AGE_S,
-      currentDate: new Date(nowMs),
-    }));
-  } catch (err) {
-    if (err instanceof errors.JWTExpired) throw new GatewayError('TOKEN_EXPIRED', { detail: `the ${kind} has expired` });
-    throw new GatewayError('TOKEN_INVALID', { detail: `the ${kind} is not valid for this event` });
-  }
+  let payload: JWTPayload | null = kind === 'ticket' ? await hmacTicketPayload(ring.ticketKeys, token) : null;
+  if (payload) checkTicketClaims(payload, settings.issuer, eventId, nowMs);
+  else payload = await verifyEs256(ring, kind, token, settings.issuer, eventId, nowMs);
   const claims: VisitorClaims = { eventId, visitorId: payload.sub!, expiresAtMs: payload.exp! * 1000 };
   if (kind === 'admission') {
-    if (typeof payload[SESSION_CLAIM] !== 'string')
-      throw new GatewayError('TOKEN_INVALID', { detail: 'the admission is not valid for this event' });
+    if (typeof payload[SESSION_CLAIM] !== 'string') throw new GatewayError('TOKEN_INVALID', 'the admission is not valid for this event');
     claims.sessionId = payload[SESSION_CLAIM] as string;
   } else {
     const place = parsePlace(payload[PLACE_CLAIM]);
-    if (!place) throw new GatewayError('TOKEN_INVALID', { detail: 'the ticket is not valid for this event' });
+    if (!place) throw new GatewayError('TOKEN_INVALID', 'the ticket is not valid for this event');
     claims.place = place;
   }
   if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
@@ -194,6 +345,14 @@ export async function verifyToken(
 }
 
 /** TokenSettings from the Worker's environment. */
-export function tokenSettings(env: Pick<Env, 'ADMISSION_SIGNING_JWK' | 'ADMISSION_PREVIOUS_PUBLIC_JWK' | 'TOKEN_ISSUER'>): TokenSettings {
-  return { signingJwk: env.ADMISSION_SIGNING_JWK, previousPublicJwk: env.ADMISSION_PREVIOUS_PUBLIC_JWK, issuer: env.TOKEN_ISSUER };
+export function tokenSettings(
+  env: Pick<Env, 'ADMISSION_SIGNING_JWK' | 'ADMISSION_PREVIOUS_PUBLIC_JWK' | 'QUEUE_TICKET_SECRET' | 'QUEUE_TICKET_PREVIOUS_SECRET' | 'TOKEN_ISSUER'>,
+): TokenSettings {
+  return {
+    signingJwk: env.ADMISSION_SIGNING_JWK,
+    previousPublicJwk: env.ADMISSION_PREVIOUS_PUBLIC_JWK,
+    ticketSecret: env.QUEUE_TICKET_SECRET,
+    previousTicketSecret: env.QUEUE_TICKET_PREVIOUS_SECRET,
+    issuer: env.TOKEN_ISSUER,
+  };
 }
