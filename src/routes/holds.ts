@@ -10,6 +10,7 @@ import { holdBody, holdChangeResult, holdResult } from '../lib/object-answers';
 import { recordHold } from '../lib/hold-signals';
 import { SNAPSHOT_CACHE_MS, cachedSeatMap } from '../lib/seat-map-cache';
 import { logDecision } from '../../contracts/log';
+import { recordDecision } from '../lib/decision-tally';
 import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 
@@ -89,15 +90,17 @@ holdsApi.post('/:eventId/holds', async (c) => {
         eventId,
       }),
     );
+  // Counted per isolate and written as a summary line per event every few seconds: one line per
+  // hold cost a tenth of the hold path (docs/scaling.md). The Inventory keeps every hold.
   let result: { hold: HoldView; replayed: boolean };
   try {
     result = holdResult(answer, eventId);
   } catch (err) {
-    if (err instanceof GatewayError) logDecision('hold.refused', { eventId, code: err.code, ms });
+    if (err instanceof GatewayError) recordDecision(eventId, 'hold.refused', { code: err.code, ms });
     throw err;
   }
   const { hold, replayed } = result;
-  logDecision('hold.granted', { eventId, holdId: hold.holdId, quantity: hold.quantity, replayed, ms });
+  recordDecision(eventId, replayed ? 'hold.replayed' : 'hold.granted', { ms });
   if (replayed) c.header('idempotent-replayed', 'true');
   c.header('cache-control', 'no-store');
   return c.json(holdBody(hold), 201);
