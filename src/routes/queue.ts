@@ -1,14 +1,14 @@
 // The waiting room's visitor side: the sale area, join and status.
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { isPre, shardOf, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
+import { shardOf, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
 import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
 import { shardJoin } from '../../contracts/queue/shard-join';
 import { shardName } from '../../contracts/names';
 import type { AdmitAnswer } from '../../contracts/room-answers';
 import { readCursor } from '../lib/cursor-cache';
 import { callDurableObject } from '../lib/do-call';
-import { logDecision } from '../../contracts/log';
+import { recordDecision } from '../lib/decision-tally';
 import { clientIp, enforceRateLimit } from '../middleware/rate-limit';
 import { readAdmission, readTicket } from '../middleware/credentials';
 import { admissionCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
@@ -58,7 +58,7 @@ function turnPorts(c: Context<AppEnv>): TurnPorts {
     cursor: (eventId, nowMs) => edgeCursor(c, eventId, nowMs),
     join: async (cursor, visitorId, replaces) => {
       const ip = clientIp(c);
-      if (ip) await enforceRateLimit(c.env, 'join', 'ip', cursor.eventId, ip);
+      if (ip) enforceRateLimit(c.env, (p) => c.executionCtx.waitUntil(p), 'join', 'ip', cursor.eventId, ip, Date.now());
       const req = shardJoin(cursor, visitorId, replaces);
       const place = await callDurableObject<Place>(
         async () => c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, req.shard)).join(req),
@@ -68,7 +68,7 @@ function turnPorts(c: Context<AppEnv>): TurnPorts {
           eventId: cursor.eventId,
         },
       );
-      logDecision(replaces ? 'requeued' : 'joined', { eventId: cursor.eventId, shard: req.shard, preQueue: isPre(place) });
+      recordDecision(cursor.eventId, replaces ? 'requeued' : 'joined');
       return place;
     },
     admit: (eventId, visitorId, place) =>
@@ -115,7 +115,7 @@ async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorCl
       body.admissionToken = admissionToken;
       const expS = numericDate(expiresAtMs);
       setCookie(c, admissionCookie(eventId, secure), admissionToken, cookieOptions(c.req.url, cookieMaxAgeS(now, expS)));
-      logDecision('admitted', { eventId, shards: turn.cursor.shards });
+      recordDecision(eventId, 'admitted');
     }
   }
   return { body, retryAfterS, pageStatus: turn.cursor.pageStatus, page: turn.cursor.page, admissionToken };
