@@ -15,10 +15,7 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * production request over plain HTTP still gets `__Host-` names and `Secure`, which browsers will
  * not store over HTTP, so nobody can be given a queue ticket (or have one fixed) without TLS.
  */
-export const isSecure = (url: string) => {
-  const u = new URL(url);
-  return u.protocol === 'https:' || !LOCAL_HOSTS.has(u.hostname);
-};
+export const isSecure = (url: string) => url.startsWith('https:') || !LOCAL_HOSTS.has(new URL(url).hostname);
 
 /** Cookie holding the queue ticket of one event. */
 export const ticketCookie = (eventId: string, secure: boolean) => `${prefix(secure)}t_${eventId}`;

@@ -101,7 +101,17 @@ async function ticketKey(secret: string, name: string): Promise<TicketKey> {
   return { kid, header, key };
 }
 
-let cached: { source: string; ring: Promise<KeyRing> } | null = null;
+let cached: { settings: TokenSettings; ring: Promise<KeyRing> } | null = null;
+
+/** True when two settings name the same keys (compared field by field: this runs on every request). */
+function sameKeys(a: TokenSettings, b: TokenSettings): boolean {
+  return (
+    a.signingJwk === b.signingJwk &&
+    (a.previousPublicJwk ?? '') === (b.previousPublicJwk ?? '') &&
+    (a.ticketSecret ?? '') === (b.ticketSecret ?? '') &&
+    (a.previousTicketSecret ?? '') === (b.previousTicketSecret ?? '')
+  );
+}
 
 function publicPart(jwk: JWK): JWK {
   const { kty, crv, x, y, kid } = jwk;
@@ -124,12 +134,11 @@ function parseJwk(json: string, name: string): JWK {
  * @throws Error naming the variable when ADMISSION_SIGNING_JWK is missing or malformed
  */
 export function keyRing(settings: TokenSettings): Promise<KeyRing> {
-  const source = [settings.signingJwk, settings.previousPublicJwk, settings.ticketSecret, settings.previousTicketSecret].join('\n');
-  if (cached?.source !== source) {
+  if (!cached || !sameKeys(cached.settings, settings)) {
     // Another key set: tokens verified under the old one must be checked again (a removed key
     // stops working at once, not VERIFIED_CACHE_MS later).
     verified.clear();
-    cached = { source, ring: buildRing(settings) };
+    cached = { settings: { ...settings }, ring: buildRing(settings) };
     cached.ring.catch(() => (cached = null));
   }
   return cached.ring;
@@ -346,7 +355,10 @@ export async function verifyToken(
 
 /** TokenSettings from the Worker's environment. */
 export function tokenSettings(
-  env: Pick<Env, 'ADMISSION_SIGNING_JWK' | 'ADMISSION_PREVIOUS_PUBLIC_JWK' | 'QUEUE_TICKET_SECRET' | 'QUEUE_TICKET_PREVIOUS_SECRET' | 'TOKEN_ISSUER'>,
+  env: Pick<
+    Env,
+    'ADMISSION_SIGNING_JWK' | 'ADMISSION_PREVIOUS_PUBLIC_JWK' | 'QUEUE_TICKET_SECRET' | 'QUEUE_TICKET_PREVIOUS_SECRET' | 'TOKEN_ISSUER'
+  >,
 ): TokenSettings {
   return {
     signingJwk: env.ADMISSION_SIGNING_JWK,
