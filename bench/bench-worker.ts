@@ -5,6 +5,13 @@ import { Inventory } from '../durable-objects/inventory/inventory';
 import { seatIdsFor } from '../durable-objects/inventory/hold-policy';
 import gateway from '../src/index';
 import { pickSeatIndexes, prng } from './hotspot';
+import { SignJWT, jwtVerify } from 'jose';
+import { logDecision } from '../contracts/log';
+import { signQueueTicket, tokenSettings, verifyToken } from '../src/lib/token';
+import { shardName } from '../contracts/names';
+import type { HoldAnswer, HoldRequest } from '../contracts/inventory-answers';
+import { BUCKET_MS, type Place } from '../contracts/queue/cursor';
+import type { ShardJoin } from '../durable-objects/waiting-room/queue-shard';
 
 export { EventDirectory, QueueShard, WaitingRoom } from '../src/index';
 
@@ -38,7 +45,39 @@ export class Noop extends DurableObject {
   }
 }
 
-type BenchEnv = Omit<Env, 'INVENTORY'> & { NOOP: DurableObjectNamespace<Noop>; INVENTORY: DurableObjectNamespace<BenchInventory> };
+/**
+ * An Inventory that grants every hold without storing anything: the gateway's own share of a
+ * hold is the end-to-end path with this object behind it, against the no-op RPC.
+ */
+export class StubInventory extends DurableObject {
+  private n = 0;
+
+  async hold(account: string, request: HoldRequest, _key: string): Promise<HoldAnswer> {
+    const seatIds = 'seatIds' in request ? request.seatIds : [];
+    const hold = { holdId: `h-${this.n++}`, account, status: 'HELD' as const, seatIds, tier: null, quantity: seatIds.length };
+    return {
+      kind: 'held',
+      replayed: false,
+      hold: { ...hold, priceMinor: 0, currency: 'EUR', expiresAtMs: Date.now() + 600_000, orderId: null },
+    };
+  }
+}
+
+/** A queue shard that hands out places without storing them: the gateway's own share of a join. */
+export class StubShard extends DurableObject {
+  private n = 0;
+
+  async join(req: ShardJoin): Promise<Place> {
+    return { bucket: Math.floor(Date.now() / BUCKET_MS), idx: this.n++, shard: req.shard };
+  }
+}
+
+type BenchEnv = Omit<Env, 'INVENTORY'> & {
+  NOOP: DurableObjectNamespace<Noop>;
+  INVENTORY: DurableObjectNamespace<BenchInventory>;
+  STUB_INVENTORY: DurableObjectNamespace<StubInventory>;
+  STUB_SHARD: DurableObjectNamespace<StubShard>;
+};
 
 export default {
   async fetch(request: Request, env: BenchEnv, ctx: ExecutionContext): Promise<Response> {
@@ -58,7 +97,89 @@ export default {
       const stub = env.INVENTORY.getByName(url.searchParams.get('event') ?? '');
       return Response.json(await stub.benchHolds(q('n'), q('seats'), q('perRow'), q('seed')));
     }
+    if (url.pathname === '/__bench/seat-ids')
+      return Response.json(seatIdsFor(Number(url.searchParams.get('count')), Number(url.searchParams.get('perRow'))));
+    if (url.pathname === '/__bench/micro') return Response.json(await micro(env, Number(url.searchParams.get('n')) || 200));
+    if (url.pathname.startsWith('/__bench/stub/')) {
+      // The real gateway with stub objects behind it (no storage): what the gateway itself costs.
+      const inner = new Request(new URL(url.pathname.slice('/__bench/stub'.length) + url.search, url), request);
+      const stubbed = { ...env, INVENTORY: env.STUB_INVENTORY, QUEUE_SHARD: env.STUB_SHARD };
+      return gateway.fetch(inner, stubbed as unknown as Env, ctx);
+    }
     // BenchInventory is an Inventory, so this is the gateway's own Env.
     return gateway.fetch(request, env as unknown as Env, ctx);
   },
 };
+
+/**
+ * Each step of a join timed alone, one after another in this request (no contention): mean
+ * microseconds per call over `n` calls. Workers' timers advance only at I/O, so each step is
+ * timed over its whole loop, which ends with an I/O wait.
+ */
+async function micro(env: BenchEnv, n: number): Promise<Record<string, number>> {
+  const settings = tokenSettings(env as unknown as Env);
+  const place = { bucket: 29_000_000, idx: 123, shard: 0 };
+  const out: Record<string, number> = {};
+  const tick = () => scheduler.wait(0);
+  const time = async (name: string, step: (i: number) => Promise<unknown> | unknown) => {
+    await tick();
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await step(i);
+    await tick();
+    out[name] = Math.round(((performance.now() - t0) * 1000) / n);
+  };
+  await signQueueTicket(settings, 'micro', 'warm', place, Date.now());
+  await time('empty loop + tick', () => undefined);
+  await time('crypto.randomUUID', () => crypto.randomUUID());
+  await time('ES256 ticket sign (jose)', (i) => signQueueTicket(settings, 'micro', `v-${i}`, place, Date.now()));
+  const tokens: string[] = [];
+  for (let i = 0; i < n; i++) tokens.push(await signQueueTicket(settings, 'micro', `w-${i}`, place, Date.now()));
+  await time('ES256 ticket verify (jose, uncached)', (i) => verifyToken(settings, 'ticket', tokens[i]!, 'micro', Date.now()));
+  await time('ticket verify (cached)', (i) => verifyToken(settings, 'ticket', tokens[i]!, 'micro', Date.now()));
+  const hmacKey = await crypto.subtle.importKey(
+    'raw',
+    crypto.getRandomValues(new Uint8Array(32)),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  const body = new TextEncoder().encode(tokens[0]!.split('.').slice(0, 2).join('.'));
+  await time('HMAC-SHA256 over the same claims', () => crypto.subtle.sign('HMAC', hmacKey, body));
+  const hsKey = await crypto.subtle.importKey('raw', crypto.getRandomValues(new Uint8Array(32)), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ]);
+  const hs = (i: number) =>
+    new SignJWT({ pl: [1, 2, 3] })
+      .setProtectedHeader({ alg: 'HS256', kid: 'h', typ: 'wr-ticket+jwt' })
+      .setIssuer('i')
+      .setAudience('micro')
+      .setSubject(`v-${i}`)
+      .setJti(crypto.randomUUID())
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(hsKey);
+  await time('jose HS256 ticket sign', (i) => hs(i));
+  const hsTokens: string[] = [];
+  for (let i = 0; i < n; i++) hsTokens.push(await hs(i));
+  await time('jose HS256 ticket verify', (i) =>
+    jwtVerify(hsTokens[i]!, hsKey, {
+      algorithms: ['HS256'],
+      issuer: 'i',
+      audience: 'micro',
+      typ: 'wr-ticket+jwt',
+      requiredClaims: ['exp', 'iat', 'sub', 'jti', 'pl'],
+      maxTokenAge: 86400,
+    }),
+  );
+  await time('decision log line', () => logDecision('joined', { eventId: 'micro', shard: 0, preQueue: false }));
+  await time('rate limiter call', (i) => env.IP_RATE_LIMITER.limit({ key: `join:micro:${i % 50}` }));
+  const noop = env.NOOP.getByName('noop');
+  await time('no-op Durable Object RPC', () => noop.ping());
+  await time('Durable Object RPC with one SQLite upsert', (i) => noop.write(`m-${i}`));
+  const shard = env.QUEUE_SHARD.getByName(shardName('micro', 0));
+  await time('QueueShard.join RPC (write, no event)', (i) =>
+    shard.join({ eventId: 'micro', shard: 0, visitorId: `x-${i}-${Math.random()}`, lottery: false, saleStartsAtMs: 0, again: false }),
+  );
+  return out;
+}
