@@ -4,6 +4,7 @@ import { SignJWT, createLocalJWKSet, errors, importJWK, jwtVerify, type JWK, typ
 import { ADMISSION_TYP, PLACE_CLAIM, SESSION_CLAIM, TICKET_TYP } from '../../contracts/names';
 import type { Place } from '../../contracts/queue/cursor';
 import { GatewayError } from './errors';
+import { macTicket, ticketKey, verifyMacTicket, type TicketKey } from './ticket-mac';
 
 /** Queue tickets live this long, in seconds (a visitor may wait for hours). */
 export const TICKET_TTL_S = 24 * 60 * 60;
@@ -12,10 +13,6 @@ export const MAX_ADMISSION_AGE_S = 2 * 60 * 60;
 /** Clock skew tolerated on `exp` / `nbf` / `iat`, in seconds. */
 export const CLOCK_TOLERANCE_S = 5;
 const ALG = 'ES256';
-/** JOSE `alg` of a queue ticket: only the gateway reads tickets, so a shared-secret MAC is enough. */
-const TICKET_ALG = 'HS256';
-/** Shortest ticket secret accepted, in characters (32 random bytes as base64 are 44). */
-export const MIN_TICKET_SECRET_CHARS = 32;
 
 /** The settings tokens need, taken from `Env`. */
 export interface TokenSettings {
@@ -51,14 +48,6 @@ export interface VisitorClaims {
   place?: Place;
 }
 
-/** One HMAC ticket key: its `kid`, the ticket header it signs under (base64url), the key. */
-interface TicketKey {
-  kid: string;
-  /** The whole protected header, base64url: a ticket verifies only with exactly this header. */
-  header: string;
-  key: CryptoKey;
-}
-
 interface KeyRing {
   kid: string;
   signingKey: CryptoKey;
@@ -66,39 +55,6 @@ interface KeyRing {
   verify: ReturnType<typeof createLocalJWKSet>;
   /** Current ticket key first, then the previous one; empty when tickets are ES256. */
   ticketKeys: TicketKey[];
-}
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** base64url without padding (RFC 7515 section 2) of bytes. */
-function b64url(bytes: Uint8Array): string {
-  let bin = '';
-  for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]!);
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** The bytes of base64url text, or null when it is not base64url. */
-function fromB64url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  try {
-    const bin = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  } catch {
-    return null;
-  }
-}
-
-/** A ticket key from its secret: kid = `t-` + 8 base64url characters of SHA-256("wr-ticket-kid\n" + secret). */
-async function ticketKey(secret: string, name: string): Promise<TicketKey> {
-  if (secret.length < MIN_TICKET_SECRET_CHARS) throw new Error(`${name} must be at least ${MIN_TICKET_SECRET_CHARS} characters`);
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(`wr-ticket-kid\n${secret}`)));
-  const kid = `t-${b64url(digest).slice(0, 8)}`;
-  const header = b64url(encoder.encode(JSON.stringify({ alg: TICKET_ALG, kid, typ: TICKET_TYP })));
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
-  return { kid, header, key };
 }
 
 let cached: { settings: TokenSettings; ring: Promise<KeyRing> } | null = null;
@@ -183,9 +139,7 @@ async function sign(settings: TokenSettings, typ: string, claims: VisitorClaims,
 
 /**
  * Signs a queue ticket for a visitor's place in line at an event, valid for TICKET_TTL_S: an HS256
- * JWT (RFC 7519) under the current ticket secret, built here rather than by jose because jose's
- * generic builder cost about ten times the MAC itself on every join (docs/scaling.md); ES256 when
- * no ticket secret is set.
+ * JWT (RFC 7519) under the current ticket secret (ticket-mac.ts); ES256 when no ticket secret is set.
  */
 export async function signQueueTicket(
   settings: TokenSettings,
@@ -207,55 +161,12 @@ export async function signQueueTicket(
     exp: Math.floor(claims.expiresAtMs / 1000),
     [PLACE_CLAIM]: placeClaim(place),
   };
-  const signed = `${key.header}.${b64url(encoder.encode(JSON.stringify(payload)))}`;
-  const mac = await crypto.subtle.sign('HMAC', key.key, encoder.encode(signed));
-  return `${signed}.${b64url(new Uint8Array(mac))}`;
+  return macTicket(key, payload);
 }
 
 /** The `pl` claim of a place. */
 function placeClaim(place: Place): 'pre' | [number, number, number] {
   return 'pre' in place ? 'pre' : [place.bucket, place.idx, place.shard];
-}
-
-/**
- * The payload of an HS256 ticket signed by one of `keys`, or null when the header is not one of
- * theirs (then the ticket may be an ES256 one). The header must equal a key's header byte for
- * byte, which pins `alg`, `typ` and `kid` at once.
- * @throws GatewayError TOKEN_INVALID when the header is ours but the MAC or the payload is not
- */
-async function hmacTicketPayload(keys: TicketKey[], token: string): Promise<JWTPayload | null> {
-  const parts = token.split('.');
-  const key = parts.length === 3 ? keys.find((k) => k.header === parts[0]) : undefined;
-  if (!key) return null;
-  const invalid = () => new GatewayError('TOKEN_INVALID', 'the ticket is not valid for this event');
-  const mac = fromB64url(parts[2]!);
-  const body = fromB64url(parts[1]!);
-  if (!mac || !body || !(await crypto.subtle.verify('HMAC', key.key, mac, encoder.encode(`${parts[0]}.${parts[1]}`)))) throw invalid();
-  try {
-    const payload = JSON.parse(decoder.decode(body)) as unknown;
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw invalid();
-    return payload as JWTPayload;
-  } catch {
-    throw invalid();
-  }
-}
-
-/**
- * The claim checks jose's jwtVerify makes, for an HS256 ticket whose MAC already verified: our
- * issuer, `aud` = the event, `sub`/`jti` strings, `iat`/`exp` numbers, `nbf` (if any) passed, `exp`
- * not passed and `iat` no older than TICKET_TTL_S, all with CLOCK_TOLERANCE_S of skew.
- * @throws GatewayError TOKEN_EXPIRED past `exp` or TICKET_TTL_S; TOKEN_INVALID for anything else
- */
-function checkTicketClaims(payload: JWTPayload, issuer: string, eventId: string, nowMs: number): void {
-  const invalid = () => new GatewayError('TOKEN_INVALID', 'the ticket is not valid for this event');
-  const now = Math.floor(nowMs / 1000);
-  const { iss, aud, sub, jti, iat, exp, nbf } = payload;
-  if (iss !== issuer || aud !== eventId || typeof sub !== 'string' || !sub || typeof jti !== 'string') throw invalid();
-  if (typeof iat !== 'number' || typeof exp !== 'number' || !Number.isFinite(iat) || !Number.isFinite(exp)) throw invalid();
-  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now + CLOCK_TOLERANCE_S)) throw invalid();
-  if (now - iat < -CLOCK_TOLERANCE_S) throw invalid();
-  if (exp <= now - CLOCK_TOLERANCE_S || now - iat - CLOCK_TOLERANCE_S > TICKET_TTL_S)
-    throw new GatewayError('TOKEN_EXPIRED', 'the ticket has expired');
 }
 
 /** The `pl` claim as a place, or null when it is not one. */
@@ -336,9 +247,10 @@ export async function verifyToken(
   const cacheKey = `${kind}\n${eventId}\n${settings.issuer}\n${token}`;
   const hit = verified.get(cacheKey);
   if (hit && nowMs < hit.untilMs) return hit.claims;
-  let payload: JWTPayload | null = kind === 'ticket' ? await hmacTicketPayload(ring.ticketKeys, token) : null;
-  if (payload) checkTicketClaims(payload, settings.issuer, eventId, nowMs);
-  else payload = await verifyEs256(ring, kind, token, settings.issuer, eventId, nowMs);
+  const rules = { issuer: settings.issuer, audience: eventId, nowMs, maxAgeS: TICKET_TTL_S, toleranceS: CLOCK_TOLERANCE_S };
+  const payload =
+    (kind === 'ticket' ? await verifyMacTicket(ring.ticketKeys, token, rules) : null) ??
+    (await verifyEs256(ring, kind, token, settings.issuer, eventId, nowMs));
   const claims: VisitorClaims = { eventId, visitorId: payload.sub!, expiresAtMs: payload.exp! * 1000 };
   if (kind === 'admission') {
     if (typeof payload[SESSION_CLAIM] !== 'string') throw new GatewayError('TOKEN_INVALID', 'the admission is not valid for this event');
