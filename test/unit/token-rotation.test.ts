@@ -74,9 +74,14 @@ describe('queue tickets under the ticket secret', () => {
     const settings: TokenSettings = { ...base, ticketSecret: secret('d') };
     const genuine = await signQueueTicket(settings, 'ev', 'v1', place, now);
     const [h, p] = genuine.split('.');
-    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret('e')), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret('e')), { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+    ]);
     const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${h}.${p}`)));
-    const otherSecret = `${h}.${p}.${btoa(String.fromCharCode(...mac)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+    const otherSecret = `${h}.${p}.${btoa(String.fromCharCode(...mac))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '')}`;
     const tampered = `${h}.${p!.slice(0, -2)}${p!.slice(-2) === 'fQ' ? 'fX' : 'fQ'}.${genuine.split('.')[2]}`;
     for (const token of [otherSecret, tampered, `${h}.${p}.`, `${h}.${p}`, `${h}.!!.${genuine.split('.')[2]}`]) {
       await expect(verifyToken(settings, 'ticket', token, 'ev', now), token.slice(-12)).rejects.toMatchObject({ code: 'TOKEN_INVALID' });
@@ -92,7 +97,10 @@ describe('queue tickets under the ticket secret', () => {
     const base = await es256Settings('k-d');
     const legacy = await signQueueTicket(base, 'ev', 'v1', place, now);
     expect(JSON.parse(atob(legacy.split('.')[0]!)).alg).toBe('ES256');
-    expect(await verifyToken({ ...base, ticketSecret: secret('f') }, 'ticket', legacy, 'ev', now)).toMatchObject({ visitorId: 'v1', place });
+    expect(await verifyToken({ ...base, ticketSecret: secret('f') }, 'ticket', legacy, 'ev', now)).toMatchObject({
+      visitorId: 'v1',
+      place,
+    });
   });
 
   it('refuses a ticket secret shorter than 32 characters, naming the variable', async () => {
