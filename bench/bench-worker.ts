@@ -5,9 +5,9 @@ import { Inventory } from '../durable-objects/inventory/inventory';
 import { seatIdsFor } from '../durable-objects/inventory/hold-policy';
 import gateway from '../src/index';
 import { pickSeatIndexes, prng } from './hotspot';
-import { SignJWT, jwtVerify } from 'jose';
 import { logDecision } from '../contracts/log';
-import { signQueueTicket, tokenSettings, verifyToken } from '../src/lib/token';
+import { recordDecision } from '../src/lib/decision-tally';
+import { signAdmission, signQueueTicket, tokenSettings, verifyToken, type TokenSettings } from '../src/lib/token';
 import { shardName } from '../contracts/names';
 import type { HoldAnswer, HoldRequest } from '../contracts/inventory-answers';
 import { BUCKET_MS, type Place } from '../contracts/queue/cursor';
@@ -128,14 +128,25 @@ async function micro(env: BenchEnv, n: number): Promise<Record<string, number>> 
     await tick();
     out[name] = Math.round(((performance.now() - t0) * 1000) / n);
   };
+  const es256: TokenSettings = { ...settings, ticketSecret: '' };
+  const admission = { eventId: 'micro', expiresAtMs: Date.now() + 600_000, sessionId: '1' };
   await signQueueTicket(settings, 'micro', 'warm', place, Date.now());
+  await signQueueTicket(es256, 'micro', 'warm', place, Date.now());
   await time('empty loop + tick', () => undefined);
   await time('crypto.randomUUID', () => crypto.randomUUID());
-  await time('ES256 ticket sign (jose)', (i) => signQueueTicket(settings, 'micro', `v-${i}`, place, Date.now()));
-  const tokens: string[] = [];
-  for (let i = 0; i < n; i++) tokens.push(await signQueueTicket(settings, 'micro', `w-${i}`, place, Date.now()));
-  await time('ES256 ticket verify (jose, uncached)', (i) => verifyToken(settings, 'ticket', tokens[i]!, 'micro', Date.now()));
-  await time('ticket verify (cached)', (i) => verifyToken(settings, 'ticket', tokens[i]!, 'micro', Date.now()));
+  await time('ticket sign, ES256 (jose; before)', (i) => signQueueTicket(es256, 'micro', `v-${i}`, place, Date.now()));
+  await time('ticket sign, HS256 (ticket-mac.ts; now)', (i) => signQueueTicket(settings, 'micro', `v-${i}`, place, Date.now()));
+  const signAll = async (s: TokenSettings, tag: string) => {
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) out.push(await signQueueTicket(s, 'micro', `${tag}-${i}`, place, Date.now()));
+    return out;
+  };
+  const esTickets = await signAll(es256, 'e');
+  const hsTickets = await signAll(settings, 'h');
+  await time('ticket verify, ES256 (jose, uncached; before)', (i) => verifyToken(es256, 'ticket', esTickets[i]!, 'micro', Date.now()));
+  await time('ticket verify, HS256 (uncached; now)', (i) => verifyToken(settings, 'ticket', hsTickets[i]!, 'micro', Date.now()));
+  await time('token verify (cached, either kind)', (i) => verifyToken(settings, 'ticket', hsTickets[i]!, 'micro', Date.now()));
+  await time('admission sign, ES256 (jose)', (i) => signAdmission(settings, { ...admission, visitorId: `a-${i}` }, Date.now()));
   const hmacKey = await crypto.subtle.importKey(
     'raw',
     crypto.getRandomValues(new Uint8Array(32)),
@@ -143,37 +154,13 @@ async function micro(env: BenchEnv, n: number): Promise<Record<string, number>> 
     false,
     ['sign'],
   );
-  const body = new TextEncoder().encode(tokens[0]!.split('.').slice(0, 2).join('.'));
-  await time('HMAC-SHA256 over the same claims', () => crypto.subtle.sign('HMAC', hmacKey, body));
-  const hsKey = await crypto.subtle.importKey('raw', crypto.getRandomValues(new Uint8Array(32)), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
-  const hs = (i: number) =>
-    new SignJWT({ pl: [1, 2, 3] })
-      .setProtectedHeader({ alg: 'HS256', kid: 'h', typ: 'wr-ticket+jwt' })
-      .setIssuer('i')
-      .setAudience('micro')
-      .setSubject(`v-${i}`)
-      .setJti(crypto.randomUUID())
-      .setIssuedAt()
-      .setExpirationTime('1h')
-      .sign(hsKey);
-  await time('jose HS256 ticket sign', (i) => hs(i));
-  const hsTokens: string[] = [];
-  for (let i = 0; i < n; i++) hsTokens.push(await hs(i));
-  await time('jose HS256 ticket verify', (i) =>
-    jwtVerify(hsTokens[i]!, hsKey, {
-      algorithms: ['HS256'],
-      issuer: 'i',
-      audience: 'micro',
-      typ: 'wr-ticket+jwt',
-      requiredClaims: ['exp', 'iat', 'sub', 'jti', 'pl'],
-      maxTokenAge: 86400,
-    }),
+  const body = new TextEncoder().encode(hsTickets[0]!.split('.').slice(0, 2).join('.'));
+  await time('raw HMAC-SHA256 over the same claims', () => crypto.subtle.sign('HMAC', hmacKey, body));
+  await time('decision log line (before: one per join and hold)', () =>
+    logDecision('joined', { eventId: 'micro', shard: 0, preQueue: false }),
   );
-  await time('decision log line', () => logDecision('joined', { eventId: 'micro', shard: 0, preQueue: false }));
-  await time('rate limiter call', (i) => env.IP_RATE_LIMITER.limit({ key: `join:micro:${i % 50}` }));
+  await time('decision tally (now)', () => recordDecision('micro', 'joined'));
+  await time('rate limiter call (before: awaited on every join)', (i) => env.IP_RATE_LIMITER.limit({ key: `join:micro:${i % 50}` }));
   const noop = env.NOOP.getByName('noop');
   await time('no-op Durable Object RPC', () => noop.ping());
   await time('Durable Object RPC with one SQLite upsert', (i) => noop.write(`m-${i}`));

@@ -1,7 +1,7 @@
 // Shared bench plumbing: the bench Worker under Miniflare, event creation, bounded autocannon loads
 // and cookie jars. Used by bench/gateway.ts (the table) and bench/profile.ts (where a request's time goes).
 import autocannon from 'autocannon';
-import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
+import { Miniflare, convertV4MiniflareOptions, type V4WorkerOptions } from 'miniflare';
 import { bundleWorker } from '../scripts/lib/bundle.ts';
 import { generateDevSecrets, type DevSecrets } from '../scripts/lib/dev-secrets.ts';
 
@@ -45,50 +45,37 @@ export interface BenchGateway {
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**
- * Bundles bench/bench-worker.ts and starts it under Miniflare (no dev proxy), with the production
- * join limiter raised so that it counts every join but never refuses the bench's one-IP crowd.
- *
- * @param opts.inspectorPort opens the V8 inspector on this port (bench/profile.ts)
- * @param opts.scriptPath an already built bundle to run instead of building bench/bench-worker.ts
+ * Miniflare (v4-shaped) options of one bench Worker: the bench build of the gateway with its
+ * objects, the production join limiter raised so that it counts every join but never refuses the
+ * bench's one-IP crowd.
+ * @param stubs bind the stub objects (StubInventory, StubShard) of bench-worker.ts; default true
  */
-export async function startGateway(opts: { inspectorPort?: number; scriptPath?: string } = {}): Promise<BenchGateway> {
-  const scriptPath = opts.scriptPath ?? '.build/bench-worker.js';
-  if (!opts.scriptPath) bundleWorker('bench/bench-worker.ts', scriptPath);
-  const secrets = generateDevSecrets();
-  let logLines = 0;
-  // Miniflare 5 takes a new options shape; it converts the familiar (v4) one.
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      port: 0,
-      ...(opts.inspectorPort ? { inspectorPort: opts.inspectorPort } : {}),
-      // The Worker writes its decision lines as in production; the bench counts and drops them
-      // instead of printing them (printing would measure the terminal).
-      handleStructuredLogs: () => void logLines++,
-      workers: [
-        {
-          name: 'bench',
-          modules: true,
-          scriptPath,
-          compatibilityDate: '2026-11-01',
-          bindings: { ...secrets, TOKEN_ISSUER: 'waiting-room-gateway', ORIGIN_URL: '', RELEASE_TICK_MS: '500' },
-          durableObjects: {
-            WAITING_ROOM: { className: 'WaitingRoom', useSQLite: true },
-            INVENTORY: { className: 'BenchInventory', useSQLite: true },
-            NOOP: { className: 'Noop', useSQLite: true },
-            STUB_INVENTORY: { className: 'StubInventory', useSQLite: true },
-            STUB_SHARD: { className: 'StubShard', useSQLite: true },
-            QUEUE_SHARD: { className: 'QueueShard', useSQLite: true },
-            DIRECTORY: { className: 'EventDirectory', useSQLite: true },
-          },
-          serviceBindings: { ORIGIN: async () => new Response('origin') },
-          ratelimits: {
-            IP_RATE_LIMITER: { namespace_id: '7102', simple: { limit: 1_000_000, period: 10 } },
-          },
-        },
-      ],
-    }),
-  );
-  const base = (await mf.ready).toString().replace(/\/$/, '');
+export function benchWorker(name: string, scriptPath: string, secrets: DevSecrets, namespaceId: string, stubs = true): V4WorkerOptions {
+  return {
+    name,
+    modules: true,
+    scriptPath,
+    compatibilityDate: '2026-11-01',
+    bindings: { ...secrets, TOKEN_ISSUER: 'waiting-room-gateway', ORIGIN_URL: '', RELEASE_TICK_MS: '500' },
+    durableObjects: {
+      WAITING_ROOM: { className: 'WaitingRoom', useSQLite: true },
+      INVENTORY: { className: 'BenchInventory', useSQLite: true },
+      NOOP: { className: 'Noop', useSQLite: true },
+      // Older bench builds (bench:compare) have no stub objects.
+      ...(stubs
+        ? { STUB_INVENTORY: { className: 'StubInventory', useSQLite: true }, STUB_SHARD: { className: 'StubShard', useSQLite: true } }
+        : {}),
+      QUEUE_SHARD: { className: 'QueueShard', useSQLite: true },
+      DIRECTORY: { className: 'EventDirectory', useSQLite: true },
+    },
+    serviceBindings: { ORIGIN: async () => new Response('origin') },
+    ratelimits: { IP_RATE_LIMITER: { namespace_id: namespaceId, simple: { limit: 1_000_000, period: 10 } } },
+  };
+}
+
+/** A BenchGateway for a bench Worker reachable at `base`. */
+export function gatewayAt(mf: Miniflare, url: string, secrets: DevSecrets, logLines: () => number): BenchGateway {
+  const base = url.replace(/\/$/, '');
   const admin = { authorization: `Bearer ${secrets.ADMIN_TOKEN}`, 'content-type': 'application/json' };
   const createEvent = async (id: string, extra: Record<string, unknown> = {}) => {
     const res = await fetch(`${base}/_wr/admin/events/${id}`, {
@@ -107,7 +94,32 @@ export async function startGateway(opts: { inspectorPort?: number; scriptPath?: 
     });
     if (!res.ok) throw new Error(`create ${id}: ${res.status} ${await res.text()}`);
   };
-  return { mf, base, secrets, admin, logLines: () => logLines, createEvent };
+  return { mf, base, secrets, admin, logLines, createEvent };
+}
+
+/**
+ * Bundles bench/bench-worker.ts and starts it under Miniflare (no dev proxy).
+ *
+ * @param opts.inspectorPort opens the V8 inspector on this port (bench/profile.ts)
+ * @param opts.scriptPath an already built bundle to run instead of building bench/bench-worker.ts
+ */
+export async function startGateway(opts: { inspectorPort?: number; scriptPath?: string } = {}): Promise<BenchGateway> {
+  const scriptPath = opts.scriptPath ?? '.build/bench-worker.js';
+  if (!opts.scriptPath) bundleWorker('bench/bench-worker.ts', scriptPath);
+  const secrets = generateDevSecrets();
+  let logLines = 0;
+  // Miniflare 5 takes a new options shape; it converts the familiar (v4) one.
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      port: 0,
+      ...(opts.inspectorPort ? { inspectorPort: opts.inspectorPort } : {}),
+      // The Worker writes its decision lines as in production; the bench counts and drops them
+      // instead of printing them (printing would measure the terminal).
+      handleStructuredLogs: () => void logLines++,
+      workers: [benchWorker('bench', scriptPath, secrets, '7102')],
+    }),
+  );
+  return gatewayAt(mf, (await mf.ready).toString(), secrets, () => logLines);
 }
 
 /**

@@ -1,0 +1,153 @@
+// `npm run bench:compare -- <git revision>`: this tree against another revision on a noisy machine.
+// Both bench builds run side by side in one Miniflare (one workerd), and each load runs in short
+// slices that alternate between the two, so whatever else the machine does slows both alike; the
+// table shows medians over slices of each side's ratio to its own no-op route, and of this tree's
+// req/s to the other's. Loopback only, bounded: SLICES x scenarios x 2 sides x SLICE_S seconds.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
+import { bundleWorker } from '../scripts/lib/bundle.ts';
+import { generateDevSecrets } from '../scripts/lib/dev-secrets.ts';
+import { PER_ROW, SEATS, admittedVisitors, benchWorker, gatewayAt, jarCookie, load, median, type BenchGateway } from './harness.ts';
+import { pickSeatIndexes, prng } from './hotspot.ts';
+
+const REV = process.argv[2] ?? 'main';
+const SLICES = Number(process.env.BENCH_SLICES) || 5;
+const SLICE_S = Number(process.env.BENCH_SECONDS) || 2;
+const VISITORS = 200;
+
+/** A load whose req/s is compared; `prepare` runs once per side before the slices. */
+interface Target {
+  id: string;
+  name: string;
+  prepare: (gw: BenchGateway, side: string) => Promise<(gw: BenchGateway) => Promise<number>>;
+}
+
+let ids: string[] = [];
+
+const TARGETS: Target[] = [
+  { id: 'noop', name: 'no-op Worker route (A)', prepare: async () => async (gw) => (await load(`${gw.base}/__bench/noop`, SLICE_S)).rps },
+  {
+    id: 'write',
+    name: 'one-SQLite-write round trip (C)',
+    prepare: async () => async (gw) => (await load(`${gw.base}/__bench/write-do`, SLICE_S)).rps,
+  },
+  {
+    id: 'joins',
+    name: 'joins, 1 queue shard',
+    prepare: async (gw, side) => {
+      let slice = 0;
+      return async (g) => {
+        // A fresh event per slice, so every slice starts from the same state.
+        const event = `cmp-join-${side}-${slice++}`;
+        await g.createEvent(event, { queueShards: 1 });
+        return (await load(`${g.base}/_wr/events/${event}/join`, SLICE_S, { method: 'POST' })).rps;
+      };
+    },
+  },
+  {
+    id: 'holds',
+    name: 'holds end to end',
+    prepare: async (gw, side) => {
+      const event = `cmp-holds-${side}`;
+      await gw.createEvent(event);
+      const cookies = (await admittedVisitors(gw, event, VISITORS)).map(jarCookie);
+      const random = prng(11);
+      let n = 0;
+      return async (g) =>
+        (
+          await load(`${g.base}/_wr/events/${event}/holds`, SLICE_S, {
+            requests: [
+              {
+                method: 'POST',
+                setupRequest: (req) => ({
+                  ...req,
+                  headers: {
+                    ...req.headers,
+                    cookie: cookies[n % VISITORS]!,
+                    'content-type': 'application/json',
+                    'idempotency-key': `c-${n++}`,
+                  },
+                  body: JSON.stringify({ seatIds: pickSeatIndexes(random, SEATS, PER_ROW).map((k) => ids[k]!) }),
+                }),
+              },
+            ],
+          })
+        ).rps;
+    },
+  },
+];
+
+/** Checks out `rev` under .build/ (git archive, node_modules linked) and bundles its bench Worker. */
+function buildRevision(rev: string): string {
+  const sha = execFileSync('git', ['rev-parse', '--short', rev], { encoding: 'utf8' }).trim();
+  const dir = resolve('.build', `compare-${sha}`);
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C ${dir}`]);
+    symlinkSync(resolve('node_modules'), resolve(dir, 'node_modules'));
+  }
+  const out = `.build/compare-${sha}.js`;
+  bundleWorker(resolve(dir, 'bench/bench-worker.ts'), out);
+  return out;
+}
+
+async function main(): Promise<void> {
+  const baseScript = buildRevision(REV);
+  bundleWorker('bench/bench-worker.ts', '.build/bench-worker.js');
+  const secrets = generateDevSecrets();
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      port: 0,
+      handleStructuredLogs: () => {},
+      workers: [
+        { ...benchWorker('now', '.build/bench-worker.js', secrets, '7102'), unsafeDirectSockets: [{ port: 0 }] },
+        { ...benchWorker('base', baseScript, secrets, '7103', false), unsafeDirectSockets: [{ port: 0 }] },
+      ],
+    }),
+  );
+  await mf.ready;
+  const sides = {
+    now: gatewayAt(mf, (await mf.unsafeGetDirectURL('now')).toString(), secrets, () => 0),
+    base: gatewayAt(mf, (await mf.unsafeGetDirectURL('base')).toString(), secrets, () => 0),
+  };
+  ids = (await (await fetch(`${sides.now.base}/__bench/seat-ids?count=${SEATS}&perRow=${PER_ROW}`)).json()) as string[];
+  console.log(`this tree vs ${REV}, side by side in one Miniflare: ${SLICES} slices of ${SLICE_S} s per scenario and side\n`);
+  for (const gw of Object.values(sides)) await load(`${gw.base}/__bench/noop`, 1);
+  const runs = new Map<string, Record<'now' | 'base', (gw: BenchGateway) => Promise<number>>>();
+  for (const t of TARGETS) runs.set(t.id, { now: await t.prepare(sides.now, 'now'), base: await t.prepare(sides.base, 'base') });
+  const rps = new Map<string, number[]>();
+  const push = (k: string, v: number) => rps.set(k, [...(rps.get(k) ?? []), v]);
+  for (let slice = 0; slice < SLICES; slice++) {
+    // Alternate which side goes first, so neither always gets the calmer moment.
+    const order = slice % 2 === 0 ? (['base', 'now'] as const) : (['now', 'base'] as const);
+    for (const t of TARGETS) for (const side of order) push(`${t.id}:${side}`, await runs.get(t.id)![side](sides[side]));
+  }
+  await mf.dispose();
+  const m = (k: string) => median(rps.get(k)!);
+  const perSlice = (a: string, b: string) => median(rps.get(a)!.map((v, i) => v / rps.get(b)![i]!));
+  console.log(`${'scenario (median of slices)'.padEnd(34)}  ${REV.padStart(10)} req/s   now req/s   ${REV} vs A   now vs A   now / ${REV}`);
+  for (const t of TARGETS) {
+    console.log(
+      [
+        t.name.padEnd(34),
+        m(`${t.id}:base`).toFixed(0).padStart(16),
+        m(`${t.id}:now`).toFixed(0).padStart(11),
+        perSlice(`${t.id}:base`, 'noop:base')
+          .toFixed(2)
+          .padStart(8 + REV.length),
+        perSlice(`${t.id}:now`, 'noop:now').toFixed(2).padStart(10),
+        perSlice(`${t.id}:now`, `${t.id}:base`)
+          .toFixed(2)
+          .padStart(11 + REV.length),
+      ].join(''),
+    );
+  }
+  console.log(
+    `\nholds vs C: ${REV} ${perSlice('holds:base', 'write:base').toFixed(2)}, now ${perSlice('holds:now', 'write:now').toFixed(2)} (target >= 0.80); ` +
+      `joins vs C: ${REV} ${perSlice('joins:base', 'write:base').toFixed(2)}, now ${perSlice('joins:now', 'write:now').toFixed(2)}`,
+  );
+}
+
+await main();
