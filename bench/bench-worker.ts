@@ -11,7 +11,7 @@ import { signAdmission, signQueueTicket, tokenSettings, verifyToken, type TokenS
 import { shardName } from '../contracts/names';
 import type { HoldAnswer, HoldRequest } from '../contracts/inventory-answers';
 import { BUCKET_MS, type Place } from '../contracts/queue/cursor';
-import type { ShardJoin } from '../durable-objects/waiting-room/queue-shard';
+import type { ShardJoin } from '../contracts/queue/shard-join';
 
 export { EventDirectory, QueueShard, WaitingRoom } from '../src/index';
 
