@@ -300,6 +300,16 @@ const ROWS: Row[] = [
       `ratio vs C; vs B: ${(m.rps('holds') / m.rps('noop-do')).toFixed(2)}; vs the RPC alone: ${(m.rps('holds') / m.rps('hold-direct')).toFixed(2)}`,
   },
   {
+    id: 'holds-stub',
+    name: 'holds, gateway only (Inventory stores nothing)',
+    vs: 'noop-do',
+    note: (m) => {
+      const gateway = usPer(m.rps('holds-stub')) - usPer(m.rps('noop-do'));
+      const inventory = usPer(m.rps('hold-direct'));
+      return `ratio vs B; gateway share ${gateway.toFixed(0)} us per hold = ${((gateway / inventory) * 100).toFixed(0)} % of the Inventory round trip (target <= 20 %)`;
+    },
+  },
+  {
     id: 'seat-map',
     name: 'seat map deltas, 1,000 concurrent readers',
     vs: 'noop',
