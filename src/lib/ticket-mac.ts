@@ -88,7 +88,7 @@ export async function verifyMacTicket(keys: readonly TicketKey[], token: string,
   const parts = token.split('.');
   const key = parts.length === 3 ? keys.find((k) => k.header === parts[0]) : undefined;
   if (!key) return null;
-  const invalid = () => new GatewayError('TOKEN_INVALID', 'the ticket is not valid for this event');
+  const invalid = () => new GatewayError('TOKEN_INVALID', { detail: 'the ticket is not valid for this event' });
   const mac = fromB64url(parts[2]!);
   const body = fromB64url(parts[1]!);
   if (!mac || !body || !(await crypto.subtle.verify('HMAC', key.key, mac, encoder.encode(`${parts[0]}.${parts[1]}`)))) throw invalid();
@@ -106,6 +106,6 @@ export async function verifyMacTicket(keys: readonly TicketKey[], token: string,
   if (typeof iat !== 'number' || typeof exp !== 'number' || !Number.isFinite(iat) || !Number.isFinite(exp)) throw invalid();
   if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now + skew)) throw invalid();
   if (now - iat < -skew) throw invalid();
-  if (exp <= now - skew || now - iat - skew > rules.maxAgeS) throw new GatewayError('TOKEN_EXPIRED', 'the ticket has expired');
+  if (exp <= now - skew || now - iat - skew > rules.maxAgeS) throw new GatewayError('TOKEN_EXPIRED', { detail: 'the ticket has expired' });
   return payload as JWTPayload;
 }

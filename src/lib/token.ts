@@ -212,8 +212,8 @@ async function verifyEs256(
     });
     return payload;
   } catch (err) {
-    if (err instanceof errors.JWTExpired) throw new GatewayError('TOKEN_EXPIRED', `the ${kind} has expired`);
-    throw new GatewayError('TOKEN_INVALID', `the ${kind} is not valid for this event`);
+    if (err instanceof errors.JWTExpired) throw new GatewayError('TOKEN_EXPIRED', { detail: `the ${kind} has expired` });
+    throw new GatewayError('TOKEN_INVALID', { detail: `the ${kind} is not valid for this event` });
   }
 }
 
@@ -253,11 +253,12 @@ export async function verifyToken(
     (await verifyEs256(ring, kind, token, settings.issuer, eventId, nowMs));
   const claims: VisitorClaims = { eventId, visitorId: payload.sub!, expiresAtMs: payload.exp! * 1000 };
   if (kind === 'admission') {
-    if (typeof payload[SESSION_CLAIM] !== 'string') throw new GatewayError('TOKEN_INVALID', 'the admission is not valid for this event');
+    if (typeof payload[SESSION_CLAIM] !== 'string')
+      throw new GatewayError('TOKEN_INVALID', { detail: 'the admission is not valid for this event' });
     claims.sessionId = payload[SESSION_CLAIM] as string;
   } else {
     const place = parsePlace(payload[PLACE_CLAIM]);
-    if (!place) throw new GatewayError('TOKEN_INVALID', 'the ticket is not valid for this event');
+    if (!place) throw new GatewayError('TOKEN_INVALID', { detail: 'the ticket is not valid for this event' });
     claims.place = place;
   }
   if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
