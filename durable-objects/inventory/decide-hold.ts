@@ -1,5 +1,5 @@
 // Seat-hold decisions: which hold to grant and whether a confirm may sell, as pure functions over facts read from storage.
-import type { HoldRefusalAnswer, SeatStatus } from '../../contracts/inventory-answers';
+import type { HoldRefusalAnswer, HoldView, SeatStatus } from '../../contracts/inventory-answers';
 import type { HoldTarget } from './hold-policy';
 
 export type { HoldRefusalAnswer, SeatStatus };
@@ -68,6 +68,22 @@ export function decideHold(facts: {
   }
   if (owned + quantity > rules.maxSeatsPerAccount) return { kind: 'account_limit', limit: rules.maxSeatsPerAccount, owned };
   return { kind: 'grant', quantity, priceMinor, currency: rules.currency, expiresAtMs: nowMs + rules.holdTtlMs };
+}
+
+/** The new hold a grant describes, as callers see it (HELD, no order yet). */
+export function newHold(grant: Extract<HoldDecision, { kind: 'grant' }>, target: HoldTarget, account: string, holdId: string): HoldView {
+  return {
+    holdId,
+    account,
+    status: 'HELD',
+    seatIds: target.kind === 'seats' ? target.seatIds : [],
+    tier: target.kind === 'tier' ? target.tier : null,
+    quantity: grant.quantity,
+    priceMinor: grant.priceMinor,
+    currency: grant.currency,
+    expiresAtMs: grant.expiresAtMs,
+    orderId: null,
+  };
 }
 
 /** `checkConfirm` outcome. */

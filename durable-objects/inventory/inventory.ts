@@ -1,26 +1,28 @@
-// Inventory Durable Object: one per event, the single authority over seats and seat holds.
-// A thin adapter: storage (store.ts), rules (hold-policy.ts, decide-hold.ts, config-change.ts,
-// seat-map-plan.ts) and this class's alarm and RPC orchestration.
+// Inventory Durable Object: one per event, the single authority over seats and seat holds. A thin
+// adapter (transactions, alarm, RPC) over store.ts, plan-store.ts and the pure rules beside them.
 import { DurableObject } from 'cloudflare:workers';
 import { DEFAULT_PAYMENT_GRACE_S, type InventoryConfig } from '../../contracts/event-config';
 import { FixedWindowLimiter } from '../shared/fixed-window';
 import { Sql, migrate } from '../shared/sql';
-import { decideAbort, decideChange, type ChangeRequest } from './config-change';
 import { consistencyCounts } from './consistency';
-import { checkConfirm, decideHold } from './decide-hold';
-import { applyHoldAction, effectiveStatus, targetKey, validateHoldTarget, type HoldAction, type HoldStatus } from './hold-policy';
+import { holdCounts, seatCounts } from './counts';
+import { checkConfirm, decideHold, newHold } from './decide-hold';
+import { applyHoldAction, targetKey, validateHoldTarget, type HoldAction } from './hold-policy';
 import { INVENTORY_MIGRATIONS } from './schema';
 import { planSeatMap } from './seat-map-plan';
+import { PlanStore } from './plan-store';
 import { InventoryStore, type Actor } from './store';
 import type {
   AuditEntry,
   BeginChangeAnswer,
+  ChangeRequest,
   ConfigureAnswer,
   EndChangeAnswer,
   HoldAnswer,
   HoldChangeAnswer,
   HoldRequest,
   HoldView,
+  SeatMap,
   SeatMapAnswer,
   StatsAnswer,
 } from '../../contracts/inventory-answers';
@@ -28,24 +30,30 @@ import type {
 /** Hold attempts one account may make per HOLD_WINDOW_MS; more get `rate_limited` (429 at the edge). */
 export const HOLDS_PER_WINDOW = 20;
 export const HOLD_WINDOW_MS = 10_000;
+/** A built snapshot of the seat map serves every reader for this long, ms. */
+export const SNAPSHOT_REUSE_MS = 1_000;
 
 export class Inventory extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
   clock: () => number = () => Date.now();
   /** Seat-map reads this instance has served since it started (the edge cache keeps them few). */
   mapReads = 0;
-  /** Full seat maps (snapshots) this instance has serialized since it started. */
+  /** Full seat maps (snapshots) this instance has built from storage since it started. */
   snapshotsServed = 0;
+  /** The last snapshot built, reused for SNAPSHOT_REUSE_MS (one read of every seat per second, however many isolates ask). */
+  private snapshot: { atMs: number; map: SeatMap } | null = null;
   /** Hold attempts per account: HOLDS_PER_WINDOW per HOLD_WINDOW_MS (in memory, see FixedWindowLimiter). */
   private readonly holdLimiter = new FixedWindowLimiter(HOLDS_PER_WINDOW, HOLD_WINDOW_MS);
   private readonly sql: Sql;
   /** All SQL of this object (tests reach it through `runInDurableObject` to inject faults). */
   readonly store: InventoryStore;
+  private readonly plans: PlanStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
     this.store = new InventoryStore(this.sql);
+    this.plans = new PlanStore(this.sql);
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage, 'inv', INVENTORY_MIGRATIONS);
       // A reset between a committed change and its setAlarm (the write is durable, the alarm call
@@ -62,52 +70,20 @@ export class Inventory extends DurableObject<Env> {
    *   `retryAfterS` more seconds) or `conflict` (the plan is fixed); the last two change nothing
    */
   async beginChange(request: ChangeRequest): Promise<BeginChangeAnswer> {
-    const now = this.clock();
-    return this.ctx.storage.transactionSync((): BeginChangeAnswer => {
-      const plan = this.store.plan();
-      const decision = decideChange({ plan, holdsExist: this.store.holdsExist(), pending: this.store.pendingChange() }, request, now);
-      if (decision.kind !== 'apply') return decision;
-      const eventId = this.eventId();
-      if (decision.write === 'create') this.store.createPlan(request.config, eventId);
-      else if (decision.write === 'replace') this.store.replacePlan(request.config, eventId);
-      else this.store.updatePlan(request.config, eventId);
-      this.store.savePendingChange(decision.pending);
-      // `created` stays true for a creation resumed after a crash: its answer is still 201.
-      return { kind: 'ok', created: decision.pending.createdPlan, resumed: decision.resumed };
-    });
+    return this.ctx.storage.transactionSync(() => this.plans.begin(request, this.clock(), this.eventId()));
   }
 
   /** Ends the change `changeId` started: the configuration is now the event's. A retried finish answers `ok` again. */
   async finishChange(changeId: string): Promise<EndChangeAnswer> {
-    return this.ctx.storage.transactionSync((): EndChangeAnswer => {
-      const pending = this.store.pendingChange();
-      if (pending?.changeId === changeId) {
-        this.store.endChange('done');
-        return { kind: 'ok' };
-      }
-      return !pending && this.store.lastFinishedChange() === changeId ? { kind: 'ok' } : { kind: 'superseded' };
-    });
+    return this.ctx.storage.transactionSync(() => this.plans.finish(changeId));
   }
 
-  /**
-   * Undoes the change `changeId` started, after another object refused its part: a created plan
-   * goes (while no hold exists), an update's previous configuration comes back.
-   */
+  /** Undoes the change `changeId` started (another object refused its part): see `decideAbort`. */
   async abortChange(changeId: string): Promise<EndChangeAnswer> {
-    return this.ctx.storage.transactionSync((): EndChangeAnswer => {
-      const decision = decideAbort(this.store.pendingChange(), changeId, this.store.holdsExist());
-      if (decision.kind === 'not_owner') return { kind: 'superseded' };
-      if (decision.kind === 'delete_plan') this.store.deletePlan();
-      else if (decision.kind === 'restore') this.store.updatePlan(decision.config, null);
-      this.store.endChange('dropped');
-      return { kind: 'ok' };
-    });
+    return this.ctx.storage.transactionSync(() => this.plans.abort(changeId));
   }
 
-  /**
-   * Creates or updates the plan in one step, for callers with no other object to configure
-   * (tests, benchmarks): `beginChange` and `finishChange` at once.
-   */
+  /** Creates or updates the plan in one step (`beginChange` + `finishChange`), for tests and benchmarks. */
   async configure(config: InventoryConfig): Promise<ConfigureAnswer> {
     const changeId = crypto.randomUUID();
     const begun = await this.beginChange({ changeId, fingerprint: `direct:${changeId}`, config });
@@ -117,13 +93,13 @@ export class Inventory extends DurableObject<Env> {
   }
 
   /**
-   * Closes the sale to new holds (`closed`) or opens it again. Holds made before keep their terms:
+   * Closes the sale to new holds (`closed`) or opens it again (`open`). Holds made before keep their terms:
    * they may still start payment, be confirmed or released; their deadlines still run.
    * @returns false when the event does not exist
    */
-  async setSalesClosed(closed: boolean): Promise<boolean> {
-    if (!this.store.head()) return false;
-    this.store.setSalesClosed(closed);
+  async setSales(state: 'open' | 'closed'): Promise<boolean> {
+    if (!this.plans.head()) return false;
+    this.plans.setSalesClosed(state === 'closed');
     return true;
   }
 
@@ -139,21 +115,21 @@ export class Inventory extends DurableObject<Env> {
    * @param idempotencyKey client-chosen key, unique per intended hold, scoped to the account
    */
   async hold(account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
-    const config = this.store.plan();
+    const config = this.plans.plan();
     if (!config) return { kind: 'event_not_found' };
     const valid = validateHoldTarget(request);
     if (!valid.ok) return { kind: 'invalid', detail: valid.detail };
     const target = valid.target;
     const now = this.clock();
     const answer = this.ctx.storage.transactionSync((): HoldAnswer => {
-      this.sweep(now);
+      this.store.sweep(now);
       const earlier = this.store.holdByKey(account, idempotencyKey);
       if (earlier) {
         return earlier.request === targetKey(target)
           ? { kind: 'held', hold: JSON.parse(earlier.first_result) as HoldView, replayed: true }
           : { kind: 'idempotency_conflict' };
       }
-      if (this.store.head()!.salesClosed) return { kind: 'sales_closed' };
+      if (this.plans.head()!.salesClosed) return { kind: 'sales_closed' };
       // One account cannot hammer the seats: counted here, where the request already is, at no
       // cost; a retry of a hold already made (above) replays whatever the count.
       if (!this.holdLimiter.take(account, now)) return { kind: 'rate_limited', retryAfterS: HOLD_WINDOW_MS / 1000 };
@@ -165,18 +141,7 @@ export class Inventory extends DurableObject<Env> {
         nowMs: now,
       });
       if (decision.kind !== 'grant') return decision;
-      const hold: HoldView = {
-        holdId: crypto.randomUUID(),
-        account,
-        status: 'HELD',
-        seatIds: target.kind === 'seats' ? target.seatIds : [],
-        tier: target.kind === 'tier' ? target.tier : null,
-        quantity: decision.quantity,
-        priceMinor: decision.priceMinor,
-        currency: decision.currency,
-        expiresAtMs: decision.expiresAtMs,
-        orderId: null,
-      };
+      const hold = newHold(decision, target, account, crypto.randomUUID());
       this.store.insertHold(hold, target, idempotencyKey, now);
       return { kind: 'held', hold, replayed: false };
     });
@@ -196,7 +161,7 @@ export class Inventory extends DurableObject<Env> {
    * `now + paymentGrace`. Past it the hold NEEDS_RECONCILIATION and its seats stay out of sale.
    */
   async startPayment(holdId: string, account: string | null): Promise<HoldChangeAnswer> {
-    const grace = this.store.plan()?.paymentGraceMs ?? DEFAULT_PAYMENT_GRACE_S * 1000;
+    const grace = this.plans.plan()?.paymentGraceMs ?? DEFAULT_PAYMENT_GRACE_S * 1000;
     return this.change(holdId, { kind: 'payment_pending', account, graceMs: grace }, 'origin', 'payment started');
   }
 
@@ -236,8 +201,8 @@ export class Inventory extends DurableObject<Env> {
    */
   async seatMap(since?: number): Promise<SeatMapAnswer> {
     this.mapReads++;
-    const head = this.store.head();
-    const config = this.store.plan();
+    const head = this.plans.head();
+    const config = this.plans.plan();
     if (!head || !config) return { kind: 'event_not_found' };
     const common = {
       tiers: this.store.tiers(),
@@ -252,8 +217,14 @@ export class Inventory extends DurableObject<Env> {
         map: { kind: 'delta', version: head.version, since: plan.since, changes: this.store.changesSince(plan.since), ...common },
       };
     }
-    this.snapshotsServed++;
-    return { kind: 'map', map: { kind: 'snapshot', version: head.version, seats: this.store.snapshotSeats(this.clock()), ...common } };
+    const now = this.clock();
+    // A snapshot may be a second old (the edge caches it that long anyway): readers then follow
+    // with `since` = its version, so nothing is missed. Building one reads every seat.
+    if (!this.snapshot || now - this.snapshot.atMs >= SNAPSHOT_REUSE_MS || now < this.snapshot.atMs) {
+      this.snapshotsServed++;
+      this.snapshot = { atMs: now, map: { kind: 'snapshot', version: head.version, seats: this.store.snapshotSeats(now), ...common } };
+    }
+    return { kind: 'map', map: this.snapshot.map };
   }
 
   /** Pages through the audit log: entries with id > `afterId`, oldest first, at most `limit` (1-1000). */
@@ -263,36 +234,25 @@ export class Inventory extends DurableObject<Env> {
 
   /** Counts and consistency checks for the organizer and the crowd run. */
   async stats(): Promise<StatsAnswer> {
-    const config = this.store.plan();
-    const head = this.store.head();
+    const config = this.plans.plan();
+    const head = this.plans.head();
     if (!config || !head) return { kind: 'event_not_found' };
-    const now = this.clock();
-    const seats = { available: 0, held: 0, paymentPending: 0, needsReconciliation: 0, sold: 0 };
-    for (const r of this.store.seatedByStatus(now)) {
-      // Deadlines count even before the timer ran: a due HELD hold is free, a due payment needs reconciliation.
-      const s = effectiveStatus({ status: r.status, expiresAtMs: r.due ? now : now + 1 }, now);
-      if (s === 'HELD') seats.held += r.n;
-      else if (s === 'PAYMENT_PENDING') seats.paymentPending += r.n;
-      else if (s === 'NEEDS_RECONCILIATION') seats.needsReconciliation += r.n;
-      else if (s === 'SOLD') seats.sold += r.n;
-    }
-    seats.available = config.seats - seats.held - seats.paymentPending - seats.needsReconciliation - seats.sold;
-    const holds: Record<HoldStatus, number> = { HELD: 0, PAYMENT_PENDING: 0, NEEDS_RECONCILIATION: 0, SOLD: 0, RELEASED: 0, EXPIRED: 0 };
-    for (const r of this.store.holdCounts()) holds[r.status] = r.n;
-    const pending = this.store.pendingChange();
+    const pending = this.plans.pendingChange();
     return {
       kind: 'stats',
       stats: {
         config,
         version: head.version,
-        seats,
+        seats: seatCounts(this.store.seatedByStatus(this.clock()), config.seats, this.clock()),
         tiers: this.store.tiers(),
-        holds,
+        holds: holdCounts(this.store.holdCounts()),
         consistency: consistencyCounts(this.sql),
         salesClosed: head.salesClosed,
-        pendingChange: pending
-          ? { startedAtMs: pending.startedAtMs, leaseUntilMs: pending.leaseUntilMs, createdPlan: pending.createdPlan }
-          : null,
+        pendingChange: pending && {
+          startedAtMs: pending.startedAtMs,
+          leaseUntilMs: pending.leaseUntilMs,
+          createdPlan: pending.createdPlan,
+        },
       },
     };
   }
@@ -304,14 +264,14 @@ export class Inventory extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     const now = this.clock();
-    this.ctx.storage.transactionSync(() => this.sweep(now));
+    this.ctx.storage.transactionSync(() => this.store.sweep(now));
     await this.afterWrite();
   }
 
   private async change(holdId: string, action: HoldAction, actor: Actor, reason: string): Promise<HoldChangeAnswer> {
     const now = this.clock();
     const answer = this.ctx.storage.transactionSync((): HoldChangeAnswer => {
-      this.sweep(now);
+      this.store.sweep(now);
       const row = this.store.holdRow(holdId);
       if (!row) return { kind: 'not_found' };
       const refused = (code: Extract<HoldChangeAnswer, { kind: 'refused' }>['code'], detail: string): HoldChangeAnswer => ({
@@ -332,7 +292,7 @@ export class Inventory extends DurableObject<Env> {
           orderUsedElsewhere: this.store.orderUsedElsewhere(action.orderId, holdId),
           ownedOther: this.store.ownedBy(row.account, now, holdId),
           quantity: row.quantity,
-          limit: this.store.plan()!.maxSeatsPerAccount,
+          limit: this.plans.plan()!.maxSeatsPerAccount,
         });
         if (!check.ok) return refused(check.code, check.detail);
       }
@@ -341,15 +301,6 @@ export class Inventory extends DurableObject<Env> {
     });
     await this.afterWrite();
     return answer;
-  }
-
-  /** Applies every passed deadline; call inside a transaction. */
-  private sweep(now: number): void {
-    for (const row of this.store.dueHolds(now)) {
-      const held = row.status === 'HELD';
-      const reason = held ? 'hold TTL passed' : 'payment grace passed without an answer';
-      this.store.applyTransition(row, held ? 'EXPIRED' : 'NEEDS_RECONCILIATION', row.expires_at, null, now, 'timer', reason);
-    }
   }
 
   /** After every committed write: the alarm follows the deadlines, the WaitingRoom learns a sell-out. */
@@ -364,7 +315,7 @@ export class Inventory extends DurableObject<Env> {
    * WaitingRoom so waiting visitors learn it at once; the flag is stored once the room has it.
    */
   private async announceSoldOut(): Promise<void> {
-    const head = this.store.head();
+    const head = this.plans.head();
     const eventId = head?.eventId ?? null;
     if (!head || !eventId) return;
     const soldOut = !this.store.anythingLeft();
@@ -372,7 +323,7 @@ export class Inventory extends DurableObject<Env> {
     try {
       await this.env.WAITING_ROOM.getByName(eventId).setSoldOut(soldOut);
       // Stored only once delivered: a failed call is retried by the next change.
-      this.store.setSoldOutDelivered(soldOut);
+      this.plans.setSoldOutDelivered(soldOut);
     } catch (err) {
       console.warn('sold-out signal not delivered; retried on the next change:', err instanceof Error ? err.message : err);
     }

@@ -1,9 +1,7 @@
-// The Inventory's SQL: every read and write of its tables, and nothing that decides.
-import { DEFAULT_PAYMENT_GRACE_S, DEFAULT_SEAT_PRICE_MINOR, type InventoryConfig } from '../../contracts/event-config';
+// The Inventory's SQL for seats, holds, tiers, deltas and the audit log (the plan row is plan-store.ts): reads and writes, nothing that decides.
 import type { Sql } from '../shared/sql';
-import type { PendingChange } from './config-change';
 import type { Availability, SeatStatus } from './decide-hold';
-import { effectiveStatus, seatIdsFor, targetKey, type HoldStatus, type HoldTarget } from './hold-policy';
+import { effectiveStatus, targetKey, type HoldStatus, type HoldTarget } from './hold-policy';
 import { DELTA_RETENTION } from './seat-map-plan';
 import type { AuditEntry, HoldView, TierView } from '../../contracts/inventory-answers';
 
@@ -27,131 +25,9 @@ export interface HoldRow {
 /** Who caused a transition, for the audit log. */
 export type Actor = AuditEntry['actor'];
 
-/** The plan row's bookkeeping: map version, pruned deltas, flags. */
-export interface PlanHead {
-  version: number;
-  prunedThrough: number;
-  /** The WaitingRoom was told the event sold out. */
-  soldOut: boolean;
-  eventId: string | null;
-  salesClosed: boolean;
-}
-
 /** Seat and hold storage of one event. Call the writers inside `transactionSync`. */
 export class InventoryStore {
   constructor(private readonly sql: Sql) {}
-
-  /** The stored configuration, with defaults for fields added after it was stored; null = no event. */
-  plan(): InventoryConfig | null {
-    const row = this.sql.one<{ config: string }>`SELECT config FROM inv_plan WHERE id = 1`;
-    if (!row) return null;
-    // Plans stored before prices, tiers and payment grace existed get the defaults.
-    const defaults = {
-      seatPriceMinor: DEFAULT_SEAT_PRICE_MINOR,
-      currency: 'EUR',
-      tiers: [],
-      paymentGraceMs: DEFAULT_PAYMENT_GRACE_S * 1000,
-    };
-    return { ...defaults, ...(JSON.parse(row.config) as Partial<InventoryConfig>) } as InventoryConfig;
-  }
-
-  head(): PlanHead | null {
-    const row = this.sql.one<{ version: number; pruned_through: number; sold_out: number; event_id: string | null; sales_closed: number }>`
-      SELECT version, pruned_through, sold_out, event_id, sales_closed FROM inv_plan WHERE id = 1`;
-    if (!row) return null;
-    return {
-      version: row.version,
-      prunedThrough: row.pruned_through,
-      soldOut: row.sold_out === 1,
-      eventId: row.event_id,
-      salesClosed: row.sales_closed === 1,
-    };
-  }
-
-  /** Writes a new seat plan: every seat AVAILABLE, every tier empty. `fromVersion` keeps versions growing across a replaced plan. */
-  createPlan(config: InventoryConfig, eventId: string | null, fromVersion = 1): void {
-    this.sql
-      .run`INSERT INTO inv_plan (id, config, version, event_id, pruned_through) VALUES (1, ${JSON.stringify(config)}, ${fromVersion}, ${eventId}, ${fromVersion})`;
-    seatIdsFor(config.seats, config.seatsPerRow).forEach((id, i) => {
-      this.sql.run`INSERT INTO inv_seats (seat_id, ord, status, version) VALUES (${id}, ${i}, 'AVAILABLE', ${fromVersion})`;
-    });
-    for (const t of config.tiers)
-      this.sql.run`INSERT INTO inv_tiers (tier, capacity, price_minor) VALUES (${t.tier}, ${t.capacity}, ${t.priceMinor})`;
-  }
-
-  /** Removes the seat plan, its seats, tiers and deltas (only ever with no hold stored). */
-  deletePlan(): void {
-    if (this.holdsExist()) throw new Error('invariant: a plan with holds is never deleted');
-    this.sql.run`DELETE FROM inv_seats`;
-    this.sql.run`DELETE FROM inv_tiers`;
-    this.sql.run`DELETE FROM inv_deltas`;
-    this.sql.run`DELETE FROM inv_plan`;
-  }
-
-  /** Replaces the plan an unfinished creation left (no hold exists) with another one. */
-  replacePlan(config: InventoryConfig, eventId: string | null): void {
-    const version = (this.head()?.version ?? 0) + 1;
-    this.deletePlan();
-    this.createPlan(config, eventId, version);
-  }
-
-  /** Updates prices and hold rules; the plan's shape is unchanged (checked by the caller). */
-  updatePlan(config: InventoryConfig, eventId: string | null): void {
-    if (eventId) this.sql.run`UPDATE inv_plan SET event_id = ${eventId}`;
-    this.sql.run`UPDATE inv_plan SET config = ${JSON.stringify(config)}`;
-    for (const t of config.tiers) this.sql.run`UPDATE inv_tiers SET price_minor = ${t.priceMinor} WHERE tier = ${t.tier}`;
-  }
-
-  setSalesClosed(closed: boolean): void {
-    this.sql.run`UPDATE inv_plan SET sales_closed = ${closed ? 1 : 0}`;
-  }
-
-  setSoldOutDelivered(soldOut: boolean): void {
-    this.sql.run`UPDATE inv_plan SET sold_out = ${soldOut ? 1 : 0}`;
-  }
-
-  /** The configuration change in flight, or null. */
-  pendingChange(): PendingChange | null {
-    const r = this.sql.one<{
-      change_id: string;
-      fingerprint: string;
-      created_plan: number;
-      previous_config: string | null;
-      started_at: number;
-      lease_until: number;
-    }>`SELECT * FROM inv_change WHERE id = 1 AND done = 0`;
-    if (!r) return null;
-    return {
-      changeId: r.change_id,
-      fingerprint: r.fingerprint,
-      createdPlan: r.created_plan === 1,
-      previousConfig: r.previous_config === null ? null : (JSON.parse(r.previous_config) as InventoryConfig),
-      startedAtMs: r.started_at,
-      leaseUntilMs: r.lease_until,
-    };
-  }
-
-  /** The id of the last change that finished (for a retried finish). */
-  lastFinishedChange(): string | null {
-    return this.sql.one<{ change_id: string }>`SELECT change_id FROM inv_change WHERE id = 1 AND done = 1`?.change_id ?? null;
-  }
-
-  savePendingChange(p: PendingChange): void {
-    this.sql.run`INSERT INTO inv_change (id, change_id, fingerprint, created_plan, previous_config, started_at, lease_until, done)
-      VALUES (1, ${p.changeId}, ${p.fingerprint}, ${p.createdPlan ? 1 : 0}, ${p.previousConfig ? JSON.stringify(p.previousConfig) : null}, ${p.startedAtMs}, ${p.leaseUntilMs}, 0)
-      ON CONFLICT (id) DO UPDATE SET change_id = excluded.change_id, fingerprint = excluded.fingerprint, created_plan = excluded.created_plan,
-        previous_config = excluded.previous_config, started_at = excluded.started_at, lease_until = excluded.lease_until, done = 0`;
-  }
-
-  /** Marks the change in flight finished (`done`), or forgets it (`dropped`, after an abort). */
-  endChange(how: 'done' | 'dropped'): void {
-    if (how === 'done') this.sql.run`UPDATE inv_change SET done = 1 WHERE id = 1`;
-    else this.sql.run`DELETE FROM inv_change WHERE id = 1`;
-  }
-
-  holdsExist(): boolean {
-    return this.sql.one`SELECT 1 AS x FROM inv_holds LIMIT 1` !== null;
-  }
 
   tiers(): TierView[] {
     return this.sql.all<{ tier: string; capacity: number; price_minor: number; held: number; sold: number }>`
@@ -190,7 +66,8 @@ export class InventoryStore {
       quantity: row.quantity,
       priceMinor: row.price_minor,
       // The currency the hold was priced in, not the event's current one.
-      currency: row.currency ?? this.plan()?.currency ?? 'EUR',
+      currency:
+        row.currency ?? this.sql.one<{ c: string | null }>`SELECT json_extract(config, '$.currency') AS c FROM inv_plan`?.c ?? 'EUR',
       expiresAtMs: row.expires_at,
       orderId: row.order_id,
     };
@@ -290,6 +167,15 @@ export class InventoryStore {
       }
     }
     this.audit(nowMs, row.hold_id, row.status, to, actor, reason);
+  }
+
+  /** Applies every deadline passed at `nowMs` (HELD -> EXPIRED, PAYMENT_PENDING -> NEEDS_RECONCILIATION). */
+  sweep(nowMs: number): void {
+    for (const row of this.dueHolds(nowMs)) {
+      const held = row.status === 'HELD';
+      const reason = held ? 'hold TTL passed' : 'payment grace passed without an answer';
+      this.applyTransition(row, held ? 'EXPIRED' : 'NEEDS_RECONCILIATION', row.expires_at, null, nowMs, 'timer', reason);
+    }
   }
 
   /** Holds whose deadline passed at `nowMs` and that a timer must act on. */

@@ -133,10 +133,12 @@ for (const action of ['pause', 'resume', 'close'] as const) {
     // Close stops new holds first (the Inventory decides holds, never the queue), then releases;
     // resume opens both again. Each call is idempotent, so after a crash between the two objects
     // the same request again completes it. Pause only stops releases: admitted visitors still buy.
-    // Inventory.setSalesClosed still answers a boolean (false: no such event).
+    // Inventory.setSales answers a boolean (false: no such event).
     const salesSet =
       action === 'pause' ||
-      (await call(`inventory.setSalesClosed`, eventId, async () => c.env.INVENTORY.getByName(eventId).setSalesClosed(action === 'close')));
+      (await call(`inventory.setSales`, eventId, async () =>
+        c.env.INVENTORY.getByName(eventId).setSales(action === 'close' ? 'closed' : 'open'),
+      ));
     if (!salesSet) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
     const answer = await call(`waitingRoom.${action}`, eventId, async () =>
       action === 'pause' ? room.pause() : action === 'resume' ? room.resume() : room.close(),

@@ -1,0 +1,116 @@
+// Benchmark build for the Inventory's call budget: the real Inventory with methods that run one
+// kind of call many times back to back inside the object, plus a no-op object RPC as the floor.
+import { DurableObject } from 'cloudflare:workers';
+import { Inventory } from '../durable-objects/inventory/inventory';
+import { seatIdsFor } from '../durable-objects/inventory/hold-policy';
+
+/** The Inventory with loops over each call kind (the object's own work, no network per call). */
+export class BudgetInventory extends Inventory {
+  private holdIds: string[] = [];
+
+  /** `n` holds of 2 adjacent seats each from seat `2 * offset`, by distinct accounts; keeps their ids. */
+  async runHolds(n: number, offset: number, seats: number, perRow: number): Promise<number> {
+    const ids = seatIdsFor(seats, perRow);
+    this.holdIds = [];
+    for (let i = 0; i < n; i++) {
+      const k = 2 * (offset + i);
+      const r = await this.hold(`acct-${offset + i}`, { seatIds: [ids[k]!, ids[k + 1]!] }, `k-${offset + i}`);
+      if (r.kind === 'held') this.holdIds.push(r.hold.holdId);
+    }
+    return this.holdIds.length;
+  }
+
+  /** One action on every hold of the last `runHolds`. */
+  async runOnHolds(action: 'payment_pending' | 'confirm' | 'release' | 'get'): Promise<number> {
+    let ok = 0;
+    for (const [i, id] of this.holdIds.entries()) {
+      const r =
+        action === 'payment_pending'
+          ? await this.startPayment(id, null)
+          : action === 'confirm'
+            ? await this.confirm(id, `order-${id}-${i}`, 2 * 5000, null)
+            : action === 'release'
+              ? await this.release(id, null, true)
+              : await this.getHold(id, null);
+      if (r.kind === 'ok') ok++;
+    }
+    return ok;
+  }
+
+  /** The alarm after every live hold's TTL passed: expires them all in one run. */
+  async runExpiry(): Promise<number> {
+    const real = this.clock;
+    this.clock = () => Date.now() + 3_600_000;
+    try {
+      await this.alarm();
+    } finally {
+      this.clock = real;
+    }
+    return this.holdIds.length;
+  }
+
+  /** `n` seat-map reads, snapshots (`since` undefined) or deltas, inside the object; `cold` drops the reused snapshot first. */
+  async runMaps(n: number, since: number | undefined, cold: boolean): Promise<number> {
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      if (cold) (this as unknown as { snapshot: null }).snapshot = null;
+      const m = await this.seatMap(since);
+      if (m.kind === 'map') size += m.map.kind === 'snapshot' ? m.map.seats.length : m.map.changes.length;
+    }
+    return size;
+  }
+}
+
+/** The floor: an object RPC that does nothing. */
+export class Noop extends DurableObject {
+  async ping(): Promise<number> {
+    return 1;
+  }
+}
+
+interface BudgetEnv {
+  INVENTORY: DurableObjectNamespace<BudgetInventory>;
+  NOOP: DurableObjectNamespace<Noop>;
+  WAITING_ROOM: DurableObjectNamespace;
+}
+
+export default {
+  async fetch(request: Request, env: BudgetEnv): Promise<Response> {
+    const url = new URL(request.url);
+    const q = (k: string) => url.searchParams.get(k) ?? '';
+    const n = Number(q('n'));
+    const inv = env.INVENTORY.getByName(q('event'));
+    switch (url.pathname) {
+      case '/configure':
+        return Response.json(await inv.configure(JSON.parse(q('config')) as Parameters<BudgetInventory['configure']>[0]));
+      case '/holds':
+        return Response.json(await inv.runHolds(n, Number(q('offset')), Number(q('seats')), Number(q('perRow'))));
+      case '/on-holds':
+        return Response.json(await inv.runOnHolds(q('action') as 'payment_pending'));
+      case '/expiry':
+        return Response.json(await inv.runExpiry());
+      case '/maps':
+        return Response.json(await inv.runMaps(n, q('since') === '' ? undefined : Number(q('since')), q('cold') === '1'));
+      case '/map-rpc': {
+        // Through RPC: the answer is copied out of the object each time, as the edge gets it.
+        let size = 0;
+        for (let i = 0; i < n; i++) {
+          const m = await inv.seatMap(q('since') === '' ? undefined : Number(q('since')));
+          if (m.kind === 'map') size += JSON.stringify(m.map).length;
+        }
+        return Response.json(size / Math.max(1, n));
+      }
+      case '/version': {
+        const s = await inv.stats();
+        return Response.json(s.kind === 'stats' ? s.stats.version : 0);
+      }
+      case '/noop-rpc': {
+        const stub = env.NOOP.getByName('noop');
+        for (let i = 0; i < n; i++) await stub.ping();
+        return Response.json(n);
+      }
+      default:
+        return new Response('not found', { status: 404 });
+    }
+  },
+};
