@@ -141,6 +141,7 @@ ol li {flex: 1; padding-top: 0.5rem; border-top: 0.3rem solid var(--line); opaci
 ol li.done {border-color: var(--accent);}
 ol li.now {border-color: var(--accent); font-weight: 700; opacity: 1;}
 .card {border: 1px solid var(--line); border-radius: 1rem; padding: 1rem 1.25rem; margin: 1.25rem 0;}
+.card:not(:has(> :not([hidden]))) {display: none;}
 .card p {margin: 0.35rem 0;}
 .big {font-size: 3.2rem; font-weight: 750; line-height: 1.1; font-variant-numeric: tabular-nums; color: var(--accent);}
 .bar {height: 0.5rem; background: var(--line); border-radius: 1rem; overflow: hidden; margin: 0.75rem 0;}
