@@ -1,0 +1,183 @@
+// The sale page's script: sections and seats, hold with a countdown, pay, follow an unknown
+// payment, confirm the order. Static (its data is in the page's JSON block).
+import { formatMoney } from './money';
+
+/**
+ * The script of the sale page. It reads `{ eventId, lang, t, maxSeats, maxRows }` from the
+ * `sale-data` JSON block, so its text is the same on every page; `formatMoney`'s own source is
+ * part of it, so the page formats amounts exactly as the shop's messages do.
+ */
+export const SALE_SCRIPT = `
+(() => {
+  const { eventId, lang, t, maxSeats, maxRows } = JSON.parse(document.getElementById('sale-data').textContent);
+  const formatMoney = ${formatMoney.toString()};
+  const $ = (x) => document.getElementById(x);
+  const fill = (k, v) => Object.entries(v).reduce((a, [n, x]) => a.replace('{' + n + '}', x), t[k]);
+  const say = (text, status) => { $('message').textContent = text; $('message').dataset.status = status || ''; };
+  // The price of one seat when the gateway tells it ({ minor, currency }), else null: never a guess.
+  let price = null, hold = null, current = null, sections = [], clock = null;
+  const status = new Map();
+  const selected = new Set();
+  async function api(method, path, body, headers = {}, cache = 'no-store') {
+    const r = await fetch(path, { method, cache, headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: body && JSON.stringify(body), credentials: 'same-origin' });
+    const data = await r.json().catch(() => ({}));
+    return { ok: r.ok, status: r.status, data };
+  }
+  const rowOf = (id) => id.match(/^[A-Z]+/)[0];
+  const numOf = (id) => Number(id.slice(rowOf(id).length));
+  // Sections: blocks of at most maxRows rows, each split into at most maxSeats seats across
+  // (left / centre / right for up to three), so one section fits a phone.
+  function plan(ids) {
+    const rows = [...new Set(ids.map(rowOf))];
+    const perRow = Math.max(...ids.map(numOf));
+    const blocks = Math.max(1, Math.ceil(perRow / maxSeats));
+    const size = Math.ceil(perRow / blocks);
+    const names = blocks === 2 ? [t.left, t.right] : blocks === 3 ? [t.left, t.centre, t.right] : null;
+    const out = [];
+    for (let g = 0; g * maxRows < rows.length; g++) {
+      const rs = rows.slice(g * maxRows, (g + 1) * maxRows);
+      for (let b = 0; b < blocks; b++) {
+        const from = b * size + 1, to = Math.min(perRow, (b + 1) * size);
+        const block = blocks === 1 ? '' : names ? names[b] : fill('block', { n: b + 1 });
+        out.push({ key: g + ':' + b, rows: rs, from, to, block, range: fill('rows', { from: rs[0], to: rs[rs.length - 1] }) });
+      }
+    }
+    return out;
+  }
+  const inSection = (s, id) => s.rows.includes(rowOf(id)) && numOf(id) >= s.from && numOf(id) <= s.to;
+  const stateText = (id) => hold && hold.seatIds.includes(id) ? t.stateMine : selected.has(id) ? t.stateSelected : status.get(id) === 'AVAILABLE' ? t.stateFree : t.stateTaken;
+  function draw() {
+    const blocks = new Set(sections.map((s) => s.key.split(':')[1])).size;
+    $('sections').style.gridTemplateColumns = 'repeat(' + blocks + ', minmax(0, 1fr))';
+    const heads = blocks > 1 ? sections.slice(0, blocks).map((s) => Object.assign(document.createElement('span'), { className: 'col', textContent: s.block })) : [];
+    $('sections').replaceChildren(...heads, ...sections.map((s) => {
+      const ids = [...status.keys()].filter((id) => inSection(s, id));
+      const free = ids.filter((id) => status.get(id) === 'AVAILABLE').length;
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.section = s.key;
+      b.setAttribute('aria-pressed', String(s === current));
+      b.style.setProperty('--f', ids.length ? free / ids.length : 0);
+      const title = document.createElement('b');
+      title.textContent = s.range;
+      // The block's name is read out, not shown (the column heading shows it), so the visible words stay in the name.
+      const block = Object.assign(document.createElement('span'), { className: 'sr', textContent: s.block ? s.block + ', ' : '' });
+      b.append(block, title, ' ' + (free ? fill('free', { n: free.toLocaleString(lang) }) : t.soldOutSection));
+      b.onclick = () => { current = s; draw(); $('seats').querySelector('button:not([disabled])')?.focus(); };
+      return b;
+    }));
+    if (!current) return;
+    $('section-h').textContent = [current.block, current.range].filter(Boolean).join(' · ');
+    $('seats').replaceChildren(...current.rows.map((row) => {
+      const div = document.createElement('div');
+      div.className = 'row';
+      const label = document.createElement('b');
+      label.textContent = row;
+      label.setAttribute('aria-hidden', 'true');
+      div.append(label);
+      for (let n = current.from; n <= current.to; n++) {
+        const id = row + n;
+        if (!status.has(id)) continue;
+        const b = document.createElement('button');
+        const mine = hold && hold.seatIds.includes(id);
+        b.type = 'button';
+        b.className = 'seat' + (mine ? ' mine' : selected.has(id) ? ' selected' : '');
+        b.textContent = n; b.dataset.seat = id; b.dataset.status = status.get(id);
+        b.setAttribute('aria-label', fill('seat', { r: row, n }) + ', ' + stateText(id) + (price && status.get(id) === 'AVAILABLE' ? ', ' + formatMoney(price.minor, price.currency) : ''));
+        b.setAttribute('aria-pressed', String(selected.has(id) || Boolean(mine)));
+        b.disabled = !mine && status.get(id) !== 'AVAILABLE' && !selected.has(id);
+        b.onclick = () => toggle(id);
+        div.append(b);
+      }
+      return div;
+    }));
+  }
+  // After the visitor's own action the map must be fresh; the periodic refresh may use the 1 s cache.
+  async function loadMap(cache = 'no-store') {
+    const r = await api('GET', '/_wr/events/' + eventId + '/seats', undefined, {}, cache);
+    if (!r.ok) { say(r.data.detail || t.mapError, 'ERROR'); return; }
+    if (Number.isInteger(r.data.seatPriceMinor) && typeof r.data.currency === 'string') {
+      price = { minor: r.data.seatPriceMinor, currency: r.data.currency };
+      $('price').textContent = fill('priceEach', { p: formatMoney(price.minor, price.currency) });
+    }
+    for (const s of r.data.seats) status.set(s.id, s.status);
+    if (!sections.length && status.size) {
+      sections = plan([...status.keys()]);
+      current = sections[0];
+    }
+    draw();
+  }
+  function showSelection() {
+    const total = price && selected.size ? ' (' + formatMoney(selected.size * price.minor, price.currency) + ')' : '';
+    $('selection').textContent = selected.size ? fill('selected', { seats: [...selected].join(', ') }) + total : t.noneSelected;
+    $('hold').disabled = hold !== null || selected.size === 0;
+    $('hold').hidden = hold !== null;
+  }
+  function toggle(id) {
+    if (hold) return;
+    if (selected.has(id)) selected.delete(id); else if (selected.size < 6) selected.add(id); else say(t.atMost);
+    showSelection();
+    draw();
+    $('seats').querySelector('[data-seat="' + id + '"]')?.focus();
+  }
+  function reset(text, st) {
+    clearInterval(clock); clock = null; hold = null; selected.clear();
+    $('countdown').hidden = true; $('payArea').hidden = true; $('pay').disabled = true; $('release').disabled = true;
+    showSelection(); say(text, st); loadMap();
+  }
+  const mmss = (s) => Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
+  function tick() {
+    const left = Math.max(0, Math.round((Date.parse(hold.expiresAt) - Date.now()) / 1000));
+    $('countdown').textContent = fill('timeLeft', { t: mmss(left) });
+    if (left === 0 && $('message').dataset.status !== 'PROCESSING') reset(t.expired, 'EXPIRED');
+  }
+  $('hold').onclick = async () => {
+    $('hold').disabled = true;
+    const r = await api('POST', '/_wr/events/' + eventId + '/holds', { seatIds: [...selected] }, { 'idempotency-key': crypto.randomUUID() });
+    if (!r.ok) { reset(fill('error', { detail: r.data.detail || r.data.title || r.status }), 'ERROR'); return; }
+    hold = r.data;
+    say(fill('held', { seats: hold.seatIds.join(', '), amount: formatMoney(hold.priceMinor, hold.currency) }), 'HELD');
+    $('countdown').hidden = false; $('payArea').hidden = false; tick(); clock = setInterval(tick, 1000);
+    $('pay').disabled = false; $('release').disabled = false;
+    showSelection(); loadMap();
+  };
+  function confirmOrder(order) {
+    clearInterval(clock);
+    $('c-order').textContent = order.orderId;
+    $('c-seats').textContent = (order.seatIds || []).join(', ');
+    $('c-amount').textContent = formatMoney(order.amountMinor, order.currency);
+    $('c-tickets').textContent = (order.tickets || []).join(', ');
+    $('shop').hidden = true; $('confirm').hidden = false; $('confirm').focus();
+    history.replaceState(null, '', '?order=' + encodeURIComponent(order.orderId));
+  }
+  // A checkout answers PAID, FAILED or CANCELLED (final), or PROCESSING while the payment's outcome
+  // is unknown: then the page says so and polls the order until it is final, never guessing.
+  function show(order) {
+    if (order.status === 'PAID') { say(order.message, 'PAID'); confirmOrder(order); return; }
+    if (order.status === 'PROCESSING') { say(t.processing, 'PROCESSING'); $('pay').disabled = true; $('release').disabled = true; return; }
+    if (order.status === 'FAILED' || order.status === 'CANCELLED') { reset(t[order.status === 'FAILED' ? 'failed' : 'cancelled'], order.status); return; }
+    // The request itself failed: paying again is safe (one order per hold).
+    say(fill('error', { detail: order.detail || order.title || '?' }), 'ERROR');
+    $('pay').disabled = false;
+  }
+  async function follow(orderId, delay) {
+    const r = await api('GET', '/events/' + eventId + '/orders/' + orderId);
+    if (r.ok && r.data.status !== 'PROCESSING') { show(r.data); return; }
+    setTimeout(() => follow(orderId, Math.min(delay * 1.5, 10000)), delay);
+  }
+  $('pay').onclick = async () => {
+    $('pay').disabled = true; $('release').disabled = true; say(t.paying, 'PAYING');
+    const r = await api('POST', '/events/' + eventId + '/checkout', { holdId: hold.holdId, card: $('card').value });
+    show(r.data);
+    if (r.data.status === 'PROCESSING') setTimeout(() => follow(r.data.orderId, 1500), 1500);
+  };
+  $('release').onclick = async () => {
+    await api('DELETE', '/_wr/events/' + eventId + '/holds/' + hold.holdId);
+    reset(t.released, 'RELEASED');
+  };
+  const orderId = new URLSearchParams(location.search).get('order');
+  if (orderId) api('GET', '/events/' + eventId + '/orders/' + encodeURIComponent(orderId)).then((r) => { if (r.ok && r.data.status === 'PAID') confirmOrder(r.data); });
+  loadMap();
+  setInterval(() => { if (!document.hidden && !$('shop').hidden) loadMap('default'); }, 5000);
+})();
+`;
