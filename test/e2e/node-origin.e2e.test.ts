@@ -6,22 +6,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleOrigin } from '../../example-origin/app.ts';
 import { GatewayClient, type HealthReporter } from '../../origin-sdk/src/index.ts';
 import { ensureDevVars, parseDevVars } from '../../scripts/lib/dev-secrets.ts';
 import { freePort, putEvent, ROOT, startDevServer, type DevServer } from '../../scripts/lib/dev-server.ts';
+import { launchChromium } from './chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-];
 const EVENT = `node-${Date.now().toString(36)}`;
 /** The organizer's bounds: the rate starts at the minimum until the origin reports health. */
 const MIN_RATE = 6;
@@ -47,7 +39,7 @@ beforeAll(async () => {
     quiet: true,
     vars: { ORIGIN_URL: `http://127.0.0.1:${originPort}` },
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
