@@ -2,9 +2,6 @@
 // at the moment something can change (issue #16: an object awake is billed; asleep costs nothing).
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 
-/** Default interval of the release tick while releases can happen, ms (env RELEASE_TICK_MS). */
-export const DEFAULT_TICK_MS = 1_000;
-
 /**
  * Why the alarm is being planned:
  * - `tick`: at the end of a release tick that saw no wake while it ran;
@@ -90,4 +87,20 @@ export function alarmChange(
   if (plan.atMs === null) return where.inAlarm && armedAtMs !== null ? { kind: 'delete' } : { kind: 'keep' };
   if (where.inAlarm || armedAtMs === null || plan.atMs < armedAtMs) return { kind: 'set', atMs: plan.atMs };
   return { kind: 'keep' };
+}
+
+/**
+ * When the next slot frees by itself, epoch ms, or null when nothing pending or active ends: a
+ * release lapses 1 ms after its idle timeout (a place is claimable through `released at + idle
+ * timeout`), an admission ends at its end.
+ * @param firstPendingAtMs when the earliest still-claimable release with unclaimed places was made
+ * @param firstAdmissionEndMs the earliest end of an active admission
+ */
+export function nextSlotFreesAt(
+  ends: { firstPendingAtMs: number | null; firstAdmissionEndMs: number | null },
+  idleTimeoutMs: number,
+): number | null {
+  const lapse = ends.firstPendingAtMs === null ? null : ends.firstPendingAtMs + idleTimeoutMs + 1;
+  const times = [lapse, ends.firstAdmissionEndMs].filter((t): t is number => t !== null);
+  return times.length > 0 ? Math.min(...times) : null;
 }

@@ -4,8 +4,9 @@
 import { DurableObject } from 'cloudflare:workers';
 import { Sql, migrate, type Migration } from '../shared/sql';
 import { logDecision } from '../../contracts/log';
-import { BUCKET_MS, placeKey, type Place } from '../../contracts/queue/cursor';
+import type { Place } from '../../contracts/queue/cursor';
 import type { ShardJoin } from '../../contracts/queue/shard-join';
+import { arrivalBucket, decideJoin } from './shard-policy';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -64,25 +65,26 @@ export class QueueShard extends DurableObject<Env> {
     const existing = this.sql.one<{ pre: number; bucket: number; idx: number; left_at: number | null }>`
       SELECT pre, bucket, idx, left_at FROM qs_visitors WHERE visitor_id = ${req.visitorId}`;
     const current = existing && existing.left_at === null ? placeOf(existing, req.shard) : null;
+    const state = this.state();
+    const decision = decideJoin(req, current, { sealed: state.sealed === 1, minBucket: state.min_bucket }, now);
     let place: Place;
-    if (current && (!req.again || (req.replaces !== undefined && placeKey(current) !== req.replaces))) {
-      place = current;
+    if (decision.kind === 'keep') {
+      place = decision.place;
+    } else if (decision.pre) {
+      this.sql
+        .run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, 1, ${arrivalBucket(now, state.min_bucket)}, 0)`;
+      place = { pre: true };
     } else {
-      const state = this.state();
-      const pre = req.lottery && state.sealed === 0 && now < req.saleStartsAtMs;
-      const bucket = Math.max(Math.floor(now / BUCKET_MS), state.min_bucket);
+      const { bucket } = decision;
       let idx = 0;
       this.ctx.storage.transactionSync(() => {
-        if (!pre) {
-          idx =
-            this.sql.one<{ count: number }>`
-            INSERT INTO qs_buckets (bucket, count) VALUES (${bucket}, 1)
-            ON CONFLICT (bucket) DO UPDATE SET count = count + 1 RETURNING count`!.count - 1;
-        }
-        this.sql
-          .run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, ${pre ? 1 : 0}, ${bucket}, ${idx})`;
+        idx =
+          this.sql.one<{ count: number }>`
+          INSERT INTO qs_buckets (bucket, count) VALUES (${bucket}, 1)
+          ON CONFLICT (bucket) DO UPDATE SET count = count + 1 RETURNING count`!.count - 1;
+        this.sql.run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, 0, ${bucket}, ${idx})`;
       });
-      place = pre ? { pre: true } : { bucket, idx, shard: req.shard };
+      place = { bucket, idx, shard: req.shard };
     }
     await this.announce(req.eventId);
     return place;
@@ -108,7 +110,7 @@ export class QueueShard extends DurableObject<Env> {
    */
   async counts(fromBucket: number): Promise<ShardCounts> {
     this.requests++;
-    const sealedBefore = Math.max(Math.floor(this.clock() / BUCKET_MS), this.state().min_bucket);
+    const sealedBefore = arrivalBucket(this.clock(), this.state().min_bucket);
     this.sql.run`UPDATE qs_state SET min_bucket = ${sealedBefore}, announced = 0`;
     // The room never asks for buckets before its cursor again.
     this.sql.run`DELETE FROM qs_buckets WHERE bucket < ${fromBucket}`;

@@ -1,0 +1,61 @@
+// The organizer's "what binds now" report from the room's numbers, pure (the dashboard reads it
+// from GET /_wr/admin/events/{id}; the rule itself is admission-pace.ts whatBinds).
+import { onSale } from '../../contracts/queue/queue-policy';
+import { pendingLimit, whatBinds } from './admission-pace';
+import { parseStoredHealth } from './health-intake';
+import { originDownReason } from './release-controller';
+import type { RoomConfig } from './room-config';
+import type { RoomRow } from './room-store';
+import type { Binding } from './room-types';
+import { expectedArrivals } from './tick-plan';
+
+/** The counts the report needs, read by the room at `nowMs`. */
+export interface BindingCounts {
+  nowMs: number;
+  /** Visitors in line (tick-plan waitingCount). */
+  waiting: number;
+  active: number;
+  /** Unclaimed places inside the claim window. */
+  unclaimed: number;
+  /** Measured no-show share (0..1), or null while unknown. */
+  noShowRate: number | null;
+  /** The claim window, ms (admission-pace claimWindowMs). */
+  claimWindowMs: number;
+}
+
+/** What binds admissions now (whatBinds), with the rates, limits and counts behind it. */
+export function bindingReport(row: RoomRow, config: RoomConfig, c: BindingCounts): Binding {
+  const expected = expectedArrivals({ pending: c.unclaimed, noShowRate: c.noShowRate });
+  const unclaimedLimit = pendingLimit(row.admit_rate, c.claimWindowMs);
+  const activeLimit = Math.min(row.active_limit ?? config.maxActiveVisitors, config.maxActiveVisitors);
+  const originSilent = originDownReason(parseStoredHealth(row.health), c.nowMs);
+  const binds = whatBinds({
+    mode: row.mode,
+    soldOut: row.sold_out === 1,
+    onSale: onSale(config, c.nowMs),
+    waiting: c.waiting,
+    active: c.active,
+    pending: c.unclaimed,
+    expectedArrivals: expected,
+    pendingLimit: unclaimedLimit,
+    activeLimit,
+    maxActive: config.maxActiveVisitors,
+    releaseRatePerMinute: row.rate,
+    admitPerMinute: row.admit_rate,
+    fixedPerMinute: row.fixed_rate,
+    originDown: originSilent,
+  });
+  return {
+    ...binds,
+    releaseRatePerMinute: row.rate,
+    admitPerMinute: row.admit_rate,
+    activeLimit,
+    maxActiveVisitors: config.maxActiveVisitors,
+    active: c.active,
+    unclaimed: c.unclaimed,
+    expectedArrivals: expected,
+    unclaimedLimit,
+    paused: row.mode === 'paused',
+    originSilent,
+  };
+}

@@ -1,0 +1,334 @@
+// The WaitingRoom's SQL: every read and write of its tables (schema.ts), named by what it means,
+// so the object class holds no query and the rules (tick-plan, admission-policy) hold no storage.
+import type { FifoPlace } from '../../contracts/queue/cursor';
+import type { RoomMode } from '../../contracts/queue/queue-policy';
+import type { Sql } from '../shared/sql';
+import type { AdmissionSample } from './admission-pace';
+import type { ReleaseRef } from './admission-policy';
+import type { GatewaySignals, HealthReport } from './release-controller';
+import type { Sample } from './room-types';
+import type { QueueCounts, SignalSums } from './tick-plan';
+import { noShowWindow } from './tick-plan';
+
+/** The room's one row (wr_room). Times epoch ms, rates per minute, flags 0/1. */
+export interface RoomRow {
+  config: string;
+  mode: RoomMode;
+  seed: string;
+  drawn: number;
+  rate: number;
+  last_report_at: number;
+  carry: number;
+  last_tick_at: number;
+  admitted_total: number;
+  health: string | null;
+  fixed_rate: number | null;
+  sold_out: number;
+  commitment: string | null;
+  active_limit: number | null;
+  slow_start: number;
+  overload_limit: number;
+  admit_rate: number;
+  last_sample_at: number;
+  shards: number;
+  c_bucket: number;
+  c_idx: number;
+  c_shard: number;
+  draw_size: number;
+  draw_released: number;
+  lapsed_bucket: number;
+  lapsed_idx: number;
+  lapsed_shard: number;
+  lapsed_draw: number;
+}
+
+/** One visitor's admission (wr_admissions). */
+export interface AdmissionRow {
+  visitor_id: string;
+  place: string;
+  released_at: number;
+  admitted_at: number;
+  expires_at: number;
+  state: 'admitted' | 'left';
+}
+
+/** The room's admission cursor (the first FIFO place not released) from its row. */
+export function cursorOf(room: RoomRow): FifoPlace {
+  return { bucket: room.c_bucket, idx: room.c_idx, shard: room.c_shard };
+}
+
+/** FIFO places before this were released too long ago to claim (their release records are pruned). */
+export function lapsedOf(room: RoomRow): FifoPlace {
+  return { bucket: room.lapsed_bucket, idx: room.lapsed_idx, shard: room.lapsed_shard };
+}
+
+/** The WaitingRoom's queries over the synchronous SQLite API (no await inside any of them). */
+export class RoomStore {
+  constructor(private readonly sql: Sql) {}
+
+  room(): RoomRow | null {
+    return this.sql.one<RoomRow>`SELECT * FROM wr_room WHERE id = 1`;
+  }
+
+  /** Creates the room's row with the organizer's config, a secret seed and its public commitment. */
+  createRoom(config: string, shards: number, seed: string, commitment: string, ratePerMinute: number, nowMs: number): void {
+    this.sql
+      .run`INSERT INTO wr_room (id, config, mode, seed, commitment, drawn, rate, last_report_at, carry, last_tick_at, next_seq, next_rank, admitted_total, shards)
+      VALUES (1, ${config}, 'open', ${seed}, ${commitment}, 0, ${ratePerMinute}, 0, 0, ${nowMs}, 1, 1, 0, ${shards})`;
+  }
+
+  setConfig(config: string, shards: number): void {
+    this.sql.run`UPDATE wr_room SET config = ${config}, shards = ${shards}`;
+  }
+
+  /** The organizer fixes the rate (takes effect at once), or hands control back (null). */
+  setFixedRate(perMinute: number | null): void {
+    if (perMinute === null) this.sql.run`UPDATE wr_room SET fixed_rate = NULL`;
+    else this.sql.run`UPDATE wr_room SET fixed_rate = ${perMinute}, rate = ${perMinute}, admit_rate = ${perMinute}`;
+  }
+
+  setRate(perMinute: number): void {
+    this.sql.run`UPDATE wr_room SET rate = ${perMinute}`;
+  }
+
+  logRate(nowMs: number, rate: number, reason: string): void {
+    this.sql.run`INSERT INTO wr_rate_log (at, rate, reason) VALUES (${nowMs}, ${rate}, ${reason})`;
+  }
+
+  /** The last `n` rate changes, newest first. */
+  rateLog(n: number): { at: number; rate: number; reason: string }[] {
+    return this.sql.all<{ at: number; rate: number; reason: string }>`SELECT at, rate, reason FROM wr_rate_log ORDER BY id DESC LIMIT ${n}`;
+  }
+
+  /** A mode change restarts the budget clock, so a long pause earns no burst on resume. */
+  setMode(mode: RoomMode, nowMs: number): void {
+    this.sql.run`UPDATE wr_room SET mode = ${mode}, carry = 0, last_tick_at = ${nowMs}`;
+  }
+
+  setSoldOut(soldOut: boolean): void {
+    this.sql.run`UPDATE wr_room SET sold_out = ${soldOut ? 1 : 0}`;
+  }
+
+  setHealth(json: string): void {
+    this.sql.run`UPDATE wr_room SET health = ${json}`;
+  }
+
+  admission(visitorId: string): AdmissionRow | null {
+    return this.sql.one<AdmissionRow>`SELECT * FROM wr_admissions WHERE visitor_id = ${visitorId}`;
+  }
+
+  /** Stores a new admission from `release` and counts the claim: pending (unclaimed) places shrink. Call inside a transaction. */
+  claim(visitorId: string, placeKey: string, release: ReleaseRef, admittedAtMs: number, expiresAtMs: number): void {
+    this.sql.run`INSERT OR REPLACE INTO wr_admissions (visitor_id, place, released_at, admitted_at, expires_at, state)
+      VALUES (${visitorId}, ${placeKey}, ${release.atMs}, ${admittedAtMs}, ${expiresAtMs}, 'admitted')`;
+    this.sql.run`UPDATE wr_releases SET claimed = claimed + 1 WHERE id = ${release.id}`;
+  }
+
+  /** Ends a visitor's admission; false when they had none active. */
+  leave(visitorId: string): boolean {
+    return (
+      this.sql.all`UPDATE wr_admissions SET state = 'left' WHERE visitor_id = ${visitorId} AND state = 'admitted' RETURNING visitor_id`
+        .length > 0
+    );
+  }
+
+  endExpiredAdmissions(nowMs: number): void {
+    this.sql.run`UPDATE wr_admissions SET state = 'left' WHERE state = 'admitted' AND expires_at <= ${nowMs}`;
+  }
+
+  activeCount(nowMs: number): number {
+    return this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_admissions WHERE state = 'admitted' AND expires_at > ${nowMs}`?.n ?? 0;
+  }
+
+  /** Released places not claimed yet but still claimable (released within the idle timeout). */
+  pendingCount(nowMs: number, idleTimeoutMs: number): number {
+    return (
+      this.sql.one<{ n: number | null }>`SELECT SUM(count - claimed) AS n FROM wr_releases WHERE at >= ${nowMs - idleTimeoutMs}`?.n ?? 0
+    );
+  }
+
+  /** The earliest still-claimable release with places unclaimed, and the earliest active admission's end (epoch ms). */
+  nextEnds(nowMs: number, idleTimeoutMs: number): { firstPendingAtMs: number | null; firstAdmissionEndMs: number | null } {
+    const lapse = this.sql.one<{ at: number | null }>`
+      SELECT MIN(at) AS at FROM wr_releases WHERE at >= ${nowMs - idleTimeoutMs} AND claimed < count`;
+    const end = this.sql.one<{ at: number | null }>`
+      SELECT MIN(expires_at) AS at FROM wr_admissions WHERE state = 'admitted' AND expires_at > ${nowMs}`;
+    return { firstPendingAtMs: lapse?.at ?? null, firstAdmissionEndMs: end?.at ?? null };
+  }
+
+  drawRank(visitorId: string): number | null {
+    return this.sql.one<{ rank: number }>`SELECT rank FROM wr_draw WHERE visitor_id = ${visitorId}`?.rank ?? null;
+  }
+
+  /** The release that released draw rank `rank` (the first whose draw count reached it). */
+  releaseOfRank(rank: number): ReleaseRef | null {
+    return this.sql.one<ReleaseRef>`SELECT id, at AS atMs FROM wr_releases WHERE draw_after >= ${rank} ORDER BY id LIMIT 1`;
+  }
+
+  /** The release that released FIFO place `p` (the first whose cursor moved past it). */
+  releaseOfPlace(p: FifoPlace): ReleaseRef | null {
+    return this.sql.one<ReleaseRef>`
+      SELECT id, at AS atMs FROM wr_releases WHERE (c_bucket, c_idx, c_shard) > (${p.bucket}, ${p.idx}, ${p.shard}) ORDER BY id LIMIT 1`;
+  }
+
+  /** The draw key of rank `rank` (the last released one is published in the cursor). */
+  drawKey(rank: number): string | null {
+    return this.sql.one<{ key: string }>`SELECT key FROM wr_draw WHERE rank = ${rank}`?.key ?? null;
+  }
+
+  /** The draw's entrants in rank order. */
+  drawEntrants(): string[] {
+    return this.sql.all<{ visitor_id: string }>`SELECT visitor_id FROM wr_draw ORDER BY rank`.map((r) => r.visitor_id);
+  }
+
+  /** Publishes the draw's order (once: a second call finds it drawn and writes nothing). Call inside a transaction. */
+  storeDraw(order: readonly { id: string; key: string }[]): void {
+    if (this.room()!.drawn === 1) return;
+    order.forEach(({ id, key }, i) => {
+      // The published result, kept even if the visitor later leaves and rejoins.
+      this.sql.run`INSERT INTO wr_draw (rank, visitor_id, key) VALUES (${i + 1}, ${id}, ${key})`;
+    });
+    this.sql.run`UPDATE wr_room SET drawn = 1, draw_size = ${order.length}`;
+  }
+
+  /** Stores one shard's counts: its seal and pre-queue, and its arrivals per bucket. */
+  storeShardCounts(shard: number, sealedBefore: number, preQueue: number, buckets: readonly [number, number][]): void {
+    this.sql.run`INSERT OR REPLACE INTO wr_shards (shard, sealed_before, pre_queue) VALUES (${shard}, ${sealedBefore}, ${preQueue})`;
+    for (const [bucket, count] of buckets) {
+      this.sql.run`INSERT OR REPLACE INTO wr_arrivals (shard, bucket, count) VALUES (${shard}, ${bucket}, ${count})`;
+    }
+  }
+
+  /** Arrival rows from `fromBucket` on, oldest bucket first. */
+  arrivals(fromBucket: number): { shard: number; bucket: number; count: number }[] {
+    return this.sql.all<{ shard: number; bucket: number; count: number }>`
+      SELECT shard, bucket, count FROM wr_arrivals WHERE bucket >= ${fromBucket} ORDER BY bucket`;
+  }
+
+  /** The cursor, the counted arrivals from its bucket on, and the first bucket some shard may still add to. */
+  queueCounts(room: RoomRow): QueueCounts {
+    const counts = new Map<number, Map<number, number>>();
+    for (const r of this.arrivals(room.c_bucket)) {
+      if (!counts.has(r.shard)) counts.set(r.shard, new Map());
+      counts.get(r.shard)!.set(r.bucket, r.count);
+    }
+    const s = this.sql.one<{ n: number; min: number | null }>`
+      SELECT COUNT(*) AS n, MIN(sealed_before) AS min FROM wr_shards WHERE shard < ${room.shards}`;
+    // Every earlier bucket is final only once every shard has reported.
+    const sealedBefore = s && s.n === room.shards && s.min !== null ? s.min : 0;
+    return { cursor: cursorOf(room), counts, sealedBefore };
+  }
+
+  /** Pre-queue entrants the shards reported (lottery, before the draw). */
+  preQueue(): number {
+    return this.sql.one<{ n: number | null }>`SELECT SUM(pre_queue) AS n FROM wr_shards`?.n ?? 0;
+  }
+
+  /**
+   * Records a tick's release: draw ranks and the cursor move, one release record when anyone was
+   * released, and forgets counted buckets the cursor has passed. Call inside a transaction.
+   */
+  applyRelease(nowMs: number, fromDraw: number, released: number, drawAfter: number, c: FifoPlace, cursorMoved: boolean): void {
+    if (released > 0) {
+      this.sql
+        .run`UPDATE wr_room SET draw_released = draw_released + ${fromDraw}, c_bucket = ${c.bucket}, c_idx = ${c.idx}, c_shard = ${c.shard}`;
+      this.sql.run`INSERT INTO wr_releases (at, count, draw_after, c_bucket, c_idx, c_shard)
+        VALUES (${nowMs}, ${released}, ${drawAfter}, ${c.bucket}, ${c.idx}, ${c.shard})`;
+    } else if (cursorMoved) {
+      // Only empty buckets passed: park the cursor without a release record.
+      this.sql.run`UPDATE wr_room SET c_bucket = ${c.bucket}, c_idx = ${c.idx}, c_shard = ${c.shard}`;
+    }
+    this.sql.run`DELETE FROM wr_arrivals WHERE bucket < ${c.bucket}`;
+  }
+
+  /** Stores the controller's state after a tick, the carry, and the tick's admissions. */
+  endTick(
+    nowMs: number,
+    s: {
+      rate: number;
+      admitRate: number;
+      activeLimit: number;
+      slowStart: boolean;
+      overloadLimit: number;
+      lastReportAtMs: number;
+      carry: number;
+      admitted: number;
+    },
+  ): void {
+    this.sql.run`UPDATE wr_room SET rate = ${s.rate}, admit_rate = ${s.admitRate}, active_limit = ${s.activeLimit},
+      slow_start = ${s.slowStart ? 1 : 0}, overload_limit = ${s.overloadLimit}, last_report_at = ${s.lastReportAtMs},
+      carry = ${s.carry}, last_tick_at = ${nowMs}, admitted_total = admitted_total + ${s.admitted}`;
+  }
+
+  /**
+   * Forgets release records older than `keepMs`, remembering the cursor as of the newest one
+   * dropped: a place before it was released too long ago to claim.
+   */
+  pruneReleases(room: RoomRow, nowMs: number, keepMs: number): void {
+    const last = this.sql.one<{ id: number; draw_after: number; c_bucket: number; c_idx: number; c_shard: number }>`
+      SELECT id, draw_after, c_bucket, c_idx, c_shard FROM wr_releases WHERE at < ${nowMs - keepMs} ORDER BY id DESC LIMIT 1`;
+    if (!last) return;
+    this.sql.run`UPDATE wr_room SET lapsed_draw = ${Math.max(room.lapsed_draw, last.draw_after)},
+      lapsed_bucket = ${last.c_bucket}, lapsed_idx = ${last.c_idx}, lapsed_shard = ${last.c_shard}`;
+    this.sql.run`DELETE FROM wr_releases WHERE id <= ${last.id}`;
+  }
+
+  /** Stores one isolate's hold signals and forgets those older than `windowMs`. */
+  recordHoldSignals(nowMs: number, holds: number, conflicts: number, p99Ms: number, windowMs: number): void {
+    this.sql.run`INSERT INTO wr_gateway (at, holds, conflicts, hold_p99_ms) VALUES (${nowMs}, ${holds}, ${conflicts}, ${p99Ms})`;
+    this.sql.run`DELETE FROM wr_gateway WHERE at < ${nowMs - windowMs}`;
+  }
+
+  /** The sums the gateway signals come from: holds over `windowMs`, releases in the no-show window. */
+  signalSums(nowMs: number, windowMs: number): SignalSums {
+    const g = this.sql.one<{ holds: number | null; conflicts: number | null; p99: number | null }>`
+      SELECT SUM(holds) AS holds, SUM(conflicts) AS conflicts, MAX(hold_p99_ms) AS p99 FROM wr_gateway WHERE at >= ${nowMs - windowMs}`;
+    const w = noShowWindow(nowMs);
+    const r = this.sql.one<{ released: number | null; claimed: number | null }>`
+      SELECT SUM(count) AS released, SUM(claimed) AS claimed FROM wr_releases WHERE at BETWEEN ${w.fromMs} AND ${w.toMs}`;
+    return {
+      holds: g?.holds ?? 0,
+      conflicts: g?.conflicts ?? 0,
+      worstHoldP99Ms: g?.p99 ?? null,
+      released: r?.released ?? 0,
+      claimed: r?.claimed ?? 0,
+    };
+  }
+
+  /** Records one dashboard sample at `nowMs` and forgets samples older than `keepMs`. */
+  recordSample(
+    nowMs: number,
+    s: {
+      rate: number;
+      admitRate: number;
+      limit: number;
+      report: HealthReport | null;
+      waiting: number;
+      active: number;
+      gateway: GatewaySignals;
+    },
+    keepMs: number,
+  ): void {
+    const total = this.room()?.admitted_total ?? 0;
+    this.sql
+      .run`INSERT OR REPLACE INTO wr_samples VALUES (${nowMs}, ${s.rate}, ${s.admitRate}, ${s.limit}, ${s.report?.p99LatencyMs ?? null}, ${s.report?.errorRate ?? null},
+      ${s.waiting}, ${s.active}, ${total}, ${s.gateway.holdP99Ms}, ${s.gateway.conflictRate}, ${s.gateway.noShowRate})`;
+    this.sql.run`DELETE FROM wr_samples WHERE at < ${nowMs - keepMs}`;
+    this.sql.run`UPDATE wr_room SET last_sample_at = ${nowMs}`;
+  }
+
+  /** Dashboard samples newer than `sinceMs`, oldest first. */
+  samples(sinceMs: number): Sample[] {
+    return this.sql.all<Sample>`
+      SELECT at, rate, admit_rate AS admitRate, active_limit AS activeLimit, origin_p99_ms AS originP99Ms,
+        origin_error_rate AS originErrorRate, waiting, active, admitted_total AS admittedTotal, hold_p99_ms AS holdP99Ms,
+        conflict_rate AS conflictRate, no_show_rate AS noShowRate
+      FROM wr_samples WHERE at > ${sinceMs} ORDER BY at`;
+  }
+
+  /** Admitted totals and waiting counts of the samples since `sinceMs`, oldest first (for measuredAdmissionRate). */
+  admissionSamples(sinceMs: number): AdmissionSample[] {
+    return this.sql
+      .all<AdmissionSample>`SELECT at, admitted_total AS admittedTotal, waiting FROM wr_samples WHERE at >= ${sinceMs} ORDER BY at`;
+  }
+}

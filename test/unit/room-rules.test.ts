@@ -1,0 +1,214 @@
+// The WaitingRoom's smaller rules as tables: the stored config read back and checked, what may
+// change once visitors joined, the rate after new bounds, health-report order, the cursor's queue
+// listing, and when the next slot frees.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_HOLD_TARGET_P99_MS, type QueueConfig } from '../../contracts/event-config';
+import { releasedInBucket } from '../../contracts/queue/cursor';
+import { nextSlotFreesAt } from '../../durable-objects/waiting-room/alarm-plan';
+import { acceptHealthReport } from '../../durable-objects/waiting-room/health-intake';
+import { configChangeConflict, parseRoomConfig, rateAfterBoundsChange } from '../../durable-objects/waiting-room/room-config';
+import { queueListing } from '../../durable-objects/waiting-room/room-cursor';
+
+const T0 = 1_800_000_000_000;
+
+const config: QueueConfig = {
+  eventId: 'ev',
+  name: 'Ev',
+  policy: 'fifo',
+  saleStartsAtMs: 0,
+  maxReleaseRatePerMinute: 600,
+  minReleaseRatePerMinute: 60,
+  maxActiveVisitors: 100,
+  admissionTtlMs: 600_000,
+  idleTimeoutMs: 300_000,
+  targetP99Ms: 800,
+  maxErrorRate: 0.02,
+  holdTargetP99Ms: 300,
+  onOriginDown: 'minimum',
+  shards: 2,
+  waitingPageStatus: 200,
+  page: {},
+};
+
+describe('parseRoomConfig', () => {
+  it('reads a stored config back as stored', () => expect(parseRoomConfig(JSON.stringify(config))).toEqual(config));
+
+  it('fills in the settings configs stored before them lack', () => {
+    const { shards: _s, holdTargetP99Ms: _h, onOriginDown: _o, waitingPageStatus: _w, page: _p, ...old } = config;
+    expect(parseRoomConfig(JSON.stringify(old))).toEqual({
+      ...old,
+      shards: 1,
+      holdTargetP99Ms: DEFAULT_HOLD_TARGET_P99_MS,
+      onOriginDown: 'minimum',
+      waitingPageStatus: 200,
+      page: {},
+    });
+  });
+
+  it.each([
+    { json: 'null', error: 'not an object' },
+    { json: JSON.stringify({ ...config, eventId: 7 }), error: 'eventId must be a string' },
+    { json: JSON.stringify({ ...config, policy: 'lifo' }), error: "policy must be 'fifo' or 'random'" },
+    { json: JSON.stringify({ ...config, idleTimeoutMs: '300000' }), error: 'idleTimeoutMs must be a finite number' },
+    { json: JSON.stringify({ ...config, maxActiveVisitors: undefined }), error: 'maxActiveVisitors must be a finite number' },
+    { json: JSON.stringify({ ...config, shards: 0 }), error: 'shards must be a positive integer' },
+  ])('refuses a stored config that is not one: $error', ({ json, error }) => expect(() => parseRoomConfig(json)).toThrow(error));
+});
+
+describe('configChangeConflict', () => {
+  const old = parseRoomConfig(JSON.stringify({ ...config, policy: 'random', saleStartsAtMs: T0 }));
+  it.each([
+    { name: 'anything changes before anyone joined', next: { ...config, shards: 4 }, state: { joined: false, drawn: false }, want: null },
+    {
+      name: 'the policy is fixed once joined',
+      next: { ...old, policy: 'fifo' as const },
+      state: { joined: true, drawn: false },
+      want: 'the queue policy cannot change once visitors have joined',
+    },
+    {
+      name: 'the shard count is fixed once joined',
+      next: { ...old, shards: 3 },
+      state: { joined: true, drawn: false },
+      want: 'the number of queue shards cannot change once visitors have joined',
+    },
+    {
+      name: 'a missing shard count means 1',
+      next: { ...old, shards: undefined },
+      state: { joined: true, drawn: false },
+      want: 'the number of queue shards cannot change once visitors have joined',
+    },
+    {
+      name: 'the sale start may move before the draw',
+      next: { ...old, saleStartsAtMs: T0 + 1 },
+      state: { joined: true, drawn: false },
+      want: null,
+    },
+    {
+      name: 'the sale start is fixed after the draw',
+      next: { ...old, saleStartsAtMs: T0 + 1 },
+      state: { joined: true, drawn: true },
+      want: 'the sale start cannot move after the lottery draw',
+    },
+    {
+      name: 'rates and limits may change any time',
+      next: { ...old, maxReleaseRatePerMinute: 60, maxActiveVisitors: 5 },
+      state: { joined: true, drawn: true },
+      want: null,
+    },
+  ])('$name', ({ next, state, want }) => expect(configChangeConflict(old, next, state)).toBe(want));
+});
+
+describe('rateAfterBoundsChange', () => {
+  it.each([
+    { room: { rate: 300, fixedRate: null }, min: 60, max: 600, want: { kind: 'unchanged' } },
+    {
+      room: { rate: 300, fixedRate: null },
+      min: 60,
+      max: 200,
+      want: { kind: 'clamped', rate: 200, reason: 'organizer bounds changed: 60-200/min' },
+    },
+    {
+      room: { rate: 30, fixedRate: null },
+      min: 60,
+      max: 600,
+      want: { kind: 'clamped', rate: 60, reason: 'organizer bounds changed: 60-600/min' },
+    },
+    {
+      room: { rate: 500, fixedRate: 500 },
+      min: 60,
+      max: 400,
+      want: { kind: 'fixed_lowered', rate: 400, reason: 'fixed rate lowered to the new maximum of 400/min' },
+    },
+    { room: { rate: 500, fixedRate: 500 }, min: 600, max: 900, want: { kind: 'unchanged' } },
+  ])('rate $room.rate (fixed $room.fixedRate), bounds $min-$max', ({ room, min, max, want }) => {
+    expect(rateAfterBoundsChange(room, { minReleaseRatePerMinute: min, maxReleaseRatePerMinute: max })).toEqual(want);
+  });
+});
+
+describe('acceptHealthReport', () => {
+  const report = { p99LatencyMs: 100, errorRate: 0, activeBuyers: 3 };
+  it.each([
+    {
+      name: 'the first report',
+      last: null,
+      signed: T0 - 1_000,
+      want: { kind: 'store', health: { ...report, reportedAtMs: T0 - 1_000, signedAtMs: T0 - 1_000 } },
+    },
+    {
+      name: 'a later-signed report',
+      last: { ...report, reportedAtMs: T0 - 5_000, signedAtMs: T0 - 5_000 },
+      signed: T0 - 1_000,
+      want: { kind: 'store', health: { ...report, reportedAtMs: T0 - 1_000, signedAtMs: T0 - 1_000 } },
+    },
+    {
+      name: 'an earlier-signed (replayed) report',
+      last: { ...report, reportedAtMs: T0 - 1_000, signedAtMs: T0 - 1_000 },
+      signed: T0 - 5_000,
+      want: { kind: 'out_of_order' },
+    },
+    {
+      name: 'a correctly timed report after one signed ahead of this clock is accepted (#14.6)',
+      last: { ...report, reportedAtMs: T0 - 1_000, signedAtMs: T0 + 200_000 },
+      signed: T0,
+      want: { kind: 'store', health: { ...report, reportedAtMs: T0, signedAtMs: T0 } },
+    },
+    {
+      name: 'a report stored before signedAtMs existed orders by reportedAtMs',
+      last: { ...report, reportedAtMs: T0 - 1_000 },
+      signed: T0 - 5_000,
+      want: { kind: 'out_of_order' },
+    },
+    {
+      name: 'a report signed ahead of this clock counts from now',
+      last: null,
+      signed: T0 + 3_000,
+      want: { kind: 'store', health: { ...report, reportedAtMs: T0, signedAtMs: T0 + 3_000 } },
+    },
+  ])('$name', ({ last, signed, want }) => expect(acceptHealthReport(last, report, signed, T0)).toEqual(want));
+});
+
+describe('queueListing', () => {
+  it('lists unreleased arrivals per bucket, summed over shards, oldest first, omitting empty and passed buckets', () => {
+    const rows = [
+      { shard: 1, bucket: 12, count: 2 },
+      { shard: 0, bucket: 10, count: 5 },
+      { shard: 1, bucket: 10, count: 1 },
+      { shard: 0, bucket: 11, count: 0 },
+      { shard: 0, bucket: 9, count: 4 },
+    ];
+    expect(queueListing({ bucket: 10, idx: 1, shard: 0 }, rows, 10)).toEqual([
+      [10, 4 + 0],
+      [12, 2],
+    ]);
+    expect(queueListing({ bucket: 10, idx: 1, shard: 0 }, rows, 1)).toEqual([[10, 4]]);
+  });
+
+  it('sums to every unreleased counted arrival (when none is cut off)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ shard: fc.nat(3), bucket: fc.integer({ min: 10, max: 15 }), count: fc.nat(5) }), { maxLength: 12 }),
+        fc.nat(4),
+        fc.nat(3),
+        (raw, idx, shard) => {
+          const rows = [...new Map(raw.map((r) => [`${r.shard}:${r.bucket}`, r])).values()];
+          const cursor = { bucket: 12, idx, shard };
+          const listed = queueListing(cursor, rows, 100).reduce((a, [, n]) => a + n, 0);
+          const expected = rows
+            .filter((r) => r.bucket >= 12)
+            .reduce((a, r) => a + r.count - releasedInBucket(cursor, r.bucket, new Map([[r.shard, r.count]])), 0);
+          expect(listed).toBe(expected);
+        },
+      ),
+    );
+  });
+});
+
+describe('nextSlotFreesAt', () => {
+  it.each([
+    { ends: { firstPendingAtMs: null, firstAdmissionEndMs: null }, want: null },
+    { ends: { firstPendingAtMs: T0, firstAdmissionEndMs: null }, want: T0 + 60_001 },
+    { ends: { firstPendingAtMs: null, firstAdmissionEndMs: T0 + 5 }, want: T0 + 5 },
+    { ends: { firstPendingAtMs: T0, firstAdmissionEndMs: T0 + 70_000 }, want: T0 + 60_001 },
+  ])('$ends -> $want', ({ ends, want }) => expect(nextSlotFreesAt(ends, 60_000)).toBe(want));
+});
