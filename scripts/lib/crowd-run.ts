@@ -87,6 +87,8 @@ export interface CrowdResult {
   admittedAtS: number[];
   samples: CrowdSample[];
   rateLog: { at: number; rate: number; reason: string }[];
+  /** Every capacity-model change the stub accepted (false when one was refused or could not reach it). */
+  originModelApplied: boolean;
   /** When the origin's first health report was acted on, s since start (null: never). */
   firstReportS: number | null;
   counts: Record<string, number>;
@@ -185,7 +187,13 @@ export async function runCrowd(
     holdTtlSeconds: 60,
     admissionTtlSeconds: 300,
   });
-  if (o.origin) log(`  origin model ${JSON.stringify(o.origin)}: ${await setOriginModel(base, eventId, o.origin)}`);
+  let originModelApplied = true;
+  const applyModel = async (m: OriginModel) => {
+    const answer = await setOriginModel(base, eventId, m);
+    if (!answer.startsWith('200')) originModelApplied = false;
+    return answer;
+  };
+  if (o.origin) log(`  origin model ${JSON.stringify(o.origin)}: ${await applyModel(o.origin)}`);
 
   async function request(jar: CookieJar, path: string, init: RequestInit = {}) {
     const url = base + path;
@@ -333,7 +341,7 @@ export async function runCrowd(
   })();
   const changes = o.originChanges.map((c) =>
     setTimeout(
-      () => void setOriginModel(base, eventId, c.model).then((r) => log(`  ${c.atS} s: origin model ${JSON.stringify(c.model)}: ${r}`)),
+      () => void applyModel(c.model).then((r) => log(`  ${c.atS} s: origin model ${JSON.stringify(c.model)}: ${r}`)),
       c.atS * 1000,
     ),
   );
@@ -370,6 +378,7 @@ export async function runCrowd(
     admittedAtS: admittedAt,
     samples,
     rateLog: end.queue.rateLog,
+    originModelApplied,
     firstReportS: first ? first.reportedAtS : null,
     counts,
     consistent: Object.values(end.inventory.consistency).every((v) => v === 0) && paidTwice === 0 && crashed.length === 0,
