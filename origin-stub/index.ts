@@ -1,12 +1,28 @@
 // Origin stub Worker: routes each event's pages and checkout to that event's Shop object.
 export { Shop } from './shop';
 
+/** The stub site's home page (static, so a CDN may cache it). */
+const HOME_PAGE = `<!doctype html>
+<html lang="en">
+  <head><meta charset="utf-8"><title>Demo Tickets</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
+  <body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem">
+    <h1>Demo Tickets</h1>
+    <p>The ticketing site's own home page, served by the origin. No waiting room covers it.</p>
+    <p><a href="/events/demo/">Demo concert: buy tickets</a> (a waiting room covers this one)</p>
+  </body>
+</html>
+`;
+
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     // Sale pages, checkout and webhooks under /events/{id}; the operator API under /admin/events/{id}.
     const match = /^\/(?:admin\/)?events\/([a-z0-9][a-z0-9-]{0,63})(\/|$)/.exec(url.pathname);
     if (url.pathname === '/health') return Response.json({ ok: true });
+    // The site's own home page: no room covers it, so the gateway passes it through untouched.
+    if (url.pathname === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
+      return new Response(HOME_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'public, max-age=60' } });
+    }
     if (!match) return Response.json({ code: 'NOT_FOUND' }, { status: 404 });
     return env.SHOP.getByName(match[1]!).fetch(request);
   },
