@@ -22,6 +22,8 @@ export default defineConfig({
         // it in a fraction of a window on any machine (test/edge/hostile.test.ts, TEST_JOIN_LIMIT).
         ratelimits: { IP_RATE_LIMITER: { namespace_id: '7102', simple: { limit: 40, period: 10 } } },
         // Release ticks never fire by themselves in tests: each test fires them with runDurableObjectAlarm.
+        // The origin stub behind the gateway (wrangler.toml deploys without this binding).
+        serviceBindings: { ORIGIN: 'origin-stub' },
         bindings: {
           ...secrets,
           PAYMENT_WEBHOOK_SECRET: paymentWebhookSecret,

@@ -7,5 +7,7 @@ declare namespace Cloudflare {
   interface Env {
     /** The origin stub's payment webhook secret, generated per run by vitest.config.ts (tests sign webhooks with it). */
     PAYMENT_WEBHOOK_SECRET: string;
+    /** The origin stub, bound by vitest.config.ts (wrangler.toml deploys without it). */
+    ORIGIN: Fetcher;
   }
 }
