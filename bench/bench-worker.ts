@@ -72,7 +72,26 @@ export class StubShard extends DurableObject {
   }
 }
 
+/** Durable Object stubs the gateway asked for while serving `/site/...` (the pass-through row). */
+let siteObjectCalls = 0;
+const OBJECT_BINDINGS = ['WAITING_ROOM', 'QUEUE_SHARD', 'INVENTORY', 'DIRECTORY'] as const;
+
+/** The env with every Durable Object namespace counting the stubs it hands out (each is one object call or more). */
+function countingEnv(env: BenchEnv): BenchEnv {
+  const counted = { ...env } as Record<string, unknown>;
+  for (const name of OBJECT_BINDINGS) {
+    const ns = env[name] as DurableObjectNamespace;
+    counted[name] = {
+      getByName: (id: string) => (siteObjectCalls++, ns.getByName(id)),
+      get: (id: DurableObjectId) => (siteObjectCalls++, ns.get(id)),
+      idFromName: (n: string) => ns.idFromName(n),
+    };
+  }
+  return counted as unknown as BenchEnv;
+}
+
 type BenchEnv = Omit<Env, 'INVENTORY'> & {
+  ORIGIN: Fetcher;
   NOOP: DurableObjectNamespace<Noop>;
   INVENTORY: DurableObjectNamespace<BenchInventory>;
   STUB_INVENTORY: DurableObjectNamespace<StubInventory>;
@@ -83,6 +102,11 @@ export default {
   async fetch(request: Request, env: BenchEnv, ctx: ExecutionContext): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === '/__bench/noop') return new Response('ok');
+    // The origin behind a bare forward, no gateway logic: the pass-through row's second baseline.
+    if (url.pathname === '/__bench/forward') return env.ORIGIN.fetch(request);
+    if (url.pathname === '/__bench/site-object-calls') return Response.json({ calls: siteObjectCalls });
+    // Pages of the site no room covers: the gateway passes them through; count the objects it asks for.
+    if (url.pathname.startsWith('/site/')) return gateway.fetch(request, countingEnv(env) as unknown as Env, ctx);
     if (url.pathname === '/__bench/noop-do') return new Response(String(await env.NOOP.getByName('noop').ping()));
     if (url.pathname === '/__bench/write-do')
       return new Response(String(await env.NOOP.getByName('noop').write(String(Math.floor(Math.random() * 50_000)))));

@@ -9,7 +9,18 @@ import { resolve } from 'node:path';
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { bundleWorker } from '../scripts/lib/bundle.ts';
 import { generateDevSecrets } from '../scripts/lib/dev-secrets.ts';
-import { PER_ROW, SEATS, admittedVisitors, benchWorker, gatewayAt, jarCookie, load, median, type BenchGateway } from './harness.ts';
+import {
+  ORIGIN_WORKER,
+  PER_ROW,
+  SEATS,
+  admittedVisitors,
+  benchWorker,
+  gatewayAt,
+  jarCookie,
+  load,
+  median,
+  type BenchGateway,
+} from './harness.ts';
 import { pickSeatIndexes, prng } from './hotspot.ts';
 
 const REV = process.argv[2] ?? 'main';
@@ -104,6 +115,7 @@ async function main(): Promise<void> {
       workers: [
         { ...benchWorker('now', '.build/bench-worker.js', secrets, '7102'), unsafeDirectSockets: [{ port: 0 }] },
         { ...benchWorker('base', baseScript, secrets, '7103', false), unsafeDirectSockets: [{ port: 0 }] },
+        ORIGIN_WORKER,
       ],
     }),
   );

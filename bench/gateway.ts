@@ -88,6 +88,22 @@ const waitingCookies = new Map<number, string[]>();
 
 const SCENARIOS: Scenario[] = [
   { id: 'noop', run: noopRoute },
+  // The origin behind a bare forward (no gateway code): what the hop itself costs.
+  { id: 'forward', run: (r) => load(`${r.gw.base}/__bench/forward`, DURATION_S) },
+  {
+    // Pass-through: a page no room covers (the bench events' rooms cover /events/<id>/* only). The
+    // isolate's room table is warmed first; then every object stub the gateway asks for is counted.
+    id: 'pass-through',
+    run: async (r) => {
+      const calls = async () => ((await (await fetch(`${r.gw.base}/__bench/site-object-calls`)).json()) as { calls: number }).calls;
+      await fetch(`${r.gw.base}/site/home`);
+      const before = await calls();
+      const s = await load(`${r.gw.base}/site/home`, DURATION_S);
+      r.extra('callsPerPassThrough', ((await calls()) - before) / s.total);
+      r.fact('pass-through answers', JSON.stringify(s.codes));
+      return s;
+    },
+  },
   { id: 'noop-do', run: (r) => load(`${r.gw.base}/__bench/noop-do`, DURATION_S) },
   { id: 'write-do', run: (r) => load(`${r.gw.base}/__bench/write-do`, DURATION_S) },
   { id: 'joins1', run: joins(1) },
@@ -258,6 +274,17 @@ const ROWS: Row[] = [
   { id: 'noop', name: 'no-op Worker route', note: () => 'baseline A' },
   { id: 'noop-shaped', name: 'no-op Worker route, poll-shaped requests', vs: 'noop', note: () => "baseline A' (ratio vs A)" },
   { id: 'noop-do', name: 'no-op Durable Object RPC', vs: 'noop', note: () => 'baseline B (ratio vs A)' },
+  { id: 'forward', name: 'no-op forward to the origin Worker', vs: 'noop', note: () => "baseline F (ratio vs A): the hop's own cost" },
+  {
+    id: 'pass-through',
+    name: 'pass-through (no room covers the URL)',
+    vs: 'noop',
+    target: 0.9,
+    note: (m) =>
+      `ratio vs A; vs F: ${(m.rps('pass-through') / m.rps('forward')).toFixed(2)}; object calls per request ${m
+        .extra('callsPerPassThrough')
+        .toFixed(5)} (target 0)`,
+  },
   { id: 'write-do', name: 'Durable Object RPC with one SQLite upsert', vs: 'noop-do', note: () => 'baseline C (ratio vs B)' },
   {
     id: 'joins1',
