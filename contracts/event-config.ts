@@ -1,5 +1,6 @@
 // Organizer settings of one event: the schema, its defaults and the split between the two objects.
 import * as z from 'zod/mini';
+import { MAX_BYPASS_ENTRIES, MAX_PATTERNS, MAX_PATTERN_LENGTH } from './room-patterns';
 import { wholeNumber } from './zod';
 import { TIER_PATTERN } from './names';
 
@@ -64,6 +65,18 @@ export const eventConfigInput = z
     onOriginDown: z._default(z.enum(['minimum', 'pause']), 'minimum'),
     queueShards: z._default(wholeNumber(1, 64), 1),
     waitingPageStatus: z._default(z.union([z.literal(200), z.literal(202), z.literal(429)]), 200),
+    // URL patterns the event's room covers (grammar: contracts/room-patterns.ts, checked by the
+    // organizer API with its own ROUTE_* codes); absent = `/events/{eventId}/*`.
+    patterns: z.optional(z.array(z.string().check(z.maxLength(MAX_PATTERN_LENGTH))).check(z.maxLength(MAX_PATTERNS))),
+    // Requests of the room that go to the origin untouched and uncounted.
+    bypass: z._default(
+      z.strictObject({
+        pathPrefixes: z._default(z.array(z.string().check(z.maxLength(MAX_PATTERN_LENGTH))).check(z.maxLength(MAX_BYPASS_ENTRIES)), []),
+        extensions: z._default(z.array(z.string().check(z.maxLength(16))).check(z.maxLength(MAX_BYPASS_ENTRIES)), []),
+        methods: z._default(z.array(z.string().check(z.maxLength(16))).check(z.maxLength(MAX_BYPASS_ENTRIES)), []),
+      }),
+      { pathPrefixes: [], extensions: [], methods: [] },
+    ),
     page: z._default(
       z.strictObject({
         accentColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/))),
@@ -190,8 +203,9 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
 /**
  * The organizer's view of a stored configuration: the inverse of `splitConfig`, in the shape and
  * units of the PUT body, so what `GET /_wr/admin/events/{eventId}` shows can be sent back as is.
+ * The room's `patterns` and `bypass` are not in either object: the EventDirectory keeps them.
  */
-export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): EventConfigInput {
+export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Omit<EventConfigInput, 'patterns' | 'bypass'> {
   return {
     name: queue.name,
     policy: queue.policy,

@@ -1,12 +1,29 @@
-// EventDirectory Durable Object: the list of configured events, for the organizer dashboard.
+// EventDirectory Durable Object: the list of configured events, for the organizer dashboard, and
+// the room table (which event covers which URL patterns) every gateway isolate routes by.
 import { DurableObject } from 'cloudflare:workers';
+import type { RoomRules } from '../contracts/room-patterns';
+import type { ClaimAnswer, RoomClaim, RoomTable } from '../contracts/room-table';
 import { Sql, migrate, type Migration } from './shared/sql';
 
-const MIGRATIONS: readonly Migration[] = [
+/** The directory's schema steps (append only). */
+export const DIRECTORY_MIGRATIONS: readonly Migration[] = [
   {
     id: 1,
     description: 'events',
     sql: `CREATE TABLE dir_events (event_id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+  },
+  {
+    id: 2,
+    description: 'room table: one row per claimed pattern key, the rules per event, a version; existing events get /events/{id}/*',
+    sql: `CREATE TABLE dir_room_keys (pattern_key TEXT PRIMARY KEY, event_id TEXT NOT NULL);
+      CREATE INDEX dir_room_keys_event ON dir_room_keys (event_id);
+      CREATE TABLE dir_rooms (event_id TEXT PRIMARY KEY, rules TEXT NOT NULL);
+      CREATE TABLE dir_room_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+      INSERT INTO dir_room_version (id, version) VALUES (1, 1);
+      INSERT INTO dir_room_keys (pattern_key, event_id) SELECT '/events/' || event_id || '/*', event_id FROM dir_events;
+      INSERT INTO dir_rooms (event_id, rules) SELECT event_id, json_object('eventId', event_id,
+        'patterns', json_array('/events/' || event_id || '/*'),
+        'bypass', json_object('pathPrefixes', json('[]'), 'extensions', json('[]'), 'methods', json('[]'))) FROM dir_events`,
   },
 ];
 
@@ -25,7 +42,7 @@ export class EventDirectory extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
-    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, 'dir', MIGRATIONS));
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, 'dir', DIRECTORY_MIGRATIONS));
   }
 
   /** Adds or renames an event. */
@@ -48,5 +65,77 @@ export class EventDirectory extends DurableObject<Env> {
       createdAt: r.created_at,
       updatedAt: r.updated_at,
     }));
+  }
+
+  /** Which other event holds any of these pattern keys, or null when all are free for `eventId`. */
+  async checkRoom(eventId: string, keys: string[]): Promise<{ key: string; eventId: string } | null> {
+    return this.takenBy(eventId, keys);
+  }
+
+  /**
+   * Replaces the event's room (patterns and bypass rules) in one transaction, if no other event
+   * holds any of its pattern keys; bumps the table version.
+   */
+  async claimRoom(claim: RoomClaim): Promise<ClaimAnswer> {
+    const taken = this.takenBy(claim.room.eventId, claim.keys);
+    if (taken) return { kind: 'taken', ...taken };
+    const previous = this.claimOf(claim.room.eventId);
+    const version = this.ctx.storage.transactionSync(() => this.write(claim.room.eventId, claim));
+    return { kind: 'claimed', previous, version };
+  }
+
+  /**
+   * Puts back what `claimRoom` replaced (null: the event had no room) when the rest of a change
+   * failed, but only while the event's room is still the one that claim wrote: a later change wins.
+   * @returns whether it put the previous room back
+   */
+  async restoreRoom(eventId: string, previous: RoomClaim | null, claimed: RoomClaim): Promise<boolean> {
+    const current = this.claimOf(eventId);
+    if (!current || JSON.stringify(current.room) !== JSON.stringify(claimed.room)) return false;
+    this.ctx.storage.transactionSync(() => this.write(eventId, previous));
+    return true;
+  }
+
+  /** One event's room, or null. */
+  async room(eventId: string): Promise<RoomRules | null> {
+    return this.claimOf(eventId)?.room ?? null;
+  }
+
+  /** The whole room table (gateway isolates cache it: src/lib/room-table.ts). */
+  async roomTable(): Promise<RoomTable> {
+    return {
+      version: this.version(),
+      rooms: this.sql.all<{ rules: string }>`SELECT rules FROM dir_rooms ORDER BY event_id`.map((r) => JSON.parse(r.rules) as RoomRules),
+    };
+  }
+
+  private takenBy(eventId: string, keys: string[]): { key: string; eventId: string } | null {
+    for (const key of keys) {
+      const owner = this.sql.one<{ event_id: string }>`SELECT event_id FROM dir_room_keys WHERE pattern_key = ${key}`;
+      if (owner && owner.event_id !== eventId) return { key, eventId: owner.event_id };
+    }
+    return null;
+  }
+
+  private claimOf(eventId: string): RoomClaim | null {
+    const row = this.sql.one<{ rules: string }>`SELECT rules FROM dir_rooms WHERE event_id = ${eventId}`;
+    if (!row) return null;
+    const keys = this.sql.all<{ pattern_key: string }>`SELECT pattern_key FROM dir_room_keys WHERE event_id = ${eventId}`;
+    return { room: JSON.parse(row.rules) as RoomRules, keys: keys.map((k) => k.pattern_key) };
+  }
+
+  private write(eventId: string, claim: RoomClaim | null): number {
+    this.sql.run`DELETE FROM dir_room_keys WHERE event_id = ${eventId}`;
+    this.sql.run`DELETE FROM dir_rooms WHERE event_id = ${eventId}`;
+    if (claim) {
+      for (const key of claim.keys) this.sql.run`INSERT INTO dir_room_keys (pattern_key, event_id) VALUES (${key}, ${eventId})`;
+      this.sql.run`INSERT INTO dir_rooms (event_id, rules) VALUES (${eventId}, ${JSON.stringify(claim.room)})`;
+    }
+    this.sql.run`UPDATE dir_room_version SET version = version + 1`;
+    return this.version();
+  }
+
+  private version(): number {
+    return this.sql.one<{ version: number }>`SELECT version FROM dir_room_version`?.version ?? 0;
   }
 }

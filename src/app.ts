@@ -1,4 +1,5 @@
-// The gateway's Hono app: mounts each area and renders every error as problem details.
+// The gateway's Hono app: routes each request by the room table (a room, or straight to the origin),
+// mounts the gateway's own areas under /_wr/, and renders every error as problem details.
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ERROR_TABLE, GatewayError, problemResponse } from './lib/errors';
@@ -12,12 +13,22 @@ import { problemPage } from './pages/problem-page';
 import { adminApi } from './routes/admin';
 import { holdsApi } from './routes/holds';
 import { originApi } from './routes/origin-api';
-import { queueApi, saleArea } from './routes/queue';
+import { queueApi } from './routes/queue';
+import { serveRoom } from './routes/room';
+import { keepPrivate } from './lib/cache-control';
+import { callDurableObject } from './lib/do-call';
+import { passThrough } from './lib/proxy';
+import { normalizePath, matchRoom } from '../contracts/room-patterns';
+import { RoomTableCache, defaultCache, type RoomTableSource } from './lib/room-table';
+import { DIRECTORY_NAME } from '../contracts/names';
 import type { AppEnv } from './types';
 
 /** Builds the gateway app. */
 export function createApp() {
   const app = new Hono<AppEnv>();
+
+  // This isolate's copy of the room table (one per app, so tests get their own).
+  const rooms = new RoomTableCache();
 
   // Every variable is parsed once per env object (once per isolate): a missing or malformed one
   // fails each request with a 500 whose log line names the variable, instead of a silent default.
@@ -26,13 +37,31 @@ export function createApp() {
     await next();
   });
 
+  // DESIGN.md section 3 step 0: every request not for the gateway itself is routed by the room
+  // table. No room covers it (or a bypass rule lets it through): to the origin untouched, with no
+  // object call and no cookie. A room covers it: the room answers at that very URL.
+  app.use('*', async function roomRouting(c, next) {
+    c.set('rooms', rooms);
+    const url = new URL(c.req.url);
+    if (isGatewayPath(url.pathname)) return next();
+    const table = await rooms.table(tableSource(c.env, c.executionCtx), Date.now());
+    const match = matchRoom(table, c.req.method, url.hostname, url.pathname);
+    if (match.kind !== 'room') return passThrough(c.req.raw, c.env);
+    return serveRoom(c, match.room.eventId);
+  });
+
+  // Every gateway answer that sets a cookie, or says nothing about caching, is no-store: they
+  // depend on the visitor's or the organizer's credentials (issue #14 item 2). Public ones (JWKS,
+  // the draw record) say so themselves.
+  app.use('/_wr/*', async function gatewayCaching(c, next) {
+    await next();
+    if (c.res.headers.has('set-cookie') || !c.res.headers.has('cache-control')) keepPrivate(c.res.headers);
+  });
+
   app.get('/.well-known/jwks.json', async (c) => {
     c.header('cache-control', 'public, max-age=300');
     return c.json(await publicJwks(tokenSettings(c.env)));
   });
-  // Browsers ask for it on every page; answering 204 keeps error logs for real errors.
-  app.get('/favicon.ico', (c) => c.body(null, 204, { 'cache-control': 'public, max-age=86400' }));
-  app.route('/events', saleArea);
   // Visitor endpoints authenticate by cookie: refuse cross-site state changes (CSRF).
   app.use('/_wr/events/*', sameOrigin());
   // Rate limits sit where a request costs something: every new place in line counts against the
@@ -54,31 +83,80 @@ export function createApp() {
   app.notFound((c) =>
     problemResponse(new GatewayError('NOT_FOUND', { detail: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` })),
   );
-  app.onError((err, c) => {
-    const accept = c.req.header('accept') ?? '';
-    const browser = accept.includes('text/html') && !accept.includes('application/json');
-    if (err instanceof GatewayError) {
-      // 5xx answers are faults worth a line (origin down, object overloaded); 4xx are the client's.
-      if (ERROR_TABLE[err.code].status >= 500) logDecision('fault', { code: err.code, method: c.req.method, route: c.req.routePath });
-      return browser ? problemPage(err) : problemResponse(err);
+  app.onError((err, c) => renderError(err, c.req.method, c.req.header('accept') ?? '', c.req.routePath));
+
+  // Step 0's fast path, before Hono: a GET or HEAD no room covers goes to the origin without a
+  // Context, a router or a middleware chain, so pass-through costs about a no-op route. Anything
+  // else (a room, a gateway path, other methods) is the app's.
+  const dispatch = app.fetch;
+  app.fetch = async (...args: Parameters<typeof dispatch>) => {
+    const [request, bindings, ctx] = args;
+    const env = bindings as Env | undefined;
+    if (env && ctx && (request.method === 'GET' || request.method === 'HEAD')) {
+      const url = new URL(request.url);
+      if (!isGatewayPath(url.pathname)) {
+        try {
+          // Only the origin's settings matter here (passThrough reads them): the site stays up
+          // even when a token secret is missing or malformed.
+          const table = await rooms.table(tableSource(env, ctx), Date.now());
+          if (matchRoom(table, request.method, url.hostname, url.pathname).kind !== 'room') return await passThrough(request, env);
+        } catch (err) {
+          return renderError(err, request.method, request.headers.get('accept') ?? '', '*');
+        }
+      }
     }
-    if (err instanceof HTTPException) {
-      // hono's own middleware (bearer auth): keep its status, map it to our codes.
-      const code = err.status === 401 || err.status === 400 ? 'UNAUTHORIZED' : 'INVALID_REQUEST';
-      const res = problemResponse(new GatewayError(code, { detail: ERROR_TABLE[code].title }));
-      const challenge = err.getResponse().headers.get('www-authenticate');
-      if (challenge) res.headers.set('www-authenticate', challenge);
-      return res;
-    }
-    // Bugs and platform failures: log without request secrets, answer a generic 500.
-    logDecision('error', {
-      code: 'INTERNAL',
-      method: c.req.method,
-      route: c.req.routePath,
-      error: err instanceof Error ? `${err.name}: ${err.message}` : 'non-Error thrown',
-    });
-    const internal = new GatewayError('INTERNAL');
-    return browser ? problemPage(internal) : problemResponse(internal);
-  });
+    return dispatch(...args);
+  };
   return app;
+}
+
+/**
+ * The gateway's own paths: `/_wr/...` and the JWKS, in any spelling (case, `//`, encodings), so
+ * none reaches the origin or a room. Other `/.well-known/` paths belong to the origin (ACME,
+ * security.txt, app links), but no room may cover them.
+ */
+export function isGatewayPath(pathname: string): boolean {
+  if (pathname.startsWith('/_wr/') || pathname === '/.well-known/jwks.json') return true;
+  const path = normalizePath(pathname);
+  return path === '/_wr' || path.startsWith('/_wr/') || path === '/.well-known/jwks.json';
+}
+
+/** Where an isolate's room table comes from: the EventDirectory, through the data centre's cache. */
+function tableSource(env: Env, ctx: Pick<ExecutionContext, 'waitUntil'>): RoomTableSource {
+  return {
+    read: () =>
+      callDurableObject(async () => env.DIRECTORY.getByName(DIRECTORY_NAME).roomTable(), { idempotent: true, name: 'directory.roomTable' }),
+    cache: defaultCache(),
+    waitUntil: (p) => ctx.waitUntil(p),
+  };
+}
+
+/**
+ * The answer to an error: a GatewayError as problem details (a page for browsers), hono's own
+ * (bearer auth) mapped to our codes, anything else logged and a generic 500 without a stack.
+ */
+function renderError(err: unknown, method: string, accept: string, route: string): Response | Promise<Response> {
+  const browser = accept.includes('text/html') && !accept.includes('application/json');
+  if (err instanceof GatewayError) {
+    // 5xx answers are faults worth a line (origin down, object overloaded); 4xx are the client's.
+    if (ERROR_TABLE[err.code].status >= 500) logDecision('fault', { code: err.code, method, route });
+    return browser ? problemPage(err) : problemResponse(err);
+  }
+  if (err instanceof HTTPException) {
+    // hono's own middleware (bearer auth): keep its status, map it to our codes.
+    const code = err.status === 401 || err.status === 400 ? 'UNAUTHORIZED' : 'INVALID_REQUEST';
+    const res = problemResponse(new GatewayError(code, { detail: ERROR_TABLE[code].title }));
+    const challenge = err.getResponse().headers.get('www-authenticate');
+    if (challenge) res.headers.set('www-authenticate', challenge);
+    return res;
+  }
+  // Bugs and platform failures: log without request secrets, answer a generic 500.
+  logDecision('error', {
+    code: 'INTERNAL',
+    method,
+    route,
+    error: err instanceof Error ? `${err.name}: ${err.message}` : 'non-Error thrown',
+  });
+  const internal = new GatewayError('INTERNAL');
+  return browser ? problemPage(internal) : problemResponse(internal);
 }

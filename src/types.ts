@@ -3,6 +3,7 @@
 // middleware takes `Context<AppEnv>`: declaring them there made an import circle (types <-> middleware).
 import type { Context } from 'hono';
 import { EVENT_ID_PATTERN } from '../contracts/names';
+import type { RoomTableCache } from './lib/room-table';
 import { GatewayError } from './lib/errors';
 import type { VisitorClaims } from './lib/token';
 
@@ -21,7 +22,13 @@ export interface OriginVariables {
 }
 
 /** Bindings and per-request variables of the gateway's Hono app. */
-export type AppEnv = { Bindings: Env; Variables: AdmissionVariables & OriginVariables };
+export type AppEnv = { Bindings: Env; Variables: AdmissionVariables & OriginVariables & RoomVariables };
+
+/** Variables set by the app's room routing for every request. */
+export interface RoomVariables {
+  /** This isolate's room table; the organizer API drops it after a change. */
+  rooms: RoomTableCache;
+}
 
 /**
  * The `:eventId` route parameter, validated.

@@ -53,3 +53,13 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
   if (values.length > 1) return { duplicate: true };
   return values[0];
 }
+
+/**
+ * A Set-Cookie line that clears a credential cookie with the attributes it was set with
+ * (HttpOnly, SameSite=Lax, Path=/, Secure on HTTPS), so the clearing answer is no weaker than the
+ * setting one (and a `__Host-` name is accepted by the browser at all).
+ */
+export function clearedCookie(name: string, url: string): string {
+  const o = cookieOptions(url, 0);
+  return `${name}=; Max-Age=0; Path=${o.path}; HttpOnly; SameSite=${o.sameSite}${o.secure ? '; Secure' : ''}`;
+}

@@ -31,6 +31,10 @@ export type ErrorCode =
   | 'TIER_NOT_FOUND'
   | 'SALE_CLOSED'
   | 'CONFIG_CONFLICT'
+  | 'ROUTE_INVALID'
+  | 'ROUTE_RESERVED'
+  | 'ROUTE_OVERLAP'
+  | 'ROUTE_TAKEN'
   | 'ORIGIN_UNAVAILABLE'
   | 'RATE_LIMITED'
   | 'OVERLOADED'
@@ -67,6 +71,10 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   TIER_NOT_FOUND: { status: 422, title: 'No such ticket tier' },
   SALE_CLOSED: { status: 409, title: 'The sale is closed to new holds' },
   CONFIG_CONFLICT: { status: 409, title: 'The configuration change is not allowed' },
+  ROUTE_INVALID: { status: 400, title: 'A URL pattern or bypass rule is malformed' },
+  ROUTE_RESERVED: { status: 400, title: 'A URL pattern would cover the gateway’s own paths' },
+  ROUTE_OVERLAP: { status: 400, title: 'Two URL patterns of the event overlap' },
+  ROUTE_TAKEN: { status: 409, title: 'Another event already covers this URL pattern' },
   ORIGIN_UNAVAILABLE: { status: 503, title: 'The ticketing site is not answering' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   OVERLOADED: { status: 503, title: 'The event is busy; try again shortly' },

@@ -1,10 +1,12 @@
-// Forwarding an admitted visitor's request to the origin.
-import { ADMISSION_HEADER } from '../../contracts/names';
+// Forwarding requests to the origin: admitted visitors' (with the admission token) and pass-through.
+import { ADMISSION_HEADER, COMMAND_HEADER } from '../../contracts/names';
 import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
 import { logDecision } from '../../contracts/log';
 import { originSettings } from './settings';
 
+/** Via entry the gateway adds to every forwarded request (RFC 9110 section 7.6.3). */
+export const VIA = '1.1 waiting-room-gateway';
 /** Retry-After sent with ORIGIN_UNAVAILABLE, seconds (unless the origin named its own). */
 export const ORIGIN_RETRY_AFTER_S = 10;
 /**
@@ -25,9 +27,129 @@ export function stripGatewayCookies(cookieHeader: string | null): string | null 
 }
 
 /**
- * Sends the request to the origin: `ORIGIN_URL` when set, else the `ORIGIN` service binding. The
- * admission token replaces any client-sent copy of the header.
+ * Hop-by-hop fields (RFC 9110 section 7.6.1): they describe one connection, so a proxy must not
+ * forward them, nor any field the Connection header names. `Upgrade: websocket` is kept on
+ * requests: the Workers runtime forwards it as a WebSocket, not as raw bytes.
+ */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'transfer-encoding', 'upgrade'];
+
+function dropHopByHop(headers: Headers, keepWebSocketUpgrade: boolean): void {
+  for (const name of (headers.get('connection') ?? '').split(',')) {
+    const field = name.trim().toLowerCase();
+    if (field && !(keepWebSocketUpgrade && field === 'upgrade')) headers.delete(field);
+  }
+  const websocket = keepWebSocketUpgrade && headers.get('upgrade')?.toLowerCase() === 'websocket';
+  for (const field of HOP_BY_HOP) if (!(websocket && (field === 'upgrade' || field === 'connection'))) headers.delete(field);
+}
+
+/**
+ * The headers the origin gets: the client's, without hop-by-hop fields and without the gateway's
+ * own credentials (its cookies, and any client-sent `X-Admission-Token`: the origin sees an
+ * admission token only when the gateway put it there), plus the gateway's Via entry.
+ */
+export function forwardedHeaders(incoming: Headers): Headers {
+  const headers = new Headers(incoming);
+  dropHopByHop(headers, true);
+  headers.delete(ADMISSION_HEADER);
+  const cookie = stripGatewayCookies(headers.get('cookie'));
+  if (cookie) headers.set('cookie', cookie);
+  else headers.delete('cookie');
+  const via = headers.get('via');
+  headers.set('via', via ? `${via}, ${VIA}` : VIA);
+  return headers;
+}
+
+/** Removes what must not reach the browser from an origin answer's (mutable) headers: hop-by-hop fields and the command header. */
+export function stripReturnedHeaders(headers: Headers): void {
+  dropHopByHop(headers, false);
+  headers.delete(COMMAND_HEADER);
+}
+
+/**
+ * The origin's answer as the gateway passes it on, through `stripReturnedHeaders`: a copy when it
+ * had anything to strip, else the answer itself (most have nothing, and a copy costs).
+ */
+export function returnedResponse(res: Response): Response {
+  if (res.status === 101) return res; // a WebSocket upgrade: its Upgrade/Connection fields are the point
+  if (!res.headers.has(COMMAND_HEADER) && !HOP_BY_HOP.some((f) => res.headers.has(f))) return res;
+  const out = new Response(res.body, res);
+  stripReturnedHeaders(out.headers);
+  return out;
+}
+
+/** The commands an origin answer carries (lower case), e.g. `['revoke']`. */
+export function originCommands(res: Response): string[] {
+  const raw = res.headers.get(COMMAND_HEADER);
+  return raw
+    ? raw
+        .split(',')
+        .map((c) => c.trim().toLowerCase())
+        .filter(Boolean)
+    : [];
+}
+
+/** The bindings forwarding reads: the origin's settings, and the optional ORIGIN service binding. */
+type OriginEnv = Partial<Pick<Env, 'ORIGIN_URL' | 'ORIGIN_TIMEOUT_MS'>> & { ORIGIN?: Fetcher };
+
+/** Where a request goes: `ORIGIN_URL` (same path and query) when set, else the same URL over the ORIGIN binding. */
+function originTarget(request: Request, originUrl: string | null): URL {
+  const url = new URL(request.url);
+  return originUrl ? new URL(url.pathname + url.search, originUrl) : url;
+}
+
+function unavailable(eventId: string | null, cause: 'timeout' | 'unreachable' | 'unconfigured', err?: unknown): GatewayError {
+  logDecision('origin.fault', { eventId, code: 'ORIGIN_UNAVAILABLE', cause });
+  const why = {
+    timeout: 'the ticketing site did not answer in time',
+    unreachable: 'the ticketing site cannot be reached',
+    unconfigured: 'the gateway has no origin configured (set ORIGIN_URL or bind ORIGIN)',
+  }[cause];
+  return new GatewayError('ORIGIN_UNAVAILABLE', {
+    detail: eventId ? `${why}; your admission stays valid and nobody in the queue loses their place` : why,
+    retryAfterS: ORIGIN_RETRY_AFTER_S,
+    ...(err === undefined ? {} : { cause: err }),
+  });
+}
+
+/** Sends a prepared request to the origin. @throws GatewayError ORIGIN_UNAVAILABLE on failure or timeout */
+async function send(forwarded: Request, env: OriginEnv, originUrl: string | null, eventId: string | null): Promise<Response> {
+  if (!originUrl && !env.ORIGIN) throw unavailable(eventId, 'unconfigured');
+  try {
+    return originUrl ? await fetch(forwarded) : await env.ORIGIN!.fetch(forwarded);
+  } catch (err) {
+    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+    throw unavailable(eventId, timedOut ? 'timeout' : 'unreachable', err);
+  }
+}
+
+/**
+ * A request no room covers (or one a room's bypass rules let through), sent to the origin as a
+ * reverse proxy must (RFC 9110 section 7.6): hop-by-hop fields dropped both ways, a Via entry
+ * added, the gateway's own credentials removed; nothing else changes, the origin's answer
+ * (status, caching, cookies, 5xx included) comes back as it is. No object is called and no cookie
+ * is set. No timeout is added (downloads and streams may be long); the platform's limits apply.
  *
+ * @throws GatewayError ORIGIN_UNAVAILABLE (503, Retry-After 10) when the origin cannot be reached
+ *   or none is configured
+ */
+export async function passThrough(request: Request, env: OriginEnv): Promise<Response> {
+  const origin = originSettings(env);
+  const forwarded = new Request(originTarget(request, origin.url), {
+    method: request.method,
+    headers: forwardedHeaders(request.headers),
+    body: request.body,
+    redirect: 'manual',
+  });
+  return returnedResponse(await send(forwarded, env, origin.url, null));
+}
+
+/**
+ * Sends an admitted visitor's request to the origin: `ORIGIN_URL` when set, else the `ORIGIN`
+ * service binding, with the verified admission token in `X-Admission-Token` (replacing any
+ * client-sent copy) and the forwarding rules of `passThrough`. The answer keeps the command
+ * header (`originCommands`) for the caller, which must strip it (`returnedResponse`).
+ *
+ * @param opts.eventId the room's event, for the fault log
  * @param opts.stripAuthorization drop `Authorization` (it carried the app's queue ticket, which is
  *   the gateway's business, not the origin's)
  * @param opts.timeoutMs how long the origin gets, ms (default: `ORIGIN_TIMEOUT_MS`, see src/lib/settings.ts)
@@ -37,41 +159,23 @@ export function stripGatewayCookies(cookieHeader: string | null): string | null 
  */
 export async function proxyToOrigin(
   request: Request,
-  env: Pick<Env, 'ORIGIN' | 'ORIGIN_URL'> & Partial<Pick<Env, 'ORIGIN_TIMEOUT_MS'>>,
+  env: OriginEnv,
   admissionToken: string,
-  opts: { stripAuthorization?: boolean; timeoutMs?: number } = {},
+  opts: { eventId?: string; stripAuthorization?: boolean; timeoutMs?: number } = {},
 ): Promise<Response> {
   const origin = originSettings(env);
-  const url = new URL(request.url);
-  const target = origin.url ? new URL(url.pathname + url.search, origin.url) : url;
-  const headers = new Headers(request.headers);
+  const headers = forwardedHeaders(request.headers);
   headers.set(ADMISSION_HEADER, admissionToken);
   if (opts.stripAuthorization) headers.delete('authorization');
-  const cookie = stripGatewayCookies(headers.get('cookie'));
-  if (cookie) headers.set('cookie', cookie);
-  else headers.delete('cookie');
-  const forwarded = new Request(target, {
+  const forwarded = new Request(originTarget(request, origin.url), {
     method: request.method,
     headers,
     body: request.body,
     redirect: 'manual',
     signal: AbortSignal.timeout(opts.timeoutMs ?? origin.timeoutMs),
   });
-  const eventId = url.pathname.split('/')[2] ?? null;
-  let res: Response;
-  try {
-    res = origin.url ? await fetch(forwarded) : await env.ORIGIN.fetch(forwarded);
-  } catch (err) {
-    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-    logDecision('origin.fault', { eventId, code: 'ORIGIN_UNAVAILABLE', cause: timedOut ? 'timeout' : 'unreachable' });
-    throw new GatewayError('ORIGIN_UNAVAILABLE', {
-      detail: timedOut
-        ? 'the ticketing site did not answer in time; your admission stays valid and nobody in the queue loses their place'
-        : 'the ticketing site cannot be reached; your admission stays valid and nobody in the queue loses their place',
-      retryAfterS: ORIGIN_RETRY_AFTER_S,
-      cause: err,
-    });
-  }
+  const eventId = opts.eventId ?? null;
+  const res = await send(forwarded, env, origin.url, eventId);
   if (!ORIGIN_DOWN_STATUSES.has(res.status)) return res;
   await res.body?.cancel();
   const named = Number(res.headers.get('retry-after'));

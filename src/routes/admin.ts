@@ -11,6 +11,8 @@ import { callDurableObject, type DoCallOptions } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
 import { fixedRateResult, modeResult } from '../lib/object-answers';
 import { gatewaySettings } from '../lib/settings';
+import { claimRoom, checkRoom, roomClaim } from '../lib/room-claims';
+import { defaultCache } from '../lib/room-table';
 import { secretsEqual } from '../../contracts/hmac';
 import { previewResponse } from '../pages/preview';
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
@@ -43,6 +45,7 @@ adminApi.use(
 adminApi.put('/events/:eventId', async (c) => {
   const eventId = eventIdParam(c);
   const input = await readJsonBody(c.req.raw, eventConfigInput);
+  const claim = roomClaim(eventId, input);
   const room = c.env.WAITING_ROOM.getByName(eventId);
   const inventory = c.env.INVENTORY.getByName(eventId);
   const directory = c.env.DIRECTORY.getByName(DIRECTORY_NAME);
@@ -55,12 +58,16 @@ adminApi.put('/events/:eventId', async (c) => {
         abortChange: (id) => call('inventory.abortChange', eventId, async () => inventory.abortChange(id)),
       },
       directory: { register: (id, name) => call('directory.register', eventId, async () => directory.register(id, name)) },
+      // The room's URL patterns: checked before the change starts, claimed while it holds the event.
+      routes: { check: () => checkRoom(c.env, claim), claim: () => claimRoom(c.env, claim) },
     },
     eventId,
     input,
   );
   await forgetCursor(eventId);
-  return c.json({ eventId, created, config }, created ? 201 : 200);
+  // This isolate and data centre route by the new table at once; other isolates within 5 s.
+  await c.var.rooms.forget(defaultCache());
+  return c.json({ eventId, created, config: { ...config, patterns: claim.room.patterns, bypass: claim.room.bypass } }, created ? 201 : 200);
 });
 
 adminApi.get('/events', async (c) => {
@@ -71,9 +78,10 @@ adminApi.get('/events', async (c) => {
 
 adminApi.get('/events/:eventId', async (c) => {
   const eventId = eventIdParam(c);
-  const [room, seats] = await Promise.all([
+  const [room, seats, urls] = await Promise.all([
     call('waitingRoom.stats', eventId, async () => c.env.WAITING_ROOM.getByName(eventId).stats()),
     call('inventory.stats', eventId, async () => c.env.INVENTORY.getByName(eventId).stats()),
+    call('directory.room', eventId, async () => c.env.DIRECTORY.getByName(DIRECTORY_NAME).room(eventId)),
   ]);
   if (seats.kind === 'stats' && seats.stats.pendingChange && !room) {
     throw new GatewayError('EVENT_NOT_FOUND', {
@@ -85,7 +93,9 @@ adminApi.get('/events/:eventId', async (c) => {
   c.header('cache-control', 'no-store');
   const { config: queueConfig, ...queue } = room;
   const { config: inventoryConfig, ...inventory } = seats.stats;
-  return c.json({ eventId, config: joinConfig(queueConfig, inventoryConfig), queue, inventory });
+  // The room's URLs as routed now (none: the event is not routed at all).
+  const routing = { patterns: urls?.patterns ?? [], bypass: urls?.bypass ?? { pathPrefixes: [], extensions: [], methods: [] } };
+  return c.json({ eventId, config: { ...joinConfig(queueConfig, inventoryConfig), ...routing }, queue, inventory });
 });
 
 // The waiting page of one phase with sample data (src/pages/preview.ts), for the dashboard's preview.

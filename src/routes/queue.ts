@@ -1,6 +1,6 @@
-// The waiting room's visitor side: the sale area, join and status.
+// The waiting room's visitor side: a visitor's turn (the room at its URLs answers with it: src/routes/room.ts), join, status, leave, the draw record.
 import { Hono, type Context } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { setCookie } from 'hono/cookie';
 import { shardOf, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
 import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
 import { shardJoin } from '../../contracts/queue/shard-join';
@@ -10,15 +10,13 @@ import { readCursor } from '../lib/cursor-cache';
 import { callDurableObject } from '../lib/do-call';
 import { recordDecision } from '../lib/decision-tally';
 import { clientIp, enforceRateLimit } from '../middleware/rate-limit';
-import { readAdmission, readTicket } from '../middleware/credentials';
-import { admissionCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
+import { readTicket } from '../middleware/credentials';
+import { admissionCookie, clearedCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
 import { GatewayError } from '../lib/errors';
-import { proxyToOrigin } from '../lib/proxy';
 import { forgetSessions } from '../lib/session-cache';
 import { TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
 import { drawPage, wantsDrawPage } from '../pages/draw-page';
 import { langCookie, requestLang, type Lang } from '../../contracts/i18n';
-import { WAITING_SCRIPT, waitingPage } from '../pages/waiting-page';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import { eventIdParam, type AppEnv } from '../types';
 import type { StatusBody } from '../lib/status-body';
@@ -35,7 +33,9 @@ function edgeCursor(c: Context<AppEnv>, eventId: string, nowMs: number): Promise
 }
 
 /** What the routes answer a visitor with, once the turn's credentials are set as cookies. */
-interface TurnAnswer {
+export interface TurnAnswer {
+  /** The visitor the turn was for ('' when a closed sale took nobody new). */
+  visitorId: string;
   body: StatusBody;
   /** Seconds until the next poll; null once admitted. */
   retryAfterS: number | null;
@@ -86,7 +86,7 @@ function turnPorts(c: Context<AppEnv>): TurnPorts {
  * token has left (never longer).
  * @throws GatewayError EVENT_NOT_FOUND, and what the ports throw
  */
-async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null): Promise<TurnAnswer> {
+export async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null): Promise<TurnAnswer> {
   const now = Date.now();
   const turn = await takeTurn(turnPorts(c), {
     eventId,
@@ -118,11 +118,12 @@ async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorCl
       recordDecision(eventId, 'admitted');
     }
   }
-  return { body, retryAfterS, pageStatus: turn.cursor.pageStatus, page: turn.cursor.page, admissionToken };
+  const visitorId = turn.kind === 'closed' ? '' : turn.visitorId;
+  return { visitorId, body, retryAfterS, pageStatus: turn.cursor.pageStatus, page: turn.cursor.page, admissionToken };
 }
 
 /** A ticket that fails to verify on the sale URL starts the visitor afresh instead of erroring. */
-async function ticketOrNull(c: Context<AppEnv>, eventId: string): Promise<VisitorClaims | null> {
+export async function ticketOrNull(c: Context<AppEnv>, eventId: string): Promise<VisitorClaims | null> {
   try {
     return await readTicket(c, eventId, Date.now());
   } catch (err) {
@@ -131,52 +132,19 @@ async function ticketOrNull(c: Context<AppEnv>, eventId: string): Promise<Visito
   }
 }
 
-function wantsJson(c: Context<AppEnv>): boolean {
+/** True when the client asks for JSON (apps) rather than a page. */
+export function wantsJson(c: Context<AppEnv>): boolean {
   return (c.req.header('accept') ?? '').includes('application/json');
 }
 
-function statusHeaders(c: Context<AppEnv>, turn: TurnAnswer): void {
+/** No-store and the poll's Retry-After on a queue answer. */
+export function statusHeaders(c: Context<AppEnv>, turn: TurnAnswer): void {
   c.header('cache-control', 'no-store');
   if (turn.retryAfterS !== null) c.header('retry-after', String(turn.retryAfterS));
 }
 
-/** The sale area `/events/:eventId/*`: admitted visitors are proxied, everyone else waits. */
-export const saleArea = new Hono<AppEnv>();
-
-saleArea.all('/:eventId/*', async (c) => {
-  const eventId = eventIdParam(c);
-  const now = Date.now();
-  try {
-    const { token, ticketFromBearer } = await readAdmission(c, eventId, now);
-    return await proxyToOrigin(c.req.raw, c.env, token, { stripAuthorization: ticketFromBearer });
-  } catch (err) {
-    if (!(err instanceof GatewayError) || err.code === 'ORIGIN_UNAVAILABLE') throw err;
-  }
-  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-    throw new GatewayError('ADMISSION_REQUIRED', { detail: 'wait in the queue for your turn first' });
-  }
-  const turn = await answerTurn(c, eventId, await ticketOrNull(c, eventId));
-  if (turn.admissionToken) {
-    // Admitted on this very request: serve the sale page with the new cookies attached.
-    const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken, {
-      stripAuthorization: !getCookie(c, ticketCookie(eventId, isSecure(c.req.url))),
-    });
-    const res = new Response(origin.body, origin);
-    for (const cookie of c.res.headers.getSetCookie()) res.headers.append('set-cookie', cookie);
-    return res;
-  }
-  statusHeaders(c, turn);
-  c.header('vary', 'Accept, Accept-Language, Cookie');
-  if (wantsJson(c)) return c.json(turn.body);
-  for (const [k, v] of Object.entries(await pageSecurityHeaders([WAITING_SCRIPT]))) c.header(k, v);
-  const { lang, chosen } = pageLang(c);
-  // The switch's choice is remembered (this no-store page only; the cacheable draw page never sets it).
-  if (chosen) c.header('set-cookie', langCookie(chosen, isSecure(c.req.url)), { append: true });
-  return c.html(waitingPage(eventId, turn.body, lang, turn.page), turn.pageStatus);
-});
-
 /** The visitor's language: `?lang=` (the switch), the remembered cookie, or Accept-Language. */
-function pageLang(c: Context<AppEnv>): { lang: Lang; chosen: Lang | null } {
+export function pageLang(c: Context<AppEnv>): { lang: Lang; chosen: Lang | null } {
   return requestLang({ query: c.req.query('lang'), cookie: c.req.header('cookie'), acceptLanguage: c.req.header('accept-language') });
 }
 
@@ -217,8 +185,9 @@ queueApi.post('/:eventId/leave', async (c) => {
   const left = admission || place;
   forgetSessions(eventId, ticket.visitorId);
   // Both cookies go: the next visit starts at the back of the line.
-  deleteCookie(c, admissionCookie(eventId, isSecure(c.req.url)), { path: '/', secure: isSecure(c.req.url) });
-  deleteCookie(c, ticketCookie(eventId, isSecure(c.req.url)), { path: '/', secure: isSecure(c.req.url) });
+  // Cleared with the attributes they were set with (HttpOnly, SameSite), never weaker.
+  c.header('set-cookie', clearedCookie(admissionCookie(eventId, isSecure(c.req.url)), c.req.url), { append: true });
+  c.header('set-cookie', clearedCookie(ticketCookie(eventId, isSecure(c.req.url)), c.req.url), { append: true });
   return c.json({ left });
 });
 

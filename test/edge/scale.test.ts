@@ -14,6 +14,7 @@ import { callDurableObject } from '../../src/lib/do-call';
 import { GatewayError, problemResponse } from '../../src/lib/errors';
 import { createApp } from '../../src/app';
 import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
+import { claimRoomDirectly } from '../helpers/rooms';
 
 const roomRequests = (eventId: string) => runInDurableObject(env.WAITING_ROOM.getByName(eventId), (obj: WaitingRoom) => obj.requests);
 
@@ -165,7 +166,9 @@ describe('an overloaded waiting room', () => {
     expect(Number(api.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await api.json()).toMatchObject({ code: 'OVERLOADED' });
     expect(calls).toBe(1);
-    const page = await send(`/events/${freshEventId()}/`, { headers: { accept: 'text/html' } });
+    const roomId = freshEventId();
+    await claimRoomDirectly(roomId, [`/events/${roomId}/*`]);
+    const page = await send(`/events/${roomId}/`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(503);
     expect(page.headers.get('retry-after')).not.toBeNull();
     expect(page.headers.get('content-type')).toContain('text/html');
@@ -178,7 +181,8 @@ describe('unknown events', () => {
     const eventId = freshEventId('nobody');
     const v = new Visitor();
     expect((await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' })).status).toBe(404);
-    expect((await v.json(`/events/${eventId}/`)).status).toBe(404);
+    // No room covers its sale URL: that is the origin's page, and the gateway sets no cookie.
+    expect((await v.fetch(`/events/${eventId}/`)).headers.getSetCookie()).toEqual([]);
     expect((await v.json(`/_wr/events/${eventId}/draw`)).status).toBe(404);
     const tables = await runInDurableObject(env.WAITING_ROOM.getByName(eventId), (_o, state) =>
       state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table'`).toArray(),

@@ -1,0 +1,284 @@
+// Room URL patterns: the grammar an event's `patterns` and `bypass` are written in, the normal form
+// requests are matched in, and the matcher (most specific pattern wins). Pure: no I/O, no clock.
+//
+// Grammar of a pattern: `[host]/path` or `[host]/path/*`.
+// - host (optional): a DNS name with a dot, or `localhost` (letters, digits, `-`, `.`), matched case-insensitively without the
+//   port (RFC 3986 section 3.2.2: hosts are case-insensitive).
+// - path: `/`-separated segments of RFC 3986 pchars (no `;`, `?`, `#`, `*`, no empty, `.` or `..`
+//   segment). A trailing `/*` covers the path itself and everything below it (`/a/*` covers `/a`,
+//   `/a/` and `/a/b`, not `/ab`); without it the pattern covers that one path (with or without a
+//   trailing slash).
+// Case rule: paths are matched case-insensitively (ASCII), although RFC 3986 section 6.2.2.1 makes
+// them case-sensitive, because many origins (IIS, case-insensitive file systems, some frameworks)
+// serve `/Concerts/` as `/concerts/`: a room must cover every spelling the origin would serve, or a
+// visitor walks around the queue by changing the case. For the same reason requests are matched in
+// a normal form: `;` path parameters dropped (Tomcat, Spring), percent-encoded unreserved
+// characters decoded (RFC 3986 section 6.2.2.2), dot segments removed (section 5.2.4), repeated
+// slashes collapsed (nginx `merge_slashes`). The request the origin receives is not changed.
+
+/** Most URL patterns one event may list. */
+export const MAX_PATTERNS = 20;
+/** Most entries in each bypass list of one event. */
+export const MAX_BYPASS_ENTRIES = 20;
+/** Longest pattern or bypass prefix, characters. */
+export const MAX_PATTERN_LENGTH = 256;
+/** Path prefixes that belong to the gateway: no room may cover them. */
+export const RESERVED_PREFIXES = ['/_wr', '/.well-known'] as const;
+/** HTTP methods a bypass rule may name (RFC 9110 section 9 and RFC 5789). */
+export const BYPASS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'TRACE', 'PATCH'] as const;
+
+/** The default pattern of an event created without `patterns`: the demo's sale area. */
+export const defaultPatterns = (eventId: string): string[] => [`/events/${eventId}/*`];
+
+/** One parsed pattern, in normal form. */
+export interface RoomPattern {
+  /** Lower-case host, or null for any host. */
+  host: string | null;
+  /** Normal-form path: lower case, no trailing slash (`/` for the root). */
+  path: string;
+  /** True for `.../*` (the path and everything below it). */
+  wildcard: boolean;
+  /** Identity of the pattern: two patterns with the same key cover exactly the same URLs. */
+  key: string;
+}
+
+/** What bypasses the queue in a room: these requests go to the origin untouched and uncounted. */
+export interface BypassRules {
+  /** Case-sensitive prefixes of the request path, e.g. `/concerts/2027-taipei/static/`. */
+  pathPrefixes: string[];
+  /** File extensions of the last path segment, lower case without the dot, e.g. `css`. */
+  extensions: string[];
+  /** Upper-case methods, e.g. `OPTIONS`. */
+  methods: string[];
+}
+
+/** One room of the table: an event, the patterns it covers and its bypass rules. */
+export interface RoomRules {
+  eventId: string;
+  /** Patterns as the organizer wrote them (parse with `parsePattern`). */
+  patterns: string[];
+  bypass: BypassRules;
+}
+
+/** A refusal of a pattern or bypass rule: the error code and a message naming the pattern. */
+export interface PatternProblem {
+  code: 'ROUTE_INVALID' | 'ROUTE_RESERVED' | 'ROUTE_OVERLAP';
+  message: string;
+}
+
+const HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+/** A path segment: RFC 3986 pchar without `;` (path parameters are stripped when matching) or `*`. */
+const SEGMENT = /^(?:[A-Za-z0-9\-._~!$&'()+,=:@]|%[0-9A-Fa-f]{2})+$/;
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
+const EXTENSION = /^[a-z0-9]{1,16}$/;
+
+/** Decodes percent-encoded unreserved characters of a segment (RFC 3986 section 6.2.2.2). */
+function decodeUnreserved(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  return segment.replace(/%([0-9A-Fa-f]{2})/g, (all, hex: string) => {
+    const ch = String.fromCharCode(parseInt(hex, 16));
+    return UNRESERVED.test(ch) ? ch : all;
+  });
+}
+
+/**
+ * The normal form a request path is matched in (see the file comment): lower case, `;` parameters
+ * dropped, unreserved characters decoded, dot segments removed, no empty segments, no trailing
+ * slash (the root is `/`).
+ *
+ * @param pathname the URL's path as the WHATWG URL parser gives it (`new URL(..).pathname`)
+ */
+export function normalizePath(pathname: string): string {
+  const out: string[] = [];
+  for (const raw of pathname.split('/')) {
+    const semi = raw.indexOf(';');
+    const segment = decodeUnreserved(semi >= 0 ? raw.slice(0, semi) : raw).toLowerCase();
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') out.pop();
+    else out.push(segment);
+  }
+  return '/' + out.join('/');
+}
+
+/** True when the normal-form `path` is `prefix` or below it (segment-wise). */
+const within = (path: string, prefix: string) => prefix === '/' || path === prefix || path.startsWith(prefix + '/');
+
+/**
+ * Parses one pattern (`[host]/path[/*]`).
+ *
+ * @returns the pattern in normal form, or a problem: ROUTE_INVALID (malformed) or ROUTE_RESERVED
+ *   (it would cover `/_wr/` or `/.well-known/`, which belong to the gateway)
+ */
+export function parsePattern(source: string): RoomPattern | PatternProblem {
+  const invalid = (why: string): PatternProblem => ({ code: 'ROUTE_INVALID', message: `pattern ${JSON.stringify(source)}: ${why}` });
+  if (typeof source !== 'string' || source.length === 0 || source.length > MAX_PATTERN_LENGTH) {
+    return invalid(`must be 1-${MAX_PATTERN_LENGTH} characters`);
+  }
+  const slash = source.indexOf('/');
+  if (slash < 0) return invalid('needs a path starting with "/" (e.g. "/concerts/2027-taipei/*")');
+  const rawHost = source.slice(0, slash);
+  const host = rawHost === '' ? null : rawHost.toLowerCase().replace(/\.$/, '');
+  if (host !== null && (!HOST.test(host) || (!host.includes('.') && host !== 'localhost'))) {
+    return invalid('a path starts with "/"; a host before it is a DNS name with a dot (no scheme, port or wildcard)');
+  }
+  let rawPath = source.slice(slash);
+  const wildcard = rawPath === '/*' || rawPath.endsWith('/*');
+  if (wildcard) rawPath = rawPath.slice(0, -2) || '/';
+  const segments = rawPath.split('/').slice(1);
+  if (rawPath !== '/' && segments.at(-1) === '') segments.pop(); // one trailing slash is allowed
+  for (const segment of rawPath === '/' ? [] : segments) {
+    if (segment === '') return invalid('empty path segment ("//")');
+    if (segment.includes('*')) return invalid('"*" is allowed only as the last segment ("/*")');
+    if (segment === '.' || segment === '..') return invalid('"." and ".." segments are not allowed');
+    if (!SEGMENT.test(segment)) return invalid(`segment ${JSON.stringify(segment)} has characters outside RFC 3986 pchar (or ";")`);
+  }
+  const path = normalizePath(rawPath);
+  for (const reserved of RESERVED_PREFIXES) {
+    if (within(path, reserved) || (wildcard && within(reserved, path))) {
+      return {
+        code: 'ROUTE_RESERVED',
+        message: `pattern ${JSON.stringify(source)} would cover ${reserved}/, which belongs to the gateway`,
+      };
+    }
+  }
+  return { host, path, wildcard, key: `${host ?? ''}${path === '/' && wildcard ? '' : path}${wildcard ? '/*' : ''}` };
+}
+
+/** True when some URL is covered by both patterns. */
+export function overlaps(a: RoomPattern, b: RoomPattern): boolean {
+  if (a.host !== null && b.host !== null && a.host !== b.host) return false;
+  if (a.wildcard && within(b.path, a.path)) return true;
+  if (b.wildcard && within(a.path, b.path)) return true;
+  return a.path === b.path;
+}
+
+/** Parsed and checked rules of one event. */
+export interface ParsedRoom {
+  patterns: RoomPattern[];
+  bypass: BypassRules;
+}
+
+/**
+ * Checks one event's patterns and bypass rules: each pattern well formed and outside the
+ * gateway's paths, no two of them overlapping (one would be redundant or shadow the other), bypass
+ * prefixes shaped like paths, extensions and methods from their alphabets.
+ *
+ * @returns the parsed room, or the first problem found (nothing is partially accepted)
+ */
+export function parseRoom(patterns: readonly string[], bypass: BypassRules): ParsedRoom | PatternProblem {
+  if (patterns.length === 0 || patterns.length > MAX_PATTERNS) {
+    return { code: 'ROUTE_INVALID', message: `an event covers 1-${MAX_PATTERNS} patterns` };
+  }
+  const parsed: RoomPattern[] = [];
+  for (const source of patterns) {
+    const p = parsePattern(source);
+    if ('code' in p) return p;
+    const clash = parsed.findIndex((q) => overlaps(p, q));
+    if (clash >= 0) {
+      return {
+        code: 'ROUTE_OVERLAP',
+        message: `patterns ${JSON.stringify(patterns[clash])} and ${JSON.stringify(source)} overlap; list each URL under one pattern`,
+      };
+    }
+    parsed.push(p);
+  }
+  for (const list of ['pathPrefixes', 'extensions', 'methods'] as const) {
+    if (bypass[list].length > MAX_BYPASS_ENTRIES)
+      return { code: 'ROUTE_INVALID', message: `bypass.${list}: at most ${MAX_BYPASS_ENTRIES}` };
+  }
+  for (const prefix of bypass.pathPrefixes) {
+    const segments = prefix.split('/').slice(1);
+    if (
+      !prefix.startsWith('/') ||
+      prefix.length > MAX_PATTERN_LENGTH ||
+      prefix === '/' ||
+      segments.some((s, i) => (s === '' && i < segments.length - 1) || s === '.' || s === '..' || (s !== '' && !SEGMENT.test(s)))
+    ) {
+      return {
+        code: 'ROUTE_INVALID',
+        message: `bypass prefix ${JSON.stringify(prefix)}: a path below "/" of RFC 3986 pchars (no "*", ";", "//")`,
+      };
+    }
+  }
+  for (const ext of bypass.extensions) {
+    if (!EXTENSION.test(ext))
+      return { code: 'ROUTE_INVALID', message: `bypass extension ${JSON.stringify(ext)}: 1-16 lower-case letters or digits, no dot` };
+  }
+  for (const method of bypass.methods) {
+    if (!(BYPASS_METHODS as readonly string[]).includes(method)) {
+      return { code: 'ROUTE_INVALID', message: `bypass method ${JSON.stringify(method)}: one of ${BYPASS_METHODS.join(', ')}` };
+    }
+  }
+  return { patterns: parsed, bypass };
+}
+
+/** A room table compiled for matching: maps from (host, path) to the room, exact and wildcard. */
+export interface CompiledTable {
+  version: number;
+  exact: Map<string, RoomRules>;
+  wildcard: Map<string, RoomRules>;
+  /** True when some pattern names a host (otherwise host lookups are skipped). */
+  anyHost: boolean;
+  size: number;
+}
+
+/**
+ * Compiles a room table. Patterns are re-parsed; one that no longer parses (stored by an older
+ * version with other rules) is skipped rather than failing every request.
+ */
+export function compileTable(rooms: readonly RoomRules[], version: number): CompiledTable {
+  const exact = new Map<string, RoomRules>();
+  const wildcard = new Map<string, RoomRules>();
+  let anyHost = false;
+  for (const room of rooms) {
+    for (const source of room.patterns) {
+      const p = parsePattern(source);
+      if ('code' in p) continue;
+      anyHost ||= p.host !== null;
+      (p.wildcard ? wildcard : exact).set(`${p.host ?? ''}\n${p.path}`, room);
+    }
+  }
+  return { version, exact, wildcard, anyHost, size: exact.size + wildcard.size };
+}
+
+/** How a request relates to the room table. */
+export type RoomMatch =
+  | { kind: 'none' }
+  | { kind: 'room'; room: RoomRules }
+  /** Covered by the room, but its bypass rules let it through to the origin uncounted. */
+  | { kind: 'bypass'; room: RoomRules; rule: 'method' | 'prefix' | 'extension' };
+
+/**
+ * Finds the room covering a request. Most specific wins: the longest matching path; at equal
+ * length an exact pattern beats a wildcard; then a pattern naming the host beats one without.
+ * Then the room's bypass rules: method, case-sensitive path prefix of the raw path, or extension
+ * of its last segment (case-insensitive). A raw path with `%`, `;` or `//` never bypasses, so an
+ * encoding the origin may read differently cannot turn a room page into a "static asset".
+ *
+ * @param hostname the request's host without port (`new URL(..).hostname`)
+ * @param pathname the request's path (`new URL(..).pathname`)
+ */
+export function matchRoom(table: CompiledTable, method: string, hostname: string, pathname: string): RoomMatch {
+  if (table.size === 0) return { kind: 'none' };
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  const path = normalizePath(pathname);
+  let room: RoomRules | undefined;
+  const find = (map: Map<string, RoomRules>, p: string) => (table.anyHost ? map.get(`${host}\n${p}`) : undefined) ?? map.get(`\n${p}`);
+  room = find(table.exact, path);
+  for (let p = path; !room;) {
+    room = find(table.wildcard, p);
+    if (p === '/') break;
+    const cut = p.lastIndexOf('/');
+    p = cut === 0 ? '/' : p.slice(0, cut);
+  }
+  if (!room) return { kind: 'none' };
+  const { bypass } = room;
+  if (bypass.methods.length > 0 && bypass.methods.includes(method.toUpperCase())) return { kind: 'bypass', room, rule: 'method' };
+  if ((bypass.pathPrefixes.length > 0 || bypass.extensions.length > 0) && !/[%;]|\/\//.test(pathname)) {
+    if (bypass.pathPrefixes.some((prefix) => pathname.startsWith(prefix))) return { kind: 'bypass', room, rule: 'prefix' };
+    const last = pathname.slice(pathname.lastIndexOf('/') + 1);
+    const dot = last.lastIndexOf('.');
+    if (dot > 0 && bypass.extensions.includes(last.slice(dot + 1).toLowerCase())) return { kind: 'bypass', room, rule: 'extension' };
+  }
+  return { kind: 'room', room };
+}

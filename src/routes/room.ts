@@ -1,0 +1,103 @@
+// A room at the URLs it covers: admitted visitors go to the origin, everyone else gets the waiting
+// page (or JSON) right there; the origin's commands (revoke) are carried out on the way back.
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { keepPrivate } from '../lib/cache-control';
+import { admissionCookie, clearedCookie, isSecure, ticketCookie } from '../lib/cookies';
+import { callDurableObject } from '../lib/do-call';
+import { GatewayError } from '../lib/errors';
+import { logDecision } from '../../contracts/log';
+import { REVOKE_COMMAND } from '../../contracts/names';
+import { originCommands, proxyToOrigin, stripReturnedHeaders } from '../lib/proxy';
+import { forgetSessions } from '../lib/session-cache';
+import { pageSecurityHeaders } from '../lib/security-headers';
+import { readAdmission, type Admission } from '../middleware/credentials';
+import { langCookie } from '../../contracts/i18n';
+import { WAITING_SCRIPT, waitingPage } from '../pages/waiting-page';
+import type { AppEnv } from '../types';
+import { answerTurn, pageLang, statusHeaders, ticketOrNull, wantsJson } from './queue';
+
+/**
+ * Answers a request a room covers (the room table matched it to `eventId`, and no bypass rule
+ * let it through). An admitted visitor is proxied to the origin with the admission token; a
+ * visitor without one takes their turn in the queue (a GET or HEAD; anything else is refused
+ * with ADMISSION_REQUIRED), and is proxied at once if this very turn admits them. Every answer is
+ * kept out of shared caches (`keepPrivate`).
+ *
+ * @throws GatewayError ADMISSION_REQUIRED (401) for a state-changing request without admission;
+ *   ORIGIN_UNAVAILABLE (503); EVENT_NOT_FOUND (404) when the room's event has no WaitingRoom;
+ *   OVERLOADED (503); RATE_LIMITED (429) on the join limit
+ */
+export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Response> {
+  let admission: Admission | null = null;
+  try {
+    admission = await readAdmission(c, eventId, Date.now());
+  } catch (err) {
+    // No, an expired or an ended admission: the visitor queues (or queues again) below.
+    if (!(err instanceof GatewayError)) throw err;
+  }
+  if (admission) {
+    const origin = await proxyToOrigin(c.req.raw, c.env, admission.token, { eventId, stripAuthorization: admission.ticketFromBearer });
+    return admittedAnswer(c, eventId, admission.claims.visitorId, origin, []);
+  }
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+    throw new GatewayError('ADMISSION_REQUIRED', { detail: 'wait in the queue for your turn first' });
+  }
+  const turn = await answerTurn(c, eventId, await ticketOrNull(c, eventId));
+  if (turn.admissionToken) {
+    // Admitted on this very request: serve the sale page with the new cookies attached.
+    const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken, {
+      eventId,
+      stripAuthorization: !getCookie(c, ticketCookie(eventId, isSecure(c.req.url))),
+    });
+    const cookies = c.res.headers.getSetCookie();
+    // Taken over here: hono would otherwise replace the answer's Set-Cookie with these on return.
+    c.res.headers.delete('set-cookie');
+    return admittedAnswer(c, eventId, turn.visitorId, origin, cookies);
+  }
+  statusHeaders(c, turn);
+  c.header('vary', 'Accept, Accept-Language, Cookie');
+  if (wantsJson(c)) return c.json(turn.body);
+  for (const [k, v] of Object.entries(await pageSecurityHeaders([WAITING_SCRIPT]))) c.header(k, v);
+  const { lang, chosen } = pageLang(c);
+  // The switch's choice is remembered (this no-store page only; the cacheable draw page never sets it).
+  if (chosen) c.header('set-cookie', langCookie(chosen, isSecure(c.req.url)), { append: true });
+  return c.html(waitingPage(eventId, turn.body, lang, turn.page), turn.pageStatus);
+}
+
+/**
+ * The origin's answer to an admitted visitor, as the browser gets it: hop-by-hop fields and the
+ * command header removed, the gateway's cookies added, and on `X-WR-Command: revoke` the
+ * admission ended in the WaitingRoom (its active slot freed at once) and its cookie cleared.
+ * Never storable by a shared cache.
+ */
+async function admittedAnswer(
+  c: Context<AppEnv>,
+  eventId: string,
+  visitorId: string,
+  origin: Response,
+  cookies: string[],
+): Promise<Response> {
+  const revoke = originCommands(origin).includes(REVOKE_COMMAND);
+  // A copy: cookies and caching change below.
+  const res = new Response(origin.body, origin);
+  stripReturnedHeaders(res.headers);
+  const secure = isSecure(c.req.url);
+  const admissionName = admissionCookie(eventId, secure);
+  for (const cookie of cookies) {
+    // A revoked admission is not handed out in the first place.
+    if (!(revoke && cookie.startsWith(`${admissionName}=`))) res.headers.append('set-cookie', cookie);
+  }
+  if (revoke) {
+    await callDurableObject(() => c.env.WAITING_ROOM.getByName(eventId).leave(visitorId), {
+      idempotent: true,
+      name: 'waitingRoom.leave',
+      eventId,
+    });
+    forgetSessions(eventId, visitorId);
+    res.headers.append('set-cookie', clearedCookie(admissionName, c.req.url));
+    logDecision('revoked', { eventId });
+  }
+  keepPrivate(res.headers);
+  return res;
+}
