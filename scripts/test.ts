@@ -64,7 +64,9 @@ step('import rules: arrows one way, no circles (dependency-cruiser, .dependency-
 ]);
 step('formatting (prettier --check)', bin('prettier'), ['--check', '.']);
 step('bundle sizes (wrangler deploy --dry-run, minified)', nodeBinary(), [join(ROOT, 'scripts', 'bundle-size.ts')]);
-step('README deploy commands print what they store (scripts/check-deploy-docs.ts)', nodeBinary(), [join(ROOT, 'scripts', 'check-deploy-docs.ts')]);
+step('README deploy commands print what they store (scripts/check-deploy-docs.ts)', nodeBinary(), [
+  join(ROOT, 'scripts', 'check-deploy-docs.ts'),
+]);
 
 mkdirSync(join(ROOT, '.build'), { recursive: true });
 const reports = { workerd: '.build/vitest-workerd.json', sdk: '.build/vitest-sdk.json', browser: '.build/vitest-browser.json' };
