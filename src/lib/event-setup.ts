@@ -16,11 +16,11 @@ export interface EventObjects {
   };
   directory: { register(eventId: string, name: string): Promise<void> };
   /**
-   * The event's room in the room table (src/lib/room-claims.ts): `check` refuses a pattern another
-   * event holds (ROUTE_TAKEN) without writing; `claim` writes the room's patterns and returns how
-   * to put the previous ones back.
+   * The event's room in the room table (src/lib/room-claims.ts): `claim` writes the room's
+   * patterns (or refuses with ROUTE_TAKEN, writing nothing) and returns how to put the previous
+   * ones back.
    */
-  routes?: { check(): Promise<void>; claim(): Promise<{ undo(): Promise<void> }> };
+  routes?: { claim(): Promise<{ undo(): Promise<void> }> };
 }
 
 /** `configureEvent` outcome: `created` = this request (or the crashed one it resumed) made the event. */
@@ -39,8 +39,8 @@ export interface ConfiguredEvent {
  * 3. the WaitingRoom writes its part (refused now, because visitors joined since step 1: the
  *    Inventory undoes step 2);
  * 4. the directory lists the event; 5. the Inventory marks the change finished.
- * With `routes`, the room's URL patterns are checked with step 1 and claimed between steps 2 and 3
- * (undone with the Inventory's part when step 3 refuses).
+ * With `routes`, the room's URL patterns are claimed between steps 2 and 3 (undone with the
+ * Inventory's part when step 3 refuses).
  * A crash after any step leaves the change recorded: sending the same body again resumes it
  * (every step is idempotent), and once its lease ran out any other body takes it over, replacing a
  * seat plan no hold uses yet. So an event is never left half made with a plan nobody can change.
@@ -56,7 +56,6 @@ export async function configureEvent(objects: EventObjects, eventId: string, inp
   const fingerprint = await digest(JSON.stringify({ queue, inventory }));
   const check = await objects.room.configure(queue, true);
   if (check.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', { detail: check.detail });
-  await objects.routes?.check();
 
   const begun = await objects.inventory.beginChange({ changeId, fingerprint, config: inventory });
   if (begun.kind === 'busy') {
@@ -67,9 +66,9 @@ export async function configureEvent(objects: EventObjects, eventId: string, inp
   }
   if (begun.kind === 'conflict') throw new GatewayError('CONFIG_CONFLICT', { detail: begun.detail });
 
-  // The URLs are claimed while this change holds the event (another event may have taken one
-  // since the check: then nothing was written). A crash from here on leaves them claimed, and the
-  // new event's URLs answer 404 until the change is resumed: closed, never open.
+  // The URLs are claimed while this change holds the event (a pattern another event holds: the
+  // Inventory's part is undone, nothing else was written). A crash from here on leaves them
+  // claimed, and a new event's URLs answer 404 until the change is resumed: closed, never open.
   let claimed: { undo(): Promise<void> } | undefined;
   try {
     claimed = await objects.routes?.claim();

@@ -26,21 +26,6 @@ function taken(claim: RoomClaim, answer: { key: string; eventId: string }): Gate
 }
 
 /**
- * Refuses the claim when another event holds one of its pattern keys, without writing.
- * @throws GatewayError ROUTE_TAKEN (409); OVERLOADED (503)
- */
-export async function checkRoom(env: Pick<Env, 'DIRECTORY'>, claim: RoomClaim): Promise<void> {
-  const directory = env.DIRECTORY.getByName(DIRECTORY_NAME);
-  const { eventId } = claim.room;
-  const owner = await callDurableObject(async () => directory.checkRoom(eventId, claim.keys), {
-    idempotent: true,
-    name: 'directory.checkRoom',
-    eventId,
-  });
-  if (owner) throw taken(claim, owner);
-}
-
-/**
  * Claims the room in the EventDirectory (one transaction: all its pattern keys or none). Call it
  * after the event's objects accepted the change in a dry run and before they are written, and call
  * `undo` if writing them fails: so a refused change leaves the table as it was. A crash between

@@ -11,7 +11,7 @@ import { callDurableObject, type DoCallOptions } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
 import { fixedRateResult, modeResult } from '../lib/object-answers';
 import { gatewaySettings } from '../lib/settings';
-import { claimRoom, checkRoom, roomClaim } from '../lib/room-claims';
+import { claimRoom, roomClaim } from '../lib/room-claims';
 import { defaultCache } from '../lib/room-table';
 import { secretsEqual } from '../../contracts/hmac';
 import { previewResponse } from '../pages/preview';
@@ -58,8 +58,8 @@ adminApi.put('/events/:eventId', async (c) => {
         abortChange: (id) => call('inventory.abortChange', eventId, async () => inventory.abortChange(id)),
       },
       directory: { register: (id, name) => call('directory.register', eventId, async () => directory.register(id, name)) },
-      // The room's URL patterns: checked before the change starts, claimed while it holds the event.
-      routes: { check: () => checkRoom(c.env, claim), claim: () => claimRoom(c.env, claim) },
+      // The room's URL patterns, claimed while the change holds the event.
+      routes: { claim: () => claimRoom(c.env, claim) },
     },
     eventId,
     input,

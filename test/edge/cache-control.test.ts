@@ -87,6 +87,7 @@ const ROUTES: RouteCase[] = [
     body: { p99LatencyMs: 100, errorRate: 0, activeBuyers: 1 },
     area: 'origin',
   },
+  { method: 'GET', route: '/_wr/origin/events/:eventId', path: '/_wr/origin/events/{e}', area: 'origin' },
   { method: 'GET', route: '/_wr/origin/events/:eventId/holds', path: '/_wr/origin/events/{e}/holds', area: 'origin' },
   { method: 'GET', route: '/_wr/origin/events/:eventId/holds/:holdId', path: '/_wr/origin/events/{e}/holds/{h}', area: 'origin' },
   {
