@@ -27,6 +27,11 @@ const REV = process.argv[2] ?? 'main';
 const SLICES = Number(process.env.BENCH_SLICES) || 5;
 const SLICE_S = Number(process.env.BENCH_SECONDS) || 2;
 const VISITORS = 200;
+/**
+ * Direct sockets skip Miniflare's entry Worker, which sets CF-Connecting-IP: set it here, so joins
+ * pass through the IP join limiter as they do behind Cloudflare.
+ */
+const CLIENT = { 'cf-connecting-ip': '203.0.113.9' };
 
 /** A load whose req/s is compared; `prepare` runs once per side before the slices. */
 interface Target {
@@ -53,7 +58,7 @@ const TARGETS: Target[] = [
         // A fresh event per slice, so every slice starts from the same state.
         const event = `cmp-join-${side}-${slice++}`;
         await g.createEvent(event, { queueShards: 1 });
-        return (await load(`${g.base}/_wr/events/${event}/join`, SLICE_S, { method: 'POST' })).rps;
+        return (await load(`${g.base}/_wr/events/${event}/join`, SLICE_S, { method: 'POST', headers: CLIENT })).rps;
       };
     },
   },
@@ -136,6 +141,9 @@ async function main(): Promise<void> {
     const order = slice % 2 === 0 ? (['base', 'now'] as const) : (['now', 'base'] as const);
     for (const t of TARGETS) for (const side of order) push(`${t.id}:${side}`, await runs.get(t.id)![side](sides[side]));
   }
+  // Paired latency: one request at a time, alternating sides request by request, so each pair
+  // sees the same moment of the machine; the median of per-pair ratios is robust to its swings.
+  const paired = await pairedLatency(sides);
   await mf.dispose();
   const m = (k: string) => median(rps.get(k)!);
   const perSlice = (a: string, b: string) => median(rps.get(a)!.map((v, i) => v / rps.get(b)![i]!));
@@ -160,6 +168,64 @@ async function main(): Promise<void> {
     `\nholds vs C: ${REV} ${perSlice('holds:base', 'write:base').toFixed(2)}, now ${perSlice('holds:now', 'write:now').toFixed(2)} (target >= 0.80); ` +
       `joins vs C: ${REV} ${perSlice('joins:base', 'write:base').toFixed(2)}, now ${perSlice('joins:now', 'write:now').toFixed(2)}`,
   );
+  console.log(`\nsingle requests, one at a time, sides alternating (median of ${PAIRS} pairs):`);
+  for (const [name, r] of Object.entries(paired))
+    console.log(`${name.padEnd(34)}  ${REV} ${r.base.toFixed(2)} ms  now ${r.now.toFixed(2)} ms  now / ${REV} ${r.ratio.toFixed(2)}`);
+}
+
+const PAIRS = Number(process.env.BENCH_PAIRS) || 300;
+
+/** Median latency (ms) of single joins and holds on each side, and the median per-pair ratio. */
+async function pairedLatency(sides: Record<'now' | 'base', BenchGateway>) {
+  const timed = async (f: () => Promise<Response>) => {
+    const t0 = performance.now();
+    const res = await f();
+    await res.arrayBuffer();
+    return performance.now() - t0;
+  };
+  const setup = async (gw: BenchGateway, side: string) => {
+    const joinEvent = `pair-join-${side}`;
+    await gw.createEvent(joinEvent, { queueShards: 1 });
+    const holdEvent = `pair-holds-${side}`;
+    await gw.createEvent(holdEvent);
+    const cookies = (await admittedVisitors(gw, holdEvent, 20)).map(jarCookie);
+    const random = prng(13);
+    let n = 0;
+    return {
+      join: () => fetch(`${gw.base}/_wr/events/${joinEvent}/join`, { method: 'POST', headers: CLIENT }),
+      hold: () =>
+        fetch(`${gw.base}/_wr/events/${holdEvent}/holds`, {
+          method: 'POST',
+          headers: { cookie: cookies[n % cookies.length]!, 'content-type': 'application/json', 'idempotency-key': `p-${n++}` },
+          body: JSON.stringify({ seatIds: pickSeatIndexes(random, SEATS, PER_ROW).map((k) => ids[k]!) }),
+        }),
+      noop: () => fetch(`${gw.base}/__bench/noop`),
+      write: () => fetch(`${gw.base}/__bench/write-do`),
+    };
+  };
+  const calls = { now: await setup(sides.now, 'now'), base: await setup(sides.base, 'base') };
+  const out: Record<string, { base: number; now: number; ratio: number }> = {};
+  for (const kind of ['noop', 'write', 'join', 'hold'] as const) {
+    const base: number[] = [];
+    const now: number[] = [];
+    for (let i = 0; i < PAIRS; i++) {
+      if (i % 2 === 0) {
+        base.push(await timed(calls.base[kind]));
+        now.push(await timed(calls.now[kind]));
+      } else {
+        now.push(await timed(calls.now[kind]));
+        base.push(await timed(calls.base[kind]));
+      }
+    }
+    const name = {
+      noop: 'no-op Worker route (A)',
+      write: 'one-SQLite-write round trip (C)',
+      join: 'join, 1 queue shard',
+      hold: 'hold end to end',
+    }[kind];
+    out[name] = { base: median(base), now: median(now), ratio: median(now.map((v, i) => v / base[i]!)) };
+  }
+  return out;
 }
 
 await main();
