@@ -61,8 +61,10 @@ export default defineConfig({
   test: {
     name: PROJECT,
     include: ['test/{unit,edge,durable-objects,origin-stub}/**/*.test.ts'],
-    // Generous: the suite runs on a shared 2-core machine where other work can stall a test for
-    // seconds. Not a speed target (those live in bench/); a hung test still fails.
-    testTimeout: 60_000,
+    // A hang guard, not a speed target (those live in bench/): the suite runs on a shared 2-core
+    // machine where the 1,000-visitor queue tests took over a minute under load.
+    testTimeout: 300_000,
+    // Decision logs and other console output are kept for failing tests only (test/README.md, Output).
+    silent: 'passed-only',
   },
 });

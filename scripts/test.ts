@@ -2,7 +2,7 @@
 // rules and formatting, runs the workerd test suite, the origin SDK's Node tests and the browser
 // tests, then prints one "N passed, N failed" line.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, nodeBinary } from './lib/dev-server.ts';
 
@@ -21,6 +21,30 @@ function step(title: string, cmd: string, args: string[], cwd = ROOT): void {
     console.error(`\n✖ ${title} failed (exit ${r.status ?? r.signal})`);
     process.exit(r.status ?? 1);
   }
+}
+
+/**
+ * Like `step`, for a test run: its stderr (workerd's own lines, such as the stack traces of faults the
+ * tests inject on purpose) is kept in `.build/<name>.stderr.log` and printed only when the run fails.
+ */
+function testStep(title: string, name: string, args: string[]): void {
+  console.log(`\n▶ ${title}`);
+  const r = spawnSync(nodeBinary(), args, {
+    cwd: ROOT,
+    stdio: ['inherit', 'inherit', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 512 * 1024 * 1024,
+    env: { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` },
+  });
+  const file = join(ROOT, '.build', `${name}.stderr.log`);
+  writeFileSync(file, r.stderr ?? '');
+  if (r.status !== 0) {
+    process.stderr.write(r.stderr ?? '');
+    console.error(`\n✖ ${title} failed (exit ${r.status ?? r.signal})`);
+    process.exit(r.status ?? 1);
+  }
+  const lines = (r.stderr ?? '').split('\n').filter(Boolean).length;
+  if (lines > 0) console.log(`  (${lines} lines of runtime stderr, e.g. traces of injected faults, kept in ${file})`);
 }
 
 function ensureChromium(): void {
@@ -70,14 +94,14 @@ step('README deploy commands print what they store (scripts/check-deploy-docs.ts
 
 mkdirSync(join(ROOT, '.build'), { recursive: true });
 const reports = { workerd: '.build/vitest-workerd.json', sdk: '.build/vitest-sdk.json', browser: '.build/vitest-browser.json' };
-step('tests inside workerd (@cloudflare/vitest-plugin)', nodeBinary(), [
+testStep('tests inside workerd (@cloudflare/vitest-plugin)', 'vitest-workerd', [
   bin('vitest'),
   'run',
   '--reporter=default',
   '--reporter=json',
   `--outputFile.json=${reports.workerd}`,
 ]);
-step('origin SDK and example origin tests in Node', nodeBinary(), [
+testStep('origin SDK and example origin tests in Node', 'vitest-sdk', [
   bin('vitest'),
   'run',
   '-c',
@@ -86,7 +110,7 @@ step('origin SDK and example origin tests in Node', nodeBinary(), [
   '--reporter=json',
   `--outputFile.json=${reports.sdk}`,
 ]);
-step('browser tests (Chromium via playwright-core)', nodeBinary(), [
+testStep('browser tests (Chromium via playwright-core)', 'vitest-browser', [
   bin('vitest'),
   'run',
   '-c',

@@ -82,7 +82,7 @@ describe('WaitingRoom', () => {
       const set = (m: Map<string, number>) => ids.filter((id) => m.get(id)! <= k);
       expect(set(four)).toEqual(set(one));
     }
-  }, 60_000);
+  });
 
   it('ranks the pre-queue by the committed seed at sale start, then later arrivals in arrival order', async () => {
     const eventId = freshEventId();
@@ -220,7 +220,7 @@ describe('WaitingRoom', () => {
     console.log(`FIFO: 1,000 arrivals, ${quiet.size} drop-outs, Kendall tau distance between arrival and admission order = ${discordant}`);
     expect(discordant).toBe(0);
     expect(order.some((id) => quiet.has(id))).toBe(false);
-  }, 60_000);
+  });
 
   it('bases wait estimates on admissions since the sale start only, not on the minutes before it (review finding)', async () => {
     const eventId = freshEventId();

@@ -1,4 +1,4 @@
-// Regression (second review): a join whose wake() reaches the WaitingRoom while a release tick is in flight (after the tick has
+// Regression (second queue review): a join whose wake() reaches the WaitingRoom while a release tick is in flight (after the tick has
 // collected the shard counts, before it re-arms) is lost: the tick, not counting the new arrival,
 // deletes the alarm the wake just armed, and the shard stays "announced", so no later join wakes
 // the room either. The queue stalls with visitors waiting and the sale open.
@@ -10,7 +10,7 @@ import { QueueHarness, queueConfig } from '../helpers/queue';
 import { shardName } from '../../contracts/names';
 
 it('a join that wakes the room during a tick still gets a release tick', async () => {
-  const eventId = freshEventId('review2');
+  const eventId = freshEventId();
   const q = new QueueHarness(eventId);
   await q.room.configure(queueConfig(eventId, { maxActiveVisitors: 100 }));
   const t0 = Math.floor(Date.now() / 1000) * 1000 + 1000;

@@ -1,4 +1,4 @@
-// Regression (review finding): "policy: fixed once anyone joined". The WaitingRoom decides "joined" from the counts it
+// Regression (first queue review): "policy: fixed once anyone joined". The WaitingRoom decides "joined" from the counts it
 // last collected from its shards. Before a lottery's sale start an idle room only ticks once (then
 // its alarm waits for the sale start, and a shard's wake() does not move an armed alarm), so
 // pre-queue entrants are never counted and the organizer may switch the policy to FIFO. Their
@@ -11,7 +11,7 @@ import { signQueueTicket, tokenSettings } from '../../src/lib/token';
 import { Visitor, createEvent, freshEventId, tick } from '../helpers/client';
 
 it('refuses to change a lottery to FIFO once pre-queue entrants have joined', async () => {
-  const eventId = freshEventId('review');
+  const eventId = freshEventId();
   const saleStartsAt = new Date(Date.now() + 3_600_000).toISOString();
   expect((await createEvent(eventId, { policy: 'random', saleStartsAt })).status).toBe(201);
   // The room's first tick (one second after creation in production) finds nobody: from then on
@@ -31,7 +31,7 @@ it('refuses to change a lottery to FIFO once pre-queue entrants have joined', as
 });
 
 it('a pre-queue ticket that reaches a FIFO event (a switch racing a join) is re-queued and admitted, not left waiting', async () => {
-  const eventId = freshEventId('review');
+  const eventId = freshEventId();
   expect((await createEvent(eventId)).status).toBe(201);
   const settings = tokenSettings(env);
   const v = new Visitor();

@@ -1,4 +1,4 @@
-// Regression (review finding): WaitingRoom.ensureAlarm (not from the alarm) returns as soon as *any* alarm is armed. An
+// Regression (first queue review): WaitingRoom.ensureAlarm (not from the alarm) returns as soon as *any* alarm is armed. An
 // idle room before its sale start arms its alarm at the sale start. When the organizer moves the
 // sale start earlier (or opens the sale now), configure() and every shard wake() leave that far
 // alarm in place: nobody is released (nor the lottery drawn) until the old sale start.
@@ -8,7 +8,7 @@ import { expect, it } from 'vitest';
 import { Visitor, createEvent, freshEventId } from '../helpers/client';
 
 it('opening the sale earlier re-arms the release tick for the new start', async () => {
-  const eventId = freshEventId('review');
+  const eventId = freshEventId();
   const oldStart = Date.now() + 24 * 3_600_000;
   expect((await createEvent(eventId, { saleStartsAt: new Date(oldStart).toISOString() })).status).toBe(201);
   const room = env.WAITING_ROOM.getByName(eventId);

@@ -1,4 +1,4 @@
-// Regression (second review): the per-account hold limiter counted before the idempotency lookup: once an account has made
+// Regression (second queue review): the per-account hold limiter counted before the idempotency lookup: once an account has made
 // HOLDS_PER_WINDOW attempts (refused ones included), retrying a hold that *succeeded* with its own
 // Idempotency-Key (the answer was lost) is refused RATE_LIMITED instead of replaying the hold.
 import { env } from 'cloudflare:workers';
@@ -7,7 +7,7 @@ import { HOLDS_PER_WINDOW } from '../../durable-objects/inventory/inventory';
 import { createEvent, freshEventId } from '../helpers/client';
 
 it('a retried successful hold replays even after the account hit the attempt limit', async () => {
-  const eventId = freshEventId('review2');
+  const eventId = freshEventId();
   expect((await createEvent(eventId)).status).toBe(201);
   const inv = env.INVENTORY.getByName(eventId);
   const first = await inv.hold('acct', { seatIds: ['A1'] }, 'key-1');

@@ -1,4 +1,4 @@
-// Regression (review finding): landing on the sale URL without a ticket is a join, counted per IP. The limiter is skipped
+// Regression (first queue review): landing on the sale URL without a ticket is a join, counted per IP. The limiter is skipped
 // whenever the request carries *any* Authorization header or *any* ticket-named cookie
 // (carriesNoTicket in src/app.ts), but the route then treats an unverifiable ticket as none
 // (ticketOrNull in src/routes/queue.ts) and joins a brand-new visitor: unlimited new places per IP.
@@ -34,7 +34,7 @@ async function land(eventId: string, headers: Record<string, string>): Promise<R
 }
 
 it('an IP over its join limit cannot join new visitors by adding a junk Authorization header or ticket cookie', async () => {
-  const eventId = freshEventId('review');
+  const eventId = freshEventId();
   expect((await createEvent(eventId)).status).toBe(201);
   expect((await land(eventId, {})).status).toBe(200); // counted; the limiter's refusal arrives after it
   expect((await land(eventId, {})).status).toBe(429);

@@ -1,4 +1,4 @@
-// Regression (review): a queue shard marked itself "announced" before its wake() call to the WaitingRoom returned.
+// Regression (first queue review): a queue shard marked itself "announced" before its wake() call to the WaitingRoom returned.
 // If that one wake fails (overloaded room, reset, network), the flag stays set and no later join
 // ever wakes the room again: an idle room with no alarm never ticks, and the queue stalls.
 import { runInDurableObject } from 'cloudflare:test';
@@ -8,7 +8,7 @@ import { freshEventId } from '../helpers/client';
 import { QueueHarness, queueConfig } from '../helpers/queue';
 
 it('a single failed wake() does not leave later arrivals without a release tick', async () => {
-  const eventId = freshEventId('review');
+  const eventId = freshEventId();
   const q = new QueueHarness(eventId);
   await q.room.configure(queueConfig(eventId, { maxActiveVisitors: 100 }));
   const t0 = Date.now();

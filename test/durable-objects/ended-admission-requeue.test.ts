@@ -1,4 +1,4 @@
-// Regression (review finding): an admission that has ended must send its place to the back. `admit` only recognises an
+// Regression (first queue review): an admission that has ended must send its place to the back. `admit` only recognises an
 // ended place when it is the one stored in the visitor's single wr_admissions row; once the
 // visitor's next place has been admitted (the row now names that place), the old ticket's place is
 // judged afresh, found "released within the idle timeout", and admitted again: no queueing.
@@ -9,7 +9,7 @@ import { freshEventId } from '../helpers/client';
 import { QueueHarness } from '../helpers/queue';
 
 it('an old ticket whose admission ended is not admitted again after the visitor was re-admitted with a new place', async () => {
-  const eventId = freshEventId('review');
+  const eventId = freshEventId();
   const q = new QueueHarness(eventId);
   const input = eventConfigInput.parse({
     releaseRatePerMinute: 600,
