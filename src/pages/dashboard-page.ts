@@ -114,10 +114,9 @@ export const DASHBOARD_SCRIPT = `
     const span = minuteAgo ? Math.max(5_000, Date.now() - minuteAgo.at) : 0;
     set('admittedPerMinute', minuteAgo ? num(((q.admittedTotal - minuteAgo.admittedTotal) * 60_000) / span) : '-');
     set('active', num(q.active) + ' / ' + num(q.activeLimit) + ' / ' + num(cfg.maxActiveVisitors));
-    // What limits admissions now (GET /_wr/admin/events/{id} queue.binding, issue #13).
-    const b = q.binding;
-    set('binds', b ? b.binds.replace(/_/g, ' ') + ': ' + b.detail : '-');
-    set('unclaimed', b ? num(b.unclaimed) + ' (' + num(b.expectedArrivals) + ' expected) / ' + num(b.unclaimedLimit) : '-');
+    // Released places not claimed yet, and their own bound (GET /_wr/admin/events/{id} queue.binding, issue #13).
+    const u = q.binding;
+    set('unclaimed', u ? num(u.unclaimed) + ' (' + num(u.expectedArrivals) + ' expected) / ' + num(u.unclaimedLimit) : '-');
     set('rate', num(q.releaseRatePerMinute) + (q.fixedRatePerMinute !== null ? ' (fixed)' : q.admitPerMinute !== q.releaseRatePerMinute ? ' (admit ' + num(q.admitPerMinute) + ')' : ''));
     const h = q.lastHealth;
     set('origin', !h ? 'no report' : h.activeBuyers === 0 && h.p99LatencyMs === 0 ? 'idle (no traffic)' : num(h.p99LatencyMs) + ' ms / ' + pct(h.errorRate));
@@ -277,7 +276,6 @@ export function dashboardPage(): string {
     <div class="card"><span>Admitted per minute (last minute)</span><b data-k="admittedPerMinute">-</b></div>
     <div class="card"><span>Active / limit / max</span><b data-k="active">-</b></div>
     <div class="card"><span>Release rate per minute</span><b data-k="rate">-</b></div>
-    <div class="card"><span>What binds now</span><b data-k="binds">-</b></div>
     <div class="card"><span>Unclaimed places / bound</span><b data-k="unclaimed">-</b></div>
     <div class="card"><span>Origin p99 / errors</span><b data-k="origin">-</b></div>
     <div class="card"><span>Seat-hold p99 / conflicts</span><b data-k="holds">-</b></div>

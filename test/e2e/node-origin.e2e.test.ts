@@ -63,7 +63,7 @@ async function eventStats() {
 }
 
 describe('gateway in front of the Node example origin', () => {
-  it('queues on the event page, admits, the Node origin verifies the token, its health reports raise the rate, and its checkout sells the seat', async () => {
+  it('passes the home page and an asset through without cookies, queues on the event page, admits, the Node origin verifies the token, its health reports raise the rate, and its checkout sells the seat', async () => {
     await putEvent(gateway, EVENT, { releaseRatePerMinute: 600, minReleaseRatePerMinute: MIN_RATE, maxActiveVisitors: 50, seats: 20 });
     expect((await eventStats()).queue.lastHealth).toBeNull();
     // The Node origin starts reporting (every second, idle or not) only now that its event exists.
@@ -71,8 +71,17 @@ describe('gateway in front of the Node example origin', () => {
 
     const context = await browser.newContext();
     const page = await context.newPage();
-    // 1. The event page queues: the gateway's waiting page, not the origin's.
-    await page.goto(`${gateway.url}/events/${EVENT}/`);
+    // 0. No room covers the home page or its stylesheet: the gateway passes them to the Node
+    //    origin untouched, with no cookie of its own.
+    const home = await page.goto(`${gateway.url}/`);
+    expect(home?.status()).toBe(200);
+    expect(await page.textContent('h1')).toBe('Example Tickets');
+    const css = await fetch(`${gateway.url}/static/site.css`);
+    expect([css.status, css.headers.get('content-type'), css.headers.getSetCookie()]).toEqual([200, 'text/css; charset=utf-8', []]);
+    expect(await context.cookies()).toEqual([]);
+    // 1. The event page (followed from the home page's link) queues: the gateway's waiting page.
+    await page.click('#event');
+    await page.waitForURL(`**/events/${EVENT}/`);
     expect(await page.textContent('h1')).toMatch(/in line|turn/i);
     expect((await context.cookies()).some((c) => c.name.includes(EVENT))).toBe(true);
     // More visitors behind this one keep the room ticking (a room with nobody in line runs no
