@@ -1,6 +1,7 @@
 // Admission cursor: advancing it releases exactly a prefix of the global arrival order, never past
 // the seal, and one shard behaves exactly like a single queue; polls are answered from place + cursor.
 import fc from 'fast-check';
+import { testCursor } from '../helpers/cursor';
 import { describe, expect, it } from 'vitest';
 import {
   advanceCursor,
@@ -87,27 +88,13 @@ describe('shardOf', () => {
 });
 
 describe('viewPlace', () => {
-  const base: AdmissionCursor = {
-    eventId: 'ev',
-    eventName: 'Ev',
-    policy: 'fifo',
-    saleStartsAtMs: 0,
-    page: {},
-    pageStatus: 200,
-    commitment: null,
-    mode: 'open',
-    soldOut: false,
-    shards: 1,
-    idleTimeoutMs: 300_000,
+  const base = testCursor({
     fifo: { bucket: 10, idx: 3, shard: 0 },
-    draw: null,
     queue: [
       [10, 7],
       [11, 5],
     ],
-    admitPerMinute: 60,
-    publishedAtMs: 0,
-  };
+  });
 
   it('says released exactly when the cursor passed the place, and counts the unreleased places ahead', () => {
     expect(viewPlace(base, { bucket: 10, idx: 2, shard: 0 }, null, 1)).toMatchObject({ released: true });

@@ -5,30 +5,13 @@ import { describe, expect, it } from 'vitest';
 import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
 import { MIN_USEFUL_ADMISSION_MS } from '../../contracts/queue/lifetimes';
 import type { AdmitAnswer } from '../../contracts/room-answers';
+import { testCursor } from '../helpers/cursor';
 import { takeTurn, turnBody, type TurnPorts } from '../../src/lib/visitor-turn';
 
 const NOW = 1_800_000_000_000;
 
 function cursor(o: Partial<AdmissionCursor> = {}): AdmissionCursor {
-  return {
-    eventId: 'ev',
-    eventName: 'Ev',
-    policy: 'fifo',
-    saleStartsAtMs: 0,
-    page: {},
-    pageStatus: 200,
-    commitment: null,
-    mode: 'open',
-    soldOut: false,
-    shards: 1,
-    idleTimeoutMs: 300_000,
-    fifo: { bucket: 100, idx: 0, shard: 0 },
-    draw: null,
-    queue: [[100, 5]],
-    admitPerMinute: 60,
-    publishedAtMs: NOW,
-    ...o,
-  };
+  return testCursor({ fifo: { bucket: 100, idx: 0, shard: 0 }, queue: [[100, 5]], publishedAtMs: NOW, ...o });
 }
 
 /** Ports that record every call; `admit` answers from the list, `join` hands out bucket 200, 201, ... */
