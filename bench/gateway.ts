@@ -367,9 +367,6 @@ async function main(): Promise<void> {
   }
   const logLines = gw.logLines();
   await gw.mf.dispose();
-  // The gateway in front of the Node example origin (its own Miniflare, with ORIGIN_URL set).
-  const nodeOrigin = await benchNodeOrigin({ reps: REPS, durationS: DURATION_S, connections: 50 });
-
   const m: Medians = {
     rps: (id) => median(samples.get(id)!.map((s) => s.rps)),
     extra: (name) => median(extras.get(name) ?? [NaN]),
@@ -391,7 +388,15 @@ async function main(): Promise<void> {
       ].join('  '),
     );
   }
-  for (const line of nodeOriginRows(nodeOrigin)) console.log(line);
+  // The gateway in front of the Node example origin (its own Miniflare, with ORIGIN_URL set), after
+  // the table above is printed, so that a failure here never loses it.
+  try {
+    const nodeOrigin = await benchNodeOrigin({ reps: REPS, durationS: DURATION_S, connections: 50 });
+    for (const line of nodeOriginRows(nodeOrigin)) console.log(line);
+  } catch (err) {
+    console.log(`${'Node origin page rows'.padEnd(42)}  failed: ${(err as Error).message}`);
+    process.exitCode = 1;
+  }
   console.log('');
   for (const [name, texts] of facts) console.log(`${name} per repetition: ${texts.join('; ')}`);
   console.log(`decision log lines written by the Worker during the run: ${logLines.toLocaleString()}`);

@@ -17,6 +17,8 @@ export interface NodeOriginSample {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Answers by HTTP status, e.g. { "200": 9000, "503": 12 }. */
+  statuses: Record<string, number>;
 }
 
 const EVENT = 'bench-node';
@@ -24,7 +26,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function load(url: string, headers: Record<string, string>, connections: number, durationS: number): Promise<NodeOriginSample> {
   const r = await autocannon({ url, connections, duration: durationS, headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+  const statuses = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, v]) => [code, v?.count ?? 0]));
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, statuses };
 }
 
 /**
@@ -117,8 +120,13 @@ export async function benchNodeOrigin(opts: { reps: number; durationS: number; c
       gateway.push(await load(base + page, { cookie: cookie() }, opts.connections, opts.durationS));
       direct.push(await load(`http://127.0.0.1:${originPort}${page}`, { 'x-admission-token': token }, opts.connections, opts.durationS));
     }
-    for (const s of [...gateway, ...direct])
-      if (s.non2xx > 0 || s.errors > 0) throw new Error(`a run had ${s.non2xx} non-2xx answers and ${s.errors} errors`);
+    for (const [side, runs] of [
+      ['through the gateway', gateway],
+      ['direct', direct],
+    ] as const)
+      for (const s of runs)
+        if (s.non2xx > 0 || s.errors > 0)
+          throw new Error(`a run ${side} had ${s.non2xx} non-2xx answers (${JSON.stringify(s.statuses)}) and ${s.errors} errors`);
     return { gateway, direct };
   } finally {
     origin.kill('SIGTERM');
