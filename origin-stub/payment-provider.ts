@@ -1,5 +1,6 @@
 // A fake card payment provider: authorize, capture, void, refund, query and signed webhooks, with
 // idempotency by operation id and injectable latency, declines, timeouts and lost responses.
+import { MAX_FUTURE_SKEW_S } from '../contracts/hmac';
 import { newPayment, transition, type Payment, type PaymentEvent, type ProviderSnapshot } from './payment-state';
 
 /** A test card number that the fake provider always declines. */
@@ -265,7 +266,7 @@ export class FakePaymentProvider {
 
 /** Header of the webhook signature: `t=<Unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`. */
 export const WEBHOOK_SIGNATURE_HEADER = 'x-payment-signature';
-/** Webhooks signed longer ago than this are refused, seconds. */
+/** Webhooks signed longer ago than this are refused, seconds (Stripe's default tolerance). */
 export const WEBHOOK_TOLERANCE_S = 300;
 
 const encoder = new TextEncoder();
@@ -281,10 +282,16 @@ export async function signWebhook(secret: string, body: string, nowMs: number): 
   return `t=${t},v1=${await hmacHex(secret, `${t}.${body}`)}`;
 }
 
-/** True only for a signature of this body by `secret`, made within WEBHOOK_TOLERANCE_S of `nowMs`. */
+/**
+ * True only for a signature of this body by `secret`, made at most WEBHOOK_TOLERANCE_S before
+ * `nowMs` and at most MAX_FUTURE_SKEW_S after it: a correct clock never signs in the future, so
+ * only clock skew is allowed ahead (a symmetric window kept a captured delivery replayable twice
+ * as long; the same rule as the origin API's signatures).
+ */
 export async function verifyWebhook(secret: string, body: string, header: string | null | undefined, nowMs: number): Promise<boolean> {
   const m = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/.exec(header ?? '');
-  if (!secret || !m || Math.abs(nowMs / 1000 - Number(m[1])) > WEBHOOK_TOLERANCE_S) return false;
+  const ageS = m ? nowMs / 1000 - Number(m[1]) : NaN;
+  if (!secret || !m || !(ageS <= WEBHOOK_TOLERANCE_S && ageS >= -MAX_FUTURE_SKEW_S)) return false;
   const expected = await hmacHex(secret, `${m[1]}.${body}`);
   let diff = 0;
   for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ m[2]!.charCodeAt(i);

@@ -179,6 +179,10 @@ describe('Shop webhooks and operator API', () => {
     expect((await post(null)).status).toBe(401);
     expect((await post(await signWebhook('not-the-secret', body, Date.now()))).status).toBe(401);
     expect((await post(await signWebhook(env.PAYMENT_WEBHOOK_SECRET, body, Date.now() - 3_600_000))).status).toBe(401);
+    // Signed in the future beyond the clock skew: refused (was accepted up to 300 s ahead, so a
+    // captured delivery stayed replayable for 600 s).
+    expect((await post(await signWebhook(env.PAYMENT_WEBHOOK_SECRET, body, Date.now() + 290_000))).status).toBe(401);
+    expect((await post(await signWebhook(env.PAYMENT_WEBHOOK_SECRET, body, Date.now() + 30_000))).status).toBe(401);
     expect((await post(await signWebhook(env.PAYMENT_WEBHOOK_SECRET, body, Date.now()), body.replace('5000', '5001'))).status).toBe(401);
     const ok = await post(await signWebhook(env.PAYMENT_WEBHOOK_SECRET, body, Date.now()));
     expect(await ok.json()).toEqual({ outcome: 'stale' });
