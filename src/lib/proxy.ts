@@ -45,9 +45,17 @@ function dropHopByHop(headers: Headers, keepWebSocketUpgrade: boolean): void {
 /**
  * The headers the origin gets: the client's, without hop-by-hop fields and without the gateway's
  * own credentials (its cookies, and any client-sent `X-Admission-Token`: the origin sees an
- * admission token only when the gateway put it there), plus the gateway's Via entry.
+ * admission token only when the gateway put it there), plus the gateway's Via entry and the
+ * de-facto reverse-proxy fields (as nginx's `proxy_set_header` recipes set them):
+ * - `X-Forwarded-Host` / `X-Forwarded-Proto`: the host and scheme the visitor asked for (with
+ *   `ORIGIN_URL` the request reaches the origin under the origin's own host), overwriting any
+ *   client-sent value;
+ * - `X-Forwarded-For`: the client's list with `CF-Connecting-IP` (the address Cloudflare saw,
+ *   which a Worker's subrequest would otherwise replace by the Worker's) as its last hop.
+ *
+ * @param requestUrl the URL the visitor asked the gateway for
  */
-export function forwardedHeaders(incoming: Headers): Headers {
+export function forwardedHeaders(incoming: Headers, requestUrl: URL): Headers {
   const headers = new Headers(incoming);
   dropHopByHop(headers, true);
   headers.delete(ADMISSION_HEADER);
@@ -56,6 +64,17 @@ export function forwardedHeaders(incoming: Headers): Headers {
   else headers.delete('cookie');
   const via = headers.get('via');
   headers.set('via', via ? `${via}, ${VIA}` : VIA);
+  headers.set('x-forwarded-host', requestUrl.host);
+  headers.set('x-forwarded-proto', requestUrl.protocol.slice(0, -1));
+  const client = incoming.get('cf-connecting-ip');
+  if (client) {
+    const hops = (incoming.get('x-forwarded-for') ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
+    if (hops.at(-1) !== client) hops.push(client);
+    headers.set('x-forwarded-for', hops.join(', '));
+  }
   return headers;
 }
 
@@ -92,8 +111,7 @@ export function originCommands(res: Response): string[] {
 type OriginEnv = Partial<Pick<Env, 'ORIGIN_URL' | 'ORIGIN_TIMEOUT_MS'>> & { ORIGIN?: Fetcher };
 
 /** Where a request goes: `ORIGIN_URL` (same path and query) when set, else the same URL over the ORIGIN binding. */
-function originTarget(request: Request, originUrl: string | null): URL {
-  const url = new URL(request.url);
+function originTarget(url: URL, originUrl: string | null): URL {
   return originUrl ? new URL(url.pathname + url.search, originUrl) : url;
 }
 
@@ -134,9 +152,10 @@ async function send(forwarded: Request, env: OriginEnv, originUrl: string | null
  */
 export async function passThrough(request: Request, env: OriginEnv): Promise<Response> {
   const origin = originSettings(env);
-  const forwarded = new Request(originTarget(request, origin.url), {
+  const url = new URL(request.url);
+  const forwarded = new Request(originTarget(url, origin.url), {
     method: request.method,
-    headers: forwardedHeaders(request.headers),
+    headers: forwardedHeaders(request.headers, url),
     body: request.body,
     redirect: 'manual',
   });
@@ -164,10 +183,11 @@ export async function proxyToOrigin(
   opts: { eventId?: string; stripAuthorization?: boolean; timeoutMs?: number } = {},
 ): Promise<Response> {
   const origin = originSettings(env);
-  const headers = forwardedHeaders(request.headers);
+  const url = new URL(request.url);
+  const headers = forwardedHeaders(request.headers, url);
   headers.set(ADMISSION_HEADER, admissionToken);
   if (opts.stripAuthorization) headers.delete('authorization');
-  const forwarded = new Request(originTarget(request, origin.url), {
+  const forwarded = new Request(originTarget(url, origin.url), {
     method: request.method,
     headers,
     body: request.body,

@@ -79,6 +79,9 @@ describe('pass-through (no room covers the request)', () => {
           'x-admission-token': 'forged',
           authorization: 'Bearer site-session',
           'x-custom': 'kept',
+          'x-forwarded-host': 'spoofed.example',
+          'x-forwarded-for': '198.51.100.7',
+          'cf-connecting-ip': '203.0.113.9',
         },
       },
       bindings,
@@ -95,6 +98,11 @@ describe('pass-through (no room covers the request)', () => {
     expect(got.headers.get('authorization')).toBe('Bearer site-session');
     expect(got.headers.get('x-custom')).toBe('kept');
     expect(got.headers.get('via')).toBe(VIA);
+    // The host and scheme the visitor asked for (a client-sent X-Forwarded-Host is overwritten), and
+    // the address Cloudflare saw as the last X-Forwarded-For hop.
+    expect(got.headers.get('x-forwarded-host')).toBe(new URL(BASE).host);
+    expect(got.headers.get('x-forwarded-proto')).toBe(new URL(BASE).protocol.slice(0, -1));
+    expect(got.headers.get('x-forwarded-for')).toBe('198.51.100.7, 203.0.113.9');
     expect(res.headers.getSetCookie()).toEqual([]);
   });
 
