@@ -35,6 +35,20 @@ export {
   type AdmissionOptions,
   type FetchLike,
 } from './admission.ts';
+export {
+  DEFAULT_ENTRY_ISSUER,
+  ENTRY_ALG,
+  ENTRY_HEADER,
+  ENTRY_QUERY_PARAM,
+  ENTRY_TYP,
+  LANE_CLAIM,
+  LANE_PATTERN,
+  MAX_ACCOUNT_LENGTH,
+  MAX_ENTRY_TOKEN_TTL_S,
+  entryUrl,
+  signEntryToken,
+  type EntryTokenInput,
+} from './entry.ts';
 export { ActiveVisitors, DEFAULT_MAX_SAMPLES, DEFAULT_WINDOW_MS, LatencyWindow, quantile, type WindowStats } from './latency-window.ts';
 export {
   DEFAULT_REPORT_INTERVAL_MS,

@@ -1,0 +1,58 @@
+// signEntryToken: the token is exactly what the gateway verifies (header, claims, lifetime), and bad input throws.
+import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_ENTRY_ISSUER, ENTRY_TYP, MAX_ENTRY_TOKEN_TTL_S, entryUrl, signEntryToken } from '../src/index.ts';
+
+const SECRET = 'origin-shared-secret';
+const NOW = Date.UTC(2026, 11, 1, 9);
+
+describe('signEntryToken', () => {
+  it('signs an HS256 JWT with typ, iss, aud, sub, jti, iat, exp and the lane, verifiable with the shared secret', async () => {
+    const token = await signEntryToken(
+      { account: 'fan@example.com', eventId: 'taipei-2027', lane: 'presale', ttlS: 120, nowMs: NOW },
+      SECRET,
+    );
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: ENTRY_TYP });
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(SECRET), {
+      algorithms: ['HS256'],
+      typ: ENTRY_TYP,
+      issuer: DEFAULT_ENTRY_ISSUER,
+      audience: 'taipei-2027',
+      currentDate: new Date(NOW),
+    });
+    expect(payload).toMatchObject({ sub: 'fan@example.com', lane: 'presale', iat: NOW / 1000, exp: NOW / 1000 + 120 });
+    expect(typeof payload.jti).toBe('string');
+  });
+
+  it('leaves the lane out when none is given, uses the given issuer, and gives every token its own jti', async () => {
+    const a = decodeJwt(await signEntryToken({ account: '42', eventId: 'demo', ttlS: 60, issuer: 'shop', nowMs: NOW }, SECRET));
+    const b = decodeJwt(await signEntryToken({ account: '42', eventId: 'demo', ttlS: 60, issuer: 'shop', nowMs: NOW }, SECRET));
+    expect(a).not.toHaveProperty('lane');
+    expect(a.iss).toBe('shop');
+    expect(a.jti).not.toBe(b.jti);
+  });
+
+  it('throws a TypeError for every bad input, naming the field', async () => {
+    const ok = { account: 'a', eventId: 'demo', ttlS: 60 };
+    const cases: [Parameters<typeof signEntryToken>[0], string, RegExp][] = [
+      [ok, '', /secret/],
+      [{ ...ok, account: '' }, SECRET, /account/],
+      [{ ...ok, account: 'x'.repeat(257) }, SECRET, /account/],
+      [{ ...ok, eventId: 'Demo' }, SECRET, /eventId/],
+      [{ ...ok, lane: 'Pre Sale' }, SECRET, /lane/],
+      [{ ...ok, ttlS: 0 }, SECRET, /ttlS/],
+      [{ ...ok, ttlS: MAX_ENTRY_TOKEN_TTL_S + 1 }, SECRET, /ttlS/],
+      [{ ...ok, ttlS: 1.5 }, SECRET, /ttlS/],
+    ];
+    for (const [input, secret, message] of cases) await expect(signEntryToken(input, secret)).rejects.toThrow(message);
+  });
+});
+
+describe('entryUrl', () => {
+  it('adds wr_entry to the room URL, keeping its query', () => {
+    expect(entryUrl('https://tickets.example.com/concerts/x/?lang=ja', 'T.O.K')).toBe(
+      'https://tickets.example.com/concerts/x/?lang=ja&wr_entry=T.O.K',
+    );
+    expect(() => entryUrl('javascript:alert(1)', 't')).toThrow(TypeError);
+  });
+});
