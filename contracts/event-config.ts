@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { MAX_BYPASS_ENTRIES, MAX_PATTERNS, MAX_PATTERN_LENGTH } from './room-patterns';
 import { wholeNumber } from './zod';
 import { TIER_PATTERN } from './names';
+import { DEFAULT_ENTRY_ISSUER, LANE_PATTERN, MAX_LANES, MAX_SIGN_IN_URL_LENGTH, type EntryRule } from './entry';
 
 /** Default hold TTL: 5 minutes, in seconds. */
 export const DEFAULT_HOLD_TTL_S = 300;
@@ -85,6 +86,27 @@ export const eventConfigInput = z
       }),
       {},
     ),
+    // Entry tokens (contracts/entry.ts, docs/api.md "Entry tokens"): absent = an open event. The
+    // sign-in URL's site is checked by the organizer API against the room's patterns (SIGN_IN_URL_INVALID).
+    entry: z.optional(
+      z.strictObject({
+        require: z.literal('account'),
+        signInUrl: z.string().check(z.minLength(1), z.maxLength(MAX_SIGN_IN_URL_LENGTH)),
+        issuer: z._default(z.string().check(z.minLength(1), z.maxLength(200)), DEFAULT_ENTRY_ISSUER),
+        lanes: z._default(
+          z
+            .array(
+              z.strictObject({
+                lane: z.string().check(z.regex(LANE_PATTERN)),
+                saleStartsAt: z.optional(z.iso.datetime({ offset: true })),
+                releaseSharePercent: wholeNumber(0, 100),
+              }),
+            )
+            .check(z.maxLength(MAX_LANES)),
+          [],
+        ),
+      }),
+    ),
   })
   .check(
     z.refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
@@ -99,6 +121,14 @@ export const eventConfigInput = z
     z.refine((c) => new Set(c.tiers.map((t) => t.tier)).size === c.tiers.length, {
       message: 'tier names must be distinct',
       path: ['tiers'],
+    }),
+    z.refine((c) => !c.entry || new Set(c.entry.lanes.map((l) => l.lane)).size === c.entry.lanes.length, {
+      message: 'lane names must be distinct',
+      path: ['entry', 'lanes'],
+    }),
+    z.refine((c) => !c.entry || c.entry.lanes.reduce((sum, l) => sum + l.releaseSharePercent, 0) <= 100, {
+      message: 'the release shares of the lanes must add up to at most 100 percent',
+      path: ['entry', 'lanes'],
     }),
   );
 
@@ -131,6 +161,8 @@ export interface QueueConfig {
   waitingPageStatus: 200 | 202 | 429;
   /** Organizer's look of the waiting page: colour, HTTPS logo, a short message (all escaped). */
   page: PageTemplate;
+  /** Entry tokens required (one place per account, presale lanes); absent = an open event. */
+  entry?: EntryRule;
 }
 
 /** The organizer's customisation of the waiting page. */
@@ -186,6 +218,7 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       shards: input.queueShards,
       waitingPageStatus: input.waitingPageStatus,
       page: input.page,
+      ...(input.entry ? { entry: entryRule(input.entry) } : {}),
     },
     inventory: {
       seats: input.seats,
@@ -230,5 +263,34 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Omit
     queueShards: queue.shards ?? 1,
     waitingPageStatus: queue.waitingPageStatus ?? 200,
     page: queue.page ?? {},
+    ...(queue.entry ? { entry: entryInput(queue.entry) } : {}),
+  };
+}
+
+/** The room's entry rule from the organizer's `entry` (instants as epoch ms; the account key is pinned by the organizer API). */
+function entryRule(entry: NonNullable<EventConfigInput['entry']>): EntryRule {
+  return {
+    require: entry.require,
+    signInUrl: entry.signInUrl,
+    issuer: entry.issuer,
+    lanes: entry.lanes.map((l) => ({
+      lane: l.lane,
+      saleStartsAtMs: l.saleStartsAt ? Date.parse(l.saleStartsAt) : 0,
+      releaseSharePercent: l.releaseSharePercent,
+    })),
+  };
+}
+
+/** The organizer's `entry` from the room's rule (the inverse of `entryRule`; the pinned key id is not part of it). */
+function entryInput(rule: EntryRule): NonNullable<EventConfigInput['entry']> {
+  return {
+    require: rule.require,
+    signInUrl: rule.signInUrl,
+    issuer: rule.issuer,
+    lanes: rule.lanes.map((l) => ({
+      lane: l.lane,
+      ...(l.saleStartsAtMs > 0 ? { saleStartsAt: new Date(l.saleStartsAtMs).toISOString() } : {}),
+      releaseSharePercent: l.releaseSharePercent,
+    })),
   };
 }

@@ -1,6 +1,7 @@
 // Admission cursor: pure rules for places in line across queue shards, and for answering a poll at
 // the edge from a signed queue ticket plus the published cursor (DESIGN.md section 7).
 import type { PageTemplate, QueueConfig } from '../event-config';
+import type { CursorEntry } from '../entry';
 import { estimateWaitSeconds, onSale, pollAfterMs, waitingState, type QueueState, type RoomMode } from './queue-policy';
 
 /** Arrivals are grouped in buckets of this many ms; FIFO holds exactly across buckets. */
@@ -154,6 +155,11 @@ export interface AdmissionCursor {
   admitPerMinute: number;
   /** When the coordinator produced this cursor, epoch ms. */
   publishedAtMs: number;
+  /**
+   * The event's entry requirement (contracts/entry.ts): sign-in URL, token issuer, lanes, the
+   * pinned account key id; null (or absent, from a room older than entry tokens) for an open event.
+   */
+  entry?: CursorEntry | null;
 }
 
 /** A waiting visitor's view, computed at the edge from their place and the cursor. */

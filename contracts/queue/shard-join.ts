@@ -36,3 +36,6 @@ export function shardJoin(cursor: AdmissionCursor, visitorId: string, replaces: 
     ...(replaces ? { replaces: placeKey(replaces) } : {}),
   };
 }
+
+/** What `QueueShard.enter` answers: the account's place, or a refusal of an entry token seen before. */
+export type EntryJoinAnswer = { kind: 'place'; place: Place } | { kind: 'entry_token_used' };

@@ -5,7 +5,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { Sql, migrate, type Migration } from '../shared/sql';
 import { logDecision } from '../../contracts/log';
 import type { Place } from '../../contracts/queue/cursor';
-import type { ShardJoin } from '../../contracts/queue/shard-join';
+import type { EntryJoinAnswer, ShardJoin } from '../../contracts/queue/shard-join';
 import { arrivalBucket, decideJoin } from './shard-policy';
 
 const MIGRATIONS: readonly Migration[] = [
@@ -29,6 +29,14 @@ const MIGRATIONS: readonly Migration[] = [
         announced INTEGER NOT NULL
       );
       INSERT INTO qs_state VALUES (1, 0, 0, 0);
+    `,
+  },
+  {
+    id: 2,
+    description: 'entry tokens already used for a place (single use, kept until they expire)',
+    sql: `
+      CREATE TABLE qs_entry_tokens (token_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+      CREATE INDEX qs_entry_tokens_expiry ON qs_entry_tokens (expires_at);
     `,
   },
 ];
@@ -61,6 +69,27 @@ export class QueueShard extends DurableObject<Env> {
    */
   async join(req: ShardJoin): Promise<Place> {
     this.requests++;
+    return this.place(req);
+  }
+
+  /**
+   * `join` for an account that brings an entry token (src/lib/entry-token.ts): each token gets a
+   * place once. A token seen before (a replay, or a copy in another browser) gets
+   * `entry_token_used` and changes nothing; a new one is remembered until it expires (plus the
+   * tokens' clock tolerance) in the same turn that hands out the place. The account's visitor id
+   * is the same on every device, so a new token of the same account gets its same place.
+   * @param token the token's `jti` and expiry (epoch ms, tolerance included)
+   */
+  async enter(req: ShardJoin, token: { id: string; expiresAtMs: number }): Promise<EntryJoinAnswer> {
+    this.requests++;
+    const now = this.clock();
+    this.sql.run`DELETE FROM qs_entry_tokens WHERE expires_at < ${now}`;
+    if (this.sql.one`SELECT 1 AS used FROM qs_entry_tokens WHERE token_id = ${token.id}`) return { kind: 'entry_token_used' };
+    this.sql.run`INSERT INTO qs_entry_tokens (token_id, expires_at) VALUES (${token.id}, ${token.expiresAtMs})`;
+    return { kind: 'place', place: await this.place(req) };
+  }
+
+  private async place(req: ShardJoin): Promise<Place> {
     const now = this.clock();
     const existing = this.sql.one<{ pre: number; bucket: number; idx: number; left_at: number | null }>`
       SELECT pre, bucket, idx, left_at FROM qs_visitors WHERE visitor_id = ${req.visitorId}`;

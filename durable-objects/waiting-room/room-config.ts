@@ -68,6 +68,17 @@ export function configChangeConflict(old: RoomConfig, next: QueueConfig, state: 
 }
 
 /**
+ * The config to store when `next` replaces `old`: once visitors joined, an entry rule keeps the
+ * account key it was pinned to (its accounts' places are hashed under it; a rotated gateway
+ * secret must not give them second places), whatever key the organizer API pinned this time.
+ */
+export function keepAccountKey(old: RoomConfig | null, next: QueueConfig, state: JoinedState): QueueConfig {
+  const pinned = old?.entry?.accountKeyId;
+  if (!state.joined || !pinned || !next.entry) return next;
+  return { ...next, entry: { ...next.entry, accountKeyId: pinned } };
+}
+
+/**
  * The release rate after the organizer's bounds change: a fixed rate above the new maximum is
  * lowered to it; a controller rate outside the new bounds is clamped into them; else unchanged.
  * @returns the change with its logged reason, or `unchanged`

@@ -1,6 +1,7 @@
 // What the WaitingRoom publishes for the edge (the admission cursor): the room's state and the
 // unreleased arrivals per bucket (for positions). Pure. (The rate for estimates: admission-pace.ts.)
 import { releasedInBucket, type AdmissionCursor, type FifoPlace } from '../../contracts/queue/cursor';
+import { cursorEntry } from '../../contracts/entry';
 import type { RoomConfig } from './room-config';
 import { cursorOf, type RoomRow } from './room-store';
 
@@ -55,5 +56,6 @@ export function publishCursor(
     queue: read.queue,
     admitPerMinute: read.admitPerMinute,
     publishedAtMs: read.nowMs,
+    entry: cursorEntry(config.entry),
   };
 }

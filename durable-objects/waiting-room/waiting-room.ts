@@ -17,7 +17,14 @@ import { alarmChange, nextSlotFreesAt, planAlarm, type AlarmCause } from './alar
 import { acceptHealthReport, parseStoredHealth } from './health-intake';
 import type { ShardCounts } from './queue-shard';
 import { initialControllerState, nextReleaseRate, type GatewaySignals, type HealthReport } from './release-controller';
-import { configChangeConflict, controllerBounds, parseRoomConfig, rateAfterBoundsChange, type RoomConfig } from './room-config';
+import {
+  configChangeConflict,
+  controllerBounds,
+  keepAccountKey,
+  parseRoomConfig,
+  rateAfterBoundsChange,
+  type RoomConfig,
+} from './room-config';
 import { publishCursor, queueListing } from './room-cursor';
 import { bindingReport } from './room-report';
 import { RoomStore, cursorOf, lapsedOf, type RoomRow } from './room-store';
@@ -94,14 +101,16 @@ export class WaitingRoom extends DurableObject<Env> {
     const before = this.room();
     if (before) await this.collectArrivals(before);
     const room = this.room();
+    let stored = config;
     if (room) {
       const joined = room.row.admitted_total > 0 || room.row.drawn === 1 || this.waitingCount(room) > 0;
       const conflict = configChangeConflict(room.config, config, { joined, drawn: room.row.drawn === 1 });
       if (conflict) return { kind: 'conflict', detail: conflict };
+      stored = keepAccountKey(room.config, config, { joined, drawn: room.row.drawn === 1 });
     }
     if (dryRun) return { kind: 'ok', created: !room };
     const now = this.clock();
-    const json = JSON.stringify(config);
+    const json = JSON.stringify(stored);
     // Checked before it is stored: a config the room could not read back is a bug here, not later.
     const next = parseRoomConfig(json);
     if (room) {

@@ -38,6 +38,13 @@ export type ErrorCode =
   | 'ORIGIN_UNAVAILABLE'
   | 'RATE_LIMITED'
   | 'OVERLOADED'
+  | 'ENTRY_REQUIRED'
+  | 'ENTRY_TOKEN_INVALID'
+  | 'ENTRY_TOKEN_EXPIRED'
+  | 'ENTRY_TOKEN_OTHER_EVENT'
+  | 'ENTRY_TOKEN_USED'
+  | 'LANE_NOT_CONFIGURED'
+  | 'SIGN_IN_URL_INVALID'
   | 'INTERNAL';
 
 /** HTTP status and short title per code (the `title` of RFC 9457 problem details). */
@@ -78,6 +85,13 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   ORIGIN_UNAVAILABLE: { status: 503, title: 'The ticketing site is not answering' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   OVERLOADED: { status: 503, title: 'The event is busy; try again shortly' },
+  ENTRY_REQUIRED: { status: 401, title: 'Sign in to join this queue' },
+  ENTRY_TOKEN_INVALID: { status: 401, title: 'The entry token is invalid' },
+  ENTRY_TOKEN_EXPIRED: { status: 401, title: 'The entry token has expired' },
+  ENTRY_TOKEN_OTHER_EVENT: { status: 403, title: 'The entry token is for another event' },
+  ENTRY_TOKEN_USED: { status: 409, title: 'The entry token was already used' },
+  LANE_NOT_CONFIGURED: { status: 403, title: 'The entry token names a lane this event does not have' },
+  SIGN_IN_URL_INVALID: { status: 400, title: 'The sign-in URL is not on the event’s own site' },
   INTERNAL: { status: 500, title: 'Internal error' },
 };
 

@@ -120,7 +120,7 @@ export const WAITING_SCRIPT = `
  * lone character ends up on a line of its own (issue 18: 順 / 位 split over two lines); Japanese
  * breaks between phrases, not inside words.
  */
-const css = (accent: string) => `
+export const css = (accent: string) => `
 :root {color-scheme: light dark; --accent: ${accent}; --line: color-mix(in srgb, CanvasText 14%, transparent); font-family: system-ui, sans-serif; line-height: 1.45;}
 body {margin: 0; background: Canvas; color: CanvasText;}
 .top {display: flex; justify-content: space-between; align-items: center; gap: 1rem; max-width: 34rem; margin: 0 auto; padding: 0.75rem 1.25rem;}

@@ -5,7 +5,9 @@ import * as z from 'zod/mini';
 import { wholeNumber } from '../../contracts/zod';
 import { bearerAuth } from 'hono/bearer-auth';
 import { DIRECTORY_NAME } from '../../contracts/names';
-import { eventConfigInput, joinConfig } from '../../contracts/event-config';
+import { eventConfigInput, joinConfig, type EventConfigInput } from '../../contracts/event-config';
+import { signInUrlProblem } from '../../contracts/entry';
+import { accountSecrets, currentAccountKeyId } from '../lib/entry-token';
 import { configureEvent } from '../lib/event-setup';
 import { callDurableObject, type DoCallOptions } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
@@ -46,12 +48,21 @@ adminApi.put('/events/:eventId', async (c) => {
   const eventId = eventIdParam(c);
   const input = await readJsonBody(c.req.raw, eventConfigInput);
   const claim = roomClaim(eventId, input);
+  const accountKey = await entryAccountKey(c, input.entry, claim.room.patterns);
   const room = c.env.WAITING_ROOM.getByName(eventId);
   const inventory = c.env.INVENTORY.getByName(eventId);
   const directory = c.env.DIRECTORY.getByName(DIRECTORY_NAME);
   const { created, config } = await configureEvent(
     {
-      room: { configure: (config, dryRun) => call('waitingRoom.configure', eventId, async () => room.configure(config, dryRun)) },
+      room: {
+        configure: (config, dryRun) =>
+          call('waitingRoom.configure', eventId, async () =>
+            room.configure(
+              config.entry && accountKey ? { ...config, entry: { ...config.entry, accountKeyId: accountKey } } : config,
+              dryRun,
+            ),
+          ),
+      },
       inventory: {
         beginChange: (request) => call('inventory.beginChange', eventId, async () => inventory.beginChange(request)),
         finishChange: (id) => call('inventory.finishChange', eventId, async () => inventory.finishChange(id)),
@@ -69,6 +80,19 @@ adminApi.put('/events/:eventId', async (c) => {
   await c.var.rooms.forget(defaultCache());
   return c.json({ eventId, created, config: { ...config, patterns: claim.room.patterns, bypass: claim.room.bypass } }, created ? 201 : 200);
 });
+
+/**
+ * An entry requirement's checks before anything is written: the sign-in URL on the room's own
+ * site (contracts/entry.ts signInUrlProblem), and the id of the account hash secret to pin.
+ * @returns the key id to pin, or null for an open event
+ * @throws GatewayError SIGN_IN_URL_INVALID (400) naming the problem; Error naming ACCOUNT_HASH_SECRET when it is unset
+ */
+async function entryAccountKey(c: Context<AppEnv>, entry: EventConfigInput['entry'], patterns: readonly string[]): Promise<string | null> {
+  if (!entry) return null;
+  const problem = signInUrlProblem(entry.signInUrl, patterns);
+  if (problem) throw new GatewayError('SIGN_IN_URL_INVALID', { detail: `entry.signInUrl ${JSON.stringify(entry.signInUrl)}: ${problem}` });
+  return currentAccountKeyId(accountSecrets(c.env));
+}
 
 adminApi.get('/events', async (c) => {
   c.header('cache-control', 'no-store');

@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { setCookie } from 'hono/cookie';
 import { shardOf, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
 import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
-import { shardJoin } from '../../contracts/queue/shard-join';
+import { shardJoin, type EntryJoinAnswer } from '../../contracts/queue/shard-join';
 import { shardName } from '../../contracts/names';
 import type { AdmitAnswer } from '../../contracts/room-answers';
 import { readCursor } from '../lib/cursor-cache';
@@ -14,7 +14,9 @@ import { readTicket } from '../middleware/credentials';
 import { admissionCookie, clearedCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
 import { GatewayError } from '../lib/errors';
 import { forgetSessions } from '../lib/session-cache';
-import { TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
+import { accountSecrets, decideEntry, type EntryDecision } from '../lib/entry-token';
+import { ENTRY_HEADER, ENTRY_QUERY_PARAM } from '../../contracts/entry';
+import { CLOCK_TOLERANCE_S, TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
 import { drawPage, wantsDrawPage } from '../pages/draw-page';
 import { langCookie, requestLang, type Lang } from '../../contracts/i18n';
 import { pageSecurityHeaders } from '../lib/security-headers';
@@ -23,7 +25,7 @@ import type { StatusBody } from '../lib/status-body';
 import { takeTurn, turnBody, type TurnPorts } from '../lib/visitor-turn';
 
 /** The event's admission cursor, cached at the edge (src/lib/cursor-cache.ts); null when the event does not exist. */
-function edgeCursor(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<AdmissionCursor | null> {
+export function edgeCursor(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<AdmissionCursor | null> {
   return readCursor(
     eventId,
     nowMs,
@@ -53,21 +55,24 @@ export interface TurnAnswer {
  *
  * @throws GatewayError RATE_LIMITED (429) over the join limit; OVERLOADED (503) when an object is
  */
-function turnPorts(c: Context<AppEnv>): TurnPorts {
+function turnPorts(c: Context<AppEnv>, entry: EntryDecision): TurnPorts {
   return {
     cursor: (eventId, nowMs) => edgeCursor(c, eventId, nowMs),
     join: async (cursor, visitorId, replaces) => {
       const ip = clientIp(c);
       if (ip) enforceRateLimit(c.env, (p) => c.executionCtx.waitUntil(p), 'join', 'ip', cursor.eventId, ip, Date.now());
       const req = shardJoin(cursor, visitorId, replaces);
-      const place = await callDurableObject<Place>(
-        async () => c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, req.shard)).join(req),
-        {
-          idempotent: true,
-          name: 'queueShard.join',
-          eventId: cursor.eventId,
-        },
-      );
+      const shard = c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, req.shard));
+      const place =
+        entry.kind === 'account' && !replaces
+          ? await enterWithToken(cursor, () =>
+              shard.enter(req, { id: entry.tokenId, expiresAtMs: entry.expiresAtMs + CLOCK_TOLERANCE_S * 1000 }),
+            )
+          : await callDurableObject<Place>(async () => shard.join(req), {
+              idempotent: true,
+              name: 'queueShard.join',
+              eventId: cursor.eventId,
+            });
       recordDecision(cursor.eventId, replaces ? 'requeued' : 'joined');
       return place;
     },
@@ -88,10 +93,11 @@ function turnPorts(c: Context<AppEnv>): TurnPorts {
  */
 export async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null): Promise<TurnAnswer> {
   const now = Date.now();
-  const turn = await takeTurn(turnPorts(c), {
+  const entry = await entryDecision(c, eventId, ticket, now);
+  const turn = await takeTurn(turnPorts(c, entry), {
     eventId,
-    ticket: ticket?.place ? { visitorId: ticket.visitorId, place: ticket.place } : null,
-    newVisitorId: crypto.randomUUID(),
+    ticket: entry.kind !== 'account' && ticket?.place ? { visitorId: ticket.visitorId, place: ticket.place } : null,
+    newVisitorId: entry.kind === 'account' ? entry.visitorId : crypto.randomUUID(),
     nowMs: now,
   });
   if (turn.kind === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
@@ -120,6 +126,40 @@ export async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: Vi
   }
   const visitorId = turn.kind === 'closed' ? '' : turn.visitorId;
   return { visitorId, body, retryAfterS, pageStatus: turn.cursor.pageStatus, page: turn.cursor.page, admissionToken };
+}
+
+/**
+ * The entry check of a turn (src/lib/entry-token.ts): the entry token comes as `X-Entry-Token`
+ * (apps) or `?wr_entry=` (browsers back from signing in); the rule from the edge-cached cursor.
+ * @throws GatewayError ENTRY_REQUIRED and the ENTRY_TOKEN_* / LANE_NOT_CONFIGURED codes, with the sign-in URL
+ */
+async function entryDecision(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null, nowMs: number): Promise<EntryDecision> {
+  const cursor = await edgeCursor(c, eventId, nowMs);
+  return decideEntry({
+    entry: cursor?.entry,
+    closed: cursor?.mode === 'closed',
+    eventId,
+    ticketVisitorId: ticket?.visitorId ?? null,
+    token: entryTokenOf(c),
+    originSecret: c.env.ORIGIN_HMAC_SECRET ?? '',
+    accountSecrets: accountSecrets(c.env),
+    nowMs,
+  });
+}
+
+/** The entry token of a request: `X-Entry-Token` (apps), else `?wr_entry=` (browsers back from signing in); null when none. */
+export function entryTokenOf(c: Context<AppEnv>): string | null {
+  return c.req.header(ENTRY_HEADER) || new URL(c.req.url).searchParams.get(ENTRY_QUERY_PARAM) || null;
+}
+
+/** The shard's single-use check of an entry token (not retried: a retry would meet the token as used). */
+async function enterWithToken(cursor: AdmissionCursor, enter: () => Promise<EntryJoinAnswer>): Promise<Place> {
+  const answer = await callDurableObject(enter, { idempotent: false, name: 'queueShard.enter', eventId: cursor.eventId });
+  if (answer.kind === 'place') return answer.place;
+  throw new GatewayError('ENTRY_TOKEN_USED', {
+    detail: 'this entry token already gave its place; sign in again (your account keeps the same place)',
+    extra: { signInUrl: cursor.entry?.signInUrl },
+  });
 }
 
 /** A ticket that fails to verify on the sale URL starts the visitor afresh instead of erroring. */

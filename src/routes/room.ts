@@ -5,7 +5,9 @@ import { getCookie } from 'hono/cookie';
 import { keepPrivate } from '../lib/cache-control';
 import { admissionCookie, clearedCookie, isSecure, ticketCookie } from '../lib/cookies';
 import { callDurableObject } from '../lib/do-call';
-import { GatewayError } from '../lib/errors';
+import { ERROR_TABLE, GatewayError, type ErrorCode } from '../lib/errors';
+import { ENTRY_QUERY_PARAM } from '../../contracts/entry';
+import { SIGN_IN_REASONS, signInHref, signInPage, type SignInReason } from '../pages/sign-in-page';
 import { logDecision } from '../../contracts/log';
 import { REVOKE_COMMAND } from '../../contracts/names';
 import { originCommands, proxyToOrigin, stripReturnedHeaders } from '../lib/proxy';
@@ -15,7 +17,7 @@ import { readAdmission, type Admission } from '../middleware/credentials';
 import { langCookie } from '../../contracts/i18n';
 import { WAITING_SCRIPT, waitingPage } from '../pages/waiting-page';
 import type { AppEnv } from '../types';
-import { answerTurn, pageLang, statusHeaders, ticketOrNull, wantsJson } from './queue';
+import { answerTurn, edgeCursor, pageLang, statusHeaders, ticketOrNull, wantsJson } from './queue';
 
 /**
  * Answers a request a room covers (the room table matched it to `eventId`, and no bypass rule
@@ -29,6 +31,7 @@ import { answerTurn, pageLang, statusHeaders, ticketOrNull, wantsJson } from './
  *   OVERLOADED (503); RATE_LIMITED (429) on the join limit
  */
 export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Response> {
+  if (c.req.method === 'GET' && !wantsJson(c) && new URL(c.req.url).searchParams.has(ENTRY_QUERY_PARAM)) return enterRoom(c, eventId);
   let admission: Admission | null = null;
   try {
     admission = await readAdmission(c, eventId, Date.now());
@@ -43,7 +46,8 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
     throw new GatewayError('ADMISSION_REQUIRED', { detail: 'wait in the queue for your turn first' });
   }
-  const turn = await answerTurn(c, eventId, await ticketOrNull(c, eventId));
+  const turn = await signInOnRefusal(c, eventId, async () => answerTurn(c, eventId, await ticketOrNull(c, eventId)));
+  if (turn instanceof Response) return turn;
   if (turn.admissionToken) {
     // Admitted on this very request: serve the sale page with the new cookies attached.
     const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken, {
@@ -100,4 +104,53 @@ async function admittedAnswer(
   }
   keepPrivate(res.headers);
   return res;
+}
+
+/**
+ * A browser back from signing in (`?wr_entry=<entry token>`): the account takes its turn (its place
+ * is created or found and its ticket cookie set), then a 303 sends it to the same URL without the
+ * token, so the token stays out of the history, bookmarks and `Referer`. A refused token gets the
+ * sign-in page instead, with nothing changed.
+ */
+async function enterRoom(c: Context<AppEnv>, eventId: string): Promise<Response> {
+  const answer = await signInOnRefusal(c, eventId, async () => answerTurn(c, eventId, await ticketOrNull(c, eventId)));
+  if (answer instanceof Response) return answer;
+  const clean = new URL(c.req.url);
+  clean.searchParams.delete(ENTRY_QUERY_PARAM);
+  c.header('cache-control', 'no-store');
+  c.header('referrer-policy', 'no-referrer');
+  return c.redirect(clean.pathname + clean.search, 303);
+}
+
+/**
+ * Runs a turn; a refusal for want of a valid entry token becomes the sign-in page for a browser
+ * (same status and code as the problem JSON apps get, which says `signInUrl`).
+ */
+async function signInOnRefusal<T>(c: Context<AppEnv>, eventId: string, turn: () => Promise<T>): Promise<T | Response> {
+  try {
+    return await turn();
+  } catch (err) {
+    if (!(err instanceof GatewayError) || !isSignInReason(err.code) || wantsJson(c)) throw err;
+    const cursor = await edgeCursor(c, eventId, Date.now());
+    const here = new URL(c.req.url);
+    here.searchParams.delete(ENTRY_QUERY_PARAM);
+    const signInUrl = typeof err.extra?.signInUrl === 'string' ? err.extra.signInUrl : (cursor?.entry?.signInUrl ?? '/');
+    const page = signInPage({
+      eventName: cursor?.eventName ?? eventId,
+      reason: err.code,
+      href: signInHref(signInUrl, here.pathname + here.search),
+      lang: pageLang(c).lang,
+      page: cursor?.page ?? {},
+    });
+    for (const [k, v] of Object.entries(await pageSecurityHeaders([]))) c.header(k, v);
+    // The URL may still carry the refused token: never send it on.
+    c.header('referrer-policy', 'no-referrer');
+    c.header('cache-control', 'no-store');
+    c.header('vary', 'Accept, Accept-Language, Cookie');
+    return c.html(page, ERROR_TABLE[err.code].status as 401 | 403 | 409);
+  }
+}
+
+function isSignInReason(code: ErrorCode): code is SignInReason {
+  return (SIGN_IN_REASONS as readonly string[]).includes(code);
 }

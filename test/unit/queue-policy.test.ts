@@ -10,6 +10,7 @@ import {
   seedCommitment,
   seenWriteEveryMs,
 } from '../../contracts/queue/queue-policy';
+import { CHI_SQUARE_P001, chiSquareUniform } from '../helpers/chi-square';
 
 describe('lotteryOrder', () => {
   it('is a permutation of the entrants and depends only on the seed', async () => {
@@ -30,10 +31,9 @@ describe('lotteryOrder', () => {
       const [first] = await lotteryOrder(`seed-${i}`, ids);
       firsts.set(first!, firsts.get(first!)! + 1);
     }
-    const expected = 500;
-    const chi2 = [...firsts.values()].reduce((a, n) => a + (n - expected) ** 2 / expected, 0);
+    const chi2 = chiSquareUniform([...firsts.values()]);
     console.log(`lottery first place over 2,000 seeded draws: ${[...firsts.values()].join(' / ')}, chi-square = ${chi2.toFixed(2)} (3 df)`);
-    expect(chi2).toBeLessThan(16.27); // p = 0.001 critical value for 3 degrees of freedom
+    expect(chi2).toBeLessThan(CHI_SQUARE_P001[3]!);
   });
 
   it('publishes the SHA-256 of the seed as the commitment', async () => {
