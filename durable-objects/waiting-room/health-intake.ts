@@ -1,5 +1,5 @@
 // Which origin health reports the WaitingRoom keeps: the ordering rule by signed time, pure.
-import type { HealthReport } from './release-controller';
+import type { HealthReport } from './health-signals';
 
 /** A report as stored in wr_room.health: the report, when it counts from, and when it was signed (epoch ms). */
 export type StoredHealth = HealthReport & { signedAtMs?: number };

@@ -1,25 +1,6 @@
 // Release controller: the pure law that turns health signals into a release rate and an active
 // limit, and the token-bucket release budget of one tick.
-
-/** One health report from the origin, as stored by the WaitingRoom. */
-export interface HealthReport {
-  /**
-   * p99 latency of the origin over the report window, in ms. Below MIN_MEASURED_P99_MS it means
-   * "nothing measured" (an idle window): the origin is alive, but that is no reason to climb.
-   */
-  p99LatencyMs: number;
-  /** Share of failed origin requests over the window, 0..1. */
-  errorRate: number;
-  /** Buyers the origin currently serves. */
-  activeBuyers: number;
-  /** Optional: how many concurrent buyers the origin says it can serve. */
-  capacityHint?: number;
-  /**
-   * When the origin signed the report, clamped to the gateway's clock at receipt (never later),
-   * epoch ms. Freshness counts from here, so replaying an old report cannot make it fresh again.
-   */
-  reportedAtMs: number;
-}
+import { noGrowthEvidence, originDownReason, type HealthReport } from './health-signals';
 
 /** The gateway's own signals over its last window, gathered by the WaitingRoom. */
 export interface GatewaySignals {
@@ -70,8 +51,17 @@ export interface ControllerState {
    * cut below the current load when the origin is overloaded, probed upwards while it is healthy.
    */
   activeLimit: number;
-  /** Slow start (as in TCP): rate and limit grow with the headroom until the first overload or delay rise. */
+  /**
+   * Slow start (as in TCP): rate and limit grow with the headroom until the first overload, or
+   * until a delay rise outlasts conservative slow start (`cssRounds`).
+   */
   slowStart: boolean;
+  /**
+   * Reports spent in conservative slow start (HyStart++, RFC 9406 section 4.3) since p99 rose to
+   * SLOW_START_EXIT x target; 0 when not in it. Slow start resumes when p99 falls back under that
+   * share (the rise was noise) and ends after CSS_ROUNDS such reports.
+   */
+  cssRounds: number;
   /** `reportedAtMs` of the last origin report acted on, so one report moves the rate once (0 = none yet). */
   lastReportAtMs: number;
   /**
@@ -82,12 +72,6 @@ export interface ControllerState {
   overloadLimit: number;
 }
 
-/** An origin report older than this (ms) counts as missing: never a reason to climb. */
-export const STALE_HEALTH_MS = 10_000;
-/** An error rate at or above this means the origin is down, not just struggling. */
-export const ORIGIN_DOWN_ERROR_RATE = 0.5;
-/** A p99 under this (ms) measured nothing (an idle window, or a bogus 0): hold, never climb. */
-export const MIN_MEASURED_P99_MS = 1;
 /** Rate factor on missing health, and on overload not measured in latency (errors, slow holds). */
 export const DECREASE_FACTOR = 0.5;
 /** A latency overload cuts by target/p99, but never deeper than this factor... */
@@ -110,7 +94,10 @@ export const LIMIT_CUT = 0.7;
 export const GROW_BELOW = 0.7;
 /**
  * Congestion avoidance: the limit grows per report by this share x (1 - p99 / (GROW_BELOW x
- * target)), so growth fades out as p99 nears the band...
+ * target))^2, so growth fades out as p99 nears the band: with the square, because latency rises
+ * steeply near a saturated origin's knee and a report's window (the SDK's 10 s) lags the load, so
+ * growth must be small well before the band (a linear fade overshot the target by 23 % after a
+ * recovery in the closed-loop simulation with a windowed p99)...
  */
 export const LIMIT_GROWTH = 0.25;
 /** ...by only this share (at least 1) within NEAR_OVERLOAD of the load of the last overload... */
@@ -118,12 +105,25 @@ export const LIMIT_CREEP = 0.01;
 /** (a share of that load) */
 export const NEAR_OVERLOAD = 0.1;
 /**
- * ...and only while in use: active + unclaimed >= this share of it (a limit not filled says nothing
- * about the origin: no growth while application-limited, RFC 7661).
+ * ...and only while in use: active + unclaimed >= this share of it. A limit less than half filled
+ * says nothing about the origin (application-limited): the rule of Netflix concurrency-limits'
+ * Gradient2 ("don't grow the limit if we are app limited": inflight < limit / 2) and of RFC 7661's
+ * validated window (pipeACK >= cwnd / 2). Half, not nearly all: released visitors leave between
+ * two ticks, so a limit that binds every tick reads well under full at the tick's start.
  */
-export const LIMIT_PROBE_AT = 0.95;
-/** Slow start ends once p99 reaches this share of the target (a delay-based exit, as in HyStart). */
+export const LIMIT_PROBE_AT = 0.5;
+/**
+ * A p99 at this share of the target is a delay rise: slow start turns conservative (HyStart++,
+ * RFC 9406: growth divided by CSS_GROWTH_DIVISOR), not over, since one slow window is often noise.
+ */
 export const SLOW_START_EXIT = 0.5;
+/** Conservative slow start grows by (1 + headroom / this) per report (RFC 9406 CSS_GROWTH_DIVISOR). */
+export const CSS_GROWTH_DIVISOR = 4;
+/**
+ * Slow start ends after this many reports in conservative slow start (RFC 9406 CSS_ROUNDS; the
+ * SDK's reports come every 2 s over a 10 s window, so 5 reports are one window).
+ */
+export const CSS_ROUNDS = 5;
 /** The active limit slow start begins from, once the origin's first report arrives; also the floor of cuts. */
 export const INITIAL_LIMIT = 10;
 
@@ -149,6 +149,7 @@ export function initialControllerState(bounds: ControllerBounds): ControllerStat
     ratePerMinute: bounds.fixedPerMinute ?? bounds.minPerMinute,
     activeLimit: bounds.maxActive,
     slowStart: true,
+    cssRounds: 0,
     lastReportAtMs: 0,
     overloadLimit: 0,
   };
@@ -156,56 +157,37 @@ export function initialControllerState(bounds: ControllerBounds): ControllerStat
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-const finite = (...xs: (number | undefined)[]) => xs.every((x) => x === undefined || Number.isFinite(x));
-
-/**
- * Why the origin counts as down right now, or null when its report is fresh and usable: no
- * report, a malformed one (non-finite numbers, negative buyers, error rate outside 0..1), one
- * older than STALE_HEALTH_MS, or errors at or above ORIGIN_DOWN_ERROR_RATE.
- *
- * @param report the latest stored report, or null
- * @param nowMs the gateway's clock, epoch ms
- */
-export function originDownReason(report: HealthReport | null, nowMs: number): string | null {
-  if (!report) return 'no health report yet';
-  const valid =
-    finite(report.p99LatencyMs, report.errorRate, report.activeBuyers, report.reportedAtMs) &&
-    report.p99LatencyMs >= 0 &&
-    report.errorRate >= 0 &&
-    report.errorRate <= 1 &&
-    report.activeBuyers >= 0;
-  if (!valid) return 'malformed health report';
-  const age = Math.max(0, nowMs - report.reportedAtMs);
-  if (age > STALE_HEALTH_MS) return `no health report for ${fmt(age / 1000)} s`;
-  if (report.errorRate >= ORIGIN_DOWN_ERROR_RATE) return `origin failing (errors ${pct(report.errorRate)})`;
-  return null;
-}
 
 /**
  * One step of the release law, applied once per fresh origin report. Two quantities move: the
  * **release rate** (the pace of new admissions) and the **active limit** (how many admitted
- * visitors may be on the sale at once, as the limit of Netflix's concurrency-limits):
+ * visitors, plus unclaimed places expected to arrive, may be on the sale at once, as the limit of
+ * Netflix's concurrency-limits). Growth needs evidence: a report with too few requests measured or
+ * no buyers (health-signals noGrowthEvidence) holds both; it may still cut.
  * - **Slow start** (TCP, RFC 5681 section 3.1): from the first report the limit starts at
  *   max(INITIAL_LIMIT, active + unclaimed) and, per healthy report, both grow by the factor
- *   (1 + headroom), headroom = 1 - p99/target; the limit while in use, where unclaimed places
- *   count as use, so it grows whether or not released visitors have claimed their admission yet.
- *   It ends at the first overload, or once p99 reaches SLOW_START_EXIT x target (delay-based exit,
- *   as HyStart: Ha and Rhee, 2008).
+ *   (1 + headroom), headroom = 1 - p99/target; the limit while in use (LIMIT_PROBE_AT), where
+ *   unclaimed places count as use, so it grows whether or not released visitors have claimed yet.
+ * - **Conservative slow start** (HyStart++, RFC 9406 section 4.3): a report at SLOW_START_EXIT x
+ *   target or more divides the growth by CSS_GROWTH_DIVISOR (and holds in the Vegas band, below);
+ *   a report back under it resumes slow start (the rise was noise: one slow window of a cold or
+ *   busy origin used to end slow start for good); CSS_ROUNDS such reports end slow start.
  * - **Congestion avoidance** (AIMD, Chiu and Jain 1989, with the Vegas band): below GROW_BELOW x
- *   target the rate grows by INCREASE_SHARE x max and the limit, while in use (active + unclaimed
- *   >= LIMIT_PROBE_AT x limit), by up to LIMIT_GROWTH per report, fading toward the band and
- *   creeping near the load of the last overload (`overloadLimit`); between GROW_BELOW x target and
- *   the target both hold.
+ *   target the rate grows by INCREASE_SHARE x max and the limit, while in use, by up to
+ *   LIMIT_GROWTH per report, fading toward the band and creeping near the load of the last
+ *   overload (`overloadLimit`, CUBIC's W_max); between GROW_BELOW x target and the target both hold.
  * - **Overload** (p99 over target, errors over the limit, seat-hold p99 over its target): both cut
  *   by target/p99 within [MIN_CUT_FACTOR, MAX_CUT_FACTOR] (a gradient, as Netflix's Gradient2), or
  *   by DECREASE_FACTOR / LIMIT_CUT for causes not measured in latency; the limit from
  *   the active visitors, so new admissions stop at once, never below INITIAL_LIMIT; once per
- *   overload (while the active visitors still exceed the cut limit, later reports hold).
+ *   overload (while the active visitors still exceed the cut limit, later reports hold). With
+ *   fewer than INITIAL_LIMIT active, the room's visitors cannot be the cause: slow start stays on
+ *   and the load is not remembered as the origin's knee.
  * A missing, stale, malformed or failing report means the origin is down (see originDownReason):
  * the rate halves toward the minimum (or drops to 0 when the organizer chose `pause`) and the
- * limit never grows, so the gateway never climbs blind. A p99 under MIN_MEASURED_P99_MS measured
- * nothing: hold. A high conflict rate holds both. An organizer's fixed rate overrides the rate.
- * Clock jumps are harmless: a report's age is never negative and each report acts once.
+ * limit never grows, so the gateway never climbs blind. A high conflict rate holds both. An
+ * organizer's fixed rate overrides the rate. Clock jumps are harmless: a report's age is never
+ * negative and each report acts once.
  *
  * @param state the previous state
  * @param signals the origin's latest report (or null), the gateway's own signals, active and unclaimed counts
@@ -222,16 +204,17 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   const fixedNote = fixed !== null ? ` (rate fixed by the organizer at ${fmt(fixed)}/min)` : '';
   const active = Math.max(0, signals.active);
   const inFlight = active + Math.max(0, signals.pending);
-  const decide = (
-    rate: number,
-    limit: number,
-    lastReportAtMs: number,
-    why: string,
-    admitFactor = 1,
-    slowStart = state.slowStart,
-    overloadLimit = state.overloadLimit,
-  ): RateDecision => {
-    const next = { ratePerMinute: Math.max(0, Math.round(rate)), activeLimit: clampLimit(limit), slowStart, lastReportAtMs, overloadLimit };
+  /** The next state; phase fields not given stay as they were. */
+  type Phase = Partial<Pick<ControllerState, 'slowStart' | 'cssRounds' | 'overloadLimit'>>;
+  const decide = (rate: number, limit: number, lastReportAtMs: number, why: string, admitFactor = 1, phase: Phase = {}): RateDecision => {
+    const next: ControllerState = {
+      ratePerMinute: Math.max(0, Math.round(rate)),
+      activeLimit: clampLimit(limit),
+      slowStart: phase.slowStart ?? state.slowStart,
+      cssRounds: phase.cssRounds ?? state.cssRounds,
+      lastReportAtMs,
+      overloadLimit: phase.overloadLimit ?? state.overloadLimit,
+    };
     const changes: string[] = [];
     if (next.ratePerMinute !== state.ratePerMinute) {
       // A cut that ends above the old rate was the organizer's new minimum at work: say that.
@@ -276,10 +259,15 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     // report saw was admitted before that cut, so cutting again would only compound it.
     if (!first && active > current) return hold(`${why}, already cut (${fmt(active)} active over the limit ${fmt(current)})`);
     // Below the current load, but never below INITIAL_LIMIT; if our few visitors cannot be the
-    // cause (fewer than INITIAL_LIMIT active), slow start stays on to recover quickly.
+    // cause (fewer than INITIAL_LIMIT active), slow start stays on to recover quickly, and their
+    // load is no knee to creep near (a W_max of 10 once held a healthy origin's limit at 10-13).
     const limit = Math.min(current, Math.max(INITIAL_LIMIT, active * limitFactor));
-    const slow = active < INITIAL_LIMIT && state.slowStart;
-    return decide(rateOr(clamp(state.ratePerMinute * factor)), limit, at, label(why), 1, slow, Math.max(active, INITIAL_LIMIT));
+    const few = active < INITIAL_LIMIT;
+    return decide(rateOr(clamp(state.ratePerMinute * factor)), limit, at, label(why), 1, {
+      slowStart: few && state.slowStart,
+      cssRounds: few ? state.cssRounds : 0,
+      overloadLimit: few ? state.overloadLimit : active,
+    });
   };
   const hold = (why: string) => decide(rateOr(clamp(state.ratePerMinute)), current, at, label(why), admitFactor);
   const u = report.p99LatencyMs / bounds.targetP99Ms;
@@ -296,38 +284,60 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   if (gateway.conflictRate !== null && gateway.conflictRate > HIGH_CONFLICT_RATE) {
     return hold(`most holds find their seats taken (${pct(gateway.conflictRate)}), hold`);
   }
-  if (report.p99LatencyMs < MIN_MEASURED_P99_MS) return hold('no origin latency measured in the report window, hold');
+  const idle = noGrowthEvidence(report);
+  if (idle !== null) return hold(`${idle}, hold`);
 
   const headroom = 1 - u;
   const extra = admitFactor > 1 ? `; admitting x${admitFactor.toFixed(2)} for ${pct(noShow)} no-shows` : '';
   const seen = `p99 ${fmt(report.p99LatencyMs)} ms of ${fmt(bounds.targetP99Ms)} ms target, ${fmt(report.activeBuyers)} buyers`;
   const step = Math.max(1, Math.ceil(bounds.maxPerMinute * INCREASE_SHARE));
-  // In use: admitted or released-but-unclaimed visitors fill most of the limit. Unclaimed places
-  // count, so a limit that binds before visitors have arrived still grows.
+  // In use: admitted or released-but-unclaimed visitors fill at least LIMIT_PROBE_AT of the limit.
+  // Unclaimed places count, so a limit that binds before visitors have arrived still grows.
   const inUse = inFlight >= current * LIMIT_PROBE_AT;
-  if (state.slowStart && u < SLOW_START_EXIT) {
-    const g = 1 + headroom;
-    return decide(
+  const grow = (g: number, why: string, phase: Phase) =>
+    decide(
       rateOr(clamp(Math.max(state.ratePerMinute + step, state.ratePerMinute * g))),
       inUse ? current * g : current,
       at,
-      label(`healthy (${seen}), slow start x${g.toFixed(2)}${extra}`),
+      label(`${why}${extra}`),
       admitFactor,
-      true,
+      phase,
     );
+  if (state.slowStart) {
+    if (u < SLOW_START_EXIT) {
+      const resumed = state.cssRounds > 0 ? `, slow start resumes (p99 back under ${pct(SLOW_START_EXIT)} of target)` : '';
+      return grow(1 + headroom, `healthy (${seen})${resumed}, slow start x${(1 + headroom).toFixed(2)}`, { cssRounds: 0 });
+    }
+    const rounds = state.cssRounds + 1;
+    const over = rounds >= CSS_ROUNDS;
+    const phase: Phase = over ? { slowStart: false, cssRounds: 0 } : { cssRounds: rounds };
+    const where = over
+      ? `slow start ends after ${CSS_ROUNDS} reports at ${pct(SLOW_START_EXIT)} of target or more`
+      : `conservative slow start ${rounds}/${CSS_ROUNDS} (p99 at ${pct(u)} of target)`;
+    if (u >= GROW_BELOW)
+      return decide(
+        rateOr(clamp(state.ratePerMinute)),
+        current,
+        at,
+        label(`healthy (${seen}), ${where}, near target: hold`),
+        admitFactor,
+        phase,
+      );
+    const g = 1 + headroom / CSS_GROWTH_DIVISOR;
+    return grow(g, `healthy (${seen}), ${where}, x${g.toFixed(2)}`, phase);
   }
-  const why = state.slowStart ? `healthy (${seen}), slow start ends at ${pct(u)} of target` : `healthy (${seen})`;
+  const why = `healthy (${seen})`;
   if (u >= GROW_BELOW)
-    return decide(rateOr(clamp(state.ratePerMinute)), current, at, label(`${why}, near target: hold${extra}`), admitFactor, false);
+    return decide(rateOr(clamp(state.ratePerMinute)), current, at, label(`${why}, near target: hold${extra}`), admitFactor);
   // Growth fades out toward GROW_BELOW, and creeps (LIMIT_CREEP per report) within 10 % of the
   // load of the last overload, so the limit approaches the origin's knee instead of jumping over it.
   const w = state.overloadLimit;
-  const fast = current * (1 + LIMIT_GROWTH * (1 - u / GROW_BELOW));
+  const fast = current * (1 + LIMIT_GROWTH * (1 - u / GROW_BELOW) ** 2);
   const near = w > 0 && current < w * (1 + NEAR_OVERLOAD) && fast > w * (1 - NEAR_OVERLOAD);
   const creep = current + Math.max(1, Math.ceil(current * LIMIT_CREEP));
   const grown = near ? Math.max(Math.min(fast, w * (1 - NEAR_OVERLOAD)), Math.min(creep, fast)) : fast;
-  const limit = inUse ? Math.max(current + 1, grown) : current;
-  return decide(rateOr(clamp(state.ratePerMinute + step)), limit, at, label(`${why}${extra}`), admitFactor, false);
+  const limit = inUse ? Math.max(current + 1, Math.ceil(grown)) : current;
+  return decide(rateOr(clamp(state.ratePerMinute + step)), limit, at, label(`${why}${extra}`), admitFactor);
 }
 
 /** Longest gap between ticks that earns release budget, in ms: a late alarm never bursts. */

@@ -3,7 +3,7 @@
 import { onSale } from '../../contracts/queue/queue-policy';
 import { pendingLimit, whatBinds } from './admission-pace';
 import { parseStoredHealth } from './health-intake';
-import { originDownReason } from './release-controller';
+import { originDownReason } from './health-signals';
 import type { RoomConfig } from './room-config';
 import type { RoomRow } from './room-store';
 import type { Binding } from './room-types';
@@ -21,6 +21,8 @@ export interface BindingCounts {
   noShowRate: number | null;
   /** The claim window, ms (admission-pace claimWindowMs). */
   claimWindowMs: number;
+  /** The room's release tick, ms (RELEASE_TICK_MS). */
+  tickMs: number;
 }
 
 /** What binds admissions now (whatBinds), with the rates, limits and counts behind it. */
@@ -44,6 +46,7 @@ export function bindingReport(row: RoomRow, config: RoomConfig, c: BindingCounts
     admitPerMinute: row.admit_rate,
     fixedPerMinute: row.fixed_rate,
     originDown: originSilent,
+    tickMs: c.tickMs,
   });
   return {
     ...binds,

@@ -5,7 +5,8 @@ import type { RoomMode } from '../../contracts/queue/queue-policy';
 import type { Sql } from '../shared/sql';
 import type { AdmissionSample } from './admission-pace';
 import type { ReleaseRef } from './admission-policy';
-import type { GatewaySignals, HealthReport } from './release-controller';
+import type { HealthReport } from './health-signals';
+import type { GatewaySignals } from './release-controller';
 import type { Sample } from './room-types';
 import type { QueueCounts, SignalSums } from './tick-plan';
 import { noShowWindow } from './tick-plan';
@@ -27,6 +28,7 @@ export interface RoomRow {
   commitment: string | null;
   active_limit: number | null;
   slow_start: number;
+  css_rounds: number;
   overload_limit: number;
   admit_rate: number;
   last_sample_at: number;
@@ -249,6 +251,7 @@ export class RoomStore {
       admitRate: number;
       activeLimit: number;
       slowStart: boolean;
+      cssRounds: number;
       overloadLimit: number;
       lastReportAtMs: number;
       carry: number;
@@ -256,7 +259,7 @@ export class RoomStore {
     },
   ): void {
     this.sql.run`UPDATE wr_room SET rate = ${s.rate}, admit_rate = ${s.admitRate}, active_limit = ${s.activeLimit},
-      slow_start = ${s.slowStart ? 1 : 0}, overload_limit = ${s.overloadLimit}, last_report_at = ${s.lastReportAtMs},
+      slow_start = ${s.slowStart ? 1 : 0}, css_rounds = ${s.cssRounds}, overload_limit = ${s.overloadLimit}, last_report_at = ${s.lastReportAtMs},
       carry = ${s.carry}, last_tick_at = ${nowMs}, admitted_total = admitted_total + ${s.admitted}`;
   }
 

@@ -2,7 +2,8 @@
 import type { QueueConfig } from '../../contracts/event-config';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 import type { BindingConstraint } from './admission-pace';
-import type { GatewaySignals, HealthReport } from './release-controller';
+import type { HealthReport } from './health-signals';
+import type { GatewaySignals } from './release-controller';
 
 /** One dashboard sample. Rates per minute, latencies ms, shares 0..1. */
 export interface Sample {

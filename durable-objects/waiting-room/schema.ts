@@ -134,4 +134,9 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
     description: 'release controller: the load at the last overload (its memory, as CUBIC W_max)',
     sql: `ALTER TABLE wr_room ADD COLUMN overload_limit INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    id: 5,
+    description: 'release controller: reports spent in conservative slow start (HyStart++, RFC 9406)',
+    sql: `ALTER TABLE wr_room ADD COLUMN css_rounds INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

@@ -16,7 +16,8 @@ import { claimWindowMs, measuredAdmissionRate, pendingLimit } from './admission-
 import { alarmChange, nextSlotFreesAt, planAlarm, type AlarmCause } from './alarm-plan';
 import { acceptHealthReport, parseStoredHealth } from './health-intake';
 import type { ShardCounts } from './queue-shard';
-import { initialControllerState, nextReleaseRate, type GatewaySignals, type HealthReport } from './release-controller';
+import type { HealthReport } from './health-signals';
+import { initialControllerState, nextReleaseRate, type GatewaySignals } from './release-controller';
 import {
   configChangeConflict,
   controllerBounds,
@@ -380,6 +381,7 @@ export class WaitingRoom extends DurableObject<Env> {
           ratePerMinute: r.rate,
           activeLimit: r.active_limit ?? bounds.maxActive,
           slowStart: r.slow_start === 1,
+          cssRounds: r.css_rounds,
           lastReportAtMs: r.last_report_at,
           overloadLimit: r.overload_limit,
         },
@@ -426,6 +428,7 @@ export class WaitingRoom extends DurableObject<Env> {
         admitRate: decision.admitPerMinute,
         activeLimit: limit,
         slowStart: decision.state.slowStart,
+        cssRounds: decision.state.cssRounds,
         overloadLimit: decision.state.overloadLimit,
         lastReportAtMs: decision.state.lastReportAtMs,
         carry: plan.carry,
@@ -512,6 +515,7 @@ export class WaitingRoom extends DurableObject<Env> {
       unclaimed: this.store.pendingCount(now, window),
       noShowRate: gatewaySignals(this.store.signalSums(now, SIGNAL_WINDOW_MS)).noShowRate,
       claimWindowMs: window,
+      tickMs: this.tickMs,
     });
   }
 

@@ -11,6 +11,8 @@ export interface HealthReport {
   errorRate: number;
   activeBuyers: number;
   windowSeconds: number;
+  /** Requests measured in the window (the gateway raises the rate only on reports of at least 8). */
+  sampleCount: number;
   capacityHint?: number;
 }
 
@@ -143,6 +145,8 @@ export class HealthReporter {
    * The report for the window ending now (what `report()` would send). Latencies are rounded up
    * to whole ms once anything was measured: the gateway reads a p99 under 1 ms as "nothing
    * measured" (an idle window, never a reason to raise the rate), so a fast origin must not look idle.
+   * `sampleCount` says how many requests the window holds: the gateway grows on a report only with
+   * at least 8 (the p99 of fewer is their maximum, and an idle origin's few requests are not load).
    */
   snapshot(): HealthReport {
     const now = this.clock();
@@ -155,6 +159,7 @@ export class HealthReporter {
       errorRate: s.errorRate,
       activeBuyers: this.opts.activeBuyers ? this.opts.activeBuyers() : this.buyers.count(now),
       windowSeconds: this.window.windowMs / 1000,
+      sampleCount: s.count,
       ...(hint !== undefined && Number.isInteger(hint) && hint >= 0 ? { capacityHint: hint } : {}),
     };
   }

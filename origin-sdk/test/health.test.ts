@@ -35,7 +35,7 @@ function reporter(extra: Partial<HealthReporterOptions> = {}) {
 afterEach(() => vi.restoreAllMocks());
 
 describe('HealthReporter', () => {
-  it('posts the window p50/p99, error rate and active buyers, signed like origin API calls', async () => {
+  it('posts the window p50/p99, error rate, active buyers and the requests measured, signed like origin API calls', async () => {
     const { r, g, now } = reporter();
     for (let i = 1; i <= 100; i++) r.record(i, i !== 100);
     r.seen('v1');
@@ -43,7 +43,14 @@ describe('HealthReporter', () => {
     expect(await r.report()).toMatchObject({ kind: 'accepted' });
     const p = g.posts[0]!;
     expect(p.url).toBe('https://gw.test/_wr/origin/events/demo/health');
-    expect(JSON.parse(p.body)).toEqual({ p50LatencyMs: 50, p99LatencyMs: 99, errorRate: 0.01, activeBuyers: 2, windowSeconds: 10 });
+    expect(JSON.parse(p.body)).toEqual({
+      p50LatencyMs: 50,
+      p99LatencyMs: 99,
+      errorRate: 0.01,
+      activeBuyers: 2,
+      windowSeconds: 10,
+      sampleCount: 100,
+    });
     const ok = await verifyOriginSignature(
       SECRET,
       { method: 'POST', path: '/_wr/origin/events/demo/health', body: p.body },
@@ -70,7 +77,7 @@ describe('HealthReporter', () => {
     r.record(900, false);
     advance(11_000);
     await r.report();
-    expect(JSON.parse(g.posts[0]!.body)).toMatchObject({ p99LatencyMs: 0, errorRate: 0, activeBuyers: 0 });
+    expect(JSON.parse(g.posts[0]!.body)).toMatchObject({ p99LatencyMs: 0, errorRate: 0, activeBuyers: 0, sampleCount: 0 });
   });
 
   it('tells accepted, refused (with the gateway code) and no answer apart, and never throws', async () => {

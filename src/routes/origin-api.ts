@@ -14,9 +14,11 @@ import { healthResult, holdBody, holdChangeResult } from '../lib/object-answers'
 
 /**
  * Body of `POST /_wr/origin/events/:eventId/health`. Latencies in ms (0-600,000; p50 <= p99), error
- * rate 0..1, buyers a whole number >= 0. Anything else is refused with 400 INVALID_REQUEST naming
- * the field, and nothing is stored. A p99 of 0 (an idle window) is accepted: it keeps the origin
- * alive but never makes the loop climb (release-controller.ts, MIN_MEASURED_P99_MS).
+ * rate 0..1, buyers a whole number >= 0, and optionally the requests measured in the window
+ * (`sampleCount`, whole; with 0 the p99 must be 0). Anything else is refused with 400
+ * INVALID_REQUEST naming the field, and nothing is stored. A p99 of 0 or a report of fewer than 8
+ * requests (an idle window) is accepted: it keeps the origin alive but never makes the loop climb
+ * (health-signals.ts noGrowthEvidence).
  */
 export const healthReport = z
   .strictObject({
@@ -26,11 +28,16 @@ export const healthReport = z
     activeBuyers: wholeNumber(0, 100_000_000),
     capacityHint: z.optional(wholeNumber(0, 100_000_000)),
     windowSeconds: z.optional(boundedNumber(1, 3_600)),
+    sampleCount: z.optional(wholeNumber(0, 1_000_000_000)),
   })
   .check(
     z.refine((r) => r.p50LatencyMs === undefined || r.p50LatencyMs <= r.p99LatencyMs, {
       path: ['p50LatencyMs'],
       message: 'must not exceed p99LatencyMs',
+    }),
+    z.refine((r) => r.sampleCount !== 0 || r.p99LatencyMs === 0, {
+      path: ['p99LatencyMs'],
+      message: 'must be 0 when sampleCount is 0 (nothing was measured)',
     }),
   );
 
@@ -66,6 +73,7 @@ originApi.post('/events/:eventId/health', async (c) => {
     p99LatencyMs: report.p99LatencyMs,
     errorRate: report.errorRate,
     activeBuyers: report.activeBuyers,
+    ...(report.sampleCount !== undefined ? { sampleCount: report.sampleCount } : {}),
     ...(report.capacityHint !== undefined ? { capacityHint: report.capacityHint } : {}),
   };
   // Idempotent: a replayed report is refused as out of order and changes nothing.

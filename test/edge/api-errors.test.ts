@@ -292,6 +292,10 @@ describe('origin API', () => {
     { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0.5 },
     { p99LatencyMs: '100', errorRate: 0, activeBuyers: 0 },
     { errorRate: 0, activeBuyers: 0 },
+    // A p99 measured over no request, and sample counts that are no count.
+    { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0, sampleCount: 0 },
+    { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0, sampleCount: -1 },
+    { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0, sampleCount: 2.5 },
   ])('refuses health report %j with 400 and keeps the last good one', async (report) => {
     const eventId = freshEventId();
     await createEvent(eventId);
@@ -319,6 +323,24 @@ describe('origin API', () => {
     const stats = (await room.stats())!;
     expect(stats.releaseRatePerMinute).toBe(100);
     expect(stats.rateLog[0]!.reason).toBe('p99 1,840 ms over 500 ms target, x0.50: rate 200 -> 100/min');
+  });
+
+  // Issue #13: an idle origin's report (one operator call measured, no buyers) started slow start.
+  it('holds the rate on a report of fewer than 8 requests, and climbs on one of enough', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { releaseRatePerMinute: 1000, minReleaseRatePerMinute: 100, targetP99Ms: 500 });
+    await new Visitor().json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    const room = env.WAITING_ROOM.getByName(eventId);
+    const idle = { p99LatencyMs: 26, errorRate: 0, activeBuyers: 0, sampleCount: 1 };
+    expect((await signed(`/_wr/origin/events/${eventId}/health`, JSON.stringify(idle), Date.now() - 2000)).status).toBe(204);
+    await tick(eventId);
+    const held = (await room.stats())!;
+    expect(held.releaseRatePerMinute).toBe(100);
+    expect(held.lastHealth).toMatchObject({ sampleCount: 1 });
+    expect(held.rateLog[0]!.reason).toMatch(/1 requests measured in the report window \(at least 8 to grow on\), hold/);
+    await signed(`/_wr/origin/events/${eventId}/health`, JSON.stringify({ ...idle, sampleCount: 40 }));
+    await tick(eventId);
+    expect((await room.stats())!.releaseRatePerMinute).toBeGreaterThan(100);
   });
 
   it('confirms only a live hold, idempotently for the same order id', async () => {

@@ -203,7 +203,7 @@ describe('origin slow, failing or down', () => {
     const t0 = Date.now();
     // A healthy origin first: the rate climbs above the minimum.
     for (const ago of [8_000, 6_000, 4_000]) {
-      await health({ p99LatencyMs: 50, errorRate: 0, activeBuyers: 0 }, t0 - ago);
+      await health({ p99LatencyMs: 50, errorRate: 0, activeBuyers: 0, sampleCount: 40 }, t0 - ago);
       await tick(eventId);
     }
     const climbed = await adminStats(eventId);

@@ -9,8 +9,8 @@ import {
   nextReleaseRate,
   releaseBudget,
   type ControllerBounds,
-  type HealthReport,
 } from '../../durable-objects/waiting-room/release-controller';
+import type { HealthReport } from '../../durable-objects/waiting-room/health-signals';
 import { simulatedErrorRate, simulatedLatencyMs } from '../../origin-stub/load-model';
 
 export interface SimOptions {
@@ -23,6 +23,11 @@ export interface SimOptions {
   sessionS?: number;
   /** The origin reports every this many ticks (2); `reportsUntil` stops reports after that tick. */
   reportEvery?: number;
+  /**
+   * Each report covers the requests of this many past ticks (10, as the origin SDK's 10 s window):
+   * its p99 and error rate are over those requests (one per buyer and tick), not the latest tick's.
+   */
+  reportWindowS?: number;
   reportsUntil?: number;
   /** Share of released visitors who never claim (0). */
   noShowShare?: number;
@@ -34,6 +39,11 @@ export interface SimOptions {
   idleTimeoutMs?: number;
   /** PRNG seed (1). */
   seed?: number;
+  /**
+   * What the origin reports while no buyer is on it (the stub: its own operator calls, e.g. p99
+   * 26 ms of 1 request); by default the capacity model's latency at no load, with no sample count.
+   */
+  idleReport?: { p99LatencyMs: number; sampleCount: number };
 }
 
 export interface SimTick {
@@ -63,6 +73,32 @@ function prng(seed: number): () => number {
   };
 }
 
+interface Served {
+  latencyMs: number;
+  errorRate: number;
+  requests: number;
+}
+
+/**
+ * p99 and error rate over a window of ticks, weighting each tick by its requests (what the origin
+ * SDK's sliding window reports); a window with no requests reports the latest tick's latency.
+ */
+function windowStats(window: readonly Served[]): { p99: number; errorRate: number; requests: number } {
+  const requests = window.reduce((a, t) => a + t.requests, 0);
+  if (requests === 0) return { p99: window.at(-1)?.latencyMs ?? 0, errorRate: 0, requests: 0 };
+  const byLatency = [...window].sort((a, b) => a.latencyMs - b.latencyMs);
+  let seen = 0;
+  let p99 = byLatency.at(-1)!.latencyMs;
+  for (const t of byLatency) {
+    seen += t.requests;
+    if (seen >= 0.99 * requests) {
+      p99 = t.latencyMs;
+      break;
+    }
+  }
+  return { p99, errorRate: window.reduce((a, t) => a + t.errorRate * t.requests, 0) / requests, requests };
+}
+
 /** Runs the loop, one tick per second, and returns every tick. */
 export function simulate(o: SimOptions): SimTick[] {
   const session = o.sessionS ?? 60;
@@ -75,6 +111,9 @@ export function simulate(o: SimOptions): SimTick[] {
   let state = initialControllerState(o.bounds);
   let carry = 0;
   let report: HealthReport | null = null;
+  const windowS = o.reportWindowS ?? 10;
+  /** The origin's last `windowS` ticks: each tick's latency, error rate and requests. */
+  const served: Served[] = [];
   /** Unclaimed places: release tick, and the tick the visitor claims (Infinity for a no-show). */
   let places: { releasedAt: number; claimsAt: number }[] = [];
   const admittedAt: number[] = [];
@@ -94,8 +133,14 @@ export function simulate(o: SimOptions): SimTick[] {
     const concurrent = admittedAt.length;
     const p99 = simulatedLatencyMs(concurrent, base, o.knee(tick));
     const errorRate = simulatedErrorRate(concurrent, o.knee(tick));
+    served.push({ latencyMs: p99, errorRate, requests: concurrent });
+    if (served.length > windowS) served.shift();
     if (tick % every === 0 && tick < (o.reportsUntil ?? Infinity)) {
-      report = { p99LatencyMs: p99, errorRate, activeBuyers: concurrent, reportedAtMs: now };
+      const w = windowStats(served);
+      report =
+        w.requests === 0 && o.idleReport
+          ? { ...o.idleReport, errorRate: 0, activeBuyers: 0, reportedAtMs: now }
+          : { p99LatencyMs: w.p99, errorRate: w.errorRate, activeBuyers: concurrent, sampleCount: w.requests, reportedAtMs: now };
     }
     const d = nextReleaseRate(
       state,

@@ -90,6 +90,23 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(Math.max(...run.map((t) => t.pending))).toBeLessThanOrEqual(Math.ceil((b.maxPerMinute * 30) / 60));
   });
 
+  // Issue #13, failing input (bench:control, origin failing): the first report came before any
+  // buyer reached the origin (p99 26 ms of one operator call, 0 buyers) and slow start took the
+  // rate from 150 to 295/min at an origin serving everyone in 900 ms or more.
+  it('never climbs at an origin failing from the start whose first report was idle', () => {
+    const b = { ...bounds, minPerMinute: 150, maxPerMinute: 600, maxActive: 700 };
+    const run = simulate({
+      ticks: 60,
+      bounds: b,
+      baseLatencyMs: 900,
+      knee: () => 5,
+      sessionS: 5,
+      idleReport: { p99LatencyMs: 26, sampleCount: 1 },
+    });
+    expect(Math.max(...run.map((t) => t.rate))).toBe(b.minPerMinute);
+    for (let k = 1; k < run.length; k++) expect(run[k]!.limit).toBeLessThanOrEqual(run[k - 1]!.limit);
+  });
+
   // Issue #13, failing input: 20 app clients joined `demo` (30/min, 100 active) and never came
   // back: `pending 22, active 1`, almost nobody admitted for two minutes (1 of 30/min released).
   it('does not stall a slow room behind no-shows', () => {

@@ -1,0 +1,201 @@
+// When the release law grows the rate and the active limit: only on evidence (enough requests
+// measured), only while the limit is in use, in slow start, conservative slow start (RFC 9406) and
+// congestion avoidance; and the failing inputs of the crowd runs that throttled a healthy origin.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MIN_LATENCY_SAMPLES, type HealthReport } from '../../durable-objects/waiting-room/health-signals';
+import {
+  CSS_ROUNDS,
+  INITIAL_LIMIT,
+  initialControllerState,
+  nextReleaseRate,
+  type ControllerState,
+} from '../../durable-objects/waiting-room/release-controller';
+import { NOW, bounds, quiet, report, state, step } from '../helpers/controller';
+
+describe('growth needs evidence', () => {
+  // Issue #13, failing input (bench:control, origin failing): the stub's first report measured one
+  // operator call (p99 26 ms, 0 buyers) before the 900 ms model applied, and slow start took the
+  // rate from 150 to 295/min at an origin that was failing.
+  it('idle first report never climbs', () => {
+    const b = { minPerMinute: 150, maxActive: 700 };
+    const s0 = initialControllerState({ ...bounds, ...b });
+    for (const idle of [
+      report({ p99LatencyMs: 26, activeBuyers: 0, sampleCount: 1 }),
+      report({ p99LatencyMs: 26, activeBuyers: 0 }),
+      report({ p99LatencyMs: 26, activeBuyers: 3, sampleCount: MIN_LATENCY_SAMPLES - 1 }),
+    ]) {
+      const d = step(s0, idle, b, {}, 0);
+      expect(d.state.ratePerMinute).toBe(150);
+      expect(d.state.activeLimit).toBe(INITIAL_LIMIT);
+      expect(d.state.slowStart).toBe(true);
+      expect(d.reason).toMatch(/^first health report, slow start from 10 active; .*, hold: active limit 700 -> 10$/);
+    }
+    // The same report with enough requests behind it grows.
+    expect(step(s0, report({ p99LatencyMs: 26, sampleCount: MIN_LATENCY_SAMPLES }), b, {}, 0).state.ratePerMinute).toBeGreaterThan(150);
+  });
+
+  it('a report with too few requests may still cut', () => {
+    const d = step(state(), report({ p99LatencyMs: 2000, activeBuyers: 0, sampleCount: 1 }), {}, {}, 100);
+    expect(d.state).toMatchObject({ ratePerMinute: 150, activeLimit: 50 });
+  });
+
+  const arbIdle = fc.oneof(
+    fc.record({
+      p99LatencyMs: fc.double({ min: 0, max: 800, noNaN: true }),
+      sampleCount: fc.nat(MIN_LATENCY_SAMPLES - 1),
+      activeBuyers: fc.nat(1000),
+    }),
+    fc.record({ p99LatencyMs: fc.double({ min: 0, max: 800, noNaN: true }), activeBuyers: fc.constant(0) }),
+    fc.record({ p99LatencyMs: fc.double({ min: 0, max: 0.999, noNaN: true }), activeBuyers: fc.nat(1000), sampleCount: fc.nat(1000) }),
+  );
+  const arbState = fc.record({
+    ratePerMinute: fc.integer({ min: 60, max: 600 }),
+    activeLimit: fc.integer({ min: 1, max: 1000 }),
+    slowStart: fc.boolean(),
+    cssRounds: fc.integer({ min: 0, max: CSS_ROUNDS - 1 }),
+    lastReportAtMs: fc.constantFrom(0, 1),
+    overloadLimit: fc.nat(1000),
+  });
+
+  it('a report without evidence never raises the rate or the limit, in any phase, first report or not', () => {
+    fc.assert(
+      fc.property(arbState, arbIdle, fc.nat(2000), fc.nat(2000), (s: ControllerState, idle, active, pending) => {
+        const r: HealthReport = { errorRate: 0, reportedAtMs: NOW, ...idle };
+        const d = nextReleaseRate(s, { origin: r, gateway: quiet, active, pending }, bounds, NOW);
+        expect(d.state.ratePerMinute).toBeLessThanOrEqual(s.ratePerMinute);
+        // The first report may set the limit slow start begins from, never above the old limit.
+        expect(d.state.activeLimit).toBeLessThanOrEqual(s.lastReportAtMs === 0 ? bounds.maxActive : s.activeLimit);
+        if (s.lastReportAtMs !== 0) expect(d.state.activeLimit).toBe(s.activeLimit);
+      }),
+    );
+  });
+
+  // Issue #13 (bad input): a p99 of 0 is no measurement; it must not read as full headroom.
+  it('holds on a report that measured no latency (p99 0), in slow start too', () => {
+    for (const slowStart of [true, false]) {
+      const d = step(state({ slowStart, activeLimit: 100 }), report({ p99LatencyMs: 0 }), {}, {}, 100);
+      expect(d.state).toMatchObject({ ratePerMinute: 300, activeLimit: 100 });
+      expect(d.reason).toBeNull();
+    }
+  });
+});
+
+describe('the active limit grows while in use', () => {
+  it('probes only while at least half filled and under the band; growth fades toward the band; near target both hold', () => {
+    // In use = active + unclaimed >= 50 % of the limit (Gradient2, RFC 7661); growth 25 % x (1 - u / 0.7)^2.
+    expect(step(state({ activeLimit: 100 }), report({ p99LatencyMs: 0.07 * 800 }), {}, {}, 50).state.activeLimit).toBe(121);
+    expect(step(state({ activeLimit: 100 }), report({ p99LatencyMs: 0.35 * 800 }), {}, {}, 50).state.activeLimit).toBe(107);
+    expect(step(state({ activeLimit: 100 }), report({ p99LatencyMs: 100 }), {}, {}, 49).state.activeLimit).toBe(100);
+    const band = step(state({ activeLimit: 100 }), report({ p99LatencyMs: 600 }), {}, {}, 100);
+    expect(band.state).toMatchObject({ ratePerMinute: 300, activeLimit: 100 });
+    expect(band.reason).toBeNull();
+  });
+
+  // Issue #13, failing input (bench:control, healthy origin): rate 600/min, visitors leave a second
+  // or two after claiming, so at each tick's start the limit of 10 read 7 active + 2 unclaimed
+  // (under the old 95 % "in use") although it cut every tick's release; it crept 10 -> 11 -> 13
+  // at p99 65 ms of 800 ms and admissions stayed at 0.54 of the maximum.
+  it('limit grows while p99 has headroom with pending places', () => {
+    const d = step(state({ activeLimit: 10, ratePerMinute: 600 }), report({ p99LatencyMs: 65 }), {}, {}, 7, NOW, 2);
+    expect(d.state.activeLimit).toBe(12);
+    // Ten reports of the same, each tick reading 70 % of the limit in flight: the limit grows
+    // geometrically (x1.2 per report), not by one.
+    let s = state({ activeLimit: 10, ratePerMinute: 600 });
+    for (let k = 1; k <= 10; k++) {
+      const inFlight = Math.floor(0.7 * s.activeLimit);
+      s = nextReleaseRate(
+        s,
+        { origin: report({ p99LatencyMs: 65, reportedAtMs: NOW + k }), gateway: quiet, active: inFlight - 2, pending: 2 },
+        bounds,
+        NOW + k,
+      ).state;
+    }
+    expect(s.activeLimit).toBeGreaterThanOrEqual(50);
+  });
+
+  // Same run: an overload seen with 4 active (the first cold requests) set the knee memory to 10,
+  // and the limit then crept near it by 1 per report.
+  it('a cut with fewer than INITIAL_LIMIT active keeps slow start and remembers no knee', () => {
+    const d = step(state({ slowStart: true, activeLimit: 10 }), report({ p99LatencyMs: 1200 }), {}, {}, 4);
+    expect(d.state).toMatchObject({ slowStart: true, overloadLimit: 0, activeLimit: 10 });
+    const real = step(state({ activeLimit: 100 }), report({ p99LatencyMs: 1200 }), {}, {}, 80);
+    expect(real.state).toMatchObject({ slowStart: false, overloadLimit: 80 });
+  });
+
+  // Issue #13: the limit sat at 10 with `pending 22, active 1`: unclaimed places filled it, but the
+  // law only counted claimed visitors as use, so it never grew and the queue stalled.
+  it('grows a limit filled by unclaimed places, whether or not their visitors have claimed yet', () => {
+    const s = state({ activeLimit: 10, slowStart: true, ratePerMinute: 30 });
+    const d = step(s, report({ p99LatencyMs: 140 }), { minPerMinute: 10, maxPerMinute: 30, maxActive: 100 }, {}, 1, NOW, 22);
+    expect(d.state.activeLimit).toBeGreaterThan(10);
+    expect(d.reason).toMatch(/active limit 10 -> 18/);
+  });
+
+  it('cuts once per overload: while the active visitors still exceed the cut limit, later reports hold', () => {
+    const after = step(state({ activeLimit: 60, overloadLimit: 120 }), report({ p99LatencyMs: 2000 }), {}, {}, 110);
+    expect(after.state).toMatchObject({ ratePerMinute: 300, activeLimit: 60 });
+    expect(after.reason).toBeNull();
+    // Once the load is back under the limit, a new overload cuts again and remembers its load.
+    const again = step(state({ activeLimit: 60, overloadLimit: 120 }), report({ p99LatencyMs: 2000 }), {}, {}, 58);
+    expect(again.state).toMatchObject({ activeLimit: 29, overloadLimit: 58 });
+  });
+
+  it('creeps near the load of the last overload and grows fast again once 10 % past it', () => {
+    const near = step(state({ activeLimit: 95, overloadLimit: 100 }), report({ p99LatencyMs: 50 }), {}, {}, 95);
+    expect(near.state.activeLimit).toBe(96);
+    const far = step(state({ activeLimit: 50, overloadLimit: 100 }), report({ p99LatencyMs: 50 }), {}, {}, 50);
+    expect(far.state.activeLimit).toBe(61);
+    const past = step(state({ activeLimit: 120, overloadLimit: 100 }), report({ p99LatencyMs: 50 }), {}, {}, 120);
+    expect(past.state.activeLimit).toBe(145);
+  });
+});
+
+describe('slow start', () => {
+  it('grows rate and limit by (1 + headroom) per report', () => {
+    const d = step(state({ activeLimit: 100, slowStart: true, ratePerMinute: 100 }), report({ p99LatencyMs: 80 }), {}, {}, 96);
+    expect(d.state).toMatchObject({ ratePerMinute: 190, activeLimit: 190, slowStart: true, cssRounds: 0 });
+    expect(d.reason).toBe(
+      'healthy (p99 80 ms of 800 ms target, 10 buyers), slow start x1.90: rate 100 -> 190/min, active limit 100 -> 190',
+    );
+  });
+
+  // Issue #13, failing input (bench:control, healthy origin): one report at 56 % of the target
+  // (the first cold requests) ended slow start for good, although the next reports read 37 % and
+  // 8 %; congestion avoidance then took 75 s to the maximum.
+  it('slow start does not end on a delay rise that is still far below the target', () => {
+    const s0 = state({ activeLimit: 100, slowStart: true, ratePerMinute: 150 });
+    const rise = step(s0, report({ p99LatencyMs: 450 }), {}, {}, 96);
+    expect(rise.state).toMatchObject({ slowStart: true, cssRounds: 1 });
+    // Conservative: growth divided by 4 (RFC 9406 CSS_GROWTH_DIVISOR): x(1 + 0.4375 / 4) = x1.11.
+    expect(rise.state.activeLimit).toBe(110);
+    expect(rise.reason).toMatch(/conservative slow start 1\/5 \(p99 at 56.3% of target\), x1.11/);
+    const back = step(rise.state, report({ p99LatencyMs: 64, reportedAtMs: NOW + 1 }), {}, {}, 100, NOW + 1);
+    expect(back.state).toMatchObject({ slowStart: true, cssRounds: 0, activeLimit: 211 });
+    expect(back.reason).toMatch(/slow start resumes/);
+  });
+
+  it('ends after CSS_ROUNDS reports at half the target or more, or at once on an overload', () => {
+    let s = state({ activeLimit: 100, slowStart: true });
+    for (let k = 1; k <= CSS_ROUNDS; k++) {
+      s = step(s, report({ p99LatencyMs: k % 2 ? 450 : 650, reportedAtMs: NOW + k }), {}, {}, s.activeLimit, NOW + k).state;
+      expect(s.slowStart).toBe(k < CSS_ROUNDS);
+    }
+    expect(s.cssRounds).toBe(0);
+    // In the Vegas band (>= 70 % of target) conservative slow start holds.
+    const band = step(state({ activeLimit: 100, slowStart: true, cssRounds: 2 }), report({ p99LatencyMs: 600 }), {}, {}, 100);
+    expect(band.state).toMatchObject({ activeLimit: 100, ratePerMinute: 300, cssRounds: 3, slowStart: true });
+    expect(step(state({ activeLimit: 100, slowStart: true }), report({ p99LatencyMs: 5000 }), {}, {}, 90).state.slowStart).toBe(false);
+  });
+
+  // Issue #13: the first report dropped the limit from the organizer's 200 to 10 and said nothing.
+  it("starts at the first report from what is in flight, and logs the drop from the organizer's cap", () => {
+    const s0 = initialControllerState(bounds);
+    expect(s0).toEqual({ ratePerMinute: 60, activeLimit: 1000, slowStart: true, cssRounds: 0, lastReportAtMs: 0, overloadLimit: 0 });
+    const d = step(s0, report({}), {}, {}, 0);
+    expect(d.state.activeLimit).toBe(INITIAL_LIMIT);
+    expect(d.reason).toMatch(/^first health report, slow start from 10 active; .*active limit 1,000 -> 10$/);
+    // 30 active + 20 unclaimed: slow start from 50, x1.875.
+    expect(step(s0, report({}), {}, {}, 30, NOW, 20).state.activeLimit).toBe(93);
+  });
+});
