@@ -16,7 +16,7 @@ import {
 } from './lib/crowd-run.ts';
 import { parseDevVars } from './lib/dev-secrets.ts';
 import { ROOT, freePort, startDevServer, type DevServer } from './lib/dev-server.ts';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -35,6 +35,7 @@ const { values: opts } = parseArgs({
     origin: { type: 'string' },
     'origin-after': { type: 'string', multiple: true },
     'slow-origin-after': { type: 'string' },
+    json: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -53,7 +54,8 @@ if (opts.help) {
                     it serves at that latency (the stub's default is 20:50)
   --origin-after S:MS:KNEE  change the model after S seconds (repeatable), e.g. halve the knee
   --slow-origin-after S     shorthand for --origin-after S:900:5 (an origin slower than the target)
-  --url URL         a running gateway (else one is started on a free port with temporary storage)`);
+  --url URL         a running gateway (else one is started on a free port with temporary storage)
+  --json FILE       also write the whole run (2 s samples, every rate and limit change, counts) to FILE`);
   process.exit(0);
 }
 
@@ -105,6 +107,7 @@ console.log(
     `no-shows ${crowd.noShowShare}, stay ${crowd.staySeconds} s\n`,
 );
 const r = await runCrowd(server, crowd);
+if (opts.json) writeFileSync(opts.json, JSON.stringify({ options: crowd, result: r }, null, 1));
 const q = queuedSpan(r);
 const after = (r.firstReportS ?? 0) + 30;
 const row = (k: string, v: string | number) => console.log(`  ${k.padEnd(58)} ${v}`);

@@ -86,6 +86,7 @@ export interface CrowdResult {
   /** When each visitor claimed an admission, s since start. */
   admittedAtS: number[];
   samples: CrowdSample[];
+  /** Every change of rate or limit during the run, newest first. */
   rateLog: { at: number; rate: number; reason: string }[];
   /** Every capacity-model change the stub accepted (false when one was refused or could not reach it). */
   originModelApplied: boolean;
@@ -311,6 +312,11 @@ export async function runCrowd(
   }
 
   const samples: CrowdSample[] = [];
+  // The room shows its newest RATE_LOG_SHOWN changes; gathered at every sample, the run keeps them all.
+  const rateLog = new Map<string, { at: number; rate: number; reason: string }>();
+  const keep = (log: { at: number; rate: number; reason: string }[]) => {
+    for (const e of log) rateLog.set(`${e.at} ${e.reason}`, e);
+  };
   const stats = async () =>
     (await (
       await fetch(`${base}/_wr/admin/events/${eventId}`, { headers: { authorization: `Bearer ${server.adminToken}` } })
@@ -320,6 +326,7 @@ export async function runCrowd(
     while (sampling) {
       try {
         const q = (await stats()).queue;
+        keep(q.rateLog);
         samples.push({
           t: sinceS(),
           binds: q.binding.binds,
@@ -368,6 +375,7 @@ export async function runCrowd(
   const crashed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
   if (crashed.length) log(`  simulated visitors that crashed: ${crashed.length} (first: ${String(crashed[0]!.reason)})`);
   const end = await stats();
+  keep(end.queue.rateLog);
   const first = samples.find((x) => x.reportedAtS !== null);
   return {
     eventId,
@@ -377,7 +385,7 @@ export async function runCrowd(
     noShows: counts.noShows!,
     admittedAtS: admittedAt,
     samples,
-    rateLog: end.queue.rateLog,
+    rateLog: [...rateLog.values()].sort((a, b) => b.at - a.at),
     originModelApplied,
     firstReportS: first ? first.reportedAtS : null,
     counts,
