@@ -21,15 +21,21 @@ export type HoldRefusal =
   | 'PAYMENT_IN_PROGRESS'
   | 'ORDER_ALREADY_USED';
 
-/** A seat's status on the seat map (and in storage): AVAILABLE, HELD (by a live hold) or SOLD. */
-export type SeatStatus = 'AVAILABLE' | 'HELD' | 'SOLD';
+/**
+ * A seat's status on the seat map (and in storage): AVAILABLE, HELD (by a live hold) or SOLD.
+ * ALLOCATED appears on the public seat map only: an unheld seat reserved for a sales channel until
+ * its allocation's release time (storage keeps it AVAILABLE; see allocation-policy.ts).
+ */
+export type SeatStatus = 'AVAILABLE' | 'HELD' | 'SOLD' | 'ALLOCATED';
 
 /** A refusal of a hold that stores nothing; the edge maps each kind to one error code. */
 export type HoldRefusalAnswer =
   | { kind: 'unknown_seats'; seatIds: string[] }
   | { kind: 'unknown_tier'; tier: string }
   | { kind: 'unavailable'; seatIds: string[]; remaining?: number }
-  | { kind: 'account_limit'; limit: number; owned: number };
+  | { kind: 'account_limit'; limit: number; owned: number }
+  /** A sales channel asked for seats (or a tier) outside its live allocations (issue 19). */
+  | { kind: 'not_allocated'; seatIds: string[]; tier?: string };
 
 /** A request to start (or resume) a configuration change of the event (`beginChange`). */
 export interface ChangeRequest {
@@ -87,6 +93,8 @@ export interface TierView {
   available: number;
   held: number;
   sold: number;
+  /** Places reserved for sales channels' live allocations and not held or sold by them (not in `available`). */
+  allocated: number;
 }
 
 /**
@@ -115,7 +123,8 @@ export interface AuditEntry {
   holdId: string;
   from: HoldStatus | null;
   to: HoldStatus;
-  actor: 'visitor' | 'origin' | 'timer';
+  /** `channel:<channelId>` for a sales channel's holds and their transitions (issue 19). */
+  actor: 'visitor' | 'origin' | 'timer' | `channel:${string}`;
   reason: string;
 }
 

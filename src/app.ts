@@ -13,6 +13,7 @@ import { problemPage } from './pages/problem-page';
 import { adminApi } from './routes/admin';
 import { holdsApi } from './routes/holds';
 import { originApi } from './routes/origin-api';
+import { channelApi } from './routes/channels';
 import { queueApi } from './routes/queue';
 import { serveRoom } from './routes/room';
 import { keepPrivate } from './lib/cache-control';
@@ -79,6 +80,8 @@ export function createApp() {
   });
   app.route('/_wr/admin', adminApi);
   app.route('/_wr/origin', originApi);
+  // Sales channels (box office, partners): signed with each channel's own key, no queue (issue 19).
+  app.route('/_wr/channel', channelApi);
 
   app.notFound((c) =>
     problemResponse(new GatewayError('NOT_FOUND', { detail: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` })),

@@ -6,6 +6,7 @@ import { EVENT_ID_PATTERN } from '../contracts/names';
 import type { RoomTableCache } from './lib/room-table';
 import { GatewayError } from './lib/errors';
 import type { VisitorClaims } from './lib/token';
+import type { ChannelCaller } from '../contracts/channel-answers';
 
 /** Variables set by `requireAdmission` (src/middleware/credentials.ts). */
 export interface AdmissionVariables {
@@ -21,8 +22,14 @@ export interface OriginVariables {
   signedAtMs: number;
 }
 
+/** Variables set by `channelSignature` (src/middleware/channel-signature.ts), besides `rawBody`. */
+export interface ChannelVariables {
+  /** The sales channel whose key signed the request (not yet checked against its registry: the Inventory does that). */
+  channel: ChannelCaller;
+}
+
 /** Bindings and per-request variables of the gateway's Hono app. */
-export type AppEnv = { Bindings: Env; Variables: AdmissionVariables & OriginVariables & RoomVariables };
+export type AppEnv = { Bindings: Env; Variables: AdmissionVariables & OriginVariables & RoomVariables & ChannelVariables };
 
 /** Variables set by the app's room routing for every request. */
 export interface RoomVariables {

@@ -2,16 +2,31 @@
 // adapter (transactions, alarm, RPC) over store.ts, plan-store.ts and the pure rules beside them.
 import { DurableObject } from 'cloudflare:workers';
 import { DEFAULT_PAYMENT_GRACE_S, type InventoryConfig } from '../../contracts/event-config';
-import { FixedWindowLimiter } from '../shared/fixed-window';
 import { Sql, migrate } from '../shared/sql';
 import { consistencyCounts } from './consistency';
 import { holdCounts, seatCounts } from './counts';
-import { checkConfirm, decideHold, newHold } from './decide-hold';
-import { applyHoldAction, targetKey, validateHoldTarget, type HoldAction } from './hold-policy';
+import { HoldDesk } from './hold-desk';
+import { validateHoldTarget, type HoldAction } from './hold-policy';
 import { INVENTORY_MIGRATIONS } from './schema';
 import { planSeatMap } from './seat-map-plan';
 import { PlanStore } from './plan-store';
 import { InventoryStore, type Actor } from './store';
+import { ChannelDesk } from './channel-desk';
+import { ChannelStore } from './channel-store';
+import type { Holder } from './allocation-policy';
+import type {
+  AllocationAnswer,
+  AllocationRequest,
+  ChannelCaller,
+  ChannelHoldAction,
+  ChannelHoldAnswer,
+  ChannelHoldChangeAnswer,
+  ChannelListAnswer,
+  EndAllocationAnswer,
+  FeedAnswer,
+  PutChannelAnswer,
+  RevokeChannelAnswer,
+} from '../../contracts/channel-answers';
 import type {
   AuditEntry,
   BeginChangeAnswer,
@@ -27,9 +42,7 @@ import type {
   StatsAnswer,
 } from '../../contracts/inventory-answers';
 
-/** Hold attempts one account may make per HOLD_WINDOW_MS; more get `rate_limited` (429 at the edge). */
-export const HOLDS_PER_WINDOW = 20;
-export const HOLD_WINDOW_MS = 10_000;
+export { HOLDS_PER_WINDOW, HOLD_WINDOW_MS } from './hold-desk';
 /** A built snapshot of the seat map serves every reader for this long, ms. */
 export const SNAPSHOT_REUSE_MS = 1_000;
 
@@ -42,18 +55,20 @@ export class Inventory extends DurableObject<Env> {
   snapshotsServed = 0;
   /** The last snapshot built, reused for SNAPSHOT_REUSE_MS (one read of every seat per second, however many isolates ask). */
   private snapshot: { atMs: number; map: SeatMap } | null = null;
-  /** Hold attempts per account: HOLDS_PER_WINDOW per HOLD_WINDOW_MS (in memory, see FixedWindowLimiter). */
-  private readonly holdLimiter = new FixedWindowLimiter(HOLDS_PER_WINDOW, HOLD_WINDOW_MS);
   private readonly sql: Sql;
   /** All SQL of this object (tests reach it through `runInDurableObject` to inject faults). */
   readonly store: InventoryStore;
   private readonly plans: PlanStore;
+  private readonly desk: ChannelDesk;
+  private readonly holds: HoldDesk;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
     this.store = new InventoryStore(this.sql);
     this.plans = new PlanStore(this.sql);
+    this.desk = new ChannelDesk(this.store, new ChannelStore(this.sql), this.plans);
+    this.holds = new HoldDesk(this.store, this.plans, this.desk);
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage, 'inv', INVENTORY_MIGRATIONS);
       // A reset between a committed change and its setAlarm (the write is durable, the alarm call
@@ -115,38 +130,15 @@ export class Inventory extends DurableObject<Env> {
    * @param idempotencyKey client-chosen key, unique per intended hold, scoped to the account
    */
   async hold(account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
-    const config = this.plans.plan();
-    if (!config) return { kind: 'event_not_found' };
+    return this.placeHold({ kind: 'public' }, account, request, idempotencyKey);
+  }
+
+  /** `hold` for a holder: the public, or a sales channel (its allocations only; see `gateHold`). */
+  private async placeHold(holder: Holder, account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
+    if (!this.plans.plan()) return { kind: 'event_not_found' };
     const valid = validateHoldTarget(request);
     if (!valid.ok) return { kind: 'invalid', detail: valid.detail };
-    const target = valid.target;
-    const now = this.clock();
-    const answer = this.ctx.storage.transactionSync((): HoldAnswer => {
-      this.store.sweep(now);
-      const earlier = this.store.holdByKey(account, idempotencyKey);
-      if (earlier) {
-        return earlier.request === targetKey(target)
-          ? { kind: 'held', hold: JSON.parse(earlier.first_result) as HoldView, replayed: true }
-          : { kind: 'idempotency_conflict' };
-      }
-      if (this.plans.head()!.salesClosed) return { kind: 'sales_closed' };
-      // One account cannot hammer the seats: counted here, where the request already is, at no
-      // cost; a retry of a hold already made (above) replays whatever the count.
-      if (!this.holdLimiter.take(account, now)) return { kind: 'rate_limited', retryAfterS: HOLD_WINDOW_MS / 1000 };
-      const decision = decideHold({
-        target,
-        availability: this.store.availability(target),
-        owned: this.store.ownedBy(account, now, null),
-        rules: config,
-        nowMs: now,
-      });
-      if (decision.kind !== 'grant') return decision;
-      const hold = newHold(decision, target, account, crypto.randomUUID());
-      this.store.insertHold(hold, target, idempotencyKey, now);
-      return { kind: 'held', hold, replayed: false };
-    });
-    await this.afterWrite();
-    return answer;
+    return this.write((now) => this.holds.place(holder, account, valid.target, idempotencyKey, now));
   }
 
   /** A hold by id. With `account` set, only its owner may read it. */
@@ -201,6 +193,9 @@ export class Inventory extends DurableObject<Env> {
    */
   async seatMap(since?: number): Promise<SeatMapAnswer> {
     this.mapReads++;
+    const now = this.clock();
+    // An allocation whose release time passed is written to the deltas before anyone reads them.
+    if ((this.desk.nextRelease() ?? Infinity) <= now) this.ctx.storage.transactionSync(() => this.sweep(now));
     const head = this.plans.head();
     const config = this.plans.plan();
     if (!head || !config) return { kind: 'event_not_found' };
@@ -214,10 +209,9 @@ export class Inventory extends DurableObject<Env> {
     if (plan.kind === 'delta') {
       return {
         kind: 'map',
-        map: { kind: 'delta', version: head.version, since: plan.since, changes: this.store.changesSince(plan.since), ...common },
+        map: { kind: 'delta', version: head.version, since: plan.since, changes: this.store.changesSince(plan.since, now), ...common },
       };
     }
-    const now = this.clock();
     // A snapshot may be a second old (the edge caches it that long anyway): readers then follow
     // with `since` = its version, so nothing is missed. Building one reads every seat.
     if (!this.snapshot || now - this.snapshot.atMs >= SNAPSHOT_REUSE_MS || now < this.snapshot.atMs) {
@@ -264,43 +258,90 @@ export class Inventory extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     const now = this.clock();
-    this.ctx.storage.transactionSync(() => this.store.sweep(now));
+    this.ctx.storage.transactionSync(() => this.sweep(now));
     await this.afterWrite();
   }
 
-  private async change(holdId: string, action: HoldAction, actor: Actor, reason: string): Promise<HoldChangeAnswer> {
+  /** Creates or re-activates a sales channel (issue 19): see `ChannelDesk.putChannel`. The key is derived at the edge, never stored. */
+  async putChannel(channelId: string, name: string): Promise<PutChannelAnswer> {
+    return this.ctx.storage.transactionSync(() => this.desk.putChannel(channelId, name, this.clock()));
+  }
+
+  /** Revokes a sales channel: its key is refused from the next call on. */
+  async revokeChannel(channelId: string): Promise<RevokeChannelAnswer> {
+    return this.ctx.storage.transactionSync(() => this.desk.revokeChannel(channelId, this.clock()));
+  }
+
+  /** The event's sales channels and allocations for the organizer (`caller` null), or one channel's own allocations. */
+  async channelList(caller: ChannelCaller | null): Promise<ChannelListAnswer> {
+    const refused = caller && this.desk.admit(caller);
+    if (refused) return refused;
+    const allocations = this.desk.allocations(this.clock(), caller?.channelId ?? null);
+    return { kind: 'ok', channels: caller ? [] : this.desk.channels(), allocations };
+  }
+
+  /** Creates or changes an allocation (`decideAllocation`); a refusal changes nothing. */
+  async allocate(request: AllocationRequest): Promise<AllocationAnswer> {
+    return this.write((now) => this.desk.allocate(request, now));
+  }
+
+  /** Ends an allocation now: its unsold rest returns to general sale. */
+  async endAllocation(allocationId: string): Promise<EndAllocationAnswer> {
+    return this.write((now) => this.desk.endAllocation(allocationId, now));
+  }
+
+  /**
+   * A sales channel's hold, under the same rules as `hold` (all or nothing, idempotency, the
+   * per-account limit for `account` within the channel), of seats or places of its live
+   * allocations only; the audit log names `channel:<id>`.
+   */
+  async channelHold(caller: ChannelCaller, account: string, request: HoldRequest, idempotencyKey: string): Promise<ChannelHoldAnswer> {
+    return (
+      this.desk.admit(caller) ??
+      this.placeHold({ kind: 'channel', channelId: caller.channelId }, channelAccount(caller, account), request, idempotencyKey)
+    );
+  }
+
+  /** A sales channel reads, confirms or releases one of its holds (another's answers `not_found`). */
+  async channelAct(caller: ChannelCaller, holdId: string, action: ChannelHoldAction): Promise<ChannelHoldChangeAnswer> {
+    const refused = this.desk.admit(caller);
+    if (refused) return refused;
+    if (this.store.holdRow(holdId)?.channel_id !== caller.channelId) return { kind: 'not_found' };
+    const actor: Actor = `channel:${caller.channelId}`;
+    if (action.kind === 'get') return this.getHold(holdId, null);
+    if (action.kind === 'release') return this.change(holdId, { kind: 'release', account: null, byOrigin: true }, actor, 'released');
+    return this.change(
+      holdId,
+      { kind: 'confirm', orderId: action.orderId, amountMinor: action.amountMinor, account: null },
+      actor,
+      `confirmed for order ${action.orderId}`,
+    );
+  }
+
+  /** The change feed for a sales channel: entries after cursor `after`, at most `limit`, or the snapshot to start from. */
+  async readFeed(caller: ChannelCaller, after: number | 'snapshot', limit: number): Promise<FeedAnswer> {
+    return this.desk.admit(caller) ?? this.write(() => this.desk.feed(after, limit));
+  }
+
+  /** Sweeps passed hold deadlines and allocation release times, then runs `decide` in one transaction; re-arms after. */
+  private async write<T>(decide: (nowMs: number) => T): Promise<T> {
     const now = this.clock();
-    const answer = this.ctx.storage.transactionSync((): HoldChangeAnswer => {
-      this.store.sweep(now);
-      const row = this.store.holdRow(holdId);
-      if (!row) return { kind: 'not_found' };
-      const refused = (code: Extract<HoldChangeAnswer, { kind: 'refused' }>['code'], detail: string): HoldChangeAnswer => ({
-        kind: 'refused',
-        code,
-        detail,
-        hold: this.store.view(holdId, now)!,
-      });
-      const t = applyHoldAction(
-        { account: row.account, status: row.status, expiresAtMs: row.expires_at, orderId: row.order_id, priceMinor: row.price_minor },
-        action,
-        now,
-      );
-      if (!t.ok) return refused(t.code, t.detail);
-      if (t.noop) return { kind: 'ok', hold: this.store.view(holdId, now)! };
-      if (action.kind === 'confirm') {
-        const check = checkConfirm({
-          orderUsedElsewhere: this.store.orderUsedElsewhere(action.orderId, holdId),
-          ownedOther: this.store.ownedBy(row.account, now, holdId),
-          quantity: row.quantity,
-          limit: this.plans.plan()!.maxSeatsPerAccount,
-        });
-        if (!check.ok) return refused(check.code, check.detail);
-      }
-      this.store.applyTransition(row, t.status, t.expiresAtMs, action.kind === 'confirm' ? action.orderId : null, now, actor, reason);
-      return { kind: 'ok', hold: this.store.view(holdId, now)! };
+    const answer = this.ctx.storage.transactionSync(() => {
+      this.sweep(now);
+      return decide(now);
     });
     await this.afterWrite();
     return answer;
+  }
+
+  /** Every passed deadline (holds) and release time (allocations) at `nowMs`, written before any decision. */
+  private sweep(nowMs: number): void {
+    this.store.sweep(nowMs);
+    if (this.desk.settle(nowMs)) this.snapshot = null;
+  }
+
+  private async change(holdId: string, action: HoldAction, actor: Actor, reason: string): Promise<HoldChangeAnswer> {
+    return this.write((now) => this.holds.change(holdId, action, actor, reason, now));
   }
 
   /** After every committed write: the alarm follows the deadlines, the WaitingRoom learns a sell-out. */
@@ -331,7 +372,8 @@ export class Inventory extends DurableObject<Env> {
 
   /** Keeps the one alarm at the earliest live deadline (or none), whatever happened to it. */
   private async armAlarm(): Promise<void> {
-    const next = this.store.nextDeadline();
+    const deadlines = [this.store.nextDeadline(), this.desk.nextRelease()].filter((t) => t !== null);
+    const next = deadlines.length ? Math.min(...deadlines) : null;
     const current = await this.ctx.storage.getAlarm();
     if (next === null) {
       if (current !== null) await this.ctx.storage.deleteAlarm();
@@ -344,4 +386,9 @@ export class Inventory extends DurableObject<Env> {
   private eventId(): string | null {
     return this.ctx.id.name ?? null;
   }
+}
+
+/** A channel's customer account, scoped to the channel so its per-account limit never mixes with visitors' or other channels'. */
+function channelAccount(caller: ChannelCaller, account: string): string {
+  return `channel/${caller.channelId}/${account}`;
 }

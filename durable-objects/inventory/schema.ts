@@ -133,4 +133,109 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE inv_plan ADD COLUMN sales_closed INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    id: 5,
+    description: 'sales channels, their allocations, and the change feed',
+    // Channels sell from the same seats as the website (issue 19). A channel's key is derived from
+    // CHANNEL_KEY_SECRET and its generation (src/lib/channel-keys.ts), so no key material is stored
+    // here: revoking bumps nothing but `revoked`, re-activating bumps `generation`.
+    // Allocations reserve seats (one live allocation per seat: the primary key) or a tier quota for
+    // one channel until `release_at`; decisions compare `release_at` with the clock of each call
+    // (allocation-policy.ts), `ended` only records that the end was written to the feed.
+    // The feed is written by triggers, so no write path (today's or a future one) can change a seat,
+    // a tier counter or an allocation without its entry; each entry carries the whole new state of
+    // its item at that version, so replaying any entries twice or from an earlier cursor converges.
+    sql: `
+      CREATE TABLE inv_channels (
+        channel_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        revoked INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE inv_allocations (
+        allocation_id TEXT PRIMARY KEY,
+        channel_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('seats', 'tier')),
+        tier TEXT,
+        quantity INTEGER NOT NULL CHECK (quantity >= 0),
+        release_at INTEGER NOT NULL,
+        ended INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX inv_allocations_live ON inv_allocations (ended, release_at);
+      CREATE TABLE inv_allocation_seats (
+        seat_id TEXT PRIMARY KEY,
+        allocation_id TEXT NOT NULL
+      );
+      CREATE INDEX inv_allocation_seats_allocation ON inv_allocation_seats (allocation_id);
+      ALTER TABLE inv_holds ADD COLUMN channel_id TEXT;
+      ALTER TABLE inv_holds ADD COLUMN allocation_id TEXT;
+      CREATE INDEX inv_holds_allocation ON inv_holds (allocation_id, status);
+      CREATE TABLE inv_feed (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        version INTEGER NOT NULL,
+        item TEXT NOT NULL CHECK (item IN ('seat', 'tier')),
+        name TEXT NOT NULL,
+        status TEXT,
+        allocation_id TEXT,
+        channel_id TEXT,
+        capacity INTEGER,
+        held INTEGER,
+        sold INTEGER,
+        reserved INTEGER
+      );
+      CREATE INDEX inv_feed_version ON inv_feed (version);
+      -- Feed entries exist from this version on; older cursors read the snapshot first.
+      ALTER TABLE inv_plan ADD COLUMN feed_from INTEGER NOT NULL DEFAULT 0;
+      UPDATE inv_plan SET feed_from = version;
+      CREATE VIEW inv_seat_feed_state AS
+        SELECT s.seat_id, s.status, a.allocation_id, a.channel_id FROM inv_seats s
+        LEFT JOIN inv_allocation_seats x ON x.seat_id = s.seat_id
+        LEFT JOIN inv_allocations a ON a.allocation_id = x.allocation_id AND a.ended = 0;
+      CREATE VIEW inv_tier_feed_state AS
+        SELECT t.tier, t.capacity, t.held, t.sold, (
+          SELECT COALESCE(SUM(MAX(0, a.quantity - (SELECT COALESCE(SUM(h.quantity), 0) FROM inv_holds h WHERE h.allocation_id = a.allocation_id
+            AND h.status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD')))), 0)
+          FROM inv_allocations a WHERE a.kind = 'tier' AND a.tier = t.tier AND a.ended = 0) AS reserved
+        FROM inv_tiers t;
+      CREATE TRIGGER inv_feed_seat_status AFTER UPDATE OF status ON inv_seats WHEN OLD.status IS NOT NEW.status
+      BEGIN
+        INSERT INTO inv_feed (version, item, name, status, allocation_id, channel_id)
+          SELECT (SELECT version FROM inv_plan WHERE id = 1), 'seat', seat_id, status, allocation_id, channel_id
+          FROM inv_seat_feed_state WHERE seat_id = NEW.seat_id;
+      END;
+      CREATE TRIGGER inv_feed_seat_allocated AFTER INSERT ON inv_allocation_seats
+      BEGIN
+        INSERT INTO inv_feed (version, item, name, status, allocation_id, channel_id)
+          SELECT (SELECT version FROM inv_plan WHERE id = 1), 'seat', seat_id, status, allocation_id, channel_id
+          FROM inv_seat_feed_state WHERE seat_id = NEW.seat_id;
+      END;
+      CREATE TRIGGER inv_feed_seat_unallocated AFTER DELETE ON inv_allocation_seats
+      BEGIN
+        INSERT INTO inv_feed (version, item, name, status, allocation_id, channel_id)
+          SELECT (SELECT version FROM inv_plan WHERE id = 1), 'seat', seat_id, status, allocation_id, channel_id
+          FROM inv_seat_feed_state WHERE seat_id = OLD.seat_id;
+      END;
+      CREATE TRIGGER inv_feed_tier_counts AFTER UPDATE OF held, sold ON inv_tiers WHEN OLD.held IS NOT NEW.held OR OLD.sold IS NOT NEW.sold
+      BEGIN
+        INSERT INTO inv_feed (version, item, name, capacity, held, sold, reserved)
+          SELECT (SELECT version FROM inv_plan WHERE id = 1), 'tier', tier, capacity, held, sold, reserved
+          FROM inv_tier_feed_state WHERE tier = NEW.tier;
+      END;
+      CREATE TRIGGER inv_feed_tier_allocated AFTER INSERT ON inv_allocations WHEN NEW.kind = 'tier'
+      BEGIN
+        INSERT INTO inv_feed (version, item, name, capacity, held, sold, reserved)
+          SELECT (SELECT version FROM inv_plan WHERE id = 1), 'tier', tier, capacity, held, sold, reserved
+          FROM inv_tier_feed_state WHERE tier = NEW.tier;
+      END;
+      CREATE TRIGGER inv_feed_tier_allocation_changed AFTER UPDATE OF quantity, ended, tier ON inv_allocations WHEN NEW.kind = 'tier'
+      BEGIN
+        INSERT INTO inv_feed (version, item, name, capacity, held, sold, reserved)
+          SELECT (SELECT version FROM inv_plan WHERE id = 1), 'tier', tier, capacity, held, sold, reserved
+          FROM inv_tier_feed_state WHERE tier IN (OLD.tier, NEW.tier);
+      END;
+    `,
+  },
 ];

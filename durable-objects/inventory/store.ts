@@ -20,6 +20,8 @@ export interface HoldRow {
   order_id: string | null;
   request: string;
   first_result: string;
+  /** The sales channel that placed the hold (migration 5), or null for a visitor's. */
+  channel_id: string | null;
 }
 
 /** Who caused a transition, for the audit log. */
@@ -29,15 +31,17 @@ export type Actor = AuditEntry['actor'];
 export class InventoryStore {
   constructor(private readonly sql: Sql) {}
 
+  /** Every tier's counters; `available` leaves out the places reserved for sales channels' live allocations (as settled). */
   tiers(): TierView[] {
-    return this.sql.all<{ tier: string; capacity: number; price_minor: number; held: number; sold: number }>`
-      SELECT * FROM inv_tiers ORDER BY tier`.map((t) => ({
+    return this.sql.all<{ tier: string; capacity: number; price_minor: number; held: number; sold: number; reserved: number }>`
+      SELECT t.*, v.reserved FROM inv_tiers t JOIN inv_tier_feed_state v ON v.tier = t.tier ORDER BY t.tier`.map((t) => ({
       tier: t.tier,
       capacity: t.capacity,
       priceMinor: t.price_minor,
-      available: t.capacity - t.held - t.sold,
+      available: t.capacity - t.held - t.sold - t.reserved,
       held: t.held,
       sold: t.sold,
+      allocated: t.reserved,
     }));
   }
 
@@ -101,14 +105,21 @@ export class InventoryStore {
 
   /**
    * Writes a new HELD hold with its seats (or tier places), idempotency record, audit line and deltas.
+   * @param by who placed it: `actor` for the audit log, and for a sales channel its id and the tier allocation drawn on
    * @throws Error when a seat or tier changed since it was checked (the transaction rolls back)
    */
-  insertHold(hold: HoldView, target: HoldTarget, idempotencyKey: string, nowMs: number): void {
+  insertHold(
+    hold: HoldView,
+    target: HoldTarget,
+    idempotencyKey: string,
+    nowMs: number,
+    by: { actor: Actor; channelId: string | null; allocationId: string | null } = { actor: 'visitor', channelId: null, allocationId: null },
+  ): void {
     const version = this.bumpVersion();
     this.sql
-      .run`INSERT INTO inv_holds (hold_id, account, status, kind, tier, quantity, price_minor, currency, created_at, expires_at, idempotency_key, request, first_result)
+      .run`INSERT INTO inv_holds (hold_id, account, status, kind, tier, quantity, price_minor, currency, created_at, expires_at, idempotency_key, request, first_result, channel_id, allocation_id)
       VALUES (${hold.holdId}, ${hold.account}, 'HELD', ${target.kind}, ${hold.tier}, ${hold.quantity}, ${hold.priceMinor}, ${hold.currency}, ${nowMs}, ${hold.expiresAtMs},
-        ${idempotencyKey}, ${targetKey(target)}, ${JSON.stringify(hold)})`;
+        ${idempotencyKey}, ${targetKey(target)}, ${JSON.stringify(hold)}, ${by.channelId}, ${by.allocationId})`;
     if (target.kind === 'seats') {
       for (const id of target.seatIds) {
         this.sql.run`INSERT INTO inv_hold_seats (hold_id, seat_id) VALUES (${hold.holdId}, ${id})`;
@@ -123,7 +134,7 @@ export class InventoryStore {
         WHERE tier = ${target.tier} AND held + sold + ${hold.quantity} <= capacity RETURNING tier`;
       if (written.length !== 1) throw new Error(`invariant: tier ${target.tier} changed between check and write`);
     }
-    this.audit(nowMs, hold.holdId, null, 'HELD', 'visitor', 'hold placed');
+    this.audit(nowMs, hold.holdId, null, 'HELD', by.actor, 'hold placed');
   }
 
   /** Writes one transition with its effects on seats or tier counters, audit and deltas. */
@@ -200,21 +211,38 @@ export class InventoryStore {
     );
   }
 
-  /** Every seat in plan order, a HELD seat past its deadline shown as AVAILABLE. */
+  /**
+   * Every seat in plan order as the public sees it at `nowMs`: a HELD seat past its deadline is
+   * AVAILABLE, and an unheld seat of a live allocation ALLOCATED (not on sale to the public).
+   */
   snapshotSeats(nowMs: number): { id: string; status: SeatStatus }[] {
-    return this.sql.all<{ id: string; status: SeatStatus }>`
-      SELECT seat_id AS id, CASE WHEN status = 'HELD' AND hold_expires_at <= ${nowMs} THEN 'AVAILABLE' ELSE status END AS status
-      FROM inv_seats ORDER BY ord`;
+    return this.publicStatuses(nowMs, null);
   }
 
-  /** Seats changed after version `since`, each with its latest status. */
-  changesSince(since: number): { id: string; status: SeatStatus }[] {
-    const latest = new Map<string, SeatStatus>();
-    for (const d of this.sql.all<{ seat_id: string; status: SeatStatus }>`
-      SELECT seat_id, status FROM inv_deltas WHERE version > ${since} ORDER BY version, rowid`) {
-      latest.set(d.seat_id, d.status);
-    }
-    return [...latest].map(([id, status]) => ({ id, status }));
+  /** Seats changed after version `since`, in the order they first changed, each with its status now (as `snapshotSeats`). */
+  changesSince(since: number, nowMs: number): { id: string; status: SeatStatus }[] {
+    const ids = [
+      ...new Set(
+        this.sql.all<{ seat_id: string }>`SELECT seat_id FROM inv_deltas WHERE version > ${since} ORDER BY version, rowid`.map(
+          (d) => d.seat_id,
+        ),
+      ),
+    ];
+    if (ids.length === 0) return [];
+    const now = new Map(this.publicStatuses(nowMs, ids).map((r) => [r.id, r.status]));
+    return ids.filter((id) => now.has(id)).map((id) => ({ id, status: now.get(id)! }));
+  }
+
+  /** Public statuses at `nowMs` of these seats (null: every seat), in plan order. */
+  private publicStatuses(nowMs: number, ids: string[] | null): { id: string; status: SeatStatus }[] {
+    return this.sql.all<{ id: string; status: SeatStatus }>`
+      SELECT s.seat_id AS id, CASE
+        WHEN s.status = 'SOLD' OR (s.status = 'HELD' AND (s.hold_expires_at IS NULL OR s.hold_expires_at > ${nowMs})) THEN s.status
+        WHEN EXISTS (SELECT 1 FROM inv_allocation_seats x JOIN inv_allocations a ON a.allocation_id = x.allocation_id
+          WHERE x.seat_id = s.seat_id AND a.release_at > ${nowMs}) THEN 'ALLOCATED'
+        ELSE 'AVAILABLE' END AS status
+      FROM inv_seats s WHERE ${ids === null ? 1 : 0} = 1 OR s.seat_id IN (SELECT value FROM json_each(${JSON.stringify(ids ?? [])}))
+      ORDER BY s.ord`;
   }
 
   /** Hold ids whose payment started or ended in a sale, in id order after `afterHoldId`. */
@@ -258,12 +286,16 @@ export class InventoryStore {
       .run`INSERT INTO inv_audit (at, hold_id, from_status, to_status, actor, reason) VALUES (${at}, ${holdId}, ${from}, ${to}, ${actor}, ${reason})`;
   }
 
-  /** Bumps the map version (and now and then drops deltas older than DELTA_RETENTION versions). */
-  private bumpVersion(): number {
+  /** Bumps the map version (and now and then drops deltas and feed entries older than DELTA_RETENTION versions). */
+  bumpVersion(): number {
     const { version } = this.sql.one<{ version: number }>`UPDATE inv_plan SET version = version + 1 WHERE id = 1 RETURNING version`!;
     if (version % 1000 === 0 && version > DELTA_RETENTION) {
       const cut = version - DELTA_RETENTION;
       this.sql.run`DELETE FROM inv_deltas WHERE version <= ${cut}`;
+      // The change feed (migration 5) is kept as long; cursors below `feed_from` read the snapshot first.
+      this.sql
+        .run`UPDATE inv_plan SET feed_from = MAX(feed_from, COALESCE((SELECT MAX(id) FROM inv_feed WHERE version <= ${cut}), 0)) WHERE id = 1`;
+      this.sql.run`DELETE FROM inv_feed WHERE version <= ${cut}`;
       this.sql.run`UPDATE inv_plan SET pruned_through = ${cut} WHERE id = 1`;
     }
     return version;

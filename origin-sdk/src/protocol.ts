@@ -28,6 +28,13 @@ export const SIGNATURE_WINDOW_S = 300;
  */
 export const MAX_FUTURE_SKEW_S = 5;
 
+/**
+ * Header naming the key a sales channel signs with: `<channelId>.<generation>` (issue 19). The
+ * signature itself is `SIGNATURE_HEADER` and `TIMESTAMP_HEADER`, made with `signOriginRequest`
+ * and the channel's own secret instead of the origin's.
+ */
+export const CHANNEL_KEY_HEADER = 'x-wr-channel-key';
+
 /** Origin response header with a command for the gateway; the gateway strips it before the browser sees it. */
 export const COMMAND_HEADER = 'x-wr-command';
 /** Value of `COMMAND_HEADER` that ends the visitor's admission session at once and frees its active slot. */

@@ -45,6 +45,17 @@ export type ErrorCode =
   | 'ENTRY_TOKEN_USED'
   | 'LANE_NOT_CONFIGURED'
   | 'SIGN_IN_URL_INVALID'
+  | 'CHANNEL_UNKNOWN'
+  | 'CHANNEL_REVOKED'
+  | 'CHANNEL_NOT_FOUND'
+  | 'NOT_IN_ALLOCATION'
+  | 'ALLOCATION_NOT_FOUND'
+  | 'ALLOCATION_CONFLICT'
+  | 'ALLOCATION_IN_USE'
+  | 'ALLOCATION_ENDED'
+  | 'CURSOR_INVALID'
+  | 'CURSOR_AHEAD'
+  | 'CURSOR_EXPIRED'
   | 'INTERNAL';
 
 /** HTTP status and short title per code (the `title` of RFC 9457 problem details). */
@@ -92,6 +103,17 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   ENTRY_TOKEN_USED: { status: 409, title: 'The entry token was already used' },
   LANE_NOT_CONFIGURED: { status: 403, title: 'The entry token names a lane this event does not have' },
   SIGN_IN_URL_INVALID: { status: 400, title: 'The sign-in URL is not on the event’s own site' },
+  CHANNEL_UNKNOWN: { status: 401, title: 'No such sales channel for this event' },
+  CHANNEL_REVOKED: { status: 401, title: 'The sales channel key was revoked' },
+  CHANNEL_NOT_FOUND: { status: 404, title: 'No such sales channel' },
+  NOT_IN_ALLOCATION: { status: 403, title: "The seats are outside the channel's allocations" },
+  ALLOCATION_NOT_FOUND: { status: 404, title: 'No such allocation' },
+  ALLOCATION_CONFLICT: { status: 409, title: 'The allocation would take seats that are not free' },
+  ALLOCATION_IN_USE: { status: 409, title: 'The allocation would give up seats that are held or sold' },
+  ALLOCATION_ENDED: { status: 409, title: 'The allocation reached its release time' },
+  CURSOR_INVALID: { status: 400, title: 'The feed cursor is malformed' },
+  CURSOR_AHEAD: { status: 409, title: 'The feed cursor is ahead of the feed' },
+  CURSOR_EXPIRED: { status: 410, title: 'The feed entries after this cursor are gone' },
   INTERNAL: { status: 500, title: 'Internal error' },
 };
 

@@ -82,7 +82,8 @@ export function holdChangeResult(answer: HoldChangeAnswer): HoldView {
  * Placing a hold.
  * @returns the hold, and `replayed` when the idempotency key and request match an earlier success
  * @throws GatewayError EVENT_NOT_FOUND, INVALID_REQUEST, SEAT_NOT_FOUND, TIER_NOT_FOUND,
- *   SEATS_UNAVAILABLE, ACCOUNT_LIMIT, SALE_CLOSED, IDEMPOTENCY_KEY_REUSED, RATE_LIMITED (with Retry-After)
+ *   SEATS_UNAVAILABLE, ACCOUNT_LIMIT, SALE_CLOSED, IDEMPOTENCY_KEY_REUSED, RATE_LIMITED (with Retry-After),
+ *   NOT_IN_ALLOCATION (a sales channel's hold outside its allocations)
  */
 export function holdResult(answer: HoldAnswer, eventId: string): { hold: HoldView; replayed: boolean } {
   const found = requireEvent(answer, eventId);
@@ -118,6 +119,13 @@ export function holdResult(answer: HoldAnswer, eventId: string): { hold: HoldVie
         detail: 'too many hold requests from this account; slow down',
         retryAfterS: found.retryAfterS,
       });
+    case 'not_allocated':
+      throw found.tier !== undefined
+        ? new GatewayError('NOT_IN_ALLOCATION', { detail: `the channel has no live allocation of tier "${found.tier}"; nothing was held` })
+        : new GatewayError('NOT_IN_ALLOCATION', {
+            detail: `not in the channel's live allocations: ${found.seatIds.join(', ')}; nothing was held`,
+            extra: { seatIds: found.seatIds },
+          });
     default:
       return assertNever(found);
   }

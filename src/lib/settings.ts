@@ -25,6 +25,8 @@ export interface GatewaySettings {
   adminToken: string;
   /** `ORIGIN_HMAC_SECRET` (secret): '' refuses every origin API call. */
   originHmacSecret: string;
+  /** `CHANNEL_KEY_SECRET` (secret): every sales channel's key is derived from it (src/lib/channel-keys.ts); '' turns the channel API off. */
+  channelKeySecret: string;
 }
 
 /**
@@ -61,6 +63,7 @@ export function parseGatewaySettings(env: Env): GatewaySettings {
     previousPublicJwk: env.ADMISSION_PREVIOUS_PUBLIC_JWK ?? '',
     adminToken: env.ADMIN_TOKEN ?? '',
     originHmacSecret: env.ORIGIN_HMAC_SECRET ?? '',
+    channelKeySecret: env.CHANNEL_KEY_SECRET ?? '',
   };
 }
 

@@ -20,6 +20,7 @@ import { previewResponse } from '../pages/preview';
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
+import { channelAdmin } from './channel-admin';
 
 /** Every organizer call is idempotent (same request, same state), so each may be retried. */
 function call<T>(name: string, eventId: string | undefined, run: () => Promise<T>): Promise<T> {
@@ -43,6 +44,9 @@ adminApi.use(
     invalidAuthenticationHeader: { message: { code: 'UNAUTHORIZED' } },
   }),
 );
+
+// Sales channels and their allocations (issue 19), behind the same bearer token.
+adminApi.route('/', channelAdmin);
 
 adminApi.put('/events/:eventId', async (c) => {
   const eventId = eventIdParam(c);

@@ -15,12 +15,12 @@ import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 
 /** Idempotency keys: 1-128 visible ASCII characters (draft-ietf-httpapi-idempotency-key-header). */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 
 const seatHold = z.strictObject({ seatIds: z.array(z.string().check(z.maxLength(16))).check(z.maxLength(6, 'a hold takes 1 to 6 seats')) });
 const tierHold = z.strictObject({ tier: z.string().check(z.maxLength(32)), quantity: z.number() });
-/** Numbered seats or a tier quantity; the body's own keys pick which, so an error names the field. */
-const holdRequest = z.pipe(
+/** Numbered seats or a tier quantity; the body's own keys pick which, so an error names the field (also the channel API's). */
+export const holdRequest = z.pipe(
   z.unknown(),
   z.transform((body, ctx) => {
     const tier = typeof body === 'object' && body !== null && 'tier' in body;

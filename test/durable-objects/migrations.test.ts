@@ -9,6 +9,15 @@ import { migrate, type Migration } from '../../durable-objects/shared/sql';
 import { freshEventId } from '../helpers/client';
 import { inventoryStats, seatMapOf } from '../helpers/inventory';
 
+/** Drops every view and table of the Inventory's schema (views first: a view naming a dropped table fails later renames). */
+function emptyInventorySchema(sql: SqlStorage): void {
+  for (const type of ['view', 'table'])
+    for (const { name } of sql
+      .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = ? AND name LIKE 'inv_%'`, type)
+      .toArray())
+      sql.exec(`DROP ${type.toUpperCase()} IF EXISTS ${name}`);
+}
+
 describe('migrations', () => {
   it('upgrades a version-1 inventory (holds, seats, idempotency records) without losing anything', async () => {
     const inv = env.INVENTORY.getByName(freshEventId('mig'));
@@ -16,18 +25,7 @@ describe('migrations', () => {
     await runInDurableObject(inv, (obj: Inventory, state) => {
       const sql = state.storage.sql;
       // Back to an empty database, then only the first migration, as an early deployment had it.
-      for (const t of [
-        'inv_hold_seats',
-        'inv_holds',
-        'inv_seats',
-        'inv_plan',
-        'inv_tiers',
-        'inv_deltas',
-        'inv_audit',
-        'inv_change',
-        'inv_migrations',
-      ])
-        sql.exec(`DROP TABLE IF EXISTS ${t}`);
+      emptyInventorySchema(sql);
       migrate(state.storage, 'inv', INVENTORY_MIGRATIONS.slice(0, 1));
       sql.exec(
         `INSERT INTO inv_plan (id, config, version) VALUES (1, '{"seats":2,"seatsPerRow":2,"holdTtlMs":300000,"maxSeatsPerAccount":6}', 3)`,
@@ -72,18 +70,7 @@ describe('migrations', () => {
     expect(broken.sql).not.toBe(real.sql);
     await runInDurableObject(inv, (_obj: Inventory, state) => {
       const sql = state.storage.sql;
-      for (const t of [
-        'inv_hold_seats',
-        'inv_holds',
-        'inv_seats',
-        'inv_plan',
-        'inv_tiers',
-        'inv_deltas',
-        'inv_audit',
-        'inv_change',
-        'inv_migrations',
-      ])
-        sql.exec(`DROP TABLE IF EXISTS ${t}`);
+      emptyInventorySchema(sql);
       migrate(state.storage, 'inv', INVENTORY_MIGRATIONS.slice(0, 1));
       sql.exec(
         `INSERT INTO inv_plan (id, config, version) VALUES (1, '{"seats":2,"seatsPerRow":2,"holdTtlMs":300000,"maxSeatsPerAccount":6}', 2)`,

@@ -1,0 +1,115 @@
+// Organizer API for sales channels (issue 19): create, re-activate and revoke channels (each with its
+// own derived key, shown once), and allocate seats or tier quotas to them until a release time.
+import { Hono, type Context } from 'hono';
+import * as z from 'zod/mini';
+import { boundedString, wholeNumber } from '../../contracts/zod';
+import {
+  ALLOCATION_ID_PATTERN,
+  CHANNEL_ID_PATTERN,
+  MAX_ALLOCATION_QUANTITY,
+  MAX_ALLOCATION_SEATS,
+  type AllocationAnswer,
+  type ChannelListAnswer,
+  type ChannelView,
+  type EndAllocationAnswer,
+  type PutChannelAnswer,
+  type RevokeChannelAnswer,
+} from '../../contracts/channel-answers';
+import { callDurableObject } from '../lib/do-call';
+import { GatewayError } from '../lib/errors';
+import { allocationResult, endAllocationResult, revokeResult } from '../lib/channel-results';
+import { channelKeyId, deriveChannelSecret } from '../lib/channel-keys';
+import { requireEvent } from '../lib/object-answers';
+import { gatewaySettings } from '../lib/settings';
+import { readJsonBody } from '../lib/validate';
+import { eventIdParam, type AppEnv } from '../types';
+
+const channelBody = z.strictObject({ name: boundedString(1, 100) });
+/** An ISO 8601 date-time with a time zone (`Z` or an offset), as everywhere in the API. */
+const isoTime = z.string().check(
+  z.maxLength(40),
+  z.refine((s) => /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:\d\d)$/.test(s) && !Number.isNaN(Date.parse(s)), {
+    message: 'must be an ISO 8601 time with a zone, e.g. 2027-03-01T18:00:00Z',
+  }),
+);
+const allocationBody = z.union([
+  z.strictObject({
+    channelId: z.string().check(z.regex(CHANNEL_ID_PATTERN)),
+    seatIds: z.array(z.string().check(z.maxLength(16))).check(z.minLength(1), z.maxLength(MAX_ALLOCATION_SEATS)),
+    releaseAt: isoTime,
+  }),
+  z.strictObject({
+    channelId: z.string().check(z.regex(CHANNEL_ID_PATTERN)),
+    tier: z.string().check(z.maxLength(32)),
+    quantity: wholeNumber(1, MAX_ALLOCATION_QUANTITY),
+    releaseAt: isoTime,
+  }),
+]);
+
+function param(c: Context<AppEnv>, name: 'channelId' | 'allocationId', pattern: RegExp): string {
+  const v = c.req.param(name);
+  if (!v || !pattern.test(v)) throw new GatewayError('INVALID_REQUEST', { detail: `${name} must be a lower-case slug` });
+  return v;
+}
+
+function call<T>(c: Context<AppEnv>, name: string, run: (inv: ReturnType<Env['INVENTORY']['getByName']>) => Promise<T>): Promise<T> {
+  const eventId = eventIdParam(c);
+  return callDurableObject(() => run(c.env.INVENTORY.getByName(eventId)), { idempotent: true, name: `inventory.${name}`, eventId });
+}
+
+/** The JSON of a channel; with `secret` when it was just issued (shown this once, never stored). */
+function channelBodyOut(channel: ChannelView, secret?: string) {
+  return { ...channel, keyId: channelKeyId(channel.channelId, channel.generation), ...(secret ? { secret } : {}) };
+}
+
+/** Mounted under `/_wr/admin` (behind its bearer token). */
+export const channelAdmin = new Hono<AppEnv>();
+
+channelAdmin.put('/events/:eventId/channels/:channelId', async (c) => {
+  const eventId = eventIdParam(c);
+  const channelId = param(c, 'channelId', CHANNEL_ID_PATTERN);
+  const { name } = await readJsonBody(c.req.raw, channelBody);
+  const root = gatewaySettings(c.env).channelKeySecret;
+  if (!root) throw new GatewayError('CONFIG_CONFLICT', { detail: 'set CHANNEL_KEY_SECRET (wrangler secret put) before creating channels' });
+  const answer = requireEvent(await call<PutChannelAnswer>(c, 'putChannel', async (inv) => inv.putChannel(channelId, name)), eventId);
+  c.header('cache-control', 'no-store');
+  if (answer.kind === 'unchanged') return c.json(channelBodyOut(answer.channel));
+  const secret = await deriveChannelSecret(root, eventId, channelId, answer.channel.generation);
+  return c.json(channelBodyOut(answer.channel, secret), 201);
+});
+
+channelAdmin.delete('/events/:eventId/channels/:channelId', async (c) => {
+  const eventId = eventIdParam(c);
+  const channelId = param(c, 'channelId', CHANNEL_ID_PATTERN);
+  return c.json(
+    channelBodyOut(revokeResult(await call<RevokeChannelAnswer>(c, 'revokeChannel', async (inv) => inv.revokeChannel(channelId)), eventId)),
+  );
+});
+
+channelAdmin.get('/events/:eventId/channels', async (c) => {
+  const answer = await call<ChannelListAnswer>(c, 'channelList', async (inv) => inv.channelList(null));
+  if (answer.kind !== 'ok') throw new Error('invariant: the organizer list is never refused');
+  c.header('cache-control', 'no-store');
+  return c.json({ channels: answer.channels.map((ch) => channelBodyOut(ch)), allocations: answer.allocations });
+});
+
+channelAdmin.put('/events/:eventId/allocations/:allocationId', async (c) => {
+  const eventId = eventIdParam(c);
+  const allocationId = param(c, 'allocationId', ALLOCATION_ID_PATTERN);
+  const body = await readJsonBody(c.req.raw, allocationBody);
+  const target = 'tier' in body ? { tier: body.tier, quantity: body.quantity } : { seatIds: body.seatIds };
+  const request = { allocationId, channelId: body.channelId, target, releaseAtMs: Date.parse(body.releaseAt) };
+  const { allocation, created } = allocationResult(
+    await call<AllocationAnswer>(c, 'allocate', async (inv) => inv.allocate(request)),
+    eventId,
+  );
+  return c.json(allocation, created ? 201 : 200);
+});
+
+channelAdmin.delete('/events/:eventId/allocations/:allocationId', async (c) => {
+  const eventId = eventIdParam(c);
+  const allocationId = param(c, 'allocationId', ALLOCATION_ID_PATTERN);
+  return c.json(
+    endAllocationResult(await call<EndAllocationAnswer>(c, 'endAllocation', async (inv) => inv.endAllocation(allocationId)), eventId),
+  );
+});

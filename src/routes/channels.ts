@@ -1,0 +1,131 @@
+// Sales-channel API (issue 19): a box office or partner holds and confirms seats of its allocations
+// directly (no queue) and follows the inventory's change feed, each call signed with the channel's own key.
+import { Hono, type Context } from 'hono';
+import * as z from 'zod/mini';
+import { boundedString, wholeNumber } from '../../contracts/zod';
+import type {
+  ChannelHoldAction,
+  ChannelHoldAnswer,
+  ChannelHoldChangeAnswer,
+  ChannelListAnswer,
+  FeedAnswer,
+} from '../../contracts/channel-answers';
+import { channelSignature } from '../middleware/channel-signature';
+import { callDurableObject } from '../lib/do-call';
+import { GatewayError } from '../lib/errors';
+import { channelChangeResult, channelHoldResult, feedResult, requireChannel } from '../lib/channel-results';
+import { holdBody, holdChangeResult, holdResult } from '../lib/object-answers';
+import { logDecision } from '../../contracts/log';
+import { parseJsonBody } from '../lib/validate';
+import { eventIdParam, type AppEnv } from '../types';
+import { holdRequest, IDEMPOTENCY_KEY } from './holds';
+
+/** Body of a channel's hold: the visitor hold body plus the channel's own customer account. */
+const channelHold = z.pipe(
+  z.looseObject({ account: boundedString(1, 128) }),
+  z.transform((body, ctx) => {
+    const { account, ...rest } = body;
+    const parsed = holdRequest.safeParse(rest);
+    if (parsed.success) return { account, request: parsed.data };
+    for (const issue of parsed.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: body });
+    return z.NEVER;
+  }),
+);
+const confirmBody = z.strictObject({ orderId: boundedString(1, 128), amountMinor: wholeNumber(0, Number.MAX_SAFE_INTEGER) });
+const emptyBody = z.strictObject({});
+/** Feed cursors are entry ids: whole numbers (at most 15 digits). */
+const CURSOR = /^\d{1,15}$/;
+/** Entries per feed page unless `limit` says otherwise (1-1000). */
+export const DEFAULT_FEED_LIMIT = 500;
+
+/** The Inventory serving an event's seats (the router of sectioned inventories replaces this one lookup). */
+function inventory(c: Context<AppEnv>) {
+  return c.env.INVENTORY.getByName(eventIdParam(c));
+}
+
+/** `/_wr/channel/events/...`, every route signed by a channel key. */
+export const channelApi = new Hono<AppEnv>();
+
+channelApi.use('/events/:eventId/*', channelSignature());
+
+channelApi.post('/events/:eventId/holds', async (c) => {
+  const eventId = eventIdParam(c);
+  const key = c.req.header('idempotency-key');
+  if (!key) throw new GatewayError('IDEMPOTENCY_KEY_REQUIRED');
+  if (!IDEMPOTENCY_KEY.test(key))
+    throw new GatewayError('INVALID_REQUEST', { detail: 'Idempotency-Key must be 1-128 visible ASCII characters' });
+  const { account, request } = parseJsonBody(c.var.rawBody, channelHold);
+  // Idempotent by its key: a retry after a transient failure returns the first result.
+  const answer = await callDurableObject<ChannelHoldAnswer>(async () => inventory(c).channelHold(c.var.channel, account, request, key), {
+    idempotent: true,
+    name: 'inventory.channelHold',
+    eventId,
+  });
+  const { hold, replayed } = holdResult(channelHoldResult(answer), eventId);
+  logDecision(replayed ? 'channel.hold_replayed' : 'channel.hold', {
+    eventId,
+    actor: `channel:${c.var.channel.channelId}`,
+    holdId: hold.holdId,
+  });
+  if (replayed) c.header('idempotent-replayed', 'true');
+  return c.json(holdBody(hold), 201);
+});
+
+/** One action on one of the channel's holds; each is idempotent (confirm by order id, release twice is a no-op). */
+async function act(c: Context<AppEnv>, action: ChannelHoldAction) {
+  const eventId = eventIdParam(c);
+  const holdId = c.req.param('holdId')!;
+  const answer = await callDurableObject<ChannelHoldChangeAnswer>(async () => inventory(c).channelAct(c.var.channel, holdId, action), {
+    idempotent: true,
+    name: `inventory.channel.${action.kind}`,
+    eventId,
+  });
+  const hold = holdChangeResult(channelChangeResult(answer, eventId));
+  if (action.kind !== 'get')
+    logDecision(`channel.${action.kind}`, { eventId, actor: `channel:${c.var.channel.channelId}`, holdId, status: hold.status });
+  return c.json(holdBody(hold));
+}
+
+channelApi.get('/events/:eventId/holds/:holdId', (c) => act(c, { kind: 'get' }));
+channelApi.post('/events/:eventId/holds/:holdId/confirm', (c) => act(c, { kind: 'confirm', ...parseJsonBody(c.var.rawBody, confirmBody) }));
+channelApi.post('/events/:eventId/holds/:holdId/release', (c) => {
+  parseJsonBody(c.var.rawBody || '{}', emptyBody);
+  return act(c, { kind: 'release' });
+});
+
+/** Reads the feed (a page after `after`, or the snapshot). */
+async function readFeed(c: Context<AppEnv>, after: number | 'snapshot', limit: number) {
+  const eventId = eventIdParam(c);
+  const answer = await callDurableObject<FeedAnswer>(async () => inventory(c).readFeed(c.var.channel, after, limit), {
+    idempotent: true,
+    name: 'inventory.readFeed',
+    eventId,
+  });
+  c.header('cache-control', 'no-store');
+  return c.json(feedResult(answer, eventId));
+}
+
+channelApi.get('/events/:eventId/feed', async (c) => {
+  const after = c.req.query('after');
+  const limit = c.req.query('limit') ?? String(DEFAULT_FEED_LIMIT);
+  if (after === undefined || !CURSOR.test(after))
+    throw new GatewayError('CURSOR_INVALID', {
+      detail: 'after must be a feed cursor (a whole number from a snapshot or a page); start with GET .../feed/snapshot',
+    });
+  if (!/^\d{1,4}$/.test(limit) || Number(limit) < 1 || Number(limit) > 1000)
+    throw new GatewayError('INVALID_REQUEST', { detail: 'limit must be 1-1000' });
+  return readFeed(c, Number(after), Number(limit));
+});
+
+channelApi.get('/events/:eventId/feed/snapshot', (c) => readFeed(c, 'snapshot', 0));
+
+channelApi.get('/events/:eventId/allocations', async (c) => {
+  const eventId = eventIdParam(c);
+  const answer = await callDurableObject<ChannelListAnswer>(async () => inventory(c).channelList(c.var.channel), {
+    idempotent: true,
+    name: 'inventory.channelList',
+    eventId,
+  });
+  c.header('cache-control', 'no-store');
+  return c.json({ allocations: requireChannel(answer).allocations });
+});
