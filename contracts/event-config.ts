@@ -122,6 +122,13 @@ export const eventConfigInput = z
       message: 'tier names must be distinct',
       path: ['tiers'],
     }),
+    z.refine(
+      (c) => !c.entry || c.entry.lanes.every((l) => !l.saleStartsAt || Date.parse(l.saleStartsAt) < Date.now() + MAX_SALE_START_AHEAD_MS),
+      {
+        message: 'a lane saleStartsAt must be within 5 years',
+        path: ['entry', 'lanes'],
+      },
+    ),
     z.refine((c) => !c.entry || new Set(c.entry.lanes.map((l) => l.lane)).size === c.entry.lanes.length, {
       message: 'lane names must be distinct',
       path: ['entry', 'lanes'],

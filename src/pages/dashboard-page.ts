@@ -125,6 +125,9 @@ export const DASHBOARD_SCRIPT = `
     set('seats', num(inv.seats.held + inv.seats.paymentPending) + ' / ' + num(inv.seats.sold + inv.tiers.reduce((a, t) => a + t.sold, 0)));
     set('reconcile', num(inv.seats.needsReconciliation));
     set('mode', q.mode === 'closed' ? 'closed: no new holds; holds already made can still be paid' : q.mode);
+    // Entry tokens (issue #17): who may join, and the presale lanes the tokens may name, in release order.
+    const e = cfg.entry, lane = (l) => l.lane + ' ' + l.releaseSharePercent + ' %' + (l.saleStartsAt ? ' from ' + new Date(l.saleStartsAt).toLocaleString() : '');
+    set('entry', !e ? 'open: anyone' : 'signed-in accounts, sign in at ' + e.signInUrl + (e.lanes.length ? '; lanes: ' + e.lanes.map(lane).join(', ') : ''));
     const b = binding(q);
     set('binds', b.what); set('bindsWhy', b.why);
     if (!dirty && document.activeElement?.form !== $('bounds')) {
@@ -283,6 +286,7 @@ export function dashboardPage(): string {
     <div class="card"><span>Seats held / sold</span><b data-k="seats">-</b></div>
     <div class="card"><span>Needs reconciliation</span><b data-k="reconcile">-</b></div>
     <div class="card"><span>Mode</span><b data-k="mode">-</b></div>
+    <div class="card"><span>Entry</span><b data-k="entry">-</b></div>
   </section>
   <section class="controls" aria-label="Controls">
     <button id="pause">Pause</button>

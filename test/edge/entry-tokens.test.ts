@@ -211,16 +211,28 @@ describe('the organizer API and entry', () => {
       expect(((await res.json()) as { code: string }).code).toBe('SIGN_IN_URL_INVALID');
       expect(await env.WAITING_ROOM.getByName(eventId).stats()).toBeNull();
     }
-    const bad = await createEvent(freshEventId(), {
-      entry: {
-        ...ENTRY,
-        lanes: [
-          { lane: 'a', releaseSharePercent: 60 },
-          { lane: 'a', releaseSharePercent: 10 },
-        ],
-      },
-    });
-    expect(bad.status).toBe(400);
+    const farStart = new Date(Date.now() + 10 * 365 * 86_400_000).toISOString();
+    const badLanes = [
+      [
+        { lane: 'a', releaseSharePercent: 60 },
+        { lane: 'a', releaseSharePercent: 10 },
+      ],
+      [
+        { lane: 'a', releaseSharePercent: 60 },
+        { lane: 'b', releaseSharePercent: 41 },
+      ],
+      [{ lane: 'Pre Sale', releaseSharePercent: 10 }],
+      [{ lane: 'a', releaseSharePercent: 101 }],
+      [{ lane: 'a', releaseSharePercent: 10, saleStartsAt: farStart }],
+      Array.from({ length: 9 }, (_, i) => ({ lane: `l${i}`, releaseSharePercent: 1 })),
+    ];
+    for (const lanes of badLanes) {
+      const eventId = freshEventId();
+      const res = await createEvent(eventId, { entry: { ...ENTRY, lanes } });
+      expect(res.status, JSON.stringify(lanes)).toBe(400);
+      expect(((await res.json()) as { code: string }).code).toBe('INVALID_REQUEST');
+      expect(await env.WAITING_ROOM.getByName(eventId).stats()).toBeNull();
+    }
   });
 
   it('accepts an https sign-in URL on a host the room names, and shows the entry rule as sent', async () => {
