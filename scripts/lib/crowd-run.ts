@@ -107,22 +107,28 @@ function prng(seed: number): () => number {
   };
 }
 
-/** Bounds the requests in flight, so the crowd does not open thousands of sockets at once. */
+/**
+ * Bounds the requests in flight, so the crowd does not open thousands of sockets at once. Joins
+ * wait behind everyone else's requests: in a real crowd each browser has its own connection, so a
+ * burst of arrivals does not delay the polls and purchases of visitors already in line; with one
+ * FIFO queue a loaded run measured the crowd's own queue (no claim for 49 s while 700 joins queued).
+ */
 class Gate {
   private active = 0;
-  private waiting: (() => void)[] = [];
+  private readonly waiting: { first: (() => void)[]; joins: (() => void)[] } = { first: [], joins: [] };
   private readonly limit: number;
   constructor(limit: number) {
     this.limit = limit;
   }
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
+  /** Runs `fn` once a slot is free; `join` requests get a slot only when no other request waits. */
+  async run<T>(fn: () => Promise<T>, kind: 'join' | 'other' = 'other'): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((r) => (kind === 'join' ? this.waiting.joins : this.waiting.first).push(r));
     this.active++;
     try {
       return await fn();
     } finally {
       this.active--;
-      this.waiting.shift()?.();
+      (this.waiting.first.shift() ?? this.waiting.joins.shift())?.();
     }
   }
 }
@@ -196,7 +202,7 @@ export async function runCrowd(
   };
   if (o.origin) log(`  origin model ${JSON.stringify(o.origin)}: ${await applyModel(o.origin)}`);
 
-  async function request(jar: CookieJar, path: string, init: RequestInit = {}) {
+  async function request(jar: CookieJar, path: string, init: RequestInit = {}, kind: 'join' | 'other' = 'other') {
     const url = base + path;
     return gate.run(async () => {
       const headers = new Headers(init.headers);
@@ -216,7 +222,7 @@ export async function runCrowd(
       if (res.status >= 500) counts.httpErrors!++;
       if (res.status === 429) counts.rateLimited!++;
       return { status: res.status, body, retryAfterS: Number(res.headers.get('retry-after')) || 0 };
-    });
+    }, kind);
   }
 
   const started = Date.now();
@@ -229,10 +235,10 @@ export async function runCrowd(
     // Arrivals spread over the first few seconds, as a flash crowd does.
     await sleep(random() * 5_000);
     // Over the per-IP join limit (all simulated visitors share one address) come back after Retry-After.
-    let s = await request(jar, `/events/${eventId}/`);
+    let s = await request(jar, `/events/${eventId}/`, {}, 'join');
     while (s.status === 429 && Date.now() < deadline) {
       await sleep(s.retryAfterS * 1000 * (1 + random() * 0.5));
-      s = await request(jar, `/events/${eventId}/`);
+      s = await request(jar, `/events/${eventId}/`, {}, 'join');
     }
     counts.joined!++;
     if (noShow && s.body.state !== 'admitted') {
