@@ -4,6 +4,7 @@ import { MAX_BYPASS_ENTRIES, MAX_PATTERNS, MAX_PATTERN_LENGTH } from './room-pat
 import { wholeNumber } from './zod';
 import { TIER_PATTERN } from './names';
 import { DEFAULT_ENTRY_ISSUER, LANE_PATTERN, MAX_LANES, MAX_SIGN_IN_URL_LENGTH, type EntryRule } from './entry';
+import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS, type ProofOfWorkConfig } from './proof-of-work';
 
 /** Default hold TTL: 5 minutes, in seconds. */
 export const DEFAULT_HOLD_TTL_S = 300;
@@ -107,6 +108,8 @@ export const eventConfigInput = z
         ),
       }),
     ),
+    // A proof of work on join (contracts/proof-of-work.ts); absent = none.
+    proofOfWork: z.optional(z.strictObject({ difficultyBits: wholeNumber(MIN_DIFFICULTY_BITS, MAX_DIFFICULTY_BITS) })),
   })
   .check(
     z.refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
@@ -170,6 +173,8 @@ export interface QueueConfig {
   page: PageTemplate;
   /** Entry tokens required (one place per account, presale lanes); absent = an open event. */
   entry?: EntryRule;
+  /** A proof of work every new visitor solves before a place is handed out; null or absent = none. */
+  proofOfWork?: ProofOfWorkConfig | null;
 }
 
 /** The organizer's customisation of the waiting page. */
@@ -226,6 +231,7 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       waitingPageStatus: input.waitingPageStatus,
       page: input.page,
       ...(input.entry ? { entry: entryRule(input.entry) } : {}),
+      proofOfWork: input.proofOfWork ?? null,
     },
     inventory: {
       seats: input.seats,
@@ -270,6 +276,7 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Omit
     queueShards: queue.shards ?? 1,
     waitingPageStatus: queue.waitingPageStatus ?? 200,
     page: queue.page ?? {},
+    ...(queue.proofOfWork ? { proofOfWork: queue.proofOfWork } : {}),
     ...(queue.entry ? { entry: entryInput(queue.entry) } : {}),
   };
 }

@@ -20,6 +20,9 @@ export const SESSION_CLAIM = 'sid';
 /** Queue-ticket claim carrying the place in line: `[bucket, idx, shard]` or `"pre"`. */
 export const PLACE_CLAIM = 'pl';
 
+/** Request header carrying a solved join challenge (ALTCHA payload: base64 of `{ challenge, solution }`). */
+export const PROOF_HEADER = 'x-wr-proof-of-work';
+
 /** Event ids appear in URLs, cookie names and Durable Object names: lower-case slug, 1-64 chars. */
 export const EVENT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
 /** Seat ids: row letters then seat number, e.g. `A1`, `AB25`; covers 100,000 rows of up to 1,000 seats. */

@@ -11,6 +11,7 @@ import { DASHBOARD_SCRIPT, dashboardPage } from './pages/dashboard-page';
 import { pageSecurityHeaders } from './lib/security-headers';
 import { problemPage } from './pages/problem-page';
 import { adminApi } from './routes/admin';
+import { challengeApi } from './routes/challenge';
 import { holdsApi } from './routes/holds';
 import { originApi } from './routes/origin-api';
 import { channelApi } from './routes/channels';
@@ -70,6 +71,7 @@ export function createApp() {
   // Inventory. Status polls are answered at the edge without an object call: not limited.
   app.route('/_wr/events', queueApi);
   app.route('/_wr/events', holdsApi);
+  app.route('/_wr/events', challengeApi);
   // The dashboard shell holds no data; its API calls carry the admin token.
   app.get('/_wr/admin', (c) => c.redirect('/_wr/admin/', 301));
   app.get('/_wr/admin/', async (c) => {

@@ -2,6 +2,7 @@
 // the edge from a signed queue ticket plus the published cursor (DESIGN.md section 7).
 import type { PageTemplate, QueueConfig } from '../event-config';
 import type { CursorEntry } from '../entry';
+import type { ProofOfWorkConfig } from '../proof-of-work';
 import { estimateWaitSeconds, onSale, pollAfterMs, waitingState, type QueueState, type RoomMode } from './queue-policy';
 
 /** Arrivals are grouped in buckets of this many ms; FIFO holds exactly across buckets. */
@@ -160,6 +161,8 @@ export interface AdmissionCursor {
    * pinned account key id; null (or absent, from a room older than entry tokens) for an open event.
    */
   entry?: CursorEntry | null;
+  /** The proof of work new visitors solve before they get a place (absent in cursors of older rooms = none). */
+  proofOfWork?: ProofOfWorkConfig | null;
 }
 
 /** A waiting visitor's view, computed at the edge from their place and the cursor. */

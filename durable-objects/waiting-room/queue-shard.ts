@@ -6,6 +6,7 @@ import { Sql, migrate, type Migration } from '../shared/sql';
 import { logDecision } from '../../contracts/log';
 import type { Place } from '../../contracts/queue/cursor';
 import type { EntryJoinAnswer, ShardJoin } from '../../contracts/queue/shard-join';
+import type { FirstJoinAnswer } from '../../contracts/proof-of-work';
 import { arrivalBucket, decideJoin } from './shard-policy';
 
 const MIGRATIONS: readonly Migration[] = [
@@ -87,6 +88,19 @@ export class QueueShard extends DurableObject<Env> {
     if (this.sql.one`SELECT 1 AS used FROM qs_entry_tokens WHERE token_id = ${token.id}`) return { kind: 'entry_token_used' };
     this.sql.run`INSERT INTO qs_entry_tokens (token_id, expires_at) VALUES (${token.id}, ${token.expiresAtMs})`;
     return { kind: 'place', place: await this.place(req) };
+  }
+
+  /**
+   * A place for a visitor id that must be new here: the id a solved proof-of-work challenge names
+   * (contracts/proof-of-work.ts). `used` when the id has ever had a place in this shard (a row is
+   * kept after a leave), so each solution yields one place, whichever isolate submits it; the
+   * check and the join's write run with no await between them. Not idempotent: the edge never
+   * retries it (a lost answer costs the visitor a new challenge, never a second place).
+   */
+  async joinOnce(req: ShardJoin): Promise<FirstJoinAnswer<Place>> {
+    if (req.again || this.sql.one<{ seen: number }>`SELECT 1 AS seen FROM qs_visitors WHERE visitor_id = ${req.visitorId}`)
+      return { kind: 'used' };
+    return { kind: 'joined', place: await this.join(req) };
   }
 
   private async place(req: ShardJoin): Promise<Place> {

@@ -1,11 +1,12 @@
 // The room's stored settings: parsed and checked once per read (defaults of settings added later
 // filled in), and the rules for what an organizer may change once visitors have joined.
 import { DEFAULT_HOLD_TARGET_P99_MS, type QueueConfig } from '../../contracts/event-config';
+import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS } from '../../contracts/proof-of-work';
 import type { ControllerBounds } from './release-controller';
 
 /** A stored QueueConfig with every optional setting filled in (configs stored before it existed get its default). */
 export type RoomConfig = QueueConfig &
-  Required<Pick<QueueConfig, 'shards' | 'holdTargetP99Ms' | 'onOriginDown' | 'waitingPageStatus' | 'page'>>;
+  Required<Pick<QueueConfig, 'shards' | 'holdTargetP99Ms' | 'onOriginDown' | 'waitingPageStatus' | 'page' | 'proofOfWork'>>;
 
 const NUMBERS = [
   'saleStartsAtMs',
@@ -21,7 +22,7 @@ const NUMBERS = [
 /**
  * The room's config from its stored JSON (wr_room.config), checked: strings, the policy, finite
  * numbers, and the optional settings' defaults (shards 1, hold target DEFAULT_HOLD_TARGET_P99_MS,
- * a silent origin gets the minimum, waiting page status 200, no page template).
+ * a silent origin gets the minimum, waiting page status 200, no page template, no proof of work).
  * @throws Error naming the field when the stored config is not one (a bug or a corrupt row: the
  *   room must not guess)
  */
@@ -35,6 +36,12 @@ export function parseRoomConfig(json: string): RoomConfig {
   for (const f of NUMBERS) if (typeof c[f] !== 'number' || !Number.isFinite(c[f])) throw fail(f, 'a finite number');
   const config = raw as QueueConfig;
   if (config.shards !== undefined && !(Number.isInteger(config.shards) && config.shards >= 1)) throw fail('shards', 'a positive integer');
+  const pow = config.proofOfWork;
+  if (
+    pow != null &&
+    !(Number.isInteger(pow.difficultyBits) && pow.difficultyBits >= MIN_DIFFICULTY_BITS && pow.difficultyBits <= MAX_DIFFICULTY_BITS)
+  )
+    throw fail('proofOfWork', `null or { difficultyBits: ${MIN_DIFFICULTY_BITS}-${MAX_DIFFICULTY_BITS} }`);
   return {
     ...config,
     shards: config.shards ?? 1,
@@ -42,6 +49,7 @@ export function parseRoomConfig(json: string): RoomConfig {
     onOriginDown: config.onOriginDown ?? 'minimum',
     waitingPageStatus: config.waitingPageStatus ?? 200,
     page: config.page ?? {},
+    proofOfWork: config.proofOfWork ?? null,
   };
 }
 

@@ -57,5 +57,6 @@ export function publishCursor(
     admitPerMinute: read.admitPerMinute,
     publishedAtMs: read.nowMs,
     entry: cursorEntry(config.entry),
+    proofOfWork: config.proofOfWork,
   };
 }

@@ -37,6 +37,13 @@ export type ErrorCode =
   | 'ROUTE_TAKEN'
   | 'ORIGIN_UNAVAILABLE'
   | 'RATE_LIMITED'
+  | 'PROOF_OF_WORK_REQUIRED'
+  | 'PROOF_OF_WORK_MALFORMED'
+  | 'PROOF_OF_WORK_EXPIRED'
+  | 'PROOF_OF_WORK_INVALID'
+  | 'PROOF_OF_WORK_OTHER_EVENT'
+  | 'PROOF_OF_WORK_TOO_EASY'
+  | 'PROOF_OF_WORK_USED'
   | 'OVERLOADED'
   | 'ENTRY_REQUIRED'
   | 'ENTRY_TOKEN_INVALID'
@@ -95,6 +102,13 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   ROUTE_TAKEN: { status: 409, title: 'Another event already covers this URL pattern' },
   ORIGIN_UNAVAILABLE: { status: 503, title: 'The ticketing site is not answering' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  PROOF_OF_WORK_REQUIRED: { status: 401, title: 'This event asks for a proof of work to join' },
+  PROOF_OF_WORK_MALFORMED: { status: 400, title: 'The proof of work is malformed' },
+  PROOF_OF_WORK_EXPIRED: { status: 401, title: 'The proof-of-work challenge has expired' },
+  PROOF_OF_WORK_INVALID: { status: 403, title: 'The proof of work is not valid' },
+  PROOF_OF_WORK_OTHER_EVENT: { status: 403, title: 'The proof-of-work challenge is for another event' },
+  PROOF_OF_WORK_TOO_EASY: { status: 409, title: 'The proof-of-work challenge is easier than the event asks' },
+  PROOF_OF_WORK_USED: { status: 409, title: 'The proof of work was already used' },
   OVERLOADED: { status: 503, title: 'The event is busy; try again shortly' },
   ENTRY_REQUIRED: { status: 401, title: 'Sign in to join this queue' },
   ENTRY_TOKEN_INVALID: { status: 401, title: 'The entry token is invalid' },

@@ -23,6 +23,9 @@ import { pageSecurityHeaders } from '../lib/security-headers';
 import { eventIdParam, type AppEnv } from '../types';
 import type { StatusBody } from '../lib/status-body';
 import { takeTurn, turnBody, type TurnPorts } from '../lib/visitor-turn';
+import { challengeKeyRing, verifyProof } from '../lib/proof-of-work';
+import { PROOF_HEADER } from '../../contracts/names';
+import type { FirstJoinAnswer, ProofOfWorkConfig } from '../../contracts/proof-of-work';
 
 /** The event's admission cursor, cached at the edge (src/lib/cursor-cache.ts); null when the event does not exist. */
 export function edgeCursor(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<AdmissionCursor | null> {
@@ -53,9 +56,13 @@ export interface TurnAnswer {
  * Both object calls are idempotent (the same visitor gets the same place; a repeated re-join of
  * the same replaced place gets the place the first one handed out; admit returns the same admission).
  *
- * @throws GatewayError RATE_LIMITED (429) over the join limit; OVERLOADED (503) when an object is
+ * The first join of `provenVisitorId` (the visitor id of a solved proof-of-work challenge) goes
+ * to the shard's `joinOnce` instead, which refuses an id that ever had a place and is not retried.
+ *
+ * @throws GatewayError RATE_LIMITED (429) over the join limit; OVERLOADED (503) when an object is;
+ *   PROOF_OF_WORK_USED (409) when the proven visitor id already had a place
  */
-function turnPorts(c: Context<AppEnv>, entry: EntryDecision): TurnPorts {
+function turnPorts(c: Context<AppEnv>, entry: EntryDecision, provenVisitorId: string | null): TurnPorts {
   return {
     cursor: (eventId, nowMs) => edgeCursor(c, eventId, nowMs),
     join: async (cursor, visitorId, replaces) => {
@@ -63,16 +70,19 @@ function turnPorts(c: Context<AppEnv>, entry: EntryDecision): TurnPorts {
       if (ip) enforceRateLimit(c.env, (p) => c.executionCtx.waitUntil(p), 'join', 'ip', cursor.eventId, ip, Date.now());
       const req = shardJoin(cursor, visitorId, replaces);
       const shard = c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, req.shard));
+      const once = provenVisitorId !== null && visitorId === provenVisitorId && !replaces;
       const place =
         entry.kind === 'account' && !replaces
           ? await enterWithToken(cursor, () =>
               shard.enter(req, { id: entry.tokenId, expiresAtMs: entry.expiresAtMs + CLOCK_TOLERANCE_S * 1000 }),
             )
-          : await callDurableObject<Place>(async () => shard.join(req), {
-              idempotent: true,
-              name: 'queueShard.join',
-              eventId: cursor.eventId,
-            });
+          : once
+            ? await joinWithProof(cursor, () => shard.joinOnce(req))
+            : await callDurableObject<Place>(async () => shard.join(req), {
+                idempotent: true,
+                name: 'queueShard.join',
+                eventId: cursor.eventId,
+              });
       recordDecision(cursor.eventId, replaces ? 'requeued' : 'joined');
       return place;
     },
@@ -94,10 +104,12 @@ function turnPorts(c: Context<AppEnv>, entry: EntryDecision): TurnPorts {
 export async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null): Promise<TurnAnswer> {
   const now = Date.now();
   const entry = await entryDecision(c, eventId, ticket, now);
-  const turn = await takeTurn(turnPorts(c, entry), {
+  // Entry-token events bound places by account; the proof of work is for open events.
+  const proven = entry.kind === 'open' && !ticket?.place ? await provenNewcomer(c, eventId, now) : null;
+  const turn = await takeTurn(turnPorts(c, entry, proven), {
     eventId,
     ticket: entry.kind !== 'account' && ticket?.place ? { visitorId: ticket.visitorId, place: ticket.place } : null,
-    newVisitorId: entry.kind === 'account' ? entry.visitorId : crypto.randomUUID(),
+    newVisitorId: entry.kind === 'account' ? entry.visitorId : (proven ?? crypto.randomUUID()),
     nowMs: now,
   });
   if (turn.kind === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
@@ -160,6 +172,38 @@ async function enterWithToken(cursor: AdmissionCursor, enter: () => Promise<Entr
     detail: 'this entry token already gave its place; sign in again (your account keeps the same place)',
     extra: { signInUrl: cursor.entry?.signInUrl },
   });
+}
+
+/** The shard's single-use check of a proof of work's visitor id (not retried: a retry would meet the id as used). */
+async function joinWithProof(cursor: AdmissionCursor, joinOnce: () => Promise<FirstJoinAnswer<Place>>): Promise<Place> {
+  const answer = await callDurableObject(joinOnce, { idempotent: false, name: 'queueShard.joinOnce', eventId: cursor.eventId });
+  if (answer.kind === 'joined') return answer.place;
+  throw new GatewayError('PROOF_OF_WORK_USED', { detail: 'this solution already got its place: get a new challenge' });
+}
+
+/**
+ * The event's edge-cached cursor when it asks new visitors for a proof of work, else null: none
+ * asked, no such event, a closed sale (which hands out no place anyway), or an event that requires
+ * entry tokens (an account bounds its places already).
+ */
+export async function proofCursor(
+  c: Context<AppEnv>,
+  eventId: string,
+  nowMs: number,
+): Promise<(AdmissionCursor & { proofOfWork: ProofOfWorkConfig }) | null> {
+  const cursor = await edgeCursor(c, eventId, nowMs);
+  return cursor && cursor.mode !== 'closed' && !cursor.entry && cursor.proofOfWork ? { ...cursor, proofOfWork: cursor.proofOfWork } : null;
+}
+
+/**
+ * The visitor id a new visitor joins under when the event asks for a proof of work: the one their
+ * solved challenge names (src/lib/proof-of-work.ts `verifyProof`); null when none is asked.
+ * @throws GatewayError PROOF_OF_WORK_* (4xx) as `verifyProof` does; nothing is changed
+ */
+async function provenNewcomer(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<string | null> {
+  const cursor = await proofCursor(c, eventId, nowMs);
+  if (!cursor) return null;
+  return verifyProof(await challengeKeyRing(c.env), c.req.header(PROOF_HEADER), { eventId, proofOfWork: cursor.proofOfWork, nowMs });
 }
 
 /** A ticket that fails to verify on the sale URL starts the visitor afresh instead of erroring. */

@@ -17,18 +17,23 @@ import { readAdmission, type Admission } from '../middleware/credentials';
 import { langCookie } from '../../contracts/i18n';
 import { WAITING_SCRIPT, waitingPage } from '../pages/waiting-page';
 import type { AppEnv } from '../types';
-import { answerTurn, edgeCursor, pageLang, statusHeaders, ticketOrNull, wantsJson } from './queue';
+import { answerTurn, edgeCursor, pageLang, proofCursor, statusHeaders, ticketOrNull, wantsJson } from './queue';
+import { PROOF_HEADER } from '../../contracts/names';
+import { newChallenge } from '../lib/proof-of-work';
+import { CHECK_SCRIPT, checkPage } from '../pages/check-page';
 
 /**
  * Answers a request a room covers (the room table matched it to `eventId`, and no bypass rule
  * let it through). An admitted visitor is proxied to the origin with the admission token; a
  * visitor without one takes their turn in the queue (a GET or HEAD; anything else is refused
- * with ADMISSION_REQUIRED), and is proxied at once if this very turn admits them. Every answer is
- * kept out of shared caches (`keepPrivate`).
+ * with ADMISSION_REQUIRED), and is proxied at once if this very turn admits them. A browser new to
+ * an event that asks for a proof of work gets the check step instead (src/pages/check-page.ts),
+ * which joins by itself. Every answer is kept out of shared caches (`keepPrivate`).
  *
  * @throws GatewayError ADMISSION_REQUIRED (401) for a state-changing request without admission;
  *   ORIGIN_UNAVAILABLE (503); EVENT_NOT_FOUND (404) when the room's event has no WaitingRoom;
- *   OVERLOADED (503); RATE_LIMITED (429) on the join limit
+ *   OVERLOADED (503); RATE_LIMITED (429) on the join limit; PROOF_OF_WORK_* (4xx) for an app's
+ *   missing or bad proof (src/lib/proof-of-work.ts)
  */
 export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Response> {
   if (c.req.method === 'GET' && !wantsJson(c) && new URL(c.req.url).searchParams.has(ENTRY_QUERY_PARAM)) return enterRoom(c, eventId);
@@ -46,7 +51,11 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
     throw new GatewayError('ADMISSION_REQUIRED', { detail: 'wait in the queue for your turn first' });
   }
-  const turn = await signInOnRefusal(c, eventId, async () => answerTurn(c, eventId, await ticketOrNull(c, eventId)));
+  const ticket = await ticketOrNull(c, eventId);
+  // A browser new to an event that asks for a proof of work solves it first (apps get the 401).
+  const check = !ticket?.place && !wantsJson(c) && !c.req.header(PROOF_HEADER) ? await proofCursor(c, eventId, Date.now()) : null;
+  if (check) return checkAnswer(c, eventId, check);
+  const turn = await signInOnRefusal(c, eventId, async () => answerTurn(c, eventId, ticket));
   if (turn instanceof Response) return turn;
   if (turn.admissionToken) {
     // Admitted on this very request: serve the sale page with the new cookies attached.
@@ -67,6 +76,17 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
   // The switch's choice is remembered (this no-store page only; the cacheable draw page never sets it).
   if (chosen) c.header('set-cookie', langCookie(chosen, isSecure(c.req.url)), { append: true });
   return c.html(waitingPage(eventId, turn.body, lang, turn.page), turn.pageStatus);
+}
+
+/** The check step (src/pages/check-page.ts) with a fresh challenge: no place, no cookie yet. */
+async function checkAnswer(c: Context<AppEnv>, eventId: string, cursor: NonNullable<Awaited<ReturnType<typeof proofCursor>>>) {
+  const challenge = await newChallenge(c.env, eventId, cursor.proofOfWork, Date.now());
+  c.header('cache-control', 'no-store');
+  c.header('vary', 'Accept, Accept-Language, Cookie');
+  for (const [k, v] of Object.entries(await pageSecurityHeaders([CHECK_SCRIPT]))) c.header(k, v);
+  const { lang, chosen } = pageLang(c);
+  if (chosen) c.header('set-cookie', langCookie(chosen, isSecure(c.req.url)), { append: true });
+  return c.html(checkPage(eventId, cursor.eventName, challenge, lang, cursor.page), cursor.pageStatus);
 }
 
 /**

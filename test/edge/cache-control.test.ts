@@ -60,6 +60,7 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', route: '/_wr/events/:eventId/join', path: '/_wr/events/{e}/join', area: 'visitor' },
   { method: 'GET', route: '/_wr/events/:eventId/status', path: '/_wr/events/{e}/status', area: 'visitor' },
   { method: 'GET', route: '/_wr/events/:eventId/draw', path: '/_wr/events/{e}/draw', public: true, area: 'visitor' },
+  { method: 'GET', route: '/_wr/events/:eventId/challenge', path: '/_wr/events/{e}/challenge', area: 'visitor' },
   { method: 'GET', route: '/_wr/events/:eventId/seats', path: '/_wr/events/{e}/seats', area: 'visitor' },
   { method: 'POST', route: '/_wr/events/:eventId/holds', path: '/_wr/events/{e}/holds', body: { seatIds: ['A9'] }, area: 'visitor' },
   { method: 'GET', route: '/_wr/events/:eventId/holds/:holdId', path: '/_wr/events/{e}/holds/{h}', area: 'visitor' },

@@ -2,21 +2,28 @@
 import { describe, expect, it } from 'vitest';
 import { LANGS, LANG_COOKIE, langCookie, langOf, pickLang, requestLang } from '../../contracts/i18n';
 import { MESSAGES } from '../../src/pages/waiting-messages';
+import { CHECK_MESSAGES } from '../../src/pages/check-messages';
 import { waitingView, type ViewStatus } from '../../src/pages/waiting-view';
 
 const slots = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 describe('waiting page messages', () => {
-  const keys = Object.keys(MESSAGES.en).sort();
-  for (const lang of LANGS) {
-    it(`${lang}: has exactly the English keys, none empty, with the same {slots}`, () => {
-      const table = MESSAGES[lang] as Record<string, string>;
-      expect(Object.keys(table).sort()).toEqual(keys);
-      for (const key of keys) {
-        expect(table[key]!.trim(), `${lang}.${key}`).not.toBe('');
-        expect(slots(table[key]!), `${lang}.${key}`).toEqual(slots((MESSAGES.en as Record<string, string>)[key]!));
-      }
-    });
+  for (const [page, tables] of [
+    ['waiting page', MESSAGES],
+    ['check step', CHECK_MESSAGES],
+  ] as const) {
+    const english = tables.en as Record<string, string>;
+    const keys = Object.keys(english).sort();
+    for (const lang of LANGS) {
+      it(`${page}, ${lang}: has exactly the English keys, none empty, with the same {slots}`, () => {
+        const table = tables[lang] as Record<string, string>;
+        expect(Object.keys(table).sort()).toEqual(keys);
+        for (const key of keys) {
+          expect(table[key]!.trim(), `${lang}.${key}`).not.toBe('');
+          expect(slots(table[key]!), `${lang}.${key}`).toEqual(slots(english[key]!));
+        }
+      });
+    }
   }
 
   it('a lottery pre-queue never reads as "paused" (issue 18: the zh-Hant estimate said 暫停)', () => {

@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { SALE_SCRIPT } from '../../origin-stub/sale-script';
 import { DASHBOARD_SCRIPT } from '../../src/pages/dashboard-page';
 import { WAITING_SCRIPT } from '../../src/pages/waiting-page';
+import { CHECK_SCRIPT } from '../../src/pages/check-page';
 
-const scripts = { dashboard: DASHBOARD_SCRIPT, waiting: WAITING_SCRIPT, sale: SALE_SCRIPT };
+const scripts = { dashboard: DASHBOARD_SCRIPT, waiting: WAITING_SCRIPT, sale: SALE_SCRIPT, check: CHECK_SCRIPT };
 
 describe('static page scripts', () => {
   for (const [page, script] of Object.entries(scripts)) {

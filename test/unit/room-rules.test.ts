@@ -29,13 +29,14 @@ const config: QueueConfig = {
   shards: 2,
   waitingPageStatus: 200,
   page: {},
+  proofOfWork: { difficultyBits: 16 },
 };
 
 describe('parseRoomConfig', () => {
   it('reads a stored config back as stored', () => expect(parseRoomConfig(JSON.stringify(config))).toEqual(config));
 
   it('fills in the settings configs stored before them lack', () => {
-    const { shards: _s, holdTargetP99Ms: _h, onOriginDown: _o, waitingPageStatus: _w, page: _p, ...old } = config;
+    const { shards: _s, holdTargetP99Ms: _h, onOriginDown: _o, waitingPageStatus: _w, page: _p, proofOfWork: _pow, ...old } = config;
     expect(parseRoomConfig(JSON.stringify(old))).toEqual({
       ...old,
       shards: 1,
@@ -43,6 +44,7 @@ describe('parseRoomConfig', () => {
       onOriginDown: 'minimum',
       waitingPageStatus: 200,
       page: {},
+      proofOfWork: null,
     });
   });
 
@@ -53,6 +55,10 @@ describe('parseRoomConfig', () => {
     { json: JSON.stringify({ ...config, idleTimeoutMs: '300000' }), error: 'idleTimeoutMs must be a finite number' },
     { json: JSON.stringify({ ...config, maxActiveVisitors: undefined }), error: 'maxActiveVisitors must be a finite number' },
     { json: JSON.stringify({ ...config, shards: 0 }), error: 'shards must be a positive integer' },
+    {
+      json: JSON.stringify({ ...config, proofOfWork: { difficultyBits: 99 } }),
+      error: 'proofOfWork must be null or { difficultyBits: 8-22 }',
+    },
   ])('refuses a stored config that is not one: $error', ({ json, error }) => expect(() => parseRoomConfig(json)).toThrow(error));
 });
 
