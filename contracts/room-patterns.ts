@@ -13,7 +13,9 @@
 // serve `/Concerts/` as `/concerts/`: a room must cover every spelling the origin would serve, or a
 // visitor walks around the queue by changing the case. For the same reason requests are matched in
 // a normal form: `;` path parameters dropped (Tomcat, Spring), percent-encoded unreserved
-// characters decoded (RFC 3986 section 6.2.2.2), dot segments removed (section 5.2.4), repeated
+// characters decoded (RFC 3986 section 6.2.2.2), encoded slashes and backslashes (`%2F`, `%5C`)
+// read as `/` (nginx, and servers with Tomcat's `ALLOW_ENCODED_SLASH`, decode them before routing,
+// so `/events%2Fdemo/` is the sale page there), dot segments removed (section 5.2.4), repeated
 // slashes collapsed (nginx `merge_slashes`). The request the origin receives is not changed.
 
 /** Most URL patterns one event may list. */
@@ -81,16 +83,19 @@ function decodeUnreserved(segment: string): string {
   });
 }
 
+/** Percent-encoded slash and backslash: read as a path separator when matching (see the file comment). */
+const ENCODED_SLASH = /%2f|%5c/gi;
+
 /**
  * The normal form a request path is matched in (see the file comment): lower case, `;` parameters
- * dropped, unreserved characters decoded, dot segments removed, no empty segments, no trailing
- * slash (the root is `/`).
+ * dropped, unreserved characters decoded, `%2F`/`%5C` read as `/`, dot segments removed, no empty
+ * segments, no trailing slash (the root is `/`).
  *
  * @param pathname the URL's path as the WHATWG URL parser gives it (`new URL(..).pathname`)
  */
 export function normalizePath(pathname: string): string {
   const out: string[] = [];
-  for (const raw of pathname.split('/')) {
+  for (const raw of (pathname.includes('%') ? pathname.replace(ENCODED_SLASH, '/') : pathname).split('/')) {
     const semi = raw.indexOf(';');
     const segment = decodeUnreserved(semi >= 0 ? raw.slice(0, semi) : raw).toLowerCase();
     if (segment === '' || segment === '.') continue;
@@ -131,6 +136,8 @@ export function parsePattern(source: string): RoomPattern | PatternProblem {
     if (segment.includes('*')) return invalid('"*" is allowed only as the last segment ("/*")');
     if (segment === '.' || segment === '..') return invalid('"." and ".." segments are not allowed');
     if (!SEGMENT.test(segment)) return invalid(`segment ${JSON.stringify(segment)} has characters outside RFC 3986 pchar (or ";")`);
+    if (/%2f|%5c/i.test(segment))
+      return invalid(`segment ${JSON.stringify(segment)} has an encoded slash: requests match it as "/", so write "/"`);
   }
   const path = normalizePath(rawPath);
   for (const reserved of RESERVED_PREFIXES) {

@@ -188,6 +188,10 @@ describe('rooms at their own URLs', () => {
     expect(await name(`/${tour.toUpperCase()}/TAIPEI/seats`)).toBe('City');
     expect(await name(`/${tour}//taipei;x=1/seats`)).toBe('City');
     expect(await name(`/${tour}/osaka/../taipei/`)).toBe('City');
+    // Encoded slashes (nginx decodes them): these passed straight to the origin before (review).
+    expect(await name(`/${tour}%2Ftaipei%2fseats`)).toBe('City');
+    expect(await name(`/${tour}/taipei%5Cseats`)).toBe('City');
+    expect(await name(`/${tour}%2Fosaka/`)).toBe('Tour');
   });
 
   it('lets bypass rules through to the origin uncounted and without a cookie', async () => {
