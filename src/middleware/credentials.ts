@@ -16,8 +16,10 @@ import { eventIdParam, type AppEnv } from '../types';
 export function rawTicket(c: Context<AppEnv>, eventId: string): { token: string; fromBearer: boolean } | undefined {
   const cookie = strictCookie(c, ticketCookie(eventId, isSecure(c.req.url)));
   if (cookie) return { token: cookie, fromBearer: false };
+  // The auth scheme is case-insensitive (RFC 9110 section 11.1): `bearer` is as good as `Bearer`.
   const auth = c.req.header('authorization');
-  if (auth?.startsWith('Bearer ')) return { token: auth.slice(7).trim(), fromBearer: true };
+  if (auth && auth.length > 7 && auth[6] === ' ' && auth.slice(0, 6).toLowerCase() === 'bearer')
+    return { token: auth.slice(7).trim(), fromBearer: true };
   return undefined;
 }
 

@@ -58,6 +58,12 @@ describe('visitor flow', () => {
     const status = await app.json(`/_wr/events/${eventId}/status`, { headers: { authorization: `Bearer ${joined.body.queueTicket}` } });
     expect(status.body).toMatchObject({ state: 'waiting', position: 1, ahead: 0 });
     expect(status.body.pollAfterMs).toBeGreaterThan(0);
+    // The scheme is case-insensitive (RFC 9110 section 11.1); `bearer` was refused with 401 (review).
+    for (const scheme of ['bearer', 'BEARER']) {
+      const again = await app.json(`/_wr/events/${eventId}/status`, { headers: { authorization: `${scheme} ${joined.body.queueTicket}` } });
+      expect(again.status, scheme).toBe(200);
+      expect(again.body).toMatchObject({ state: 'waiting', position: 1 });
+    }
   });
 
   it('admits at the release tick, mints an admission token that verifies against the JWKS, and proxies to the origin', async () => {
