@@ -1,7 +1,7 @@
 // Organizer settings of one event: the schema, its defaults and the split between the two objects.
 import * as z from 'zod/mini';
 import { MAX_BYPASS_ENTRIES, MAX_PATTERNS, MAX_PATTERN_LENGTH } from './room-patterns';
-import { wholeNumber } from './zod';
+import { plainText, wholeNumber } from './zod';
 import { TIER_PATTERN } from './names';
 import { DEFAULT_ENTRY_ISSUER, LANE_PATTERN, MAX_LANES, MAX_SIGN_IN_URL_LENGTH, type EntryRule } from './entry';
 import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS, type ProofOfWorkConfig } from './proof-of-work';
@@ -34,7 +34,7 @@ export const MAX_SALE_START_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
  */
 export const eventConfigInput = z
   .strictObject({
-    name: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    name: z.optional(plainText(1, 200)),
     policy: z._default(z.enum(['fifo', 'random']), 'fifo'),
     saleStartsAt: z.optional(z.iso.datetime({ offset: true })),
     releaseRatePerMinute: wholeNumber(1, 1_000_000),
@@ -83,7 +83,7 @@ export const eventConfigInput = z
       z.strictObject({
         accentColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/))),
         logoUrl: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(500))),
-        message: z.optional(z.string().check(z.maxLength(500))),
+        message: z.optional(plainText(0, 500, { newlines: true })),
       }),
       {},
     ),

@@ -159,6 +159,11 @@ adminApi.get('/events/:eventId/audit', async (c) => {
   }
   const eventId = eventIdParam(c);
   const entries = await call('inventory.auditLog', eventId, async () => c.env.INVENTORY.getByName(eventId).auditLog(after, limit));
+  // An empty page: tell an event with no entries (yet) from no event at all (it answered 200 [], review).
+  if (entries.length === 0) {
+    const stats = await call('inventory.stats', eventId, async () => c.env.INVENTORY.getByName(eventId).stats());
+    if (stats.kind !== 'stats') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
+  }
   const last = entries.at(-1);
   return c.json({ entries, next: entries.length === limit && last ? last.id : null });
 });

@@ -2,7 +2,7 @@
 // directly (no queue) and follows the inventory's change feed, each call signed with the channel's own key.
 import { Hono, type Context } from 'hono';
 import * as z from 'zod/mini';
-import { boundedString, wholeNumber } from '../../contracts/zod';
+import { boundedString, visibleId, wholeNumber } from '../../contracts/zod';
 import type {
   ChannelHoldAction,
   ChannelHoldAnswer,
@@ -31,7 +31,7 @@ const channelHold = z.pipe(
     return z.NEVER;
   }),
 );
-const confirmBody = z.strictObject({ orderId: boundedString(1, 128), amountMinor: wholeNumber(0, Number.MAX_SAFE_INTEGER) });
+const confirmBody = z.strictObject({ orderId: visibleId(1, 128), amountMinor: wholeNumber(0, Number.MAX_SAFE_INTEGER) });
 const emptyBody = z.strictObject({});
 /** Feed cursors are entry ids: whole numbers (at most 15 digits). */
 const CURSOR = /^\d{1,15}$/;

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import * as z from 'zod/mini';
-import { boundedNumber, boundedString, wholeNumber } from '../../contracts/zod';
+import { boundedNumber, visibleId, wholeNumber } from '../../contracts/zod';
 import type { HoldChangeAnswer } from '../../contracts/inventory-answers';
 import { callDurableObject } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
@@ -42,12 +42,12 @@ export const healthReport = z
   );
 
 const confirmRequest = z.strictObject({
-  orderId: boundedString(1, 128),
+  orderId: visibleId(1, 128),
   amountMinor: wholeNumber(0, Number.MAX_SAFE_INTEGER),
-  account: z.optional(boundedString(1, 128)),
+  account: z.optional(visibleId(1, 128)),
 });
 /** Body of release and payment-pending: optionally the account the origin vouches for. */
-const accountRequest = z.strictObject({ account: z.optional(boundedString(1, 128)) });
+const accountRequest = z.strictObject({ account: z.optional(visibleId(1, 128)) });
 
 /** `/_wr/origin/events/...`. */
 export const originApi = new Hono<AppEnv>();
@@ -104,7 +104,7 @@ async function holdAction(eventId: string, action: string, call: () => Promise<H
 
 /** Query of `GET .../holds`: page after a hold id, 1-500 holds per page (default 100). */
 const holdListQuery = z.object({
-  after: z._default(z.string().check(z.maxLength(128)), ''),
+  after: z._default(visibleId(0, 128), ''),
   limit: z._default(z.pipe(z.coerce.number(), wholeNumber(1, 500)), 100),
 });
 

@@ -384,6 +384,49 @@ describe('payment and audit through the APIs', () => {
     expect((await admin(`/events/${eventId}/audit?limit=0`)).status).toBe(400);
   });
 
+  it('refuses control characters in ids and organizer text, and an audit of no event (review findings)', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const held = await v.hold(eventId, ['J1']);
+    const path = `/_wr/origin/events/${eventId}/holds/${held.body.holdId}`;
+    for (const orderId of ['o\n1', 'o 1', 'o\u0000', '\u202eo']) {
+      const res = await signed(`${path}/confirm`, JSON.stringify({ orderId, amountMinor: 5_000 }));
+      expect(res.status, JSON.stringify(orderId)).toBe(400);
+      expect(res.body.code).toBe('INVALID_REQUEST');
+    }
+    expect((await v.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`)).body).toMatchObject({ status: 'HELD' });
+    const listPath = `/_wr/origin/events/${eventId}/holds`;
+    const list = (query: string) =>
+      signOriginRequest(env.ORIGIN_HMAC_SECRET, 'GET', listPath, '', Date.now()).then((h) => call(`${listPath}${query}`, { headers: h }));
+    expect((await list('?after=%00')).status).toBe(400);
+    expect((await list('?after=h1')).status).toBe(200);
+    for (const name of ['Gala\u0000', 'Gala \u202eevil', 'two\nlines']) {
+      const fresh = freshEventId('named');
+      const res = await admin(`/events/${fresh}`, {
+        method: 'PUT',
+        body: JSON.stringify({ name, seats: 100, releaseRatePerMinute: 60, maxActiveVisitors: 100 }),
+      });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.body.detail).toMatch(/^name: control characters/);
+      expect((await admin(`/events/${fresh}`)).status).toBe(404);
+    }
+    const multiLine = await admin(`/events/${freshEventId('named')}`, {
+      method: 'PUT',
+      body: JSON.stringify({
+        name: 'Gala',
+        seats: 100,
+        releaseRatePerMinute: 60,
+        maxActiveVisitors: 100,
+        page: { message: 'Doors 19:00\nBring your ID' },
+      }),
+    });
+    expect(multiLine.status, JSON.stringify(multiLine.body)).toBeLessThan(300);
+    const nobody = await admin(`/events/${freshEventId('none')}/audit`);
+    expect(nobody.status).toBe(404);
+    expect(nobody.body.code).toBe('EVENT_NOT_FOUND');
+  });
+
   it('serves seat-map changes since a version', async () => {
     const eventId = freshEventId();
     await createEvent(eventId);
