@@ -13,6 +13,18 @@ const HOME_PAGE = `<!doctype html>
 </html>
 `;
 
+/** RFC 9457 problem details for a path the stub does not serve (it serves `/`, `/events/{id}/...` and `/admin/events/{id}/...`). */
+function notFound(path: string): Response {
+  const body = {
+    type: 'about:blank',
+    title: 'Not Found',
+    status: 404,
+    code: 'NOT_FOUND',
+    detail: `the demo site serves no page at ${path}`,
+  };
+  return Response.json(body, { status: 404, headers: { 'content-type': 'application/problem+json' } });
+}
+
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
@@ -23,7 +35,9 @@ export default {
     if (url.pathname === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
       return new Response(HOME_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'public, max-age=60' } });
     }
-    if (!match) return Response.json({ code: 'NOT_FOUND' }, { status: 404 });
+    // Browsers ask for /favicon.ico on every page: an empty answer, not an error in their console.
+    if (url.pathname === '/favicon.ico') return new Response(null, { status: 204, headers: { 'cache-control': 'public, max-age=86400' } });
+    if (!match) return notFound(url.pathname);
     return env.SHOP.getByName(match[1]!).fetch(request);
   },
 } satisfies ExportedHandler<OriginEnv>;

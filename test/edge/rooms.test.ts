@@ -151,6 +151,14 @@ describe('pass-through (no room covers the request)', () => {
     expect(res.headers.getSetCookie()).toEqual([]);
     expect(v.cookies.size).toBe(0);
   });
+
+  it('the origin stub answers /favicon.ico with 204 and an unknown path with a problem document (review: a bare {"code"} 404)', async () => {
+    expect((await new Visitor().fetch('/favicon.ico')).status).toBe(204);
+    const res = await new Visitor().fetch('/no/such/page');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(await res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND', detail: expect.stringContaining('/no/such/page') });
+  });
 });
 
 describe('rooms at their own URLs', () => {
