@@ -150,6 +150,7 @@ export function salePage(input: SalePageInput): string {
   #confirm h2 { font-size: 1.6rem; margin: 0 0 .4rem; text-wrap: balance; }
   p, h1, h2 { text-wrap: pretty; }
   :lang(ja) { word-break: auto-phrase; }
+  :lang(ko) { word-break: keep-all; }
   #confirm dl { display: grid; grid-template-columns: max-content 1fr; gap: .4rem 1rem; }
   #confirm dt { opacity: .75; }
   #confirm dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }

@@ -133,6 +133,7 @@ details a[aria-current] {font-weight: 700; background: color-mix(in srgb, var(--
 main {max-width: 34rem; margin: 0 auto; padding: 0.5rem 1.25rem 2.5rem; text-align: center;}
 p, h1 {text-wrap: balance; overflow-wrap: anywhere;}
 :lang(ja) {word-break: auto-phrase;}
+:lang(ko) {word-break: keep-all;}
 h1 {font-size: 1.6rem; margin: 0.75rem 0 0.4rem; text-wrap: balance;}
 .muted {opacity: 0.78;}
 .banner {background: #fef3c7; color: #78350f; border-radius: 0.5rem; padding: 0.5rem;}
