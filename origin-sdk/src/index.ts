@@ -72,3 +72,17 @@ export {
   type HoldResult,
   type HoldStatus,
 } from './gateway-client.ts';
+export {
+  FeedFollower,
+  MemoryFeedStore,
+  applyFeedEntries,
+  copyFromSnapshot,
+  type FeedCopy,
+  type FeedEntry,
+  type FeedFollowerOptions,
+  type FeedItem,
+  type FeedSeat,
+  type FeedStore,
+  type FeedTier,
+  type SyncResult,
+} from './feed-follower.ts';
