@@ -2,7 +2,7 @@
 // own derived key, shown once), and allocate seats or tier quotas to them until a release time.
 import { Hono, type Context } from 'hono';
 import * as z from 'zod/mini';
-import { boundedString, wholeNumber } from '../../contracts/zod';
+import { plainText, wholeNumber } from '../../contracts/zod';
 import {
   ALLOCATION_ID_PATTERN,
   CHANNEL_ID_PATTERN,
@@ -24,7 +24,7 @@ import { gatewaySettings } from '../lib/settings';
 import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 
-const channelBody = z.strictObject({ name: boundedString(1, 100) });
+const channelBody = z.strictObject({ name: plainText(1, 100) });
 /** An ISO 8601 date-time with a time zone (`Z` or an offset), as everywhere in the API. */
 const isoTime = z.string().check(
   z.maxLength(40),

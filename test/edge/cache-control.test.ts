@@ -7,6 +7,8 @@ import { signOriginRequest } from '../../contracts/hmac';
 import { createApp } from '../../src/app';
 import { Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
 import { viaFreshApp } from '../helpers/rooms';
+import { createChannel } from '../helpers/channels';
+import { CHANNEL_KEY_HEADER } from '../../contracts/names';
 
 /** An origin that asks every cache, shared ones and CDNs included, to keep its answers. */
 const cachingOrigin = {
@@ -49,7 +51,7 @@ interface RouteCase {
   body?: unknown;
   /** The same answer for everyone, carrying no credentials: may be cached publicly. */
   public?: boolean;
-  area: 'visitor' | 'admin' | 'origin' | 'page';
+  area: 'visitor' | 'admin' | 'origin' | 'page' | 'channel';
 }
 
 const CONFIG = { releaseRatePerMinute: 600, minReleaseRatePerMinute: 600, maxActiveVisitors: 1000, seats: 10, seatsPerRow: 10 };
@@ -112,6 +114,59 @@ const ROUTES: RouteCase[] = [
     body: {},
     area: 'origin',
   },
+  // Sales channels (issue 19): the organizer's calls, and a channel's signed with its own key.
+  {
+    method: 'PUT',
+    route: '/_wr/admin/events/:eventId/channels/:channelId',
+    path: '/_wr/admin/events/{e}/channels/cc-other',
+    body: { name: 'Other' },
+    area: 'admin',
+  },
+  {
+    method: 'DELETE',
+    route: '/_wr/admin/events/:eventId/channels/:channelId',
+    path: '/_wr/admin/events/{e}/channels/cc-other',
+    area: 'admin',
+  },
+  { method: 'GET', route: '/_wr/admin/events/:eventId/channels', path: '/_wr/admin/events/{e}/channels', area: 'admin' },
+  {
+    method: 'PUT',
+    route: '/_wr/admin/events/:eventId/allocations/:allocationId',
+    path: '/_wr/admin/events/{e}/allocations/cc-a',
+    body: { channelId: 'cc-box', seatIds: ['A5'], releaseAt: '2099-01-01T00:00:00Z' },
+    area: 'admin',
+  },
+  {
+    method: 'DELETE',
+    route: '/_wr/admin/events/:eventId/allocations/:allocationId',
+    path: '/_wr/admin/events/{e}/allocations/cc-b',
+    area: 'admin',
+  },
+  {
+    method: 'POST',
+    route: '/_wr/channel/events/:eventId/holds',
+    path: '/_wr/channel/events/{e}/holds',
+    body: { account: 'c', seatIds: ['A6'] },
+    area: 'channel',
+  },
+  { method: 'GET', route: '/_wr/channel/events/:eventId/holds/:holdId', path: '/_wr/channel/events/{e}/holds/{h}', area: 'channel' },
+  {
+    method: 'POST',
+    route: '/_wr/channel/events/:eventId/holds/:holdId/confirm',
+    path: '/_wr/channel/events/{e}/holds/{h}/confirm',
+    body: { orderId: 'cc-o', amountMinor: 1 },
+    area: 'channel',
+  },
+  {
+    method: 'POST',
+    route: '/_wr/channel/events/:eventId/holds/:holdId/release',
+    path: '/_wr/channel/events/{e}/holds/{h}/release',
+    body: {},
+    area: 'channel',
+  },
+  { method: 'GET', route: '/_wr/channel/events/:eventId/allocations', path: '/_wr/channel/events/{e}/allocations', area: 'channel' },
+  { method: 'GET', route: '/_wr/channel/events/:eventId/feed', path: '/_wr/channel/events/{e}/feed?after=0', area: 'channel' },
+  { method: 'GET', route: '/_wr/channel/events/:eventId/feed/snapshot', path: '/_wr/channel/events/{e}/feed/snapshot', area: 'channel' },
 ];
 
 const cookieOf = (v: Visitor) => [...v.cookies].map(([k, val]) => `${k}=${val}`).join('; ');
@@ -133,6 +188,7 @@ describe('Cache-Control of every answer', () => {
     const holdId = String(hold.body.holdId);
     const waiting = new Visitor();
     await waiting.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    const channel = await createChannel(eventId, 'cc-box');
     const states: Record<string, Record<string, string>> = {
       anonymous: {},
       waiting: { cookie: cookieOf(waiting) },
@@ -149,6 +205,11 @@ describe('Cache-Control of every answer', () => {
       const variants: Record<string, Record<string, string>> = { ...states };
       if (r.area === 'admin') variants.admin = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
       if (r.area === 'origin') variants.signed = await signOriginRequest(env.ORIGIN_HMAC_SECRET, r.method, path, body ?? '', Date.now());
+      if (r.area === 'channel')
+        variants.signed = {
+          [CHANNEL_KEY_HEADER]: channel.keyId,
+          ...(await signOriginRequest(channel.secret, r.method, path.split('?')[0]!, body ?? '', Date.now())),
+        };
       for (const [state, headers] of Object.entries(variants)) {
         for (const accept of ['application/json', 'text/html']) {
           const res = await viaFreshApp(path, {
