@@ -25,8 +25,13 @@ export const PROOF_HEADER = 'x-wr-proof-of-work';
 
 /** Event ids appear in URLs, cookie names and Durable Object names: lower-case slug, 1-64 chars. */
 export const EVENT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
-/** Seat ids: row letters then seat number, e.g. `A1`, `AB25`; covers 100,000 rows of up to 1,000 seats. */
-export const SEAT_ID_PATTERN = /^[A-Z]{1,4}[0-9]{1,4}$/;
+/** Venue section names (in seat ids, hold ids and object names): upper-case letters and digits, 1-8 chars. */
+export const SECTION_PATTERN = /^[A-Z0-9]{1,8}$/;
+/**
+ * Seat ids: row letters then seat number, e.g. `A1`, `AB25` (covers 100,000 rows of up to 1,000
+ * seats), prefixed by the section and `-` in an event with sections (`S2-A14`).
+ */
+export const SEAT_ID_PATTERN = /^(?:[A-Z0-9]{1,8}-)?[A-Z]{1,4}[0-9]{1,4}$/;
 /** General-admission tier names: lower-case slug, 1-32 chars. */
 export const TIER_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
 

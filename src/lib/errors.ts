@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'IDEMPOTENCY_KEY_REQUIRED'
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'SEAT_NOT_FOUND'
+  | 'SECTION_MIX'
   | 'SEATS_UNAVAILABLE'
   | 'ACCOUNT_LIMIT'
   | 'HOLD_NOT_FOUND'
@@ -83,6 +84,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   IDEMPOTENCY_KEY_REQUIRED: { status: 400, title: 'An Idempotency-Key header is required' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'The idempotency key was used for another request' },
   SEAT_NOT_FOUND: { status: 422, title: 'A requested seat does not exist' },
+  SECTION_MIX: { status: 400, title: 'A hold takes seats of one section only' },
   SEATS_UNAVAILABLE: { status: 409, title: 'A requested seat is not available' },
   ACCOUNT_LIMIT: { status: 409, title: 'The per-account seat limit would be exceeded' },
   HOLD_NOT_FOUND: { status: 404, title: 'No such hold' },

@@ -10,6 +10,7 @@ import { signInUrlProblem } from '../../contracts/entry';
 import { accountSecrets, currentAccountKeyId } from '../lib/entry-token';
 import { configureEvent } from '../lib/event-setup';
 import { callDurableObject, type DoCallOptions } from '../lib/do-call';
+import { inventoryFor } from '../lib/inventory-router';
 import { GatewayError } from '../lib/errors';
 import { fixedRateResult, modeResult } from '../lib/object-answers';
 import { gatewaySettings } from '../lib/settings';
@@ -54,7 +55,7 @@ adminApi.put('/events/:eventId', async (c) => {
   const claim = roomClaim(eventId, input);
   const accountKey = await entryAccountKey(c, input.entry, claim.room.patterns);
   const room = c.env.WAITING_ROOM.getByName(eventId);
-  const inventory = c.env.INVENTORY.getByName(eventId);
+  const inventory = inventoryFor(c.env, eventId, { kind: 'event' });
   const directory = c.env.DIRECTORY.getByName(DIRECTORY_NAME);
   const { created, config } = await configureEvent(
     {
@@ -108,7 +109,7 @@ adminApi.get('/events/:eventId', async (c) => {
   const eventId = eventIdParam(c);
   const [room, seats, urls] = await Promise.all([
     call('waitingRoom.stats', eventId, async () => c.env.WAITING_ROOM.getByName(eventId).stats()),
-    call('inventory.stats', eventId, async () => c.env.INVENTORY.getByName(eventId).stats()),
+    call('inventory.stats', eventId, async () => inventoryFor(c.env, eventId, { kind: 'event' }).stats()),
     call('directory.room', eventId, async () => c.env.DIRECTORY.getByName(DIRECTORY_NAME).room(eventId)),
   ]);
   if (seats.kind === 'stats' && seats.stats.pendingChange && !room) {
@@ -158,10 +159,12 @@ adminApi.get('/events/:eventId/audit', async (c) => {
     throw new GatewayError('INVALID_REQUEST', { detail: 'after must be a whole number >= 0, limit 1-1000' });
   }
   const eventId = eventIdParam(c);
-  const entries = await call('inventory.auditLog', eventId, async () => c.env.INVENTORY.getByName(eventId).auditLog(after, limit));
+  const entries = await call('inventory.auditLog', eventId, async () =>
+    inventoryFor(c.env, eventId, { kind: 'event' }).auditLog(after, limit),
+  );
   // An empty page: tell an event with no entries (yet) from no event at all (it answered 200 [], review).
   if (entries.length === 0) {
-    const stats = await call('inventory.stats', eventId, async () => c.env.INVENTORY.getByName(eventId).stats());
+    const stats = await call('inventory.stats', eventId, async () => inventoryFor(c.env, eventId, { kind: 'event' }).stats());
     if (stats.kind !== 'stats') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
   }
   const last = entries.at(-1);
@@ -180,7 +183,7 @@ for (const action of ['pause', 'resume', 'close'] as const) {
     const salesSet =
       action === 'pause' ||
       (await call(`inventory.setSales`, eventId, async () =>
-        c.env.INVENTORY.getByName(eventId).setSales(action === 'close' ? 'closed' : 'open'),
+        inventoryFor(c.env, eventId, { kind: 'event' }).setSales(action === 'close' ? 'closed' : 'open'),
       ));
     if (!salesSet) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
     const answer = await call(`waitingRoom.${action}`, eventId, async () =>

@@ -5,6 +5,7 @@ import '../../contracts/zod';
 import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMapAnswer } from '../../contracts/inventory-answers';
 import { requireAdmission } from '../middleware/credentials';
 import { callDurableObject } from '../lib/do-call';
+import { inventoryFor } from '../lib/inventory-router';
 import { GatewayError } from '../lib/errors';
 import { holdBody, holdChangeResult, holdResult } from '../lib/object-answers';
 import { recordHold } from '../lib/hold-signals';
@@ -17,7 +18,7 @@ import { eventIdParam, type AppEnv } from '../types';
 /** Idempotency keys: 1-128 visible ASCII characters (draft-ietf-httpapi-idempotency-key-header). */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 
-const seatHold = z.strictObject({ seatIds: z.array(z.string().check(z.maxLength(16))).check(z.maxLength(6, 'a hold takes 1 to 6 seats')) });
+const seatHold = z.strictObject({ seatIds: z.array(z.string().check(z.maxLength(24))).check(z.maxLength(6, 'a hold takes 1 to 6 seats')) });
 const tierHold = z.strictObject({ tier: z.string().check(z.maxLength(32)), quantity: z.number() });
 /** Numbered seats or a tier quantity; the body's own keys pick which, so an error names the field (also the channel API's). */
 export const holdRequest = z.pipe(
@@ -49,7 +50,7 @@ holdsApi.get('/:eventId/seats', async (c) => {
     eventId,
     since,
     (normalized) =>
-      callDurableObject<SeatMapAnswer>(() => c.env.INVENTORY.getByName(eventId).seatMap(normalized), {
+      callDurableObject<SeatMapAnswer>(() => inventoryFor(c.env, eventId, { kind: 'event' }).seatMap(normalized), {
         idempotent: true,
         name: 'inventory.seatMap',
         eventId,
@@ -69,16 +70,18 @@ holdsApi.post('/:eventId/holds', async (c) => {
   if (!IDEMPOTENCY_KEY.test(key))
     throw new GatewayError('INVALID_REQUEST', { detail: 'Idempotency-Key must be 1-128 visible ASCII characters' });
   const request = await readJsonBody(c.req.raw, holdRequest);
+  const inventory = inventoryFor(
+    c.env,
+    eventId,
+    'tier' in request ? { kind: 'tier', tier: request.tier } : { kind: 'seats', seatIds: request.seatIds },
+  );
   const started = Date.now();
   // Idempotent by its key: a retry after a transient failure returns the first result.
-  const answer = await callDurableObject<HoldAnswer>(
-    () => c.env.INVENTORY.getByName(eventId).hold(c.var.admission.visitorId, request, key),
-    {
-      idempotent: true,
-      name: 'inventory.hold',
-      eventId,
-    },
-  );
+  const answer = await callDurableObject<HoldAnswer>(() => inventory.hold(c.var.admission.visitorId, request, key), {
+    idempotent: true,
+    name: 'inventory.hold',
+    eventId,
+  });
   const ms = Date.now() - started;
   // Feed the release controller: hold latency and conflicts, batched per isolate.
   const signals = recordHold(eventId, c.var.admission.visitorId, ms, answer.kind === 'unavailable', Date.now());
@@ -109,7 +112,11 @@ holdsApi.post('/:eventId/holds', async (c) => {
 holdsApi.get('/:eventId/holds/:holdId', async (c) => {
   const eventId = eventIdParam(c);
   const answer = await callDurableObject<HoldChangeAnswer>(
-    () => c.env.INVENTORY.getByName(eventId).getHold(c.req.param('holdId'), c.var.admission.visitorId),
+    () =>
+      inventoryFor(c.env, eventId, { kind: 'hold', holdId: c.req.param('holdId') }).getHold(
+        c.req.param('holdId'),
+        c.var.admission.visitorId,
+      ),
     { idempotent: true, name: 'inventory.getHold', eventId },
   );
   c.header('cache-control', 'no-store');
@@ -120,7 +127,12 @@ holdsApi.delete('/:eventId/holds/:holdId', async (c) => {
   const eventId = eventIdParam(c);
   // Releasing twice is a no-op, so a retry is safe.
   const answer = await callDurableObject<HoldChangeAnswer>(
-    () => c.env.INVENTORY.getByName(eventId).release(c.req.param('holdId'), c.var.admission.visitorId, false),
+    () =>
+      inventoryFor(c.env, eventId, { kind: 'hold', holdId: c.req.param('holdId') }).release(
+        c.req.param('holdId'),
+        c.var.admission.visitorId,
+        false,
+      ),
     { idempotent: true, name: 'inventory.release', eventId },
   );
   logDecision(answer.kind === 'ok' ? 'hold.release' : 'hold.release_refused', {

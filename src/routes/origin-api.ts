@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import { boundedNumber, visibleId, wholeNumber } from '../../contracts/zod';
 import type { HoldChangeAnswer } from '../../contracts/inventory-answers';
 import { callDurableObject } from '../lib/do-call';
+import { inventoryFor } from '../lib/inventory-router';
 import { GatewayError } from '../lib/errors';
 import { logDecision } from '../../contracts/log';
 import { originSignature } from '../middleware/origin-signature';
@@ -112,11 +113,14 @@ originApi.get('/events/:eventId/holds', async (c) => {
   const q = holdListQuery.safeParse(c.req.query());
   if (!q.success) throw new GatewayError('INVALID_REQUEST', { detail: 'after: a hold id; limit: 1-500' });
   const eventId = eventIdParam(c);
-  const holds = await callDurableObject(async () => c.env.INVENTORY.getByName(eventId).paymentHolds(q.data.after, q.data.limit), {
-    idempotent: true,
-    name: 'inventory.paymentHolds',
-    eventId,
-  });
+  const holds = await callDurableObject(
+    async () => inventoryFor(c.env, eventId, { kind: 'event' }).paymentHolds(q.data.after, q.data.limit),
+    {
+      idempotent: true,
+      name: 'inventory.paymentHolds',
+      eventId,
+    },
+  );
   return c.json({
     holds: holds.map((h) => ({ ...holdBody(h), account: h.account })),
     next: holds.length === q.data.limit ? holds[holds.length - 1]!.holdId : null,
@@ -125,11 +129,14 @@ originApi.get('/events/:eventId/holds', async (c) => {
 
 originApi.get('/events/:eventId/holds/:holdId', async (c) => {
   const eventId = eventIdParam(c);
-  const answer = await callDurableObject<HoldChangeAnswer>(() => c.env.INVENTORY.getByName(eventId).getHold(c.req.param('holdId'), null), {
-    idempotent: true,
-    name: 'inventory.getHold',
-    eventId,
-  });
+  const answer = await callDurableObject<HoldChangeAnswer>(
+    () => inventoryFor(c.env, eventId, { kind: 'hold', holdId: c.req.param('holdId') }).getHold(c.req.param('holdId'), null),
+    {
+      idempotent: true,
+      name: 'inventory.getHold',
+      eventId,
+    },
+  );
   const hold = holdChangeResult(answer);
   return c.json({ ...holdBody(hold), account: hold.account });
 });
@@ -139,7 +146,9 @@ originApi.post('/events/:eventId/holds/:holdId/confirm', async (c) => {
   const eventId = eventIdParam(c);
   const holdId = c.req.param('holdId');
   return c.json(
-    await holdAction(eventId, 'confirm', () => c.env.INVENTORY.getByName(eventId).confirm(holdId, orderId, amountMinor, account ?? null)),
+    await holdAction(eventId, 'confirm', () =>
+      inventoryFor(c.env, eventId, { kind: 'hold', holdId }).confirm(holdId, orderId, amountMinor, account ?? null),
+    ),
   );
 });
 
@@ -147,7 +156,11 @@ originApi.post('/events/:eventId/holds/:holdId/release', async (c) => {
   const { account } = parseJsonBody(c.var.rawBody, accountRequest);
   const eventId = eventIdParam(c);
   const holdId = c.req.param('holdId');
-  return c.json(await holdAction(eventId, 'release', () => c.env.INVENTORY.getByName(eventId).release(holdId, account ?? null, true)));
+  return c.json(
+    await holdAction(eventId, 'release', () =>
+      inventoryFor(c.env, eventId, { kind: 'hold', holdId }).release(holdId, account ?? null, true),
+    ),
+  );
 });
 
 originApi.post('/events/:eventId/holds/:holdId/payment-pending', async (c) => {
@@ -155,6 +168,8 @@ originApi.post('/events/:eventId/holds/:holdId/payment-pending', async (c) => {
   const eventId = eventIdParam(c);
   const holdId = c.req.param('holdId');
   return c.json(
-    await holdAction(eventId, 'payment_pending', () => c.env.INVENTORY.getByName(eventId).startPayment(holdId, account ?? null)),
+    await holdAction(eventId, 'payment_pending', () =>
+      inventoryFor(c.env, eventId, { kind: 'hold', holdId }).startPayment(holdId, account ?? null),
+    ),
   );
 });
