@@ -13,7 +13,7 @@ import type { HoldAnswer, HoldRequest } from '../contracts/inventory-answers';
 import { BUCKET_MS, type Place } from '../contracts/queue/cursor';
 import type { ShardJoin } from '../contracts/queue/shard-join';
 
-export { EventDirectory, QueueShard, WaitingRoom } from '../src/index';
+export { AccountLedger, EventDirectory, QueueShard, WaitingRoom } from '../src/index';
 
 /** The Inventory with one extra method that runs many holds inside the object. */
 export class BenchInventory extends Inventory {
@@ -122,7 +122,13 @@ export default {
       return Response.json(await stub.benchHolds(q('n'), q('seats'), q('perRow'), q('seed')));
     }
     if (url.pathname === '/__bench/seat-ids')
-      return Response.json(seatIdsFor(Number(url.searchParams.get('count')), Number(url.searchParams.get('perRow'))));
+      return Response.json(
+        seatIdsFor(
+          Number(url.searchParams.get('count')),
+          Number(url.searchParams.get('perRow')),
+          url.searchParams.get('section') ?? undefined,
+        ),
+      );
     if (url.pathname === '/__bench/micro') return Response.json(await micro(env, Number(url.searchParams.get('n')) || 200));
     if (url.pathname.startsWith('/__bench/stub/')) {
       // The real gateway with stub objects behind it (no storage): what the gateway itself costs.

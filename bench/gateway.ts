@@ -22,11 +22,18 @@ import { pickSeatIndexes, prng } from './hotspot.ts';
 import { benchNodeOrigin, nodeOriginRows } from './node-origin.ts';
 
 const REPS = Number(process.env.BENCH_REPS) || 3;
+/** Scenario ids to run (comma-separated), for a short bounded run of a few rows; unset = all. */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 const DURATION_S = Number(process.env.BENCH_SECONDS) || 4;
 const VISITORS = 200;
 const IN_OBJECT_HOLDS = 3_000;
+/** Venue sections of the sectioned-hold row: the same 50,000 seats as SECTIONS Inventory objects. */
+const SECTIONS = 4;
+const SECTION_NAMES = Array.from({ length: SECTIONS }, (_, i) => `S${i + 1}`);
 /** The bench events' seat ids, row-major (asked from the bench Worker: Node does not load object code). */
 let ids: string[] = [];
+/** Seat ids of each section of the sectioned events, by section count (SEATS / count seats each, PER_ROW to a row). */
+const sectionIds = new Map<number, string[][]>();
 
 /** What one repetition's scenarios share: the gateway, the repetition, and figures beyond req/s. */
 interface Rep {
@@ -67,6 +74,68 @@ function holdBodies(seed: number): () => string {
   const random = prng(seed);
   return () => JSON.stringify({ seatIds: pickSeatIndexes(random, SEATS, PER_ROW).map((k) => ids[k]!) });
 }
+
+/**
+ * The same hot-spot holds on an event of `sections` sections: row r of the 50,000-seat plan is row
+ * r / sections of section r % sections, so the best rows (and the contention) spread evenly.
+ */
+function sectionHoldBodies(seed: number, sections: number): () => string {
+  const random = prng(seed);
+  return () =>
+    JSON.stringify({
+      seatIds: pickSeatIndexes(random, SEATS, PER_ROW).map((k) => {
+        const row = Math.floor(k / PER_ROW);
+        return sectionIds.get(sections)![row % sections]![Math.floor(row / sections) * PER_ROW + (k % PER_ROW)]!;
+      }),
+    });
+}
+
+/**
+ * Holds end to end on an event whose seats are `sections` venue sections (one Inventory object
+ * each, the account ledger in front): the `holds` row's visitors, seeds and mix. Checks after every
+ * repetition that no seat is oversold and the summed consistency counters are 0.
+ */
+const sectionedHolds = (sections: number) => async (r: Rep) => {
+  const event = `bench-sec${sections}-${r.rep}`;
+  const perSection = SEATS / sections;
+  await r.gw.createEvent(event, {
+    seats: 0,
+    sections: SECTION_NAMES.slice(0, sections).map((section) => ({ section, seats: perSection, seatsPerRow: PER_ROW, priceMinor: 5000 })),
+  });
+  const cookies = (await admittedVisitors(r.gw, event, VISITORS)).map(jarCookie);
+  const body = sectionHoldBodies(1000 + r.rep, sections);
+  let n = 0;
+  const s = await load(`${r.gw.base}/_wr/events/${event}/holds`, DURATION_S, {
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => ({
+          ...req,
+          headers: {
+            ...req.headers,
+            cookie: cookies[n % VISITORS]!,
+            'content-type': 'application/json',
+            'idempotency-key': `k-${r.rep}-${n++}`,
+          },
+          body: body(),
+        }),
+      },
+    ],
+  });
+  const stats = (await (await fetch(`${r.gw.base}/_wr/admin/events/${event}`, { headers: r.gw.admin })).json()) as {
+    inventory: { consistency: Record<string, number>; seats: Record<string, number>; sections: { count: number; missing: number } };
+  };
+  const inv = stats.inventory;
+  const taken = inv.seats['held']! + inv.seats['paymentPending']! + inv.seats['needsReconciliation']! + inv.seats['sold']!;
+  if (Object.values(inv.consistency).some((v) => v !== 0) || inv.sections.missing !== 0 || inv.sections.count !== sections || taken > SEATS)
+    throw new Error(`inconsistent sectioned inventory: ${JSON.stringify(inv)}`);
+  const other = Object.entries(s.codes).filter(([c]) => c !== '201' && c !== '409');
+  r.fact(
+    `${sections}-section hold answers`,
+    `${s.codes['201'] ?? 0} held / ${s.codes['409'] ?? 0} refused / ${other.map(([c, v]) => `${v} x ${c}`).join(', ') || 'no other'}; ${taken} seats taken, consistency 0`,
+  );
+  return s;
+};
 
 /**
  * Joins: every request a new visitor (no cookie). `stub`: through the same gateway code with a
@@ -268,6 +337,8 @@ const SCENARIOS: Scenario[] = [
     },
   },
 ];
+// Holds over sections: 1 section (the ledger's cost alone) and SECTIONS sections (the split).
+SCENARIOS.push({ id: 'holds-sec1', run: sectionedHolds(1) }, { id: 'holds-secN', run: sectionedHolds(SECTIONS) });
 const seatMapCookies = new Map<number, { event: string; cookies: string[] }>();
 
 const ROWS: Row[] = [
@@ -343,11 +414,30 @@ const ROWS: Row[] = [
     note: () => 'ratio vs A (edge-cached snapshot and deltas)',
   },
   { id: 'in-object', name: 'holds inside the object (no network)', vs: 'noop-do', note: () => 'ratio vs B' },
+  {
+    id: 'holds-sec1',
+    name: 'holds end to end, 1 section + account ledger',
+    vs: 'holds',
+    note: (m) =>
+      `ratio vs 1 Inventory without sections (the ledger's reserve per hold); vs C: ${(m.rps('holds-sec1') / m.rps('write-do')).toFixed(2)}`,
+  },
+  {
+    id: 'holds-secN',
+    name: `holds end to end, ${SECTIONS} section Inventories`,
+    vs: 'holds',
+    note: (m) =>
+      `ratio vs 1 Inventory; vs 1 section: ${(m.rps('holds-secN') / m.rps('holds-sec1')).toFixed(2)}; ${(m.rps('holds-secN') / SECTIONS).toFixed(0)} holds/s per section object, 0 oversold`,
+  },
 ];
 
 async function main(): Promise<void> {
   const gw = await startGateway();
   ids = (await (await fetch(`${gw.base}/__bench/seat-ids?count=${SEATS}&perRow=${PER_ROW}`)).json()) as string[];
+  for (const count of [1, SECTIONS]) {
+    const names = SECTION_NAMES.slice(0, count);
+    const url = (section: string) => `${gw.base}/__bench/seat-ids?count=${SEATS / count}&perRow=${PER_ROW}&section=${section}`;
+    sectionIds.set(count, await Promise.all(names.map(async (section) => (await (await fetch(url(section))).json()) as string[])));
+  }
   console.log(
     `Miniflare at ${gw.base}; ${REPS} repetitions of ${DURATION_S} s, 50 connections; ${SEATS.toLocaleString()} seats, 80% of holds on the best 5%\n`,
   );
@@ -363,18 +453,19 @@ async function main(): Promise<void> {
       extra: (name, value) => extras.set(name, [...(extras.get(name) ?? []), value]),
       fact: (name, text) => facts.set(name, [...(facts.get(name) ?? []), text]),
     };
-    for (const s of SCENARIOS) samples.set(s.id, [...(samples.get(s.id) ?? []), await s.run(r)]);
+    for (const s of SCENARIOS) if (!ONLY || ONLY.has(s.id)) samples.set(s.id, [...(samples.get(s.id) ?? []), await s.run(r)]);
   }
   const logLines = gw.logLines();
   await gw.mf.dispose();
   const m: Medians = {
-    rps: (id) => median(samples.get(id)!.map((s) => s.rps)),
+    rps: (id) => (samples.has(id) ? median(samples.get(id)!.map((s) => s.rps)) : NaN),
     extra: (name) => median(extras.get(name) ?? [NaN]),
   };
   const cell = (v: number, digits: number) => (Number.isNaN(v) ? '-' : v.toFixed(digits)).padStart(8);
   console.log(`${`scenario (median of ${REPS})`.padEnd(42)}     req/s    p50 ms    p99 ms    ratio`);
   for (const row of ROWS) {
-    const s = samples.get(row.id)!;
+    const s = samples.get(row.id);
+    if (!s) continue;
     const ratio = row.vs ? m.rps(row.id) / m.rps(row.vs) : 1;
     const verdict = row.target === undefined ? '' : ` (target >= ${row.target.toFixed(2)}: ${ratio >= row.target ? 'met' : 'missed'})`;
     console.log(
@@ -390,17 +481,19 @@ async function main(): Promise<void> {
   }
   // The gateway in front of the Node example origin (its own Miniflare, with ORIGIN_URL set), after
   // the table above is printed, so that a failure here never loses it.
-  try {
-    const nodeOrigin = await benchNodeOrigin({ reps: REPS, durationS: DURATION_S, connections: 50 });
-    for (const line of nodeOriginRows(nodeOrigin)) console.log(line);
-  } catch (err) {
-    console.log(`${'Node origin page rows'.padEnd(42)}  failed: ${(err as Error).message}`);
-    process.exitCode = 1;
-  }
+  if (!ONLY)
+    try {
+      const nodeOrigin = await benchNodeOrigin({ reps: REPS, durationS: DURATION_S, connections: 50 });
+      for (const line of nodeOriginRows(nodeOrigin)) console.log(line);
+    } catch (err) {
+      console.log(`${'Node origin page rows'.padEnd(42)}  failed: ${(err as Error).message}`);
+      process.exitCode = 1;
+    }
   console.log('');
   for (const [name, texts] of facts) console.log(`${name} per repetition: ${texts.join('; ')}`);
   console.log(`decision log lines written by the Worker during the run: ${logLines.toLocaleString()}`);
-  console.log('inventory consistency after every repetition: 0 seats with two orders, 0 sold seats without their order, 0 tier errors');
+  if (samples.has('seat-map'))
+    console.log('inventory consistency after every repetition: 0 seats with two orders, 0 sold seats without their order, 0 tier errors');
 }
 
 await main();

@@ -67,6 +67,8 @@ export function benchWorker(name: string, scriptPath: string, secrets: DevSecret
         : {}),
       QUEUE_SHARD: { className: 'QueueShard', useSQLite: true },
       DIRECTORY: { className: 'EventDirectory', useSQLite: true },
+      // The per-account limit of events with sections (the base build of bench:compare has none).
+      ...(stubs ? { ACCOUNT_LEDGER: { className: 'AccountLedger', useSQLite: true } } : {}),
     },
     // The origin is a no-op Worker in the same runtime (ORIGIN_WORKER), so a pass-through costs the
     // hop, not a trip into Node.
@@ -92,7 +94,6 @@ export function gatewayAt(mf: Miniflare, url: string, secrets: DevSecrets, logLi
       method: 'PUT',
       headers: admin,
       body: JSON.stringify({
-        ...extra,
         releaseRatePerMinute: 1_000_000,
         minReleaseRatePerMinute: 1_000_000,
         maxActiveVisitors: 1_000_000,
@@ -100,6 +101,8 @@ export function gatewayAt(mf: Miniflare, url: string, secrets: DevSecrets, logLi
         seatsPerRow: PER_ROW,
         maxSeatsPerAccount: 100,
         admissionTtlSeconds: 3600,
+        // A row's own settings (queue shards; sections instead of one block of seats) go on top.
+        ...extra,
       }),
     });
     if (!res.ok) throw new Error(`create ${id}: ${res.status} ${await res.text()}`);

@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import { MAX_BYPASS_ENTRIES, MAX_PATTERNS, MAX_PATTERN_LENGTH } from './room-patterns';
 import { plainText, wholeNumber } from './zod';
-import { TIER_PATTERN } from './names';
+import { SECTION_PATTERN, TIER_PATTERN } from './names';
 import { DEFAULT_ENTRY_ISSUER, LANE_PATTERN, MAX_LANES, MAX_SIGN_IN_URL_LENGTH, type EntryRule } from './entry';
 import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS, type ProofOfWorkConfig } from './proof-of-work';
 
@@ -24,6 +24,9 @@ export const DEFAULT_HOLD_TARGET_P99_MS = 300;
 export const DEFAULT_PAYMENT_GRACE_S = 120;
 /** Default price of one numbered seat, in minor units of `currency` (EUR 50.00). */
 export const DEFAULT_SEAT_PRICE_MINOR = 5000;
+
+/** Most venue sections one event may have (each is one Inventory object). */
+export const MAX_SECTIONS = 64;
 
 /** How far ahead a sale may start, ms (alarms cannot be set past 2189; five years is plenty). */
 export const MAX_SALE_START_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
@@ -55,6 +58,20 @@ export const eventConfigInput = z
         )
         .check(z.maxLength(20)),
       [],
+    ),
+    // Numbered seats as venue sections, each its own Inventory object (docs/scaling.md): seat ids
+    // carry the section (`S2-A14`). Instead of `seats`/`seatsPerRow`/`seatPriceMinor`, not beside them.
+    sections: z.optional(
+      z
+        .array(
+          z.strictObject({
+            section: z.string().check(z.regex(SECTION_PATTERN)),
+            seats: wholeNumber(1, 100_000),
+            seatsPerRow: z._default(wholeNumber(1, 1_000), 25),
+            priceMinor: wholeNumber(0, 100_000_000),
+          }),
+        )
+        .check(z.minLength(1), z.maxLength(MAX_SECTIONS)),
     ),
     paymentGraceSeconds: z._default(wholeNumber(10, 900), DEFAULT_PAYMENT_GRACE_S),
     holdTtlSeconds: z._default(wholeNumber(10, 3_600), DEFAULT_HOLD_TTL_S),
@@ -120,7 +137,18 @@ export const eventConfigInput = z
       message: 'saleStartsAt must be within 5 years',
       path: ['saleStartsAt'],
     }),
-    z.refine((c) => c.seats > 0 || c.tiers.length > 0, { message: 'an event needs numbered seats or at least one tier', path: ['seats'] }),
+    z.refine((c) => c.seats > 0 || c.tiers.length > 0 || c.sections !== undefined, {
+      message: 'an event needs numbered seats or at least one tier',
+      path: ['seats'],
+    }),
+    z.refine((c) => c.sections === undefined || c.seats === 0, {
+      message: 'numbered seats come as sections or as one block of seats, not both',
+      path: ['sections'],
+    }),
+    z.refine((c) => c.sections === undefined || new Set(c.sections.map((s) => s.section)).size === c.sections.length, {
+      message: 'section names must be distinct',
+      path: ['sections'],
+    }),
     z.refine((c) => new Set(c.tiers.map((t) => t.tier)).size === c.tiers.length, {
       message: 'tier names must be distinct',
       path: ['tiers'],
@@ -191,9 +219,23 @@ export interface TierConfig {
   priceMinor: number;
 }
 
-/** What the Inventory object keeps: the seat plan, prices and the hold rules. */
+/** A venue section: numbered seats served by an Inventory object of their own. Price in minor units. */
+export interface SectionConfig {
+  /** Upper-case letters and digits (SECTION_PATTERN); the prefix of its seat ids (`S2-A14`). */
+  section: string;
+  seats: number;
+  seatsPerRow: number;
+  /** Price of one seat of the section, minor units of the event's `currency`. */
+  priceMinor: number;
+}
+
+/**
+ * What an Inventory object keeps: the seat plan, prices and the hold rules. The event's own object
+ * keeps the whole plan (`sections` lists the event's sections, if any); a section's object keeps
+ * `section` and the seats of that section only (docs/scaling.md, "One Inventory per venue section").
+ */
 export interface InventoryConfig {
-  /** Numbered seats (0 for a general-admission-only event). */
+  /** Numbered seats of this object (0 for a general-admission-only event, and for the event's own object when it has sections). */
   seats: number;
   seatsPerRow: number;
   /** Price of one numbered seat, minor units of `currency`. */
@@ -205,6 +247,28 @@ export interface InventoryConfig {
   /** How long a PAYMENT_PENDING hold waits for the origin before it NEEDS_RECONCILIATION, ms. */
   paymentGraceMs: number;
   maxSeatsPerAccount: number;
+  /** The event's sections (event's own object only; absent: the event has one block of `seats`). */
+  sections?: SectionConfig[];
+  /** The section this object serves (a section's object only): seat ids are `<section>-<row><n>`. */
+  section?: string;
+}
+
+/**
+ * The configuration of each section's Inventory object, from the event's (empty without sections):
+ * the section's seats, seats per row and price; no tiers (they stay in the event's own object);
+ * the event's currency, hold TTL, payment grace and per-account limit.
+ */
+export function sectionConfigs(event: InventoryConfig): { section: string; config: InventoryConfig }[] {
+  const { sections, ...rules } = event;
+  return (sections ?? []).map((s) => ({
+    section: s.section,
+    config: { ...rules, seats: s.seats, seatsPerRow: s.seatsPerRow, seatPriceMinor: s.priceMinor, tiers: [], section: s.section },
+  }));
+}
+
+/** The per-account limit of this object's event spans several objects: it is kept by the account ledger. */
+export function usesAccountLedger(config: InventoryConfig): boolean {
+  return config.section !== undefined || (config.sections?.length ?? 0) > 0;
 }
 
 /**
@@ -242,6 +306,7 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       holdTtlMs: input.holdTtlSeconds * 1000,
       paymentGraceMs: input.paymentGraceSeconds * 1000,
       maxSeatsPerAccount: input.maxSeatsPerAccount,
+      ...(input.sections ? { sections: input.sections } : {}),
     },
   };
 }
@@ -264,6 +329,7 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Omit
     seatPriceMinor: inventory.seatPriceMinor,
     currency: inventory.currency,
     tiers: inventory.tiers,
+    ...(inventory.sections ? { sections: inventory.sections } : {}),
     holdTtlSeconds: inventory.holdTtlMs / 1000,
     paymentGraceSeconds: inventory.paymentGraceMs / 1000,
     admissionTtlSeconds: queue.admissionTtlMs / 1000,

@@ -77,6 +77,8 @@ export type HoldAnswer =
   | { kind: 'idempotency_conflict' }
   | { kind: 'sales_closed' }
   | { kind: 'rate_limited'; retryAfterS: number }
+  /** The hold could not be placed in time after its account-ledger reservation (an event with sections): retry. */
+  | { kind: 'retry_later'; retryAfterS: number }
   | HoldRefusalAnswer;
 
 /** Outcome of reading or changing one hold. */
@@ -111,6 +113,11 @@ export type SeatMap = (
   currency: string;
   /** The organizer closed the sale: no new holds (holds already made may still be paid). */
   salesClosed: boolean;
+  /**
+   * An event with sections: each section's map version and seat price. The merged snapshot lists
+   * every section's seats; readers follow each section with `?section=<name>&since=<its version>`.
+   */
+  sections?: { section: string; version: number; seatPriceMinor: number }[];
 };
 
 /** `seatMap` outcome. */
@@ -149,6 +156,8 @@ export interface InventoryStats {
   consistency: ConsistencyCounts;
   /** The organizer closed the sale to new holds. */
   salesClosed: boolean;
+  /** An event with sections: counts are summed over its sections' objects; `missing` sections had no plan (none may be). */
+  sections?: { count: number; missing: number };
   /** A configuration change that started and has not finished (a crash cut it short, or it is running). Epoch ms. */
   pendingChange: { startedAtMs: number; leaseUntilMs: number; createdPlan: boolean } | null;
 }

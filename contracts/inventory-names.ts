@@ -99,3 +99,21 @@ export function inventoryObjectName(eventId: string, route: InventoryRoute): Inv
   }
   return { ok: true, name: section === null ? eventId : sectionObjectName(eventId, section), section };
 }
+
+/** Account-ledger shards per event: each account's entries live in one, so no shard sees every hold. */
+export const LEDGER_SHARDS = 8;
+
+/** The AccountLedger object name of the shard that keeps `account`'s entries for an event: `<eventId>/ledger/<n>`. */
+export function ledgerObjectName(eventId: string, account: string): string {
+  return `${eventId}/ledger/${ledgerShard(account, LEDGER_SHARDS)}`;
+}
+
+/** The ledger shard (0-based) of an account: FNV-1a (32 bit) of the account id, modulo `shards`. */
+export function ledgerShard(account: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < account.length; i++) {
+    h ^= account.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % shards;
+}

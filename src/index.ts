@@ -1,6 +1,7 @@
 // Gateway Worker entry: the Hono app, and the Durable Object classes wrangler must find here.
 import { createApp } from './app';
 
+export { AccountLedger } from '../durable-objects/account-ledger/account-ledger';
 export { EventDirectory } from '../durable-objects/event-directory';
 export { Inventory } from '../durable-objects/inventory/inventory';
 export { QueueShard } from '../durable-objects/waiting-room/queue-shard';

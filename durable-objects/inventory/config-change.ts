@@ -33,9 +33,21 @@ export type ChangeDecision =
   | { kind: 'busy'; retryAfterS: number }
   | { kind: 'conflict'; detail: string };
 
-/** The part of a plan fixed once created: seat count, seats per row, tier names and capacities. */
+/** The part of a plan fixed once created: seat count, seats per row, tier names and capacities, sections (names, seats, rows). */
 export function planShape(config: InventoryConfig): string {
-  return JSON.stringify([config.seats, config.seatsPerRow, config.tiers.map((t) => [t.tier, t.capacity])]);
+  const sections = (config.sections ?? []).map((s) => [s.section, s.seats, s.seatsPerRow]);
+  return JSON.stringify([
+    config.seats,
+    config.seatsPerRow,
+    config.tiers.map((t) => [t.tier, t.capacity]),
+    sections,
+    config.section ?? null,
+  ]);
+}
+
+/** An event with sections spans objects: its seat plan is never replaced, even by a creation cut short (section holds are not seen here). */
+function spansObjects(config: InventoryConfig | null): boolean {
+  return config !== null && (config.section !== undefined || (config.sections?.length ?? 0) > 0);
 }
 
 /**
@@ -64,13 +76,16 @@ export function decideChange(
   let write: 'create' | 'replace' | 'update';
   if (!state.plan) write = 'create';
   else if (planShape(state.plan) === planShape(request.config)) write = 'update';
-  else if (unfinishedCreation && !state.holdsExist) write = 'replace';
+  else if (unfinishedCreation && !state.holdsExist && !spansObjects(state.plan) && !spansObjects(request.config)) write = 'replace';
   else {
     return {
       kind: 'conflict',
-      detail: unfinishedCreation
-        ? 'the seat plan is fixed once holds exist'
-        : 'the seat plan (seats, seatsPerRow, tier names and capacities) is fixed once created',
+      detail:
+        spansObjects(state.plan) || spansObjects(request.config)
+          ? 'the seat plan of an event with sections (sections, seats, rows, tiers) is fixed once created'
+          : unfinishedCreation
+            ? 'the seat plan is fixed once holds exist'
+            : 'the seat plan (seats, seatsPerRow, tier names and capacities) is fixed once created',
     };
   }
   const createdPlan = write !== 'update' || unfinishedCreation;

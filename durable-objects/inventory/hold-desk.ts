@@ -28,8 +28,17 @@ export class HoldDesk {
    * Places a hold of a validated target: a replay of the same idempotency key answers the first
    * result; then the sale must be open, the account within its rate, `decideHold` must grant and
    * the allocation gate let the holder through (`gateHold`). A refusal writes nothing.
+   * @param placement.holdId the new hold's id (it names the object's section; in an event with
+   *   sections the account ledger chose it)
    */
-  place(holder: Holder, account: string, target: HoldTarget, idempotencyKey: string, nowMs: number): HoldAnswer {
+  place(
+    holder: Holder,
+    account: string,
+    target: HoldTarget,
+    idempotencyKey: string,
+    nowMs: number,
+    placement: { holdId: string },
+  ): HoldAnswer {
     const config = this.plans.plan();
     if (!config) return { kind: 'event_not_found' };
     const earlier = this.store.holdByKey(account, idempotencyKey);
@@ -52,7 +61,7 @@ export class HoldDesk {
     if (decision.kind !== 'grant') return decision;
     const gate = this.channels.gate(holder, target, nowMs);
     if (!gate.ok) return gate.refusal;
-    const hold = newHold(decision, target, account, crypto.randomUUID());
+    const hold = newHold(decision, target, account, placement.holdId);
     const channelId = holder.kind === 'channel' ? holder.channelId : null;
     const actor: Actor = channelId ? `channel:${channelId}` : 'visitor';
     this.store.insertHold(hold, target, idempotencyKey, nowMs, { actor, channelId, allocationId: gate.allocationId });

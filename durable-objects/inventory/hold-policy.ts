@@ -160,7 +160,8 @@ export function rowName(index: number): string {
   return name;
 }
 
-/** Seat ids of a seat plan: `count` seats, `perRow` to a row, e.g. A1..A25, B1.. */
-export function seatIdsFor(count: number, perRow: number): string[] {
-  return Array.from({ length: count }, (_, i) => `${rowName(Math.floor(i / perRow))}${(i % perRow) + 1}`);
+/** Seat ids of a seat plan: `count` seats, `perRow` to a row, e.g. A1..A25, B1..; with a section, `S2-A1`.. */
+export function seatIdsFor(count: number, perRow: number, section?: string): string[] {
+  const prefix = section === undefined ? '' : `${section}-`;
+  return Array.from({ length: count }, (_, i) => `${prefix}${rowName(Math.floor(i / perRow))}${(i % perRow) + 1}`);
 }

@@ -1,14 +1,19 @@
-// Inventory Durable Object: one per event, the single authority over seats and seat holds. A thin
-// adapter (transactions, alarm, RPC) over store.ts, plan-store.ts and the pure rules beside them.
+// Inventory Durable Object: one per event, or per venue section of an event with sections, the single
+// authority over its seats and seat holds. A thin adapter (transactions, alarm, RPC) over store.ts,
+// plan-store.ts and the pure rules beside them.
 import { DurableObject } from 'cloudflare:workers';
-import { DEFAULT_PAYMENT_GRACE_S, type InventoryConfig } from '../../contracts/event-config';
+import { DEFAULT_PAYMENT_GRACE_S, usesAccountLedger, type InventoryConfig } from '../../contracts/event-config';
+import { holdIdFor, parseInventoryName } from '../../contracts/inventory-names';
+import { RESERVATION_WINDOW_MS } from '../account-ledger/ledger-policy';
+import { AccountLimit } from './account-limit';
+import { AfterWrite, type InventoryIdentity } from './after-write';
+import { SeatMapReader } from './seat-map-read';
 import { Sql, migrate } from '../shared/sql';
 import { consistencyCounts } from './consistency';
 import { holdCounts, seatCounts } from './counts';
 import { HoldDesk } from './hold-desk';
 import { validateHoldTarget, type HoldAction } from './hold-policy';
 import { INVENTORY_MIGRATIONS } from './schema';
-import { planSeatMap } from './seat-map-plan';
 import { PlanStore } from './plan-store';
 import { InventoryStore, type Actor } from './store';
 import { ChannelDesk } from './channel-desk';
@@ -37,30 +42,26 @@ import type {
   HoldChangeAnswer,
   HoldRequest,
   HoldView,
-  SeatMap,
   SeatMapAnswer,
   StatsAnswer,
 } from '../../contracts/inventory-answers';
 
 export { HOLDS_PER_WINDOW, HOLD_WINDOW_MS } from './hold-desk';
-/** A built snapshot of the seat map serves every reader for this long, ms. */
-export const SNAPSHOT_REUSE_MS = 1_000;
 
 export class Inventory extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
   clock: () => number = () => Date.now();
   /** Seat-map reads this instance has served since it started (the edge cache keeps them few). */
   mapReads = 0;
-  /** Full seat maps (snapshots) this instance has built from storage since it started. */
-  snapshotsServed = 0;
-  /** The last snapshot built, reused for SNAPSHOT_REUSE_MS (one read of every seat per second, however many isolates ask). */
-  private snapshot: { atMs: number; map: SeatMap } | null = null;
   private readonly sql: Sql;
   /** All SQL of this object (tests reach it through `runInDurableObject` to inject faults). */
   readonly store: InventoryStore;
   private readonly plans: PlanStore;
   private readonly desk: ChannelDesk;
   private readonly holds: HoldDesk;
+  private readonly identity: InventoryIdentity | null;
+  private readonly followUps: AfterWrite;
+  private readonly maps: SeatMapReader;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -69,6 +70,9 @@ export class Inventory extends DurableObject<Env> {
     this.plans = new PlanStore(this.sql);
     this.desk = new ChannelDesk(this.store, new ChannelStore(this.sql), this.plans);
     this.holds = new HoldDesk(this.store, this.plans, this.desk);
+    this.identity = parseInventoryName(ctx.id.name ?? '');
+    this.followUps = new AfterWrite(this.plans, this.store, this.identity);
+    this.maps = new SeatMapReader(this.store);
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage, 'inv', INVENTORY_MIGRATIONS);
       // A reset between a committed change and its setAlarm (the write is durable, the alarm call
@@ -135,10 +139,23 @@ export class Inventory extends DurableObject<Env> {
 
   /** `hold` for a holder: the public, or a sales channel (its allocations only; see `gateHold`). */
   private async placeHold(holder: Holder, account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
-    if (!this.plans.plan()) return { kind: 'event_not_found' };
+    const config = this.plans.plan();
+    if (!config) return { kind: 'event_not_found' };
     const valid = validateHoldTarget(request);
     if (!valid.ok) return { kind: 'invalid', detail: valid.detail };
-    return this.write((now) => this.holds.place(holder, account, valid.target, idempotencyKey, now));
+    const place = (holdId: string, reservedAtMs: number | null) =>
+      this.write((now): HoldAnswer =>
+        // The ledger reconciles a reservation only after this window: a hold arriving later could
+        // land after its reservation was dropped, so it is refused (the client retries).
+        reservedAtMs !== null && now > reservedAtMs + RESERVATION_WINDOW_MS
+          ? { kind: 'retry_later', retryAfterS: 1 }
+          : this.holds.place(holder, account, valid.target, idempotencyKey, now, { holdId }),
+      );
+    const ledger = this.accountLimit(config);
+    const newId = holdIdFor(config.section ?? null, crypto.randomUUID());
+    // An event with sections reserves the account's places in its ledger first; a replay needs no ledger call.
+    if (!ledger || this.store.holdByKey(account, idempotencyKey)) return place(newId, null);
+    return ledger.placeReserved({ account, idempotencyKey, target: valid.target, config, proposedHoldId: newId }, place);
   }
 
   /** A hold by id. With `account` set, only its owner may read it. */
@@ -199,26 +216,12 @@ export class Inventory extends DurableObject<Env> {
     const head = this.plans.head();
     const config = this.plans.plan();
     if (!head || !config) return { kind: 'event_not_found' };
-    const common = {
-      tiers: this.store.tiers(),
-      seatPriceMinor: config.seatPriceMinor,
-      currency: config.currency,
-      salesClosed: head.salesClosed,
-    };
-    const plan = planSeatMap(since, head);
-    if (plan.kind === 'delta') {
-      return {
-        kind: 'map',
-        map: { kind: 'delta', version: head.version, since: plan.since, changes: this.store.changesSince(plan.since, now), ...common },
-      };
-    }
-    // A snapshot may be a second old (the edge caches it that long anyway): readers then follow
-    // with `since` = its version, so nothing is missed. Building one reads every seat.
-    if (!this.snapshot || now - this.snapshot.atMs >= SNAPSHOT_REUSE_MS || now < this.snapshot.atMs) {
-      this.snapshotsServed++;
-      this.snapshot = { atMs: now, map: { kind: 'snapshot', version: head.version, seats: this.store.snapshotSeats(now), ...common } };
-    }
-    return { kind: 'map', map: this.snapshot.map };
+    return { kind: 'map', map: this.maps.read(head, config, since, now) };
+  }
+
+  /** Full seat maps (snapshots) this instance has built from storage since it started. */
+  get snapshotsServed(): number {
+    return this.maps.snapshotsBuilt;
   }
 
   /** Pages through the audit log: entries with id > `afterId`, oldest first, at most `limit` (1-1000). */
@@ -258,8 +261,29 @@ export class Inventory extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     const now = this.clock();
+    const config = this.plans.plan();
+    const ledger = config && this.accountLimit(config);
+    // Expired holds free their places in the ledger too (else it learns it when it reconciles).
+    const expiring = ledger ? this.store.dueHolds(now).filter((h) => h.status === 'HELD') : [];
     this.ctx.storage.transactionSync(() => this.sweep(now));
+    for (const h of expiring) await ledger!.settle(h.account, h.hold_id, 'gone');
     await this.afterWrite();
+  }
+
+  /**
+   * A section's object of this event reports whether it is sold out (the event's own object
+   * announces the event sold out when it and every section are). Idempotent.
+   */
+  async sectionSoldOut(section: string, soldOut: boolean): Promise<void> {
+    if (!this.plans.head()) return;
+    this.plans.setSectionFlag(section, soldOut);
+    await this.followUps.announceSoldOut(this.env);
+  }
+
+  /** The event's sections (names, in plan order), [] for an event with one block of seats; null when there is no event. */
+  async sections(): Promise<string[] | null> {
+    const config = this.plans.plan();
+    return config ? (config.sections ?? []).map((s) => s.section) : null;
   }
 
   /** Creates or re-activates a sales channel (issue 19): see `ChannelDesk.putChannel`. The key is derived at the edge, never stored. */
@@ -337,37 +361,29 @@ export class Inventory extends DurableObject<Env> {
   /** Every passed deadline (holds) and release time (allocations) at `nowMs`, written before any decision. */
   private sweep(nowMs: number): void {
     this.store.sweep(nowMs);
-    if (this.desk.settle(nowMs)) this.snapshot = null;
+    if (this.desk.settle(nowMs)) this.maps.forget();
   }
 
   private async change(holdId: string, action: HoldAction, actor: Actor, reason: string): Promise<HoldChangeAnswer> {
-    return this.write((now) => this.holds.change(holdId, action, actor, reason, now));
+    const config = this.plans.plan();
+    const ledger = config && this.accountLimit(config);
+    // Across sections the per-account limit at confirm is the ledger's (read first; the
+    // transaction still checks this object's own).
+    if (ledger && action.kind === 'confirm') {
+      const refused = await ledger.refuseConfirm(this.store.holdRow(holdId), config.maxSeatsPerAccount, () =>
+        this.store.view(holdId, this.clock())!,
+      );
+      if (refused) return refused;
+    }
+    const answer = await this.write((now) => this.holds.change(holdId, action, actor, reason, now));
+    if (ledger && answer.kind === 'ok') await ledger.settleView(answer.hold);
+    return answer;
   }
 
-  /** After every committed write: the alarm follows the deadlines, the WaitingRoom learns a sell-out. */
+  /** After every committed write: the alarm follows the deadlines, a sell-out is announced (after-write.ts). */
   private async afterWrite(): Promise<void> {
     await this.armAlarm();
-    await this.announceSoldOut();
-  }
-
-  /**
-   * Sold out = no seat or tier place is available and none is held by a hold that may still
-   * expire (places whose payment is pending count as gone). When that flips, tell the event's
-   * WaitingRoom so waiting visitors learn it at once; the flag is stored once the room has it.
-   */
-  private async announceSoldOut(): Promise<void> {
-    const head = this.plans.head();
-    const eventId = head?.eventId ?? null;
-    if (!head || !eventId) return;
-    const soldOut = !this.store.anythingLeft();
-    if (soldOut === head.soldOut) return;
-    try {
-      await this.env.WAITING_ROOM.getByName(eventId).setSoldOut(soldOut);
-      // Stored only once delivered: a failed call is retried by the next change.
-      this.plans.setSoldOutDelivered(soldOut);
-    } catch (err) {
-      console.warn('sold-out signal not delivered; retried on the next change:', err instanceof Error ? err.message : err);
-    }
+    await this.followUps.announceSoldOut(this.env);
   }
 
   /** Keeps the one alarm at the earliest live deadline (or none), whatever happened to it. */
@@ -382,9 +398,15 @@ export class Inventory extends DurableObject<Env> {
     }
   }
 
-  /** The event this object serves (its name), so it can tell the event's WaitingRoom when it sells out. */
+  /** The event this object serves (from its name), so it can tell the event's WaitingRoom when it sells out. */
   private eventId(): string | null {
-    return this.ctx.id.name ?? null;
+    return this.identity?.eventId ?? null;
+  }
+
+  /** The ledger calls of an event with sections (its per-account limit spans objects); null otherwise. */
+  private accountLimit(config: InventoryConfig): AccountLimit | null {
+    if (!usesAccountLedger(config) || !this.identity) return null;
+    return new AccountLimit(this.env.ACCOUNT_LEDGER, this.identity.eventId, this.ctx.id.name!);
   }
 }
 

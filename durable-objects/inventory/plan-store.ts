@@ -86,7 +86,7 @@ export class PlanStore {
   createPlan(config: InventoryConfig, eventId: string | null, fromVersion = 1): void {
     this.sql
       .run`INSERT INTO inv_plan (id, config, version, event_id, pruned_through) VALUES (1, ${JSON.stringify(config)}, ${fromVersion}, ${eventId}, ${fromVersion})`;
-    seatIdsFor(config.seats, config.seatsPerRow).forEach((id, i) => {
+    seatIdsFor(config.seats, config.seatsPerRow, config.section).forEach((id, i) => {
       this.sql.run`INSERT INTO inv_seats (seat_id, ord, status, version) VALUES (${id}, ${i}, 'AVAILABLE', ${fromVersion})`;
     });
     for (const t of config.tiers)
@@ -99,6 +99,7 @@ export class PlanStore {
     this.sql.run`DELETE FROM inv_seats`;
     this.sql.run`DELETE FROM inv_tiers`;
     this.sql.run`DELETE FROM inv_deltas`;
+    this.sql.run`DELETE FROM inv_section_flags`;
     this.sql.run`DELETE FROM inv_plan`;
   }
 
@@ -161,6 +162,17 @@ export class PlanStore {
   endChange(how: 'done' | 'dropped'): void {
     if (how === 'done') this.sql.run`UPDATE inv_change SET done = 1 WHERE id = 1`;
     else this.sql.run`DELETE FROM inv_change WHERE id = 1`;
+  }
+
+  /** The sold-out flag each section's object delivered last (event's own object of an event with sections). */
+  sectionFlags(): Map<string, boolean> {
+    const rows = this.sql.all<{ section: string; sold_out: number }>`SELECT section, sold_out FROM inv_section_flags`;
+    return new Map(rows.map((r) => [r.section, r.sold_out === 1]));
+  }
+
+  setSectionFlag(section: string, soldOut: boolean): void {
+    this.sql.run`INSERT INTO inv_section_flags (section, sold_out) VALUES (${section}, ${soldOut ? 1 : 0})
+      ON CONFLICT (section) DO UPDATE SET sold_out = excluded.sold_out`;
   }
 
   holdsExist(): boolean {

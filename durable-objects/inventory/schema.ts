@@ -238,4 +238,15 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    id: 6,
+    description: "the event's own object keeps each section's sold-out flag",
+    // An event with sections is sold out when its own object (tiers) and every section's object are.
+    sql: `
+      CREATE TABLE inv_section_flags (
+        section TEXT PRIMARY KEY,
+        sold_out INTEGER NOT NULL
+      );
+    `,
+  },
 ];

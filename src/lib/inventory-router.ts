@@ -1,7 +1,9 @@
 // The one way the edge reaches an event's Inventory: from what a request names (seats, a tier, a
 // hold id, a section) to the Durable Object stub that serves it (contracts/inventory-names.ts).
 import { inventoryObjectName, type InventoryRoute } from '../../contracts/inventory-names';
+import type { HoldView, StatsAnswer } from '../../contracts/inventory-answers';
 import { GatewayError } from './errors';
+import { mergeStats } from './sectioned-inventory';
 
 /** The stub of one Inventory object (the RPC methods of durable-objects/inventory/inventory.ts). */
 export type InventoryStub = ReturnType<Env['INVENTORY']['getByName']>;
@@ -22,4 +24,54 @@ export function inventoryFor(env: Pick<Env, 'INVENTORY'>, eventId: string, route
   const target = inventoryObjectName(eventId, route);
   if (!target.ok) throw new GatewayError(target.code, { detail: target.detail });
   return env.INVENTORY.getByName(target.name);
+}
+
+/** The sections of an event (names, plan order; [] without sections), or null when there is no event. */
+export async function eventSections(env: Pick<Env, 'INVENTORY'>, eventId: string): Promise<string[] | null> {
+  return inventoryFor(env, eventId, { kind: 'event' }).sections();
+}
+
+/** The organizer's numbers of an event, summed over its sections' objects (`mergeStats`). */
+export async function eventStats(env: Pick<Env, 'INVENTORY'>, eventId: string): Promise<StatsAnswer> {
+  const [own, sections] = await Promise.all([inventoryFor(env, eventId, { kind: 'event' }).stats(), eventSections(env, eventId)]);
+  const parts = await Promise.all((sections ?? []).map((section) => inventoryFor(env, eventId, { kind: 'section', section }).stats()));
+  return mergeStats(own, parts);
+}
+
+/**
+ * Closes or opens an event's sale on every object of it (sections first, the event's own object
+ * last, whose answer is the event's). Each call is idempotent: after a crash the same request
+ * completes it.
+ * @returns false when the event does not exist
+ */
+export async function setEventSales(env: Pick<Env, 'INVENTORY'>, eventId: string, state: 'open' | 'closed'): Promise<boolean> {
+  const sections = await eventSections(env, eventId);
+  if (sections === null) return false;
+  await Promise.all(sections.map((section) => inventoryFor(env, eventId, { kind: 'section', section }).setSales(state)));
+  return inventoryFor(env, eventId, { kind: 'event' }).setSales(state);
+}
+
+/**
+ * Holds whose payment started or ended in a sale, across the event's objects, in one order: the
+ * event's own object's holds (bare uuids) first, then each section's (`<section>.<uuid>`) in plan
+ * order; `afterHoldId` (the last hold of the previous page) says which object to resume, so
+ * paging visits every object once.
+ */
+export async function eventPaymentHolds(
+  env: Pick<Env, 'INVENTORY'>,
+  eventId: string,
+  afterHoldId: string,
+  limit: number,
+): Promise<HoldView[]> {
+  const sections = (await eventSections(env, eventId)) ?? [];
+  const parts: (string | null)[] = [null, ...sections];
+  const after = inventoryObjectName(eventId, { kind: 'hold', holdId: afterHoldId });
+  const startAt = afterHoldId === '' || !after.ok ? 0 : Math.max(0, parts.indexOf(after.section));
+  const out: HoldView[] = [];
+  for (let i = startAt; i < parts.length && out.length < limit; i++) {
+    const part = parts[i]!;
+    const stub = inventoryFor(env, eventId, part === null ? { kind: 'event' } : { kind: 'section', section: part });
+    out.push(...(await stub.paymentHolds(i === startAt ? afterHoldId : '', limit - out.length)));
+  }
+  return out;
 }

@@ -82,7 +82,7 @@ export function holdChangeResult(answer: HoldChangeAnswer): HoldView {
  * Placing a hold.
  * @returns the hold, and `replayed` when the idempotency key and request match an earlier success
  * @throws GatewayError EVENT_NOT_FOUND, INVALID_REQUEST, SEAT_NOT_FOUND, TIER_NOT_FOUND,
- *   SEATS_UNAVAILABLE, ACCOUNT_LIMIT, SALE_CLOSED, IDEMPOTENCY_KEY_REUSED, RATE_LIMITED (with Retry-After),
+ *   SEATS_UNAVAILABLE, ACCOUNT_LIMIT, SALE_CLOSED, IDEMPOTENCY_KEY_REUSED, RATE_LIMITED and OVERLOADED (with Retry-After),
  *   NOT_IN_ALLOCATION (a sales channel's hold outside its allocations)
  */
 export function holdResult(answer: HoldAnswer, eventId: string): { hold: HoldView; replayed: boolean } {
@@ -126,6 +126,11 @@ export function holdResult(answer: HoldAnswer, eventId: string): { hold: HoldVie
             detail: `not in the channel's live allocations: ${found.seatIds.join(', ')}; nothing was held`,
             extra: { seatIds: found.seatIds },
           });
+    case 'retry_later':
+      throw new GatewayError('OVERLOADED', {
+        detail: 'the hold could not be placed in time; nothing was held; retry',
+        retryAfterS: found.retryAfterS,
+      });
     default:
       return assertNever(found);
   }

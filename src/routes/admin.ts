@@ -10,7 +10,8 @@ import { signInUrlProblem } from '../../contracts/entry';
 import { accountSecrets, currentAccountKeyId } from '../lib/entry-token';
 import { configureEvent } from '../lib/event-setup';
 import { callDurableObject, type DoCallOptions } from '../lib/do-call';
-import { inventoryFor } from '../lib/inventory-router';
+import { eventStats, inventoryFor, setEventSales } from '../lib/inventory-router';
+import { SECTION_PATTERN } from '../../contracts/names';
 import { GatewayError } from '../lib/errors';
 import { fixedRateResult, modeResult } from '../lib/object-answers';
 import { gatewaySettings } from '../lib/settings';
@@ -73,6 +74,14 @@ adminApi.put('/events/:eventId', async (c) => {
         finishChange: (id) => call('inventory.finishChange', eventId, async () => inventory.finishChange(id)),
         abortChange: (id) => call('inventory.abortChange', eventId, async () => inventory.abortChange(id)),
       },
+      section: (section) => {
+        const part = inventoryFor(c.env, eventId, { kind: 'section', section });
+        return {
+          beginChange: (request) => call('inventory.beginChange', eventId, async () => part.beginChange(request)),
+          finishChange: (id) => call('inventory.finishChange', eventId, async () => part.finishChange(id)),
+          abortChange: (id) => call('inventory.abortChange', eventId, async () => part.abortChange(id)),
+        };
+      },
       directory: { register: (id, name) => call('directory.register', eventId, async () => directory.register(id, name)) },
       // The room's URL patterns, claimed while the change holds the event.
       routes: { claim: () => claimRoom(c.env, claim) },
@@ -109,7 +118,7 @@ adminApi.get('/events/:eventId', async (c) => {
   const eventId = eventIdParam(c);
   const [room, seats, urls] = await Promise.all([
     call('waitingRoom.stats', eventId, async () => c.env.WAITING_ROOM.getByName(eventId).stats()),
-    call('inventory.stats', eventId, async () => inventoryFor(c.env, eventId, { kind: 'event' }).stats()),
+    call('inventory.stats', eventId, async () => eventStats(c.env, eventId)),
     call('directory.room', eventId, async () => c.env.DIRECTORY.getByName(DIRECTORY_NAME).room(eventId)),
   ]);
   if (seats.kind === 'stats' && seats.stats.pendingChange && !room) {
@@ -159,12 +168,15 @@ adminApi.get('/events/:eventId/audit', async (c) => {
     throw new GatewayError('INVALID_REQUEST', { detail: 'after must be a whole number >= 0, limit 1-1000' });
   }
   const eventId = eventIdParam(c);
-  const entries = await call('inventory.auditLog', eventId, async () =>
-    inventoryFor(c.env, eventId, { kind: 'event' }).auditLog(after, limit),
-  );
+  const section = c.req.query('section');
+  if (section !== undefined && !SECTION_PATTERN.test(section))
+    throw new GatewayError('INVALID_REQUEST', { detail: 'section must be a section name' });
+  // Each object keeps its own audit log: one section's with `section`, else the event's own object's.
+  const route = section === undefined ? ({ kind: 'event' } as const) : ({ kind: 'section', section } as const);
+  const entries = await call('inventory.auditLog', eventId, async () => inventoryFor(c.env, eventId, route).auditLog(after, limit));
   // An empty page: tell an event with no entries (yet) from no event at all (it answered 200 [], review).
   if (entries.length === 0) {
-    const stats = await call('inventory.stats', eventId, async () => inventoryFor(c.env, eventId, { kind: 'event' }).stats());
+    const stats = await call('inventory.stats', eventId, async () => inventoryFor(c.env, eventId, route).stats());
     if (stats.kind !== 'stats') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
   }
   const last = entries.at(-1);
@@ -182,9 +194,7 @@ for (const action of ['pause', 'resume', 'close'] as const) {
     // Inventory.setSales answers a boolean (false: no such event).
     const salesSet =
       action === 'pause' ||
-      (await call(`inventory.setSales`, eventId, async () =>
-        inventoryFor(c.env, eventId, { kind: 'event' }).setSales(action === 'close' ? 'closed' : 'open'),
-      ));
+      (await call(`inventory.setSales`, eventId, async () => setEventSales(c.env, eventId, action === 'close' ? 'closed' : 'open')));
     if (!salesSet) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
     const answer = await call(`waitingRoom.${action}`, eventId, async () =>
       action === 'pause' ? room.pause() : action === 'resume' ? room.resume() : room.close(),

@@ -1,5 +1,7 @@
 // Sales-channel API (issue 19): a box office or partner holds and confirms seats of its allocations
 // directly (no queue) and follows the inventory's change feed, each call signed with the channel's own key.
+import { inventoryFor } from '../lib/inventory-router';
+import type { InventoryRoute } from '../../contracts/inventory-names';
 import { Hono, type Context } from 'hono';
 import * as z from 'zod/mini';
 import { boundedString, visibleId, wholeNumber } from '../../contracts/zod';
@@ -38,9 +40,13 @@ const CURSOR = /^\d{1,15}$/;
 /** Entries per feed page unless `limit` says otherwise (1-1000). */
 export const DEFAULT_FEED_LIMIT = 500;
 
-/** The Inventory serving an event's seats (the router of sectioned inventories replaces this one lookup). */
-function inventory(c: Context<AppEnv>) {
-  return c.env.INVENTORY.getByName(eventIdParam(c));
+/**
+ * The Inventory object serving `route` (src/lib/inventory-router.ts). Allocations and the change
+ * feed live in the event's own object: with venue sections they cover its tiers only (section
+ * objects keep their own feed and allocations, not reachable through this API yet).
+ */
+function inventory(c: Context<AppEnv>, route: InventoryRoute) {
+  return inventoryFor(c.env, eventIdParam(c), route);
 }
 
 /** `/_wr/channel/events/...`, every route signed by a channel key. */
@@ -56,11 +62,20 @@ channelApi.post('/events/:eventId/holds', async (c) => {
     throw new GatewayError('INVALID_REQUEST', { detail: 'Idempotency-Key must be 1-128 visible ASCII characters' });
   const { account, request } = parseJsonBody(c.var.rawBody, channelHold);
   // Idempotent by its key: a retry after a transient failure returns the first result.
-  const answer = await callDurableObject<ChannelHoldAnswer>(async () => inventory(c).channelHold(c.var.channel, account, request, key), {
-    idempotent: true,
-    name: 'inventory.channelHold',
-    eventId,
-  });
+  const answer = await callDurableObject<ChannelHoldAnswer>(
+    async () =>
+      inventory(c, 'tier' in request ? { kind: 'tier', tier: request.tier } : { kind: 'seats', seatIds: request.seatIds }).channelHold(
+        c.var.channel,
+        account,
+        request,
+        key,
+      ),
+    {
+      idempotent: true,
+      name: 'inventory.channelHold',
+      eventId,
+    },
+  );
   const { hold, replayed } = holdResult(channelHoldResult(answer), eventId);
   logDecision(replayed ? 'channel.hold_replayed' : 'channel.hold', {
     eventId,
@@ -75,11 +90,14 @@ channelApi.post('/events/:eventId/holds', async (c) => {
 async function act(c: Context<AppEnv>, action: ChannelHoldAction) {
   const eventId = eventIdParam(c);
   const holdId = c.req.param('holdId')!;
-  const answer = await callDurableObject<ChannelHoldChangeAnswer>(async () => inventory(c).channelAct(c.var.channel, holdId, action), {
-    idempotent: true,
-    name: `inventory.channel.${action.kind}`,
-    eventId,
-  });
+  const answer = await callDurableObject<ChannelHoldChangeAnswer>(
+    async () => inventory(c, { kind: 'hold', holdId }).channelAct(c.var.channel, holdId, action),
+    {
+      idempotent: true,
+      name: `inventory.channel.${action.kind}`,
+      eventId,
+    },
+  );
   const hold = holdChangeResult(channelChangeResult(answer, eventId));
   if (action.kind !== 'get')
     logDecision(`channel.${action.kind}`, { eventId, actor: `channel:${c.var.channel.channelId}`, holdId, status: hold.status });
@@ -96,7 +114,7 @@ channelApi.post('/events/:eventId/holds/:holdId/release', (c) => {
 /** Reads the feed (a page after `after`, or the snapshot). */
 async function readFeed(c: Context<AppEnv>, after: number | 'snapshot', limit: number) {
   const eventId = eventIdParam(c);
-  const answer = await callDurableObject<FeedAnswer>(async () => inventory(c).readFeed(c.var.channel, after, limit), {
+  const answer = await callDurableObject<FeedAnswer>(async () => inventory(c, { kind: 'event' }).readFeed(c.var.channel, after, limit), {
     idempotent: true,
     name: 'inventory.readFeed',
     eventId,
@@ -121,7 +139,7 @@ channelApi.get('/events/:eventId/feed/snapshot', (c) => readFeed(c, 'snapshot', 
 
 channelApi.get('/events/:eventId/allocations', async (c) => {
   const eventId = eventIdParam(c);
-  const answer = await callDurableObject<ChannelListAnswer>(async () => inventory(c).channelList(c.var.channel), {
+  const answer = await callDurableObject<ChannelListAnswer>(async () => inventory(c, { kind: 'event' }).channelList(c.var.channel), {
     idempotent: true,
     name: 'inventory.channelList',
     eventId,

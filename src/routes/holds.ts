@@ -6,6 +6,9 @@ import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMapAnswer } from '../.
 import { requireAdmission } from '../middleware/credentials';
 import { callDurableObject } from '../lib/do-call';
 import { inventoryFor } from '../lib/inventory-router';
+import { eventSeatMap } from '../lib/sectioned-inventory';
+import { sectionObjectName } from '../../contracts/inventory-names';
+import { SECTION_PATTERN } from '../../contracts/names';
 import { GatewayError } from '../lib/errors';
 import { holdBody, holdChangeResult, holdResult } from '../lib/object-answers';
 import { recordHold } from '../lib/hold-signals';
@@ -46,15 +49,19 @@ holdsApi.get('/:eventId/seats', async (c) => {
   if (rawSince !== undefined && !SINCE.test(rawSince))
     throw new GatewayError('INVALID_REQUEST', { detail: 'since must be a map version (a whole number)' });
   const since = rawSince === undefined ? undefined : Number(rawSince);
+  const section = c.req.query('section');
+  if (section !== undefined && !SECTION_PATTERN.test(section))
+    throw new GatewayError('INVALID_REQUEST', { detail: 'section must be a section name (upper-case letters and digits, 1-8)' });
+  const read = (part: string | null, normalized: number | undefined) =>
+    callDurableObject<SeatMapAnswer>(
+      () => inventoryFor(c.env, eventId, part === null ? { kind: 'event' } : { kind: 'section', section: part }).seatMap(normalized),
+      { idempotent: true, name: 'inventory.seatMap', eventId },
+    );
+  // One section's map (snapshot or deltas), or the event's: merged across its sections, if any.
   const body = await cachedSeatMap(
-    eventId,
+    section === undefined ? eventId : sectionObjectName(eventId, section),
     since,
-    (normalized) =>
-      callDurableObject<SeatMapAnswer>(() => inventoryFor(c.env, eventId, { kind: 'event' }).seatMap(normalized), {
-        idempotent: true,
-        name: 'inventory.seatMap',
-        eventId,
-      }),
+    (normalized) => (section === undefined ? eventSeatMap(read, normalized) : read(section, normalized)),
     Date.now(),
   );
   if (body === null) throw new GatewayError('EVENT_NOT_FOUND');

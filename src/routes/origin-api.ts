@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import { boundedNumber, visibleId, wholeNumber } from '../../contracts/zod';
 import type { HoldChangeAnswer } from '../../contracts/inventory-answers';
 import { callDurableObject } from '../lib/do-call';
-import { inventoryFor } from '../lib/inventory-router';
+import { eventPaymentHolds, inventoryFor } from '../lib/inventory-router';
 import { GatewayError } from '../lib/errors';
 import { logDecision } from '../../contracts/log';
 import { originSignature } from '../middleware/origin-signature';
@@ -113,14 +113,11 @@ originApi.get('/events/:eventId/holds', async (c) => {
   const q = holdListQuery.safeParse(c.req.query());
   if (!q.success) throw new GatewayError('INVALID_REQUEST', { detail: 'after: a hold id; limit: 1-500' });
   const eventId = eventIdParam(c);
-  const holds = await callDurableObject(
-    async () => inventoryFor(c.env, eventId, { kind: 'event' }).paymentHolds(q.data.after, q.data.limit),
-    {
-      idempotent: true,
-      name: 'inventory.paymentHolds',
-      eventId,
-    },
-  );
+  const holds = await callDurableObject(async () => eventPaymentHolds(c.env, eventId, q.data.after, q.data.limit), {
+    idempotent: true,
+    name: 'inventory.paymentHolds',
+    eventId,
+  });
   return c.json({
     holds: holds.map((h) => ({ ...holdBody(h), account: h.account })),
     next: holds.length === q.data.limit ? holds[holds.length - 1]!.holdId : null,
