@@ -1,5 +1,6 @@
 // Organizer API for sales channels (issue 19): create, re-activate and revoke channels (each with its
 // own derived key, shown once), and allocate seats or tier quotas to them until a release time.
+import { inventoryFor } from '../lib/inventory-router';
 import { Hono, type Context } from 'hono';
 import * as z from 'zod/mini';
 import { plainText, wholeNumber } from '../../contracts/zod';
@@ -54,7 +55,11 @@ function param(c: Context<AppEnv>, name: 'channelId' | 'allocationId', pattern: 
 
 function call<T>(c: Context<AppEnv>, name: string, run: (inv: ReturnType<Env['INVENTORY']['getByName']>) => Promise<T>): Promise<T> {
   const eventId = eventIdParam(c);
-  return callDurableObject(() => run(c.env.INVENTORY.getByName(eventId)), { idempotent: true, name: `inventory.${name}`, eventId });
+  return callDurableObject(() => run(inventoryFor(c.env, eventId, { kind: 'event' })), {
+    idempotent: true,
+    name: `inventory.${name}`,
+    eventId,
+  });
 }
 
 /** The JSON of a channel; with `secret` when it was just issued (shown this once, never stored). */
