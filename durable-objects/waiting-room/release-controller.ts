@@ -332,7 +332,11 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   // Growth fades out toward GROW_BELOW, and creeps (LIMIT_CREEP per report) within 10 % of the
   // load of the last overload, so the limit approaches the origin's knee instead of jumping over it.
   const w = state.overloadLimit;
-  const fast = current * (1 + LIMIT_GROWTH * (1 - u / GROW_BELOW) ** 2);
+  // At least sqrt(limit) x the fade per report, as the queue allowance Gradient2 adds to its limit
+  // each update: a small limit (10 after a cut) then regains a short-visit sale's Little's-law need
+  // (rate x time in the room, ~50 at 600/min) within about 20 s instead of +1 per report.
+  const fade = 1 - u / GROW_BELOW;
+  const fast = Math.max(current * (1 + LIMIT_GROWTH * fade ** 2), current + Math.sqrt(current) * fade);
   const near = w > 0 && current < w * (1 + NEAR_OVERLOAD) && fast > w * (1 - NEAR_OVERLOAD);
   const creep = current + Math.max(1, Math.ceil(current * LIMIT_CREEP));
   const grown = near ? Math.max(Math.min(fast, w * (1 - NEAR_OVERLOAD)), Math.min(creep, fast)) : fast;
