@@ -19,6 +19,7 @@ import {
   type Sample,
 } from './harness.ts';
 import { pickSeatIndexes, prng } from './hotspot.ts';
+import { solvedProofs } from './proofs.ts';
 import { benchNodeOrigin, nodeOriginRows } from './node-origin.ts';
 
 const REPS = Number(process.env.BENCH_REPS) || 3;
@@ -26,6 +27,8 @@ const REPS = Number(process.env.BENCH_REPS) || 3;
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 const DURATION_S = Number(process.env.BENCH_SECONDS) || 4;
 const VISITORS = 200;
+/** Most solved challenges one proof-of-work join load gets (one request each). */
+const POW_MAX_PROOFS = 20_000;
 const IN_OBJECT_HOLDS = 3_000;
 /** Venue sections of the sectioned-hold row: the same 50,000 seats as SECTIONS Inventory objects. */
 const SECTIONS = 4;
@@ -146,8 +149,41 @@ const joins =
   async (r: Rep) => {
     const event = `bench-join${shards}${stub ? '-stub' : ''}-${r.rep}`;
     await r.gw.createEvent(event, { queueShards: shards });
-    return load(`${r.gw.base}${stub ? '/__bench/stub' : ''}/_wr/events/${event}/join`, DURATION_S, { method: 'POST' });
+    const s = await load(`${r.gw.base}${stub ? '/__bench/stub' : ''}/_wr/events/${event}/join`, DURATION_S, { method: 'POST' });
+    joinRps.set(stub ? 'joins-stub' : `joins${shards}`, s.rps);
+    return s;
   };
+
+/** Joins per second each join scenario reached in the current repetition (sizes the proof pools). */
+const joinRps = new Map<string, number>();
+
+/**
+ * Joins that each carry a distinct solved challenge (8 bits: the verify cost does not depend on
+ * the difficulty), solved beforehand by altcha-lib's own solver, one request per proof: as many
+ * proofs as 1.5x the plain joins row managed in this repetition's DURATION_S (so the load lasts
+ * about as long). `stub`: the gateway-only path, whose shard stores nothing.
+ */
+const powJoins = (stub: boolean) => async (r: Rep) => {
+  const event = `bench-join-pow${stub ? '-stub' : ''}-${r.rep}`;
+  if (stub) {
+    // The same steps alone inside the Worker (no network, no contention): bench-worker.ts microProofOfWork.
+    const us = (await (await fetch(`${r.gw.base}/__bench/micro-pow?n=200`)).json()) as { secrets: number; verify: number; issue: number };
+    r.extra('powSecretsUs', us.secrets);
+    r.extra('powVerifyUs', us.verify);
+    r.extra('powIssueUs', us.issue);
+  }
+  await r.gw.createEvent(event, { proofOfWork: { difficultyBits: 8 } });
+  const plain = joinRps.get(stub ? 'joins-stub' : 'joins1') ?? 100;
+  const proofs = await solvedProofs(r.gw.base, event, Math.min(POW_MAX_PROOFS, Math.max(200, Math.ceil(plain * DURATION_S * 1.5))));
+  let next = 0;
+  const s = await load(`${r.gw.base}${stub ? '/__bench/stub' : ''}/_wr/events/${event}/join`, DURATION_S, {
+    method: 'POST',
+    amount: proofs.length,
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-wr-proof-of-work': proofs[next++ % proofs.length]! } }) }],
+  });
+  r.fact(`proof-of-work join answers${stub ? ' (gateway only)' : ''}`, JSON.stringify(s.codes));
+  return s;
+};
 
 /** Busy time per request, us, if the run kept one thread busy: 1e6 / req/s. */
 const usPer = (rps: number) => 1e6 / rps;
@@ -178,6 +214,17 @@ const SCENARIOS: Scenario[] = [
   { id: 'joins1', run: joins(1) },
   { id: 'joins4', run: joins(4) },
   { id: 'joins-stub', run: joins(1, true) },
+  { id: 'joins-pow', run: powJoins(false) },
+  { id: 'joins-pow-stub', run: powJoins(true) },
+  {
+    // Fresh challenges (no cookie, nothing stored): what handing one out costs.
+    id: 'challenges',
+    run: async (r) => {
+      const event = `bench-challenge-${r.rep}`;
+      await r.gw.createEvent(event, { proofOfWork: { difficultyBits: 16 } });
+      return load(`${r.gw.base}/_wr/events/${event}/challenge`, DURATION_S);
+    },
+  },
   {
     // Polls: waiting visitors with valid tickets on a paused sale (nobody is released), answered
     // at the edge; the WaitingRoom counts every call it gets.
@@ -373,6 +420,28 @@ const ROWS: Row[] = [
       `ratio vs A; us per join: gateway ${(usPer(m.rps('joins-stub')) - usPer(m.rps('noop-do'))).toFixed(0)} over a no-op RPC, shard write ${(
         usPer(m.rps('joins1')) - usPer(m.rps('joins-stub'))
       ).toFixed(0)}`,
+  },
+  {
+    id: 'joins-pow',
+    name: 'joins with a proof of work (verified)',
+    vs: 'joins1',
+    note: (m) => `ratio vs the joins row (1 shard); +${(usPer(m.rps('joins-pow')) - usPer(m.rps('joins1'))).toFixed(0)} us per join`,
+  },
+  {
+    id: 'joins-pow-stub',
+    name: 'joins with a proof of work, gateway only',
+    vs: 'joins-stub',
+    note: (m) => {
+      const verify = usPer(m.rps('joins-pow-stub')) - usPer(m.rps('joins-stub'));
+      const alone = m.extra('powSecretsUs') + m.extra('powVerifyUs');
+      return `ratio vs the gateway-only joins row; +${verify.toFixed(0)} us per join = ${((verify / usPer(m.rps('joins1'))) * 100).toFixed(0)} % of a join; timed alone in the Worker: secrets ${m.extra('powSecretsUs')} + verify ${m.extra('powVerifyUs')} us = ${((alone / usPer(m.rps('joins1'))) * 100).toFixed(1)} % of a join`;
+    },
+  },
+  {
+    id: 'challenges',
+    name: 'challenges handed out (GET .../challenge)',
+    vs: 'noop',
+    note: () => 'ratio vs A; no object call, nothing stored',
   },
   {
     id: 'polls',

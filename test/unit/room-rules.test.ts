@@ -57,7 +57,7 @@ describe('parseRoomConfig', () => {
     { json: JSON.stringify({ ...config, shards: 0 }), error: 'shards must be a positive integer' },
     {
       json: JSON.stringify({ ...config, proofOfWork: { difficultyBits: 99 } }),
-      error: 'proofOfWork must be null or { difficultyBits: 8-22 }',
+      error: 'proofOfWork must be null or { difficultyBits: 8-20 }',
     },
   ])('refuses a stored config that is not one: $error', ({ json, error }) => expect(() => parseRoomConfig(json)).toThrow(error));
 });
