@@ -285,6 +285,13 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     return hold(`most holds find their seats taken (${pct(gateway.conflictRate)}), hold`);
   }
   const idle = noGrowthEvidence(report);
+  // A first report without evidence does not start slow start: dropping the organizer's max active
+  // to INITIAL_LIMIT is a back-off with no measured reason, and at a limit of 10 the admitted
+  // visitors who only browse the gateway's seat map (no origin requests, so every report stays
+  // idle) stalled the queue until their admissions ended (review: the demo's 11th visitor waited
+  // ~8 min while its page said "less than a minute"). The rate stays where it is (the minimum
+  // until evidence arrives) and the first report with evidence starts slow start.
+  if (idle !== null && first) return decide(rateOr(clamp(state.ratePerMinute)), state.activeLimit, 0, `${idle}, hold`, admitFactor);
   if (idle !== null) return hold(`${idle}, hold`);
 
   const headroom = 1 - u;

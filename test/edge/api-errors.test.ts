@@ -337,10 +337,15 @@ describe('origin API', () => {
     const held = (await room.stats())!;
     expect(held.releaseRatePerMinute).toBe(100);
     expect(held.lastHealth).toMatchObject({ sampleCount: 1 });
-    expect(held.rateLog[0]!.reason).toMatch(/1 requests measured in the report window \(at least 8 to grow on\), hold/);
+    // Nothing changed, so nothing is logged: the rate stays at the minimum and the limit at the
+    // organizer's max active (an idle first report is no reason to start slow start from 10).
+    expect(held.activeLimit).toBe(1000);
+    expect(held.rateLog.some((l) => /first health report/.test(l.reason))).toBe(false);
     await signed(`/_wr/origin/events/${eventId}/health`, JSON.stringify({ ...idle, sampleCount: 40 }));
     await tick(eventId);
-    expect((await room.stats())!.releaseRatePerMinute).toBeGreaterThan(100);
+    const grown = (await room.stats())!;
+    expect(grown.releaseRatePerMinute).toBeGreaterThan(100);
+    expect(grown.rateLog[0]!.reason).toMatch(/^first health report, slow start from 10 active/);
   });
 
   it('confirms only a live hold, idempotently for the same order id', async () => {

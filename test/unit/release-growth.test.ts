@@ -27,12 +27,51 @@ describe('growth needs evidence', () => {
     ]) {
       const d = step(s0, idle, b, {}, 0);
       expect(d.state.ratePerMinute).toBe(150);
-      expect(d.state.activeLimit).toBe(INITIAL_LIMIT);
-      expect(d.state.slowStart).toBe(true);
-      expect(d.reason).toMatch(/^first health report, slow start from 10 active; .*, hold: active limit 700 -> 10$/);
+      // Nor does it cut the organizer's max active (no measured reason): slow start waits for evidence.
+      expect(d.state.activeLimit).toBe(700);
+      expect(d.state).toMatchObject({ slowStart: true, lastReportAtMs: 0 });
+      expect(d.reason).toBeNull();
     }
     // The same report with enough requests behind it grows.
     expect(step(s0, report({ p99LatencyMs: 26, sampleCount: MIN_LATENCY_SAMPLES }), b, {}, 0).state.ratePerMinute).toBeGreaterThan(150);
+  });
+
+  // Review failing input (npm start, the demo: max active 100): 10 admitted visitors browsed only the
+  // gateway's seat map, so the stub's reports measured nothing (p99 0); the first of them set "slow
+  // start from 10 active: active limit 100 -> 10" and idle reports held it there, so the 11th visitor
+  // waited until the admissions ended. Idle reports leave the limit alone; evidence starts slow start.
+  it('idle reports never drop the limit the organizer set: 10 browsing visitors do not stall the queue', () => {
+    const b = { minPerMinute: 10, maxPerMinute: 30, maxActive: 100 };
+    let s = initialControllerState({ ...bounds, ...b });
+    for (let i = 0; i < 5; i++) {
+      const d = nextReleaseRate(
+        s,
+        {
+          origin: { p99LatencyMs: 0, errorRate: 0, activeBuyers: 0, sampleCount: 0, reportedAtMs: NOW + i * 2000 },
+          gateway: quiet,
+          active: 10,
+          pending: 0,
+        },
+        { ...bounds, ...b },
+        NOW + i * 2000,
+      );
+      expect(d.state.activeLimit).toBe(100);
+      s = d.state;
+    }
+    // The first report with evidence starts slow start from what is in flight.
+    const busy = nextReleaseRate(
+      s,
+      {
+        origin: { p99LatencyMs: 80, errorRate: 0, activeBuyers: 10, sampleCount: 40, reportedAtMs: NOW + 20_000 },
+        gateway: quiet,
+        active: 10,
+        pending: 0,
+      },
+      { ...bounds, ...b },
+      NOW + 20_000,
+    );
+    expect(busy.reason).toMatch(/^first health report, slow start from 10 active/);
+    expect(busy.state.activeLimit).toBeGreaterThan(10);
   });
 
   it('a report with too few requests may still cut', () => {
