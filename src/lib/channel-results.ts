@@ -62,7 +62,7 @@ export function allocationResult(answer: AllocationAnswer, eventId: string): { a
             extra: { remaining: found.remaining },
           })
         : new GatewayError('ALLOCATION_CONFLICT', {
-            detail: `held, sold or allocated to another channel: ${found.seatIds.join(', ')}; nothing was changed`,
+            detail: `held, sold or in another live allocation: ${found.seatIds.join(', ')}; nothing was changed`,
             extra: { seatIds: found.seatIds },
           });
     case 'allocation_in_use':
