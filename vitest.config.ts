@@ -1,4 +1,5 @@
 // Tests inside workerd: the gateway Worker from wrangler.toml plus the origin stub as an auxiliary Worker.
+import { generateKeyPairSync } from 'node:crypto';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { bundleWorker } from './scripts/lib/bundle.ts';
@@ -9,6 +10,11 @@ const PROJECT = 'gateway';
 // Fresh throw-away secrets for every run: nothing secret is stored in the repo.
 const secrets = generateDevSecrets();
 const paymentWebhookSecret = webhookSecret();
+// A throw-away key pair for entry tokens signed with the origin's own keys: the stub publishes the
+// public half at /.well-known/entry-jwks.json, the tests sign with the private half.
+const entryKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const entryPublicJwk = { ...entryKey.publicKey.export({ format: 'jwk' }), kid: 'test-entry', alg: 'ES256' };
+const entryPrivateJwk = { ...entryKey.privateKey.export({ format: 'jwk' }), kid: 'test-entry', alg: 'ES256' };
 
 // Auxiliary Workers cannot load their own wrangler.toml in the pool: bundle the stub first.
 bundleWorker('origin-stub/index.ts', '.build/origin-stub.js');
@@ -27,6 +33,7 @@ export default defineConfig({
         bindings: {
           ...secrets,
           PAYMENT_WEBHOOK_SECRET: paymentWebhookSecret,
+          TEST_ENTRY_SIGNING_JWK: JSON.stringify(entryPrivateJwk),
           TOKEN_ISSUER: 'waiting-room-gateway',
           ORIGIN_URL: '',
           RELEASE_TICK_MS: '3600000',
@@ -46,6 +53,7 @@ export default defineConfig({
               CAPACITY_KNEE: '1000',
               ORIGIN_HMAC_SECRET: secrets.ORIGIN_HMAC_SECRET,
               PAYMENT_WEBHOOK_SECRET: paymentWebhookSecret,
+              ENTRY_JWKS: JSON.stringify({ keys: [entryPublicJwk] }),
               AUTHORIZATION_WINDOW_MS: '600000',
               // Checkout jobs run only when a test asks (the stub's admin API), never by a timer.
               JOB_ALARMS: '0',

@@ -18,6 +18,8 @@ export {
 export const MAX_LANES = 8;
 /** Longest sign-in URL, characters. */
 export const MAX_SIGN_IN_URL_LENGTH = 500;
+/** A JWKS path on the origin: `/` and path characters, not `//`, not under the gateway's `/_wr/`, at most 200 characters. */
+export const JWKS_PATH_PATTERN = /^\/(?!\/)(?!_wr(?:\/|$))[A-Za-z0-9._~/-]{0,199}$/;
 /** Visitor ids of account-bound places start with this (random visitor ids are UUIDs, which never do). */
 export const ACCOUNT_VISITOR_PREFIX = 'acct-';
 
@@ -43,6 +45,12 @@ export interface EntryRule {
   /** Presale lanes in the organizer's order (release order). */
   lanes: LaneRule[];
   /**
+   * A path on the origin serving the public keys (JWKS, RFC 7517) that sign this event's entry
+   * tokens (ES256, RS256 or EdDSA); absent = HS256 under ORIGIN_HMAC_SECRET. Fetched through the
+   * gateway's own connection to the origin (ORIGIN_URL or the ORIGIN binding), never another host.
+   */
+  jwksPath?: string;
+  /**
    * Id of the gateway secret that hashes this event's accounts (`accountKeyId`), pinned when the
    * requirement was switched on and kept once anyone joined, so rotating the secret never gives
    * an account a second place (src/lib/entry-token.ts).
@@ -54,6 +62,8 @@ export interface EntryRule {
 export interface CursorEntry {
   signInUrl: string;
   issuer: string;
+  /** See EntryRule `jwksPath`; null = HS256 under ORIGIN_HMAC_SECRET. */
+  jwksPath?: string | null;
   lanes: string[];
   accountKeyId: string | null;
 }
@@ -61,7 +71,13 @@ export interface CursorEntry {
 /** The cursor's view of an entry rule (null for an open event). */
 export function cursorEntry(rule: EntryRule | undefined): CursorEntry | null {
   if (!rule) return null;
-  return { signInUrl: rule.signInUrl, issuer: rule.issuer, lanes: rule.lanes.map((l) => l.lane), accountKeyId: rule.accountKeyId ?? null };
+  return {
+    signInUrl: rule.signInUrl,
+    issuer: rule.issuer,
+    jwksPath: rule.jwksPath ?? null,
+    lanes: rule.lanes.map((l) => l.lane),
+    accountKeyId: rule.accountKeyId ?? null,
+  };
 }
 
 const encoder = new TextEncoder();

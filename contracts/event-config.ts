@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { MAX_BYPASS_ENTRIES, MAX_PATTERNS, MAX_PATTERN_LENGTH } from './room-patterns';
 import { plainText, wholeNumber } from './zod';
 import { SECTION_PATTERN, TIER_PATTERN } from './names';
-import { DEFAULT_ENTRY_ISSUER, LANE_PATTERN, MAX_LANES, MAX_SIGN_IN_URL_LENGTH, type EntryRule } from './entry';
+import { DEFAULT_ENTRY_ISSUER, JWKS_PATH_PATTERN, LANE_PATTERN, MAX_LANES, MAX_SIGN_IN_URL_LENGTH, type EntryRule } from './entry';
 import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS, type ProofOfWorkConfig } from './proof-of-work';
 
 /** Default hold TTL: 5 minutes, in seconds. */
@@ -111,6 +111,7 @@ export const eventConfigInput = z
         require: z.literal('account'),
         signInUrl: z.string().check(z.minLength(1), z.maxLength(MAX_SIGN_IN_URL_LENGTH)),
         issuer: z._default(z.string().check(z.minLength(1), z.maxLength(200)), DEFAULT_ENTRY_ISSUER),
+        jwksPath: z.optional(z.string().check(z.regex(JWKS_PATH_PATTERN))),
         lanes: z._default(
           z
             .array(
@@ -353,6 +354,7 @@ function entryRule(entry: NonNullable<EventConfigInput['entry']>): EntryRule {
     require: entry.require,
     signInUrl: entry.signInUrl,
     issuer: entry.issuer,
+    ...(entry.jwksPath ? { jwksPath: entry.jwksPath } : {}),
     lanes: entry.lanes.map((l) => ({
       lane: l.lane,
       saleStartsAtMs: l.saleStartsAt ? Date.parse(l.saleStartsAt) : 0,
@@ -367,6 +369,7 @@ function entryInput(rule: EntryRule): NonNullable<EventConfigInput['entry']> {
     require: rule.require,
     signInUrl: rule.signInUrl,
     issuer: rule.issuer,
+    ...(rule.jwksPath ? { jwksPath: rule.jwksPath } : {}),
     lanes: rule.lanes.map((l) => ({
       lane: l.lane,
       ...(l.saleStartsAtMs > 0 ? { saleStartsAt: new Date(l.saleStartsAtMs).toISOString() } : {}),

@@ -1,6 +1,9 @@
 // Origin stub Worker: routes each event's pages and checkout to that event's Shop object.
 export { Shop } from './shop';
 
+// Where the stub publishes its entry-token keys (JWKS, RFC 7517) when `ENTRY_JWKS` is set (not exported: a Worker's main module exports handlers only).
+const ENTRY_JWKS_PATH = '/.well-known/entry-jwks.json';
+
 /** The stub site's home page (static, so a CDN may cache it). */
 const HOME_PAGE = `<!doctype html>
 <html lang="en">
@@ -31,6 +34,9 @@ export default {
     // Sale pages, checkout and webhooks under /events/{id}; the operator API under /admin/events/{id}.
     const match = /^\/(?:admin\/)?events\/([a-z0-9][a-z0-9-]{0,63})(\/|$)/.exec(url.pathname);
     if (url.pathname === '/health') return Response.json({ ok: true });
+    // The public keys of the entry tokens this site signs (an event's `entry.jwksPath`), when configured.
+    if (url.pathname === ENTRY_JWKS_PATH && env.ENTRY_JWKS)
+      return new Response(env.ENTRY_JWKS, { headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' } });
     // The site's own home page: no room covers it, so the gateway passes it through untouched.
     if (url.pathname === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
       return new Response(HOME_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'public, max-age=60' } });

@@ -1,6 +1,6 @@
 // Entry tokens at the edge: verifying the origin's token (HS256 under ORIGIN_HMAC_SECRET, jose), and
 // the join's entry check: which visitor an account-bound join is for, or why it gets no place.
-import { errors, jwtVerify } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import {
   ENTRY_TYP,
   LANE_CLAIM,
@@ -14,6 +14,37 @@ import {
 } from '../../contracts/entry';
 import { CLOCK_TOLERANCE_S } from './token';
 import { GatewayError } from './errors';
+
+/**
+ * The keys an event's entry tokens verify with: HS256 under the ORIGIN_HMAC_SECRET the origin
+ * shares (`hmac`), or the origin's own public keys (`jwks`, the event's `entry.jwksPath`).
+ */
+export type EntryKeys = { kind: 'hmac'; secret: string } | { kind: 'jwks'; keys: JWTVerifyGetKey };
+
+/** Algorithms accepted from an origin's JWKS (ECDSA P-256, RSA PKCS#1 v1.5 SHA-256, Ed25519; RFC 7518, RFC 8037). */
+export const ENTRY_JWKS_ALGS = ['ES256', 'RS256', 'EdDSA'];
+/** How long the origin gets to answer for its JWKS, ms (jose's default is 5 s). */
+export const ENTRY_JWKS_TIMEOUT_MS = 3_000;
+
+const remoteSets = new Map<string, JWTVerifyGetKey>();
+
+/**
+ * The origin's entry-token keys at `url` (a JWKS), fetched with `fetcher` by jose's
+ * `createRemoteJWKSet`: cached 10 min, fetched again at most every 30 s for an unknown `kid` (so a
+ * rotated key works within that), one set per URL and isolate.
+ */
+export function originEntryKeys(url: URL, fetcher: (url: URL) => Promise<Response>): JWTVerifyGetKey {
+  let set = remoteSets.get(url.href);
+  if (!set) {
+    set = createRemoteJWKSet(url, {
+      timeoutDuration: ENTRY_JWKS_TIMEOUT_MS,
+      [customFetch]: (u: string) => fetcher(new URL(u)),
+    });
+    if (remoteSets.size >= 1_000) remoteSets.clear();
+    remoteSets.set(url.href, set);
+  }
+  return set;
+}
 
 /** What a verified entry token says. Times are epoch ms. */
 export interface EntryClaims {
@@ -29,12 +60,12 @@ export interface EntryClaims {
 const encoder = new TextEncoder();
 
 /**
- * Verifies an entry token for one event: HS256 only, `typ` ENTRY_TYP, the event's issuer, `aud` =
+ * Verifies an entry token for one event: HS256 (or, with the origin's JWKS, ENTRY_JWKS_ALGS) only, `typ` ENTRY_TYP, the event's issuer, `aud` =
  * the event, `sub`, `jti`, `iat` and `exp` required, a lifetime (`exp - iat`) of at most
  * MAX_ENTRY_TOKEN_TTL_S, CLOCK_TOLERANCE_S of skew; a `lane` claim must name one of the event's lanes.
  *
- * @param secret the ORIGIN_HMAC_SECRET the origin signs with
- * @throws GatewayError ENTRY_TOKEN_EXPIRED (401, past `exp`: sign in again); ENTRY_TOKEN_OTHER_EVENT
+ * @param keys the ORIGIN_HMAC_SECRET the origin signs with, or its JWKS
+ * @throws GatewayError ORIGIN_UNAVAILABLE (503) when the origin's JWKS cannot be fetched; ENTRY_TOKEN_EXPIRED (401, past `exp`: sign in again); ENTRY_TOKEN_OTHER_EVENT
  *   (403, a genuine token for another event); LANE_NOT_CONFIGURED (403, a lane the event does not
  *   list); ENTRY_TOKEN_INVALID (401: forged, tampered, malformed, another `typ` or algorithm, wrong
  *   issuer, too long a lifetime, not yet valid)
@@ -43,15 +74,15 @@ export async function verifyEntryToken(
   token: string,
   rule: Pick<CursorEntry, 'issuer' | 'lanes'>,
   eventId: string,
-  secret: string,
+  keys: EntryKeys,
   nowMs: number,
 ): Promise<EntryClaims> {
   const invalid = (why: string) => new GatewayError('ENTRY_TOKEN_INVALID', { detail: `the entry token ${why}; sign in again` });
-  if (!secret) throw new Error('ORIGIN_HMAC_SECRET must be set to verify entry tokens');
+  if (keys.kind === 'hmac' && !keys.secret) throw new Error('ORIGIN_HMAC_SECRET must be set to verify entry tokens');
   let payload;
   try {
-    ({ payload } = await jwtVerify(token, encoder.encode(secret), {
-      algorithms: ['HS256'],
+    const options = {
+      algorithms: keys.kind === 'hmac' ? ['HS256'] : ENTRY_JWKS_ALGS,
       typ: ENTRY_TYP,
       issuer: rule.issuer,
       audience: eventId,
@@ -59,8 +90,23 @@ export async function verifyEntryToken(
       clockTolerance: CLOCK_TOLERANCE_S,
       maxTokenAge: MAX_ENTRY_TOKEN_TTL_S,
       currentDate: new Date(nowMs),
-    }));
+    };
+    ({ payload } =
+      keys.kind === 'hmac' ? await jwtVerify(token, encoder.encode(keys.secret), options) : await jwtVerify(token, keys.keys, options));
   } catch (err) {
+    // The origin's keys could not be had: our fault (or the origin's), not the visitor's token.
+    if (err instanceof GatewayError) throw err;
+    // (jose's plain JOSEError, ERR_JOSE_GENERIC, is the JWKS answer that was not 200 OK.)
+    if (
+      err instanceof errors.JWKSTimeout ||
+      err instanceof errors.JWKSInvalid ||
+      !(err instanceof errors.JOSEError) ||
+      err.code === 'ERR_JOSE_GENERIC'
+    )
+      throw new GatewayError('ORIGIN_UNAVAILABLE', {
+        detail: 'the ticketing site’s entry-token keys could not be fetched; try again',
+        retryAfterS: 10,
+      });
     if (err instanceof errors.JWTExpired)
       throw new GatewayError('ENTRY_TOKEN_EXPIRED', { detail: 'the entry token has expired; sign in again' });
     // jose checks the signature before the claims: a wrong audience means a genuine token of another event.
@@ -155,7 +201,8 @@ export async function decideEntry(input: {
   eventId: string;
   ticketVisitorId: string | null;
   token: string | null;
-  originSecret: string;
+  /** The keys for this event's tokens (`entryKeys` of the rule); called only when a token came. */
+  keys: (entry: CursorEntry) => EntryKeys;
   accountSecrets: AccountSecrets;
   nowMs: number;
 }): Promise<EntryDecision> {
@@ -164,10 +211,11 @@ export async function decideEntry(input: {
   if (input.token) {
     let claims: EntryClaims;
     try {
-      claims = await verifyEntryToken(input.token, entry, input.eventId, input.originSecret, input.nowMs);
+      claims = await verifyEntryToken(input.token, entry, input.eventId, input.keys(entry), input.nowMs);
     } catch (err) {
       // Every refusal says where to get a good token.
-      if (err instanceof GatewayError) throw new GatewayError(err.code, { detail: err.detail, extra: { signInUrl: entry.signInUrl } });
+      if (err instanceof GatewayError && err.code !== 'ORIGIN_UNAVAILABLE')
+        throw new GatewayError(err.code, { detail: err.detail, extra: { signInUrl: entry.signInUrl } });
       throw err;
     }
     const key = await eventHashKey(input.accountSecrets, entry.accountKeyId);

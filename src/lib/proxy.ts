@@ -141,6 +141,21 @@ async function send(forwarded: Request, env: OriginEnv, originUrl: string | null
 }
 
 /**
+ * A GET the gateway itself makes to the origin (the entry-token JWKS): to `ORIGIN_URL` (same path
+ * and query) when set, else over the `ORIGIN` binding, within `timeoutMs`.
+ * @throws GatewayError ORIGIN_UNAVAILABLE when the origin cannot be reached in time or none is configured
+ */
+export async function fetchFromOrigin(url: URL, env: OriginEnv, timeoutMs: number): Promise<Response> {
+  const origin = originSettings(env);
+  const request = new Request(originTarget(url, origin.url), {
+    headers: { accept: 'application/json', via: VIA },
+    redirect: 'manual',
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return send(request, env, origin.url, null);
+}
+
+/**
  * A request no room covers (or one a room's bypass rules let through), sent to the origin as a
  * reverse proxy must (RFC 9110 section 7.6): hop-by-hop fields dropped both ways, a Via entry
  * added, the gateway's own credentials removed; nothing else changes, the origin's answer

@@ -14,7 +14,8 @@ import { readTicket } from '../middleware/credentials';
 import { admissionCookie, clearedCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
 import { GatewayError } from '../lib/errors';
 import { forgetSessions } from '../lib/session-cache';
-import { accountSecrets, decideEntry, type EntryDecision } from '../lib/entry-token';
+import { ENTRY_JWKS_TIMEOUT_MS, accountSecrets, decideEntry, originEntryKeys, type EntryDecision } from '../lib/entry-token';
+import { fetchFromOrigin } from '../lib/proxy';
 import { ENTRY_HEADER, ENTRY_QUERY_PARAM } from '../../contracts/entry';
 import { CLOCK_TOLERANCE_S, TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
 import { drawPage, wantsDrawPage } from '../pages/draw-page';
@@ -153,7 +154,13 @@ async function entryDecision(c: Context<AppEnv>, eventId: string, ticket: Visito
     eventId,
     ticketVisitorId: ticket?.visitorId ?? null,
     token: entryTokenOf(c),
-    originSecret: c.env.ORIGIN_HMAC_SECRET ?? '',
+    keys: (rule) =>
+      rule.jwksPath
+        ? {
+            kind: 'jwks',
+            keys: originEntryKeys(new URL(rule.jwksPath, c.req.url), (url) => fetchFromOrigin(url, c.env, ENTRY_JWKS_TIMEOUT_MS)),
+          }
+        : { kind: 'hmac', secret: c.env.ORIGIN_HMAC_SECRET ?? '' },
     accountSecrets: accountSecrets(c.env),
     nowMs,
   });

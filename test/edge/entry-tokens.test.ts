@@ -3,6 +3,7 @@
 // anonymous tickets from before the requirement, and the organizer's sign-in URL rule.
 import { env } from 'cloudflare:workers';
 import { runInDurableObject } from 'cloudflare:test';
+import { SignJWT, importJWK, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { signEntryToken } from '../../origin-sdk/src/entry';
 import { shardName } from '../../contracts/names';
@@ -154,6 +155,31 @@ describe('an event that requires an entry token', () => {
     }
     expect(await shardRows(eventId)).toEqual(before);
     expect(await shardRows(otherEvent)).toEqual([]);
+  });
+
+  it('verifies tokens with the origin’s own keys when the event names its JWKS path (fetched from the origin), and then refuses HS256', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { entry: { ...ENTRY, jwksPath: '/.well-known/entry-jwks.json' } });
+    const jwk = JSON.parse(env.TEST_ENTRY_SIGNING_JWK) as JWK;
+    const key = await importJWK(jwk, 'ES256');
+    const es256 = (kid: string) =>
+      new SignJWT({ iss: 'waiting-room-origin', aud: eventId, sub: 'fan@example.com', jti: crypto.randomUUID() })
+        .setProtectedHeader({ alg: 'ES256', typ: 'wr-entry+jwt', kid })
+        .setIssuedAt()
+        .setExpirationTime('60s')
+        .sign(key);
+    expect((await appJoin(eventId, await es256(jwk.kid!))).status).toBe(200);
+    expect((await appJoin(eventId, await es256('unknown-kid'))).body.code).toBe('ENTRY_TOKEN_INVALID');
+    expect((await appJoin(eventId, await entryToken(eventId, 'fan@example.com'))).body.code).toBe('ENTRY_TOKEN_INVALID');
+    // A path the origin does not serve: the keys cannot be had, 503, no place.
+    const missing = freshEventId();
+    await createEvent(missing, { entry: { ...ENTRY, jwksPath: '/no-such-jwks.json' } });
+    const down = await appJoin(missing, await es256(jwk.kid!));
+    expect(down.status).toBe(503);
+    expect(await shardRows(missing)).toEqual([]);
+    // Only a path on the origin: a URL, `//host` or the gateway's own paths are refused.
+    for (const jwksPath of ['https://evil.example/jwks.json', '//evil.example/jwks.json', '/_wr/x', 'jwks.json'])
+      expect((await createEvent(freshEventId(), { entry: { ...ENTRY, jwksPath } })).status, jwksPath).toBe(400);
   });
 
   it('accepts a configured lane', async () => {

@@ -2,7 +2,7 @@
 // id (stable, per event, keyed), the pinned key across a secret rotation, the sign-in URL rule, and
 // a lottery over hashed accounts that is still uniform.
 import fc from 'fast-check';
-import { SignJWT } from 'jose';
+import { SignJWT, createLocalJWKSet, errors, exportJWK, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { signEntryToken } from '../../origin-sdk/src/entry';
 import {
@@ -24,6 +24,7 @@ import { queueConfig } from '../helpers/queue';
 const ORIGIN_SECRET = 'origin-secret-for-entry-token-tests';
 const SECRETS: AccountSecrets = { current: 'a'.repeat(40), previous: '' };
 const NOW = Date.UTC(2026, 11, 1, 12);
+const HMAC = { kind: 'hmac', secret: ORIGIN_SECRET } as const;
 const RULE: CursorEntry = { signInUrl: '/login', issuer: 'waiting-room-origin', lanes: ['presale', 'members'], accountKeyId: null };
 
 const token = (o: Partial<Parameters<typeof signEntryToken>[0]> = {}, secret = ORIGIN_SECRET) =>
@@ -42,7 +43,7 @@ async function codeOf(run: Promise<unknown>): Promise<string> {
 
 describe('verifyEntryToken', () => {
   it('accepts a token the SDK signed and returns account, lane, jti and expiry', async () => {
-    const claims = await verifyEntryToken(await token({ lane: 'presale' }), RULE, 'ev', ORIGIN_SECRET, NOW);
+    const claims = await verifyEntryToken(await token({ lane: 'presale' }), RULE, 'ev', HMAC, NOW);
     expect(claims).toMatchObject({ account: 'fan@example.com', lane: 'presale', expiresAtMs: NOW + 120_000 });
     expect(claims.tokenId).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -78,10 +79,27 @@ describe('verifyEntryToken', () => {
       ['not yet valid (iat 60 s ahead)', raw({}, { iat: NOW / 1000 + 60, exp: NOW / 1000 + 120 }), 'ENTRY_TOKEN_INVALID'],
     ];
     for (const [name, tok, code, at] of cases) {
-      expect(await codeOf(verifyEntryToken(await tok, RULE, 'ev', ORIGIN_SECRET, at ?? NOW)), name).toBe(code);
+      expect(await codeOf(verifyEntryToken(await tok, RULE, 'ev', HMAC, at ?? NOW)), name).toBe(code);
     }
     // Inside the 5 s skew it still counts.
-    expect(await codeOf(verifyEntryToken(await token(), RULE, 'ev', ORIGIN_SECRET, NOW + 124_000))).toBe('ok');
+    expect(await codeOf(verifyEntryToken(await token(), RULE, 'ev', HMAC, NOW + 124_000))).toBe('ok');
+  });
+});
+
+describe('verifyEntryToken with the origin’s JWKS', () => {
+  it('accepts ES256 from the JWKS, refuses HS256 and unknown keys, and tells a JWKS failure apart (503)', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'origin-1', alg: 'ES256' };
+    const keys = { kind: 'jwks', keys: createLocalJWKSet({ keys: [jwk] }) } as const;
+    const es256 = (kid: string) =>
+      new SignJWT({ iss: 'waiting-room-origin', aud: 'ev', sub: 'fan', jti: 'j1', iat: NOW / 1000, exp: NOW / 1000 + 60 })
+        .setProtectedHeader({ alg: 'ES256', typ: 'wr-entry+jwt', kid })
+        .sign(privateKey);
+    expect(await verifyEntryToken(await es256('origin-1'), RULE, 'ev', keys, NOW)).toMatchObject({ account: 'fan' });
+    expect(await codeOf(verifyEntryToken(await es256('other-kid'), RULE, 'ev', keys, NOW))).toBe('ENTRY_TOKEN_INVALID');
+    expect(await codeOf(verifyEntryToken(await token(), RULE, 'ev', keys, NOW))).toBe('ENTRY_TOKEN_INVALID');
+    const down = { kind: 'jwks', keys: () => Promise.reject(new errors.JWKSTimeout()) } as const;
+    expect(await codeOf(verifyEntryToken(await es256('origin-1'), RULE, 'ev', down, NOW))).toBe('ORIGIN_UNAVAILABLE');
   });
 });
 
@@ -127,7 +145,7 @@ describe('decideEntry', () => {
     eventId: 'ev',
     ticketVisitorId: null,
     token: null,
-    originSecret: ORIGIN_SECRET,
+    keys: () => HMAC,
     accountSecrets: SECRETS,
     nowMs: NOW,
   };
