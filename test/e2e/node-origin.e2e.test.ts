@@ -97,8 +97,11 @@ describe('gateway in front of the Node example origin', () => {
     const visitor = await page.getAttribute('#who', 'data-visitor');
     expect(visitor).toBeTruthy();
 
-    // 4. Now the origin measures real requests: its healthy reports (p99 >= 1 ms, an active buyer)
-    //    raise the release rate above the organizer's minimum, with the reason logged.
+    // 4. Now the origin measures real requests: once a report has enough of them behind it (at
+    //    least 8 in its window: growth needs evidence), its healthy reports raise the release rate
+    //    above the organizer's minimum, with the reason logged. The admitted visitor browses a bit.
+    for (let i = 0; i < 12; i++) await page.reload();
+    await page.waitForSelector('#who');
     await expect.poll(async () => (await eventStats()).queue.lastHealth?.activeBuyers, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
     await expect.poll(async () => (await eventStats()).queue.releaseRatePerMinute, { timeout: 30_000 }).toBeGreaterThan(MIN_RATE);
     expect((await eventStats()).queue.rateLog.some((e) => /healthy/.test(e.reason))).toBe(true);
