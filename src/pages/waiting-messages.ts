@@ -55,7 +55,7 @@ const EN = {
   drawSeed: 'Seed, revealed after the draw',
   drawRule: 'The order: the SHA-256 of "seed:id" of each entrant, smallest first.',
   drawCheck: 'To check it yourself: node scripts/verify-draw.ts with the address of this page.',
-  drawOrder: 'First {n} of {total} in draw order (hashed ids)',
+  drawOrder: 'First {n} of {total} in draw order (entrant ids: random per visitor, or keyed hashes of accounts)',
   drawJson: 'The record as JSON',
 };
 
@@ -119,7 +119,7 @@ export const MESSAGES: Record<Lang, Messages> = {
     drawSeed: '種子，抽籤後公開',
     drawRule: '順序規則：將每位參加者的「種子:編號」做 SHA-256，由小到大排列。',
     drawCheck: '自行查核：以此頁網址執行 node scripts/verify-draw.ts。',
-    drawOrder: '抽籤順序前 {n} 位（共 {total} 位，編號已雜湊）',
+    drawOrder: '抽籤順序前 {n} 位（共 {total} 位；編號為每位訪客的隨機碼，或帳號的雜湊值）',
     drawJson: 'JSON 格式的紀錄',
   },
   'zh-Hans': {
@@ -173,7 +173,7 @@ export const MESSAGES: Record<Lang, Messages> = {
     drawSeed: '种子，抽签后公开',
     drawRule: '顺序规则：对每位参与者的“种子:编号”计算 SHA-256，从小到大排列。',
     drawCheck: '自行核对：用此页网址运行 node scripts/verify-draw.ts。',
-    drawOrder: '抽签顺序前 {n} 位（共 {total} 位，编号已哈希）',
+    drawOrder: '抽签顺序前 {n} 位（共 {total} 位；编号为每位访客的随机码，或账号的哈希值）',
     drawJson: 'JSON 格式的记录',
   },
   ja: {
@@ -229,7 +229,7 @@ export const MESSAGES: Record<Lang, Messages> = {
     drawSeed: 'シード（抽選後に公開）',
     drawRule: '順番の決め方：各参加者の「シード:ID」の SHA-256 を小さい順に並べます。',
     drawCheck: 'ご自身で確認するには：このページのアドレスで node scripts/verify-draw.ts を実行します。',
-    drawOrder: '抽選順の最初の {n} 人（全 {total} 人、ID はハッシュ化）',
+    drawOrder: '抽選順の最初の {n} 人（全 {total} 人、ID は訪問者ごとのランダム値、またはアカウントのハッシュ値）',
     drawJson: '記録（JSON）',
   },
   ko: {
@@ -285,7 +285,7 @@ export const MESSAGES: Record<Lang, Messages> = {
     drawSeed: '시드(추첨 후 공개)',
     drawRule: '순서 규칙: 각 참가자의 "시드:ID"의 SHA-256 값을 작은 것부터 나열합니다.',
     drawCheck: '직접 확인하려면: 이 페이지 주소로 node scripts/verify-draw.ts를 실행하세요.',
-    drawOrder: '추첨 순서 처음 {n}명(전체 {total}명, ID는 해시)',
+    drawOrder: '추첨 순서 처음 {n}명(전체 {total}명, ID는 방문자별 무작위 값 또는 계정의 해시 값)',
     drawJson: '기록(JSON)',
   },
   es: {
@@ -342,7 +342,7 @@ export const MESSAGES: Record<Lang, Messages> = {
     drawSeed: 'Semilla, revelada tras el sorteo',
     drawRule: 'El orden: el SHA-256 de "semilla:id" de cada participante, de menor a mayor.',
     drawCheck: 'Para comprobarlo: node scripts/verify-draw.ts con la dirección de esta página.',
-    drawOrder: 'Los primeros {n} de {total} en orden de sorteo (ids con hash)',
+    drawOrder: 'Los primeros {n} de {total} en orden de sorteo (ids aleatorios por visitante, o hash de la cuenta)',
     drawJson: 'El registro en JSON',
   },
 };
