@@ -3,7 +3,8 @@
 import { html, raw } from 'hono/html';
 import type { Challenge } from 'altcha-lib';
 import type { PageTemplate } from '../../contracts/event-config';
-import { LANGS, LANG_NAMES, type Lang } from '../../contracts/i18n';
+import { LANG_NAMES, type Lang } from '../../contracts/i18n';
+import { accentOf, topBar } from './page-top';
 import { PROOF_HEADER } from '../../contracts/names';
 import { CHECK_MESSAGES } from './check-messages';
 import { solvePow } from './pow-solver';
@@ -111,7 +112,7 @@ const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c')
  */
 export function checkPage(eventId: string, eventName: string, challenge: Challenge, lang: Lang, page: PageTemplate) {
   const t = CHECK_MESSAGES[lang];
-  const accent = /^#[0-9a-fA-F]{6}$/.test(page.accentColor ?? '') ? page.accentColor! : '#2563eb';
+  const accent = accentOf(page);
   return html`<!doctype html>
     <html lang="${lang}">
       <head>
@@ -124,20 +125,7 @@ export function checkPage(eventId: string, eventName: string, challenge: Challen
         </style>
       </head>
       <body>
-        <header class="top">
-          ${page.logoUrl ? html`<img src="${page.logoUrl}" alt="" />` : ''}
-          <details>
-            <summary aria-label="${LANG_NAMES[lang]}">${LANG_NAMES[lang]}</summary>
-            <ul>
-              ${LANGS.map(
-                (l) =>
-                  html`<li>
-                    <a href="?lang=${l}" hreflang="${l}" lang="${l}" ${l === lang ? raw('aria-current="true"') : ''}>${LANG_NAMES[l]}</a>
-                  </li>`,
-              )}
-            </ul>
-          </details>
-        </header>
+        ${topBar(lang, page, LANG_NAMES[lang])}
         <main>
           <p class="muted" data-testid="event-name">${eventName}</p>
           <h1 data-testid="headline">${t.headline}</h1>

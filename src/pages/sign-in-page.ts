@@ -1,7 +1,8 @@
 // The page a visitor without a valid entry token gets at a room that requires one: where to sign in, never a place.
 import { html, raw } from 'hono/html';
 import type { PageTemplate } from '../../contracts/event-config';
-import { LANGS, LANG_NAMES, type Lang } from '../../contracts/i18n';
+import { LANG_NAMES, type Lang } from '../../contracts/i18n';
+import { accentOf, topBar } from './page-top';
 import { SIGN_IN_MESSAGES } from './sign-in-messages';
 import { css } from './waiting-page';
 
@@ -39,7 +40,7 @@ export function signInHref(signInUrl: string, returnTo: string): string {
  */
 export function signInPage(opts: { eventName: string; reason: SignInReason; href: string; lang: Lang; page: PageTemplate }) {
   const t = SIGN_IN_MESSAGES[opts.lang];
-  const accent = /^#[0-9a-fA-F]{6}$/.test(opts.page.accentColor ?? '') ? opts.page.accentColor! : '#2563eb';
+  const accent = accentOf(opts.page);
   return html`<!doctype html>
     <html lang="${opts.lang}">
       <head>
@@ -61,15 +62,7 @@ export function signInPage(opts: { eventName: string; reason: SignInReason; href
         </style>
       </head>
       <body>
-        <header class="top">
-          ${opts.page.logoUrl ? html`<img src="${opts.page.logoUrl}" alt="" />` : ''}
-          <details>
-            <summary>${LANG_NAMES[opts.lang]}</summary>
-            <ul>
-              ${LANGS.map((l) => html`<li><a href="?lang=${l}" hreflang="${l}" lang="${l}">${LANG_NAMES[l]}</a></li>`)}
-            </ul>
-          </details>
-        </header>
+        ${topBar(opts.lang, opts.page, LANG_NAMES[opts.lang])}
         <main>
           <p class="muted" data-testid="event-name">${opts.eventName}</p>
           <h1 data-testid="headline">${t.title}</h1>

@@ -2,7 +2,8 @@
 import { html, raw } from 'hono/html';
 import type { PageTemplate } from '../../contracts/event-config';
 import type { StatusBody } from '../lib/status-body';
-import { LANGS, LANG_NAMES, type Lang } from '../../contracts/i18n';
+import { LANG_NAMES, type Lang } from '../../contracts/i18n';
+import { accentOf, topBar } from './page-top';
 import { MESSAGES, type Messages } from './waiting-messages';
 import { waitingView } from './waiting-view';
 
@@ -185,8 +186,7 @@ export function waitingPage(eventId: string, status: StatusBody, lang: Lang, pag
   const initial = { ...status, queueTicket: undefined, admissionToken: undefined };
   const v = waitingView(status, t, lang, opts.nowMs ?? Date.now());
   const refreshS = Math.max(2, Math.ceil(status.pollAfterMs / 1000));
-  // Validated as #rrggbb by the event config; checked again because the style is not escaped.
-  const accent = /^#[0-9a-fA-F]{6}$/.test(page.accentColor ?? '') ? page.accentColor! : '#2563eb';
+  const accent = accentOf(page);
   const steps = [status.policy === 'random' ? t.stepDraw : t.stepOpen, t.stepLine, t.stepTurn];
   const shown = (id: string, text: string, cls = '') =>
     html`<p id="${id}" data-testid="${id}" ${cls ? raw(` class="${cls}"`) : ''}${text ? '' : raw(' hidden')}>${text}</p>`;
@@ -203,20 +203,7 @@ export function waitingPage(eventId: string, status: StatusBody, lang: Lang, pag
         </style>
       </head>
       <body>
-        <header class="top">
-          ${page.logoUrl ? html`<img src="${page.logoUrl}" alt="" />` : ''}
-          <details>
-            <summary aria-label="${t.lang}: ${LANG_NAMES[lang]}">${LANG_NAMES[lang]}</summary>
-            <ul>
-              ${LANGS.map(
-                (l) =>
-                  html`<li>
-                    <a href="?lang=${l}" hreflang="${l}" lang="${l}" ${l === lang ? raw('aria-current="true"') : ''}>${LANG_NAMES[l]}</a>
-                  </li>`,
-              )}
-            </ul>
-          </details>
-        </header>
+        ${topBar(lang, page, `${t.lang}: ${LANG_NAMES[lang]}`)}
         <main>
           ${opts.preview ? html`<p class="banner" data-testid="preview">${t.preview}</p>` : ''}
           <p class="muted" data-testid="event-name">${status.eventName}</p>
