@@ -4,50 +4,28 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { QueueConfig } from '../../contracts/event-config';
 import { logDecision } from '../../contracts/log';
-import { shardName } from '../../contracts/names';
-import { CURSOR_QUEUE_BUCKETS, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
-import { lotteryDraw, onSale, seedCommitment, type RoomMode } from '../../contracts/queue/queue-policy';
+import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
+import { onSale, seedCommitment, type RoomMode } from '../../contracts/queue/queue-policy';
 import { DONE, EVENT_NOT_FOUND } from '../../contracts/answers';
 import type { AdmitAnswer, FixedRateAnswer, HealthAnswer, ModeAnswer, RoomConfigureAnswer } from '../../contracts/room-answers';
 import { releaseTickMs } from '../../contracts/settings';
 import { Sql, hasSchema, migrate } from '../shared/sql';
-import { decideAdmit } from './admission-policy';
-import { claimWindowMs, measuredAdmissionRate, pendingLimit } from './admission-pace';
-import { alarmChange, nextSlotFreesAt, planAlarm, type AlarmCause } from './alarm-plan';
+import { alarmChange, planAlarm, type AlarmCause } from './alarm-plan';
 import { acceptHealthReport, parseStoredHealth } from './health-intake';
-import type { ShardCounts } from './queue-shard';
 import type { HealthReport } from './health-signals';
-import { initialControllerState, nextReleaseRate, type GatewaySignals } from './release-controller';
-import {
-  configChangeConflict,
-  controllerBounds,
-  keepAccountKey,
-  parseRoomConfig,
-  rateAfterBoundsChange,
-  type RoomConfig,
-} from './room-config';
-import { publishCursor, queueListing } from './room-cursor';
-import { bindingReport } from './room-report';
-import { RoomStore, cursorOf, lapsedOf, type RoomRow } from './room-store';
-import type { Binding, HoldSignals, RoomStats } from './room-types';
+import { initialControllerState } from './release-controller';
+import { configChangeConflict, controllerBounds, keepAccountKey, parseRoomConfig, rateAfterBoundsChange } from './room-config';
+import { admitDecision, alarmFacts, roomCursor, roomStats, roomWaiting, type Room } from './room-reads';
+import { RoomStore } from './room-store';
+import { runTick } from './room-tick';
+import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
+import type { HoldSignals, RoomStats } from './room-types';
 import { WAITING_ROOM_MIGRATIONS } from './schema';
-import { SIGNAL_WINDOW_MS, freeSlots, gatewaySignals, planRelease, releaseKeepMs, waitingCount } from './tick-plan';
+import { SIGNAL_WINDOW_MS } from './tick-plan';
 
 export type { Binding, HoldSignals, RoomStats, Sample } from './room-types';
 
-/** The dashboard's samples: one every SAMPLE_EVERY_MS, kept for SAMPLE_KEEP_MS. */
-export const SAMPLE_EVERY_MS = 5_000;
-export const SAMPLE_KEEP_MS = 30 * 60_000;
-/** The organizer's dashboard shows this many of the latest rate changes. */
-const RATE_LOG_SHOWN = 20;
-/** Wait estimates look at the samples of about the last minute (one every SAMPLE_EVERY_MS), ms. */
-const ADMISSION_SAMPLES_MS = 65_000;
-
-/** The room's row with its config parsed and checked once (room-config.ts). */
-interface Room {
-  row: RoomRow;
-  config: RoomConfig;
-}
+export { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS } from './room-reads';
 
 const NOT_IN_ALARM = { inAlarm: false, wokenMeanwhile: false } as const;
 
@@ -104,7 +82,7 @@ export class WaitingRoom extends DurableObject<Env> {
     const room = this.room();
     let stored = config;
     if (room) {
-      const joined = room.row.admitted_total > 0 || room.row.drawn === 1 || this.waitingCount(room) > 0;
+      const joined = room.row.admitted_total > 0 || room.row.drawn === 1 || roomWaiting(this.store, room) > 0;
       const conflict = configChangeConflict(room.config, config, { joined, drawn: room.row.drawn === 1 });
       if (conflict) return { kind: 'conflict', detail: conflict };
       stored = keepAccountKey(room.config, config, { joined, drawn: room.row.drawn === 1 });
@@ -145,16 +123,7 @@ export class WaitingRoom extends DurableObject<Env> {
     this.requests++;
     const room = this.room();
     if (!room) return null;
-    const now = this.clock();
-    const fifo = cursorOf(room.row);
-    const queue = queueListing(fifo, this.store.arrivals(fifo.bucket), CURSOR_QUEUE_BUCKETS);
-    const waitingNow = queue.reduce((a, [, n]) => a + n, room.row.draw_size - room.row.draw_released);
-    return publishCursor(room.row, room.config, {
-      queue,
-      releasedKey: room.row.draw_released > 0 ? this.store.drawKey(room.row.draw_released) : null,
-      admitPerMinute: this.recentAdmissionRate(room, now, waitingNow),
-      nowMs: now,
-    });
+    return roomCursor(this.store, room, this.clock());
   }
 
   /**
@@ -169,31 +138,7 @@ export class WaitingRoom extends DurableObject<Env> {
     this.requests++;
     const room = this.room();
     if (!room) return { kind: 'event_not_found' };
-    const { row, config } = room;
-    const now = this.clock();
-    const prior = this.store.admission(visitorId);
-    const decision = decideAdmit(
-      visitorId,
-      place,
-      {
-        policy: config.policy,
-        idleTimeoutMs: config.idleTimeoutMs,
-        admissionTtlMs: config.admissionTtlMs,
-        shards: row.shards,
-        drawn: row.drawn === 1,
-        drawReleased: row.draw_released,
-        lapsedDraw: row.lapsed_draw,
-        cursor: cursorOf(row),
-        lapsed: lapsedOf(row),
-      },
-      prior && { place: prior.place, state: prior.state, admittedAtMs: prior.admitted_at, expiresAtMs: prior.expires_at },
-      {
-        drawRank: () => this.store.drawRank(visitorId),
-        releaseOfRank: (rank) => this.store.releaseOfRank(rank),
-        releaseOfPlace: (p) => this.store.releaseOfPlace(p),
-      },
-      now,
-    );
+    const decision = admitDecision(this.store, room, visitorId, place, this.clock());
     if (decision.kind === 'answer') return decision.answer;
     const { release, admittedAtMs, expiresAtMs } = decision;
     this.ctx.storage.transactionSync(() => this.store.claim(visitorId, decision.placeKey, release, admittedAtMs, expiresAtMs));
@@ -319,32 +264,7 @@ export class WaitingRoom extends DurableObject<Env> {
     if (!before) return null;
     // Fresh counts from the shards (the organizer asks every few seconds, not per visitor).
     await this.collectArrivals(before);
-    const room = this.room()!;
-    const { row, config } = room;
-    const now = this.clock();
-    return {
-      config,
-      mode: row.mode,
-      waiting: this.waitingCount(room),
-      active: this.store.activeCount(now),
-      admittedTotal: row.admitted_total,
-      pending: this.store.pendingCount(now, config.idleTimeoutMs),
-      binding: this.binding(room, now),
-      shards: row.shards,
-      objectRequests: this.requests,
-      releaseRatePerMinute: row.rate,
-      admitPerMinute: row.admit_rate,
-      activeLimit: Math.min(row.active_limit ?? config.maxActiveVisitors, config.maxActiveVisitors),
-      fixedRatePerMinute: row.fixed_rate,
-      lastHealth: parseStoredHealth(row.health),
-      gateway: gatewaySignals(this.store.signalSums(now, SIGNAL_WINDOW_MS)),
-      samples: this.store.samples(now - SAMPLE_KEEP_MS),
-      rateLog: this.store.rateLog(RATE_LOG_SHOWN),
-      lottery:
-        config.policy === 'random'
-          ? { commitment: await seedCommitment(row.seed), drawn: row.drawn === 1, seed: row.drawn === 1 ? row.seed : null }
-          : null,
-    };
+    return roomStats(this.store, this.room()!, this.clock(), { tickMs: this.tickMs, objectRequests: this.requests });
   }
 
   /**
@@ -363,160 +283,30 @@ export class WaitingRoom extends DurableObject<Env> {
     const { config } = first;
     if (config.policy === 'random' && first.row.drawn !== 1 && onSale(config, this.clock())) await this.draw(first);
     await this.collectArrivals(this.room()!);
-    const { row: r } = this.room()!;
     const now = this.clock();
-    this.ctx.storage.transactionSync(() => {
-      this.store.endExpiredAdmissions(now);
-      this.store.pruneReleases(r, now, releaseKeepMs(config.idleTimeoutMs));
-
-      const report = parseStoredHealth(r.health);
-      const gateway = gatewaySignals(this.store.signalSums(now, SIGNAL_WINDOW_MS));
-      const active = this.store.activeCount(now);
-      // Unclaimed places count for the claim window only: after it they lapse from the budget.
-      const window = claimWindowMs(config.idleTimeoutMs);
-      const pending = this.store.pendingCount(now, window);
-      const bounds = controllerBounds(config, r.fixed_rate);
-      const decision = nextReleaseRate(
-        {
-          ratePerMinute: r.rate,
-          activeLimit: r.active_limit ?? bounds.maxActive,
-          slowStart: r.slow_start === 1,
-          cssRounds: r.css_rounds,
-          lastReportAtMs: r.last_report_at,
-          overloadLimit: r.overload_limit,
-        },
-        { origin: report, gateway, active, pending },
-        bounds,
-        now,
-      );
-      const rate = decision.state.ratePerMinute;
-      const limit = decision.state.activeLimit;
-      if (decision.reason) {
-        this.store.logRate(now, rate, decision.reason);
-        logDecision('rate_changed', { eventId: config.eventId, ratePerMinute: rate, activeLimit: limit, reason: decision.reason });
-      }
-
-      const plan = planRelease({
-        nowMs: now,
-        mode: r.mode,
-        soldOut: r.sold_out === 1,
-        saleStartsAtMs: config.saleStartsAtMs,
-        admitPerMinute: decision.admitPerMinute,
-        carry: r.carry,
-        lastTickAtMs: r.last_tick_at,
-        // Unclaimed places count apart: the share expected to arrive against the active limit, all
-        // of them against their own bound (tick-plan freeSlots).
-        occupancy: {
-          maxActiveVisitors: config.maxActiveVisitors,
-          activeLimit: limit,
-          active,
-          pending,
-          noShowRate: gateway.noShowRate,
-          pendingLimit: pendingLimit(decision.admitPerMinute, window),
-        },
-        draw: { size: r.draw_size, released: r.draw_released },
-        queue: this.store.queueCounts(r),
-      });
-      let admitted = 0;
-      if (plan.kind === 'release') {
-        admitted = plan.fromDraw + plan.fromQueue;
-        this.store.applyRelease(now, plan.fromDraw, admitted, r.draw_released + plan.fromDraw, plan.cursor, plan.cursorMoved);
-        if (admitted > 0) logDecision('released', { eventId: config.eventId, count: admitted, eligible: plan.eligible, slots: plan.admit });
-      }
-      this.store.endTick(now, {
-        rate,
-        admitRate: decision.admitPerMinute,
-        activeLimit: limit,
-        slowStart: decision.state.slowStart,
-        cssRounds: decision.state.cssRounds,
-        overloadLimit: decision.state.overloadLimit,
-        lastReportAtMs: decision.state.lastReportAtMs,
-        carry: plan.carry,
-        admitted,
-      });
-      if (now - r.last_sample_at >= SAMPLE_EVERY_MS) this.sample(now, { rate, admitRate: decision.admitPerMinute, limit, report, gateway });
-    });
+    this.ctx.storage.transactionSync(() => runTick(this.store, this.room()!, now));
     await this.ensureAlarm(now, { inAlarm: true, wokenMeanwhile: this.wakes !== wakesBefore });
-  }
-
-  /** Records one dashboard sample (the last step of a tick's transaction), with the counts after the tick. */
-  private sample(
-    now: number,
-    s: { rate: number; admitRate: number; limit: number; report: HealthReport | null; gateway: GatewaySignals },
-  ): void {
-    this.store.recordSample(now, { ...s, waiting: this.waitingCount(this.room()!), active: this.store.activeCount(now) }, SAMPLE_KEEP_MS);
   }
 
   /** Asks every queue shard for its arrivals from the cursor's bucket on and stores them. */
   private async collectArrivals(room: Room): Promise<void> {
-    const answers = await Promise.all(
-      Array.from({ length: room.row.shards }, (_, shard) =>
-        this.env.QUEUE_SHARD.getByName(shardName(room.config.eventId, shard))
-          .counts(room.row.c_bucket)
-          .then((counts) => ({ shard, counts: counts as ShardCounts })),
-      ),
-    );
+    const answers = await fetchShardCounts(this.env, room);
     this.ctx.storage.transactionSync(() => {
       for (const { shard, counts } of answers) this.store.storeShardCounts(shard, counts.sealedBefore, counts.preQueue, counts.buckets);
     });
   }
 
-  /** Visitors in line (tick-plan waitingCount). */
-  private waitingCount({ row }: Room): number {
-    const drawn = row.drawn === 1;
-    return waitingCount(this.store.queueCounts(row), {
-      drawn,
-      preQueue: drawn ? 0 : this.store.preQueue(),
-      draw: { size: row.draw_size, released: row.draw_released },
-    });
-  }
-
-  /**
-   * The lottery draw at sale start: seals every shard's pre-queue, ranks its entrants by the
-   * seeded order and publishes the result. A retried draw gets the same entrants (sealing is
-   * idempotent) and so the same order.
-   */
+  /** The lottery draw at sale start (shard-calls.ts fetchDrawOrder), published once. */
   private async draw(room: Room): Promise<void> {
     if (this.drawing) return;
     this.drawing = true;
     try {
-      const { row, config } = room;
-      const lists = await Promise.all(
-        Array.from({ length: row.shards }, (_, shard) => this.env.QUEUE_SHARD.getByName(shardName(config.eventId, shard)).entrants()),
-      );
-      const order = await lotteryDraw(row.seed, lists.flat());
+      const order = await fetchDrawOrder(this.env, room);
       this.ctx.storage.transactionSync(() => this.store.storeDraw(order));
-      logDecision('lottery_drawn', { eventId: config.eventId, entrants: order.length, shards: row.shards });
+      logDecision('lottery_drawn', { eventId: room.config.eventId, entrants: order.length, shards: room.row.shards });
     } finally {
       this.drawing = false;
     }
-  }
-
-  /**
-   * Admissions per minute actually achieved while visitors waited, over about the last minute
-   * (admission-pace.ts measuredAdmissionRate over the samples), or the admission rate in force
-   * without enough such time: the honest basis for a wait estimate.
-   * @param waitingNow visitors waiting now (the current state closes the last interval)
-   */
-  private recentAdmissionRate({ row, config }: Room, now: number, waitingNow: number): number {
-    const samples = this.store.admissionSamples(now - ADMISSION_SAMPLES_MS);
-    samples.push({ at: now, admittedTotal: row.admitted_total, waiting: waitingNow });
-    // Only time on sale counts: before the sale start (or a lottery draw) nobody could be admitted.
-    return measuredAdmissionRate(samples, now, config.saleStartsAtMs, row.admit_rate || row.rate);
-  }
-
-  /** What binds admissions now, with the numbers behind it (room-report.ts bindingReport). */
-  private binding(room: Room, now: number): Binding {
-    const window = claimWindowMs(room.config.idleTimeoutMs);
-    return bindingReport(room.row, room.config, {
-      nowMs: now,
-      waiting: this.waitingCount(room),
-      active: this.store.activeCount(now),
-      unclaimed: this.store.pendingCount(now, window),
-      noShowRate: gatewaySignals(this.store.signalSums(now, SIGNAL_WINDOW_MS)).noShowRate,
-      claimWindowMs: window,
-      tickMs: this.tickMs,
-    });
   }
 
   private setMode(mode: RoomMode): boolean {
@@ -548,28 +338,7 @@ export class WaitingRoom extends DurableObject<Env> {
   ): Promise<void> {
     const room = this.room();
     if (!room) return;
-    const { row, config } = room;
-    const window = claimWindowMs(config.idleTimeoutMs);
-    const plan = planAlarm({
-      nowMs: now,
-      tickMs: this.tickMs,
-      cause: tick.inAlarm && !tick.wokenMeanwhile ? 'tick' : cause,
-      mode: row.mode,
-      soldOut: row.sold_out === 1,
-      saleStartsAtMs: config.saleStartsAtMs,
-      drawPending: config.policy === 'random' && row.drawn !== 1,
-      waiting: this.waitingCount(room),
-      freeSlots: freeSlots({
-        maxActiveVisitors: config.maxActiveVisitors,
-        activeLimit: row.active_limit ?? config.maxActiveVisitors,
-        active: this.store.activeCount(now),
-        pending: this.store.pendingCount(now, window),
-        noShowRate: gatewaySignals(this.store.signalSums(now, SIGNAL_WINDOW_MS)).noShowRate,
-        pendingLimit: pendingLimit(row.admit_rate, window),
-      }),
-      // An unclaimed place lapses from the budget after its claim window.
-      nextSlotFreesAtMs: nextSlotFreesAt(this.store.nextEnds(now, window), window),
-    });
+    const plan = planAlarm(alarmFacts(this.store, room, now, this.tickMs, tick.inAlarm && !tick.wokenMeanwhile ? 'tick' : cause));
     const change = alarmChange(plan, tick, await this.ctx.storage.getAlarm());
     if (change.kind === 'set') await this.ctx.storage.setAlarm(change.atMs);
     else if (change.kind === 'delete') await this.ctx.storage.deleteAlarm();

@@ -1,0 +1,172 @@
+// What the WaitingRoom derives from its stored rows (room-store.ts) through the pure rules: the
+// published cursor, the organizer's stats, what binds, the alarm plan's facts and the visitors in
+// line. Reads only: nothing here writes, so the object class keeps only RPC, storage calls and I/O.
+import { CURSOR_QUEUE_BUCKETS, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
+import { seedCommitment } from '../../contracts/queue/queue-policy';
+import { decideAdmit, type AdmitDecision } from './admission-policy';
+import { claimWindowMs, measuredAdmissionRate, pendingLimit } from './admission-pace';
+import { nextSlotFreesAt, type AlarmCause, type AlarmFacts } from './alarm-plan';
+import { parseStoredHealth } from './health-intake';
+import type { RoomConfig } from './room-config';
+import { publishCursor, queueListing } from './room-cursor';
+import { bindingReport } from './room-report';
+import { cursorOf, lapsedOf, type RoomRow, type RoomStore } from './room-store';
+import type { Binding, RoomStats } from './room-types';
+import { SIGNAL_WINDOW_MS, freeSlots, gatewaySignals, waitingCount } from './tick-plan';
+
+/** The dashboard's samples: one every SAMPLE_EVERY_MS, kept for SAMPLE_KEEP_MS. */
+export const SAMPLE_EVERY_MS = 5_000;
+export const SAMPLE_KEEP_MS = 30 * 60_000;
+/** The organizer's dashboard shows this many of the latest rate changes. */
+const RATE_LOG_SHOWN = 20;
+/** Wait estimates look at the samples of about the last minute (one every SAMPLE_EVERY_MS), ms. */
+const ADMISSION_SAMPLES_MS = 65_000;
+
+/** The room's row with its config parsed and checked once (room-config.ts). */
+export interface Room {
+  row: RoomRow;
+  config: RoomConfig;
+}
+
+/** Visitors in line (tick-plan waitingCount) from the stored counts. */
+export function roomWaiting(store: RoomStore, { row }: Room): number {
+  const drawn = row.drawn === 1;
+  return waitingCount(store.queueCounts(row), {
+    drawn,
+    preQueue: drawn ? 0 : store.preQueue(),
+    draw: { size: row.draw_size, released: row.draw_released },
+  });
+}
+
+/**
+ * The admission cursor the edge answers polls from (room-cursor.ts publishCursor), with the
+ * admission rate measured over about the last minute for wait estimates.
+ */
+export function roomCursor(store: RoomStore, room: Room, nowMs: number): AdmissionCursor {
+  const { row, config } = room;
+  const fifo = cursorOf(row);
+  const queue = queueListing(fifo, store.arrivals(fifo.bucket), CURSOR_QUEUE_BUCKETS);
+  const waitingNow = queue.reduce((a, [, n]) => a + n, row.draw_size - row.draw_released);
+  return publishCursor(row, config, {
+    queue,
+    releasedKey: row.draw_released > 0 ? store.drawKey(row.draw_released) : null,
+    admitPerMinute: recentAdmissionRate(store, room, nowMs, waitingNow),
+    nowMs,
+  });
+}
+
+/**
+ * Admissions per minute actually achieved while visitors waited, over about the last minute
+ * (admission-pace.ts measuredAdmissionRate over the samples), or the admission rate in force
+ * without enough such time: the honest basis for a wait estimate.
+ * @param waitingNow visitors waiting now (the current state closes the last interval)
+ */
+function recentAdmissionRate(store: RoomStore, { row, config }: Room, nowMs: number, waitingNow: number): number {
+  const samples = store.admissionSamples(nowMs - ADMISSION_SAMPLES_MS);
+  samples.push({ at: nowMs, admittedTotal: row.admitted_total, waiting: waitingNow });
+  // Only time on sale counts: before the sale start (or a lottery draw) nobody could be admitted.
+  return measuredAdmissionRate(samples, nowMs, config.saleStartsAtMs, row.admit_rate || row.rate);
+}
+
+/** What binds admissions now, with the numbers behind it (room-report.ts bindingReport). */
+export function roomBinding(store: RoomStore, room: Room, nowMs: number, tickMs: number): Binding {
+  const window = claimWindowMs(room.config.idleTimeoutMs);
+  return bindingReport(room.row, room.config, {
+    nowMs,
+    waiting: roomWaiting(store, room),
+    active: store.activeCount(nowMs),
+    unclaimed: store.pendingCount(nowMs, window),
+    noShowRate: gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)).noShowRate,
+    claimWindowMs: window,
+    tickMs,
+  });
+}
+
+/**
+ * Config, counts, rate and its recent changes, for the organizer.
+ * @param instance what only the object instance knows: its tick (ms) and requests served
+ */
+export async function roomStats(
+  store: RoomStore,
+  room: Room,
+  nowMs: number,
+  instance: { tickMs: number; objectRequests: number },
+): Promise<RoomStats> {
+  const { row, config } = room;
+  return {
+    config,
+    mode: row.mode,
+    waiting: roomWaiting(store, room),
+    active: store.activeCount(nowMs),
+    admittedTotal: row.admitted_total,
+    pending: store.pendingCount(nowMs, config.idleTimeoutMs),
+    binding: roomBinding(store, room, nowMs, instance.tickMs),
+    shards: row.shards,
+    objectRequests: instance.objectRequests,
+    releaseRatePerMinute: row.rate,
+    admitPerMinute: row.admit_rate,
+    activeLimit: Math.min(row.active_limit ?? config.maxActiveVisitors, config.maxActiveVisitors),
+    fixedRatePerMinute: row.fixed_rate,
+    lastHealth: parseStoredHealth(row.health),
+    gateway: gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)),
+    samples: store.samples(nowMs - SAMPLE_KEEP_MS),
+    rateLog: store.rateLog(RATE_LOG_SHOWN),
+    lottery:
+      config.policy === 'random'
+        ? { commitment: await seedCommitment(row.seed), drawn: row.drawn === 1, seed: row.drawn === 1 ? row.seed : null }
+        : null,
+  };
+}
+
+/** The facts the alarm plan (alarm-plan.ts planAlarm) reads, from the stored counts at `nowMs`. */
+export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: number, cause: AlarmCause): AlarmFacts {
+  const { row, config } = room;
+  const window = claimWindowMs(config.idleTimeoutMs);
+  return {
+    nowMs,
+    tickMs,
+    cause,
+    mode: row.mode,
+    soldOut: row.sold_out === 1,
+    saleStartsAtMs: config.saleStartsAtMs,
+    drawPending: config.policy === 'random' && row.drawn !== 1,
+    waiting: roomWaiting(store, room),
+    freeSlots: freeSlots({
+      maxActiveVisitors: config.maxActiveVisitors,
+      activeLimit: row.active_limit ?? config.maxActiveVisitors,
+      active: store.activeCount(nowMs),
+      pending: store.pendingCount(nowMs, window),
+      noShowRate: gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)).noShowRate,
+      pendingLimit: pendingLimit(row.admit_rate, window),
+    }),
+    // An unclaimed place lapses from the budget after its claim window.
+    nextSlotFreesAtMs: nextSlotFreesAt(store.nextEnds(nowMs, window), window),
+  };
+}
+
+/** Whether `place` admits `visitorId` now (admission-policy.ts decideAdmit over the stored rows). */
+export function admitDecision(store: RoomStore, { row, config }: Room, visitorId: string, place: Place, nowMs: number): AdmitDecision {
+  const prior = store.admission(visitorId);
+  return decideAdmit(
+    visitorId,
+    place,
+    {
+      policy: config.policy,
+      idleTimeoutMs: config.idleTimeoutMs,
+      admissionTtlMs: config.admissionTtlMs,
+      shards: row.shards,
+      drawn: row.drawn === 1,
+      drawReleased: row.draw_released,
+      lapsedDraw: row.lapsed_draw,
+      cursor: cursorOf(row),
+      lapsed: lapsedOf(row),
+    },
+    prior && { place: prior.place, state: prior.state, admittedAtMs: prior.admitted_at, expiresAtMs: prior.expires_at },
+    {
+      drawRank: () => store.drawRank(visitorId),
+      releaseOfRank: (rank) => store.releaseOfRank(rank),
+      releaseOfPlace: (p) => store.releaseOfPlace(p),
+    },
+    nowMs,
+  );
+}

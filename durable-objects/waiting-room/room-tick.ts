@@ -1,0 +1,103 @@
+// The release tick's one transaction: end expired admissions, move the release rate
+// (release-controller.ts), release what the tick's plan allows (tick-plan.ts planRelease) and
+// record it. The rules are pure; this file only reads their inputs from the store and writes
+// their outputs back, so the WaitingRoom's alarm() is I/O around one call.
+import { logDecision } from '../../contracts/log';
+import { claimWindowMs, pendingLimit } from './admission-pace';
+import { parseStoredHealth } from './health-intake';
+import type { HealthReport } from './health-signals';
+import { nextReleaseRate, type GatewaySignals } from './release-controller';
+import { controllerBounds } from './room-config';
+import { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS, roomWaiting, type Room } from './room-reads';
+import type { RoomStore } from './room-store';
+import { SIGNAL_WINDOW_MS, gatewaySignals, planRelease, releaseKeepMs } from './tick-plan';
+
+/**
+ * One release tick at `nowMs` over the room as it was read after the arrivals were collected.
+ * Call inside `transactionSync` (no await inside): a crash leaves the tick undone, never half
+ * done. Idempotent in effect: a duplicate or late run releases only what the elapsed time earned
+ * (capped, see releaseBudget).
+ */
+export function runTick(store: RoomStore, { row: r, config }: Room, nowMs: number): void {
+  store.endExpiredAdmissions(nowMs);
+  store.pruneReleases(r, nowMs, releaseKeepMs(config.idleTimeoutMs));
+
+  const report = parseStoredHealth(r.health);
+  const gateway = gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS));
+  const active = store.activeCount(nowMs);
+  // Unclaimed places count for the claim window only: after it they lapse from the budget.
+  const window = claimWindowMs(config.idleTimeoutMs);
+  const pending = store.pendingCount(nowMs, window);
+  const bounds = controllerBounds(config, r.fixed_rate);
+  const decision = nextReleaseRate(
+    {
+      ratePerMinute: r.rate,
+      activeLimit: r.active_limit ?? bounds.maxActive,
+      slowStart: r.slow_start === 1,
+      cssRounds: r.css_rounds,
+      lastReportAtMs: r.last_report_at,
+      overloadLimit: r.overload_limit,
+    },
+    { origin: report, gateway, active, pending },
+    bounds,
+    nowMs,
+  );
+  const rate = decision.state.ratePerMinute;
+  const limit = decision.state.activeLimit;
+  if (decision.reason) {
+    store.logRate(nowMs, rate, decision.reason);
+    logDecision('rate_changed', { eventId: config.eventId, ratePerMinute: rate, activeLimit: limit, reason: decision.reason });
+  }
+
+  const plan = planRelease({
+    nowMs,
+    mode: r.mode,
+    soldOut: r.sold_out === 1,
+    saleStartsAtMs: config.saleStartsAtMs,
+    admitPerMinute: decision.admitPerMinute,
+    carry: r.carry,
+    lastTickAtMs: r.last_tick_at,
+    // Unclaimed places count apart: the share expected to arrive against the active limit, all
+    // of them against their own bound (tick-plan freeSlots).
+    occupancy: {
+      maxActiveVisitors: config.maxActiveVisitors,
+      activeLimit: limit,
+      active,
+      pending,
+      noShowRate: gateway.noShowRate,
+      pendingLimit: pendingLimit(decision.admitPerMinute, window),
+    },
+    draw: { size: r.draw_size, released: r.draw_released },
+    queue: store.queueCounts(r),
+  });
+  let admitted = 0;
+  if (plan.kind === 'release') {
+    admitted = plan.fromDraw + plan.fromQueue;
+    store.applyRelease(nowMs, plan.fromDraw, admitted, r.draw_released + plan.fromDraw, plan.cursor, plan.cursorMoved);
+    if (admitted > 0) logDecision('released', { eventId: config.eventId, count: admitted, eligible: plan.eligible, slots: plan.admit });
+  }
+  store.endTick(nowMs, {
+    rate,
+    admitRate: decision.admitPerMinute,
+    activeLimit: limit,
+    slowStart: decision.state.slowStart,
+    cssRounds: decision.state.cssRounds,
+    overloadLimit: decision.state.overloadLimit,
+    lastReportAtMs: decision.state.lastReportAtMs,
+    carry: plan.carry,
+    admitted,
+  });
+  if (nowMs - r.last_sample_at >= SAMPLE_EVERY_MS) {
+    recordSample(store, { row: store.room()!, config }, nowMs, { rate, admitRate: decision.admitPerMinute, limit, report, gateway });
+  }
+}
+
+/** Records one dashboard sample (the last step of a tick's transaction), with the counts after the tick. */
+function recordSample(
+  store: RoomStore,
+  room: Room,
+  nowMs: number,
+  s: { rate: number; admitRate: number; limit: number; report: HealthReport | null; gateway: GatewaySignals },
+): void {
+  store.recordSample(nowMs, { ...s, waiting: roomWaiting(store, room), active: store.activeCount(nowMs) }, SAMPLE_KEEP_MS);
+}
