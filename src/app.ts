@@ -24,6 +24,7 @@ import { normalizePath, matchRoom } from '../contracts/room-patterns';
 import { RoomTableCache, defaultCache, type RoomTableSource } from './lib/room-table';
 import { DIRECTORY_NAME } from '../contracts/names';
 import type { AppEnv } from './types';
+import { prefersHtml } from './lib/negotiate';
 
 /** Builds the gateway app. */
 export function createApp() {
@@ -141,7 +142,7 @@ function tableSource(env: Env, ctx: Pick<ExecutionContext, 'waitUntil'>): RoomTa
  * (bearer auth) mapped to our codes, anything else logged and a generic 500 without a stack.
  */
 function renderError(err: unknown, method: string, accept: string, route: string): Response | Promise<Response> {
-  const browser = accept.includes('text/html') && !accept.includes('application/json');
+  const browser = prefersHtml(accept);
   if (err instanceof GatewayError) {
     // 5xx answers are faults worth a line (origin down, object overloaded); 4xx are the client's.
     if (ERROR_TABLE[err.code].status >= 500) logDecision('fault', { code: err.code, method, route });

@@ -3,22 +3,20 @@ import { html } from 'hono/html';
 import type { DrawRecord } from '../../contracts/queue/queue-policy';
 import { LANGS, LANG_NAMES, type Lang } from '../../contracts/i18n';
 import { MESSAGES } from './waiting-messages';
+import { prefersHtml } from '../lib/negotiate';
 
 /** Entrants listed on the page; the JSON has all of them. */
 export const DRAW_PAGE_ENTRANTS = 100;
 
 /**
  * True when a request for the draw record wants the HTML view: `?format=html`, or a browser's
- * `Accept` (text/html before any JSON) without `?format=json`. Scripts (`curl`, `fetch`,
+ * `Accept` (text/html preferred to JSON by q-value, then order) without `?format=json`. Scripts (`curl`, `fetch`,
  * scripts/verify-draw.ts) send no such Accept and keep getting JSON.
  */
 export function wantsDrawPage(accept: string | undefined, format: string | undefined): boolean {
   if (format === 'json') return false;
   if (format === 'html') return true;
-  const a = (accept ?? '').toLowerCase();
-  const htmlAt = a.indexOf('text/html');
-  const jsonAt = a.indexOf('application/json');
-  return htmlAt >= 0 && (jsonAt < 0 || htmlAt < jsonAt);
+  return prefersHtml(accept);
 }
 
 /**

@@ -19,6 +19,7 @@ import { fetchFromOrigin } from '../lib/proxy';
 import { ENTRY_HEADER, ENTRY_QUERY_PARAM } from '../../contracts/entry';
 import { CLOCK_TOLERANCE_S, TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
 import { drawPage, wantsDrawPage } from '../pages/draw-page';
+import { preferredType } from '../lib/negotiate';
 import { langCookie, requestLang, type Lang } from '../../contracts/i18n';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import { eventIdParam, type AppEnv } from '../types';
@@ -223,9 +224,9 @@ export async function ticketOrNull(c: Context<AppEnv>, eventId: string): Promise
   }
 }
 
-/** True when the client asks for JSON (apps) rather than a page. */
+/** True when the client prefers JSON (apps) to a page (RFC 9110 q-values: `application/json;q=0` gets the page). */
 export function wantsJson(c: Context<AppEnv>): boolean {
-  return (c.req.header('accept') ?? '').includes('application/json');
+  return preferredType(c.req.header('accept'), ['text/html', 'application/json'], 'text/html') === 'application/json';
 }
 
 /** No-store and the poll's Retry-After on a queue answer. */

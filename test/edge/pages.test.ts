@@ -90,6 +90,23 @@ describe('draw record', () => {
     expect(wantsDrawPage('text/html, application/json', undefined)).toBe(true);
     expect(wantsDrawPage('text/html', 'json')).toBe(false);
     expect(wantsDrawPage(undefined, 'html')).toBe(true);
+    // q-values count (review: `application/json;q=0` still got JSON).
+    expect(wantsDrawPage('application/json;q=0.1, text/html', undefined)).toBe(true);
+    expect(wantsDrawPage('text/html;q=0, application/json', undefined)).toBe(false);
+  });
+
+  it('answers the room and its errors by q-value: application/json;q=0 gets the page', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const refused = await new Visitor().fetch(`/events/${eventId}/`, { headers: { accept: 'application/json;q=0, text/html' } });
+    expect(refused.headers.get('content-type')).toContain('text/html');
+    const app = await new Visitor().fetch(`/events/${eventId}/`, { headers: { accept: 'text/html;q=0.5, application/json' } });
+    expect(app.headers.get('content-type')).toContain('application/json');
+    const missing = await new Visitor().fetch(`/_wr/events/${freshEventId()}/status`, {
+      headers: { accept: 'application/json;q=0, text/html' },
+    });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('content-type')).toContain('text/html');
   });
 
   it('lists the first entrants of a drawn record, escaped, and says how many there are', async () => {
