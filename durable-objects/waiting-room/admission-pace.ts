@@ -73,12 +73,15 @@ export interface BindingInput {
 
 /**
  * The constraint that limits admissions now, with a sentence for the dashboard: the organizer's
- * mode, the sale window, an empty queue, active slots (the organizer's cap or the controller's
- * limit) or the unclaimed-place bound leaving fewer places than the rate releases in one tick,
+ * mode, the sale window, active slots (the organizer's cap or the controller's limit) or the
+ * unclaimed-place bound leaving fewer places than the rate releases in one tick, an empty queue,
  * else the rate (held down by a silent origin, fixed by the organizer, or the controller's).
  * A slot count, not "full": visitors leave between two ticks, so a limit that cuts every tick's
  * release is seldom full when read between ticks (a crowd run read `release_rate` 77 % of the
  * time while the limit held admissions at 0.54 of the rate).
+ * The slots come before the empty queue: with every slot taken the next arrival waits too, so
+ * "nobody waiting, arrivals are let in" would be false (review: the demo's dashboard said so with
+ * 10 of 10 active, and the 11th visitor waited minutes).
  */
 export function whatBinds(i: BindingInput): { binds: BindingConstraint; detail: string } {
   const limit = Math.min(i.activeLimit, i.maxActive);
@@ -86,21 +89,27 @@ export function whatBinds(i: BindingInput): { binds: BindingConstraint; detail: 
   if (i.soldOut) return { binds: 'sold_out', detail: 'the inventory is sold out: nobody is released' };
   if (!i.onSale) return { binds: 'not_on_sale', detail: 'the sale has not started' };
   if (i.mode === 'paused') return { binds: 'paused', detail: 'releases are paused by the organizer' };
-  if (i.waiting <= 0) return { binds: 'queue_empty', detail: 'nobody is waiting: arrivals are let in at the release rate' };
   // What the rate releases in one tick (at least one visitor; a tick earns at most
   // MAX_TICK_GAP_MS of budget): a bound leaving less cuts it.
   const tickMs = Math.min(Math.max(0, i.tickMs), MAX_TICK_GAP_MS);
   const perTick = Math.max(1, Math.ceil((Math.max(0, i.admitPerMinute) * tickMs) / 60_000));
   const free = limit - i.active - i.expectedArrivals;
-  if (free < perTick) {
+  // With nobody in line a bound binds only once it leaves no place at all: the next arrival waits.
+  const nobody = i.waiting <= 0 ? '; nobody waits now, the next arrival waits for a slot' : '';
+  const short = i.waiting <= 0 ? 1 : perTick;
+  if (free < short) {
     const slots = `${fmt(i.active)} active + ${fmt(i.expectedArrivals)} expected of ${fmt(i.pending)} unclaimed`;
     const state = free <= 0 ? `is full: ${slots}` : `leaves ${fmt(free)} of the ${fmt(perTick)} places a tick releases: ${slots}`;
     return i.activeLimit >= i.maxActive
-      ? { binds: 'max_active', detail: `the organizer's max active (${fmt(i.maxActive)}) ${state}` }
-      : { binds: 'active_limit', detail: `the controller's active limit (${fmt(limit)}) ${state}` };
+      ? { binds: 'max_active', detail: `the organizer's max active (${fmt(i.maxActive)}) ${state}${nobody}` }
+      : { binds: 'active_limit', detail: `the controller's active limit (${fmt(limit)}) ${state}${nobody}` };
   }
-  if (i.pendingLimit - i.pending < perTick)
-    return { binds: 'unclaimed_places', detail: `${fmt(i.pending)} released places are unclaimed (bound ${fmt(i.pendingLimit)})` };
+  if (i.pendingLimit - i.pending < short)
+    return {
+      binds: 'unclaimed_places',
+      detail: `${fmt(i.pending)} released places are unclaimed (bound ${fmt(i.pendingLimit)})${nobody}`,
+    };
+  if (i.waiting <= 0) return { binds: 'queue_empty', detail: 'arrivals are let in at the release rate as they come' };
   if (i.originDown !== null && i.fixedPerMinute === null)
     return { binds: 'origin_silent', detail: `${i.originDown}: the rate is held at ${fmt(i.releaseRatePerMinute)}/min` };
   if (i.fixedPerMinute !== null) return { binds: 'fixed_rate', detail: `the organizer fixed the rate at ${fmt(i.fixedPerMinute)}/min` };

@@ -1,9 +1,10 @@
 // GET /_wr/admin/events/{id} says what limits admissions now (issue #13): the organizer's pause and
 // fixed rate, a silent origin, the controller's active limit, with the numbers behind it.
 import { env, exports } from 'cloudflare:workers';
+import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { signOriginRequest } from '../../contracts/hmac';
-import { BASE, Visitor, createEvent, freshEventId, tick } from '../helpers/client';
+import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
 
 async function admin(method: string, path: string, body?: unknown) {
   const res = await exports.default.fetch(
@@ -13,7 +14,7 @@ async function admin(method: string, path: string, body?: unknown) {
       body: body === undefined ? undefined : JSON.stringify(body),
     }),
   );
-  return (await res.json()) as { queue: { binding: Record<string, unknown>; rateLog: { reason: string }[] } };
+  return (await res.json()) as { queue: { waiting: number; binding: Record<string, unknown>; rateLog: { reason: string }[] } };
 }
 
 async function report(eventId: string, p99LatencyMs: number) {
@@ -57,5 +58,34 @@ describe('what binds admissions', () => {
     await admin('POST', `/events/${eventId}/rate`, { fixedPerMinute: 30 });
     for (let i = 0; i < 3; i++) await new Visitor().json(`/_wr/events/${eventId}/join`, { method: 'POST' });
     expect((await admin('GET', `/events/${eventId}`)).queue.binding).toMatchObject({ binds: 'fixed_rate' });
+  });
+
+  // Review failing input (npm start, the demo): 10 of 10 active and nobody in line yet, the
+  // dashboard said "Nobody waiting: nobody is waiting: arrivals are let in at the release rate",
+  // and the 11th visitor then waited minutes behind the full limit. The counts did not lag (the
+  // waiting count is fresh from the shards): queue_empty was answered before the slots were checked.
+  it('a room with limit 1 and 1 active binds active_limit, with nobody waiting and with 1 waiting', async () => {
+    const eventId = freshEventId('full');
+    await createEvent(eventId, { maxActiveVisitors: 20 });
+    await admittedVisitor(eventId);
+    // The controller's limit at 1 (as a cut would leave it), below the organizer's 20.
+    await runInDurableObject(env.WAITING_ROOM.getByName(eventId), (_room, state) => {
+      state.storage.sql.exec('UPDATE wr_room SET active_limit = 1');
+    });
+    const empty = (await admin('GET', `/events/${eventId}`)).queue;
+    expect(empty.waiting).toBe(0);
+    expect(empty.binding).toMatchObject({
+      binds: 'active_limit',
+      detail:
+        "the controller's active limit (1) is full: 1 active + 0 expected of 0 unclaimed; nobody waits now, the next arrival waits for a slot",
+    });
+    const second = await new Visitor().json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    expect(second.body).toMatchObject({ state: 'waiting' });
+    const one = (await admin('GET', `/events/${eventId}`)).queue;
+    expect(one.waiting).toBe(1);
+    expect(one.binding).toMatchObject({
+      binds: 'active_limit',
+      detail: "the controller's active limit (1) is full: 1 active + 0 expected of 0 unclaimed",
+    });
   });
 });

@@ -98,7 +98,29 @@ describe('whatBinds', () => {
     ['sold out', { soldOut: true }, 'sold_out', /sold out/],
     ['before the sale', { onSale: false }, 'not_on_sale', /not started/],
     ['pause', { mode: 'paused' }, 'paused', /paused by the organizer/],
-    ['nobody waiting', { waiting: 0 }, 'queue_empty', /nobody is waiting/],
+    ['nobody waiting', { waiting: 0 }, 'queue_empty', /^arrivals are let in at the release rate as they come$/],
+    // Review failing input (the demo): 10 of 10 active, nobody in line yet: it said "nobody is
+    // waiting: arrivals are let in at the release rate", and the next arrival waited minutes.
+    [
+      'a full limit with nobody waiting',
+      { waiting: 0, active: 10, activeLimit: 10 },
+      'active_limit',
+      /^the controller's active limit \(10\) is full: 10 active \+ 0 expected of 0 unclaimed; nobody waits now, the next arrival waits for a slot$/,
+    ],
+    ["the organizer's full max active with nobody waiting", { waiting: 0, active: 200, activeLimit: 200 }, 'max_active', /is full/],
+    [
+      'a full unclaimed bound with nobody waiting',
+      { waiting: 0, pending: 300, expectedArrivals: 30 },
+      'unclaimed_places',
+      /nobody waits now/,
+    ],
+    // With nobody in line, a bound that still has a place lets the next arrival in.
+    [
+      'a limit short of a tick with nobody waiting',
+      { waiting: 0, activeLimit: 13, active: 8, pending: 3, expectedArrivals: 3 },
+      'queue_empty',
+      /let in/,
+    ],
     [
       "the controller's limit",
       { active: 90, pending: 20, expectedArrivals: 10 },
