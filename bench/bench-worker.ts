@@ -14,6 +14,7 @@ import { BUCKET_MS, type Place } from '../contracts/queue/cursor';
 import type { ShardJoin } from '../contracts/queue/shard-join';
 import { challengeKeyRing, issueChallenge, verifyProof } from '../src/lib/proof-of-work';
 import { solvePow } from '../src/pages/pow-solver';
+import { requestSteps } from './request-steps';
 
 export { AccountLedger, EventDirectory, QueueShard, WaitingRoom } from '../src/index';
 
@@ -97,6 +98,23 @@ function countingEnv(env: BenchEnv): BenchEnv {
   return counted as unknown as BenchEnv;
 }
 
+/** The stub objects in place of the real ones. */
+function stubbedEnv(env: BenchEnv): BenchEnv {
+  return { ...env, INVENTORY: env.STUB_INVENTORY, QUEUE_SHARD: env.STUB_SHARD } as unknown as BenchEnv;
+}
+
+// One derived env per runtime env, as the runtime hands one env to every request of an isolate:
+// the gateway parses its settings once per env object (src/lib/settings.ts), so a new copy per
+// request would add that parse to every request of the rows that use one.
+const countingEnvs = new WeakMap<object, BenchEnv>();
+const stubbedEnvs = new WeakMap<object, BenchEnv>();
+
+function derivedEnv(memo: WeakMap<object, BenchEnv>, env: BenchEnv, derive: (env: BenchEnv) => BenchEnv): BenchEnv {
+  let out = memo.get(env);
+  if (!out) memo.set(env, (out = derive(env)));
+  return out;
+}
+
 type BenchEnv = Omit<Env, 'INVENTORY'> & {
   ORIGIN: Fetcher;
   NOOP: DurableObjectNamespace<Noop>;
@@ -106,48 +124,74 @@ type BenchEnv = Omit<Env, 'INVENTORY'> & {
 };
 
 export default {
-  async fetch(request: Request, env: BenchEnv, ctx: ExecutionContext): Promise<Response> {
-    const url = new URL(request.url);
-    if (url.pathname === '/__bench/noop') return new Response('ok');
-    // The origin behind a bare forward, no gateway logic: the pass-through row's second baseline.
-    if (url.pathname === '/__bench/forward') return env.ORIGIN.fetch(request);
-    if (url.pathname === '/__bench/site-object-calls') return Response.json({ calls: siteObjectCalls });
-    // Pages of the site no room covers: the gateway passes them through; count the objects it asks for.
-    if (url.pathname.startsWith('/site/')) return gateway.fetch(request, countingEnv(env) as unknown as Env, ctx);
-    if (url.pathname === '/__bench/noop-do') return new Response(String(await env.NOOP.getByName('noop').ping()));
-    if (url.pathname === '/__bench/write-do')
-      return new Response(String(await env.NOOP.getByName('noop').write(String(Math.floor(Math.random() * 50_000)))));
-    if (url.pathname === '/__bench/hold-direct') {
-      // The inventory RPC alone, without the gateway's routing, auth and validation.
-      const body = (await request.json()) as { seatIds: string[] };
-      const r = await env.INVENTORY.getByName(url.searchParams.get('event') ?? '').hold(`a-${Math.random()}`, body, crypto.randomUUID());
-      return Response.json(r, { status: r.kind === 'held' ? 201 : 409 });
-    }
-    if (url.pathname === '/__bench/in-object') {
-      const q = (k: string) => Number(url.searchParams.get(k));
-      const stub = env.INVENTORY.getByName(url.searchParams.get('event') ?? '');
-      return Response.json(await stub.benchHolds(q('n'), q('seats'), q('perRow'), q('seed')));
-    }
-    if (url.pathname === '/__bench/seat-ids')
-      return Response.json(
-        seatIdsFor(
-          Number(url.searchParams.get('count')),
-          Number(url.searchParams.get('perRow')),
-          url.searchParams.get('section') ?? undefined,
-        ),
-      );
-    if (url.pathname === '/__bench/micro') return Response.json(await micro(env, Number(url.searchParams.get('n')) || 200));
-    if (url.pathname === '/__bench/micro-pow') return Response.json(await microProofOfWork(env, Number(url.searchParams.get('n')) || 200));
-    if (url.pathname.startsWith('/__bench/stub/')) {
-      // The real gateway with stub objects behind it (no storage): what the gateway itself costs.
-      const inner = new Request(new URL(url.pathname.slice('/__bench/stub'.length) + url.search, url), request);
-      const stubbed = { ...env, INVENTORY: env.STUB_INVENTORY, QUEUE_SHARD: env.STUB_SHARD };
-      return gateway.fetch(inner, stubbed as unknown as Env, ctx);
-    }
-    // BenchInventory is an Inventory, so this is the gateway's own Env.
-    return gateway.fetch(request, env as unknown as Env, ctx);
-  },
+  fetch: benchFetch,
 };
+
+async function benchFetch(request: Request, env: BenchEnv, ctx: ExecutionContext): Promise<Response> {
+  const url = new URL(request.url);
+  if (url.pathname === '/__bench/noop') return new Response('ok');
+  // The origin behind a bare forward, no gateway logic: the pass-through row's second baseline.
+  if (url.pathname === '/__bench/forward') return env.ORIGIN.fetch(request);
+  if (url.pathname === '/__bench/site-object-calls') return Response.json({ calls: siteObjectCalls });
+  // Pages of the site no room covers: the gateway passes them through; count the objects it asks for.
+  if (url.pathname.startsWith('/site/')) return gateway.fetch(request, derivedEnv(countingEnvs, env, countingEnv) as unknown as Env, ctx);
+  if (url.pathname === '/__bench/noop-do') return new Response(String(await env.NOOP.getByName('noop').ping()));
+  if (url.pathname === '/__bench/write-do')
+    return new Response(String(await env.NOOP.getByName('noop').write(String(Math.floor(Math.random() * 50_000)))));
+  if (url.pathname === '/__bench/hold-direct') {
+    // The inventory RPC alone, without the gateway's routing, auth and validation.
+    const body = (await request.json()) as { seatIds: string[] };
+    const r = await env.INVENTORY.getByName(url.searchParams.get('event') ?? '').hold(`a-${Math.random()}`, body, crypto.randomUUID());
+    return Response.json(r, { status: r.kind === 'held' ? 201 : 409 });
+  }
+  if (url.pathname === '/__bench/in-object') {
+    const q = (k: string) => Number(url.searchParams.get(k));
+    const stub = env.INVENTORY.getByName(url.searchParams.get('event') ?? '');
+    return Response.json(await stub.benchHolds(q('n'), q('seats'), q('perRow'), q('seed')));
+  }
+  if (url.pathname === '/__bench/seat-ids')
+    return Response.json(
+      seatIdsFor(
+        Number(url.searchParams.get('count')),
+        Number(url.searchParams.get('perRow')),
+        url.searchParams.get('section') ?? undefined,
+      ),
+    );
+  if (url.pathname === '/__bench/micro') return Response.json(await micro(env, Number(url.searchParams.get('n')) || 200));
+  if (url.pathname === '/__bench/request-steps') {
+    const q = (k: string) => url.searchParams.get(k) ?? '';
+    return Response.json(
+      await requestSteps(
+        {
+          gateway: async (req, e, c) => gateway.fetch(req, e as Env, c),
+          env,
+          origin: env.ORIGIN,
+          noop: env.NOOP.getByName('noop'),
+          stubbed: derivedEnv(stubbedEnvs, env, stubbedEnv),
+          shard: (eventId) => env.QUEUE_SHARD.getByName(shardName(eventId, 0)),
+          ctx,
+          joinEvent: q('join'),
+          stubEvent: q('stub'),
+        },
+        Number(q('n')) || 200,
+      ),
+    );
+  }
+  if (url.pathname === '/__bench/micro-pow') return Response.json(await microProofOfWork(env, Number(url.searchParams.get('n')) || 200));
+  if (url.pathname.startsWith('/__bench/noip/')) {
+    // The same request without CF-Connecting-IP: the join limiter is not called (its share of a join).
+    const inner = new Request(new URL(url.pathname.slice('/__bench/noip'.length) + url.search, url), request);
+    inner.headers.delete('cf-connecting-ip');
+    return benchFetch(inner, env, ctx);
+  }
+  if (url.pathname.startsWith('/__bench/stub/')) {
+    // The real gateway with stub objects behind it (no storage): what the gateway itself costs.
+    const inner = new Request(new URL(url.pathname.slice('/__bench/stub'.length) + url.search, url), request);
+    return gateway.fetch(inner, derivedEnv(stubbedEnvs, env, stubbedEnv) as unknown as Env, ctx);
+  }
+  // BenchInventory is an Inventory, so this is the gateway's own Env.
+  return gateway.fetch(request, env as unknown as Env, ctx);
+}
 
 /**
  * Each step of a join timed alone, one after another in this request (no contention): mean

@@ -145,14 +145,17 @@ const sectionedHolds = (sections: number) => async (r: Rep) => {
 /**
  * Joins: every request a new visitor (no cookie). `stub`: through the same gateway code with a
  * queue shard that stores nothing (bench-worker.ts StubShard), so only the gateway's share is left.
+ * `noLimiter`: without CF-Connecting-IP, so the IP join limiter is not called (its share of a join).
  */
 const joins =
-  (shards: number, stub = false) =>
+  (shards: number, opts: { stub?: boolean; noLimiter?: boolean } = {}) =>
   async (r: Rep) => {
-    const event = `bench-join${shards}${stub ? '-stub' : ''}-${r.rep}`;
+    const id = `${opts.stub ? 'joins-stub' : `joins${shards}`}${opts.noLimiter ? '-nolimit' : ''}`;
+    const event = `bench-${id}-${r.rep}`;
     await r.gw.createEvent(event, { queueShards: shards });
-    const s = await load(`${r.gw.base}${stub ? '/__bench/stub' : ''}/_wr/events/${event}/join`, DURATION_S, { method: 'POST' });
-    joinRps.set(stub ? 'joins-stub' : `joins${shards}`, s.rps);
+    const prefix = `${opts.noLimiter ? '/__bench/noip' : ''}${opts.stub ? '/__bench/stub' : ''}`;
+    const s = await load(`${r.gw.base}${prefix}/_wr/events/${event}/join`, DURATION_S, { method: 'POST' });
+    joinRps.set(id, s.rps);
     return s;
   };
 
@@ -215,7 +218,9 @@ const SCENARIOS: Scenario[] = [
   { id: 'write-do', run: (r) => load(`${r.gw.base}/__bench/write-do`, DURATION_S) },
   { id: 'joins1', run: joins(1) },
   { id: 'joins4', run: joins(4) },
-  { id: 'joins-stub', run: joins(1, true) },
+  { id: 'joins1-nolimit', run: joins(1, { noLimiter: true }) },
+  { id: 'joins-stub', run: joins(1, { stub: true }) },
+  { id: 'joins-stub-nolimit', run: joins(1, { stub: true, noLimiter: true }) },
   { id: 'joins-pow', run: powJoins(false) },
   { id: 'joins-pow-stub', run: powJoins(true) },
   {
@@ -474,6 +479,13 @@ const ROWS: Row[] = [
   },
   { id: 'joins4', name: 'joins, 4 queue shards', vs: 'noop', note: () => 'ratio vs A' },
   {
+    id: 'joins1-nolimit',
+    name: 'joins, 1 queue shard, no IP limiter call',
+    vs: 'noop',
+    note: (m) =>
+      `ratio vs A; vs C: ${(m.rps('joins1-nolimit') / m.rps('write-do')).toFixed(2)}; the limiter's share: ${(usPer(m.rps('joins1')) - usPer(m.rps('joins1-nolimit'))).toFixed(0)} us per join`,
+  },
+  {
     id: 'joins-stub',
     name: 'joins, gateway only (shard stores nothing)',
     vs: 'noop',
@@ -481,6 +493,13 @@ const ROWS: Row[] = [
       `ratio vs A; us per join: gateway ${(usPer(m.rps('joins-stub')) - usPer(m.rps('noop-do'))).toFixed(0)} over a no-op RPC, shard write ${(
         usPer(m.rps('joins1')) - usPer(m.rps('joins-stub'))
       ).toFixed(0)}`,
+  },
+  {
+    id: 'joins-stub-nolimit',
+    name: 'joins, gateway only, no IP limiter call',
+    vs: 'joins-stub',
+    note: (m) =>
+      `ratio vs the gateway-only joins row; the limiter's share: ${(usPer(m.rps('joins-stub')) - usPer(m.rps('joins-stub-nolimit'))).toFixed(0)} us per join`,
   },
   {
     id: 'joins-pow',

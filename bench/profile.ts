@@ -37,6 +37,11 @@ const STAGES: readonly Stage[] = [
   { name: 'hold signals', files: ['src/lib/hold-signals.ts'] },
   { name: 'body read + validation (zod)', files: ['src/lib/validate.ts', 'node_modules/zod/'] },
   { name: 'cursor read', files: ['src/lib/cursor-cache.ts'] },
+  { name: 'entry-token / proof-of-work checks', files: ['src/lib/entry-token.ts', 'src/lib/proof-of-work.ts'] },
+  { name: 'decision tally', files: ['src/lib/decision-tally.ts'] },
+  { name: 'room table + matching', files: ['src/lib/room-table.ts', 'contracts/room-patterns.ts'] },
+  { name: 'proxy: header rewriting, forward', files: ['src/lib/proxy.ts'] },
+  { name: 'settings', files: ['src/lib/settings.ts', 'contracts/settings.ts'] },
   {
     name: 'credentials: cookies, session check',
     files: ['src/middleware/credentials.ts', 'src/lib/cookies.ts', 'src/lib/session-cache.ts'],
@@ -136,9 +141,17 @@ async function main(): Promise<void> {
   const plain = await startGateway();
   await fetch(`${plain.base}/__bench/micro?n=300`);
   const micro = (await (await fetch(`${plain.base}/__bench/micro?n=300`)).json()) as Record<string, number>;
-  await plain.mf.dispose();
   console.log(`each step alone, mean of 300 calls, one after another:`);
   for (const [step, us] of Object.entries(micro)) console.log(`${step.padEnd(52)}  ${String(us).padStart(6)} us`);
+  // Whole requests the same way (bench/request-steps.ts), each path next to its floors.
+  await plain.createEvent('steps-join', { queueShards: 1 });
+  await plain.createEvent('steps-stub', { queueShards: 1 });
+  const stepsUrl = `${plain.base}/__bench/request-steps?n=300&join=steps-join&stub=steps-stub`;
+  await fetch(stepsUrl);
+  const steps = (await (await fetch(stepsUrl)).json()) as Record<string, number>;
+  console.log(`\nwhole requests inside the Worker, mean of 300, one after another (second run):`);
+  for (const [step, us] of Object.entries(steps)) console.log(`${step.padEnd(52)}  ${String(us).padStart(6)} us`);
+  await plain.mf.dispose();
 
   const inspectorPort = await freePort();
   // Its own build, with a source map, so samples map back to source files.
@@ -182,6 +195,14 @@ async function main(): Promise<void> {
   // Warm the isolate (JIT, key import, cursor) before sampling.
   await load(`${gw.base}/_wr/events/${joinEvent}/join`, 1, { method: 'POST' });
   await profiled('joins, 1 queue shard', () => load(`${gw.base}/_wr/events/${joinEvent}/join`, DURATION_S, { method: 'POST' }));
+
+  const stubEvent = 'profile-join-stub';
+  await gw.createEvent(stubEvent, { queueShards: 1 });
+  const stubUrl = `${gw.base}/__bench/stub/_wr/events/${stubEvent}/join`;
+  await load(stubUrl, 1, { method: 'POST' });
+  await profiled('joins, gateway only (stub shard)', () => load(stubUrl, DURATION_S, { method: 'POST' }));
+  await fetch(`${gw.base}/site/home`);
+  await profiled('pass-through (no room covers the URL)', () => load(`${gw.base}/site/home`, DURATION_S));
 
   const holdEvent = 'profile-holds';
   await gw.createEvent(holdEvent);
