@@ -23,6 +23,7 @@ import { solvedProofs } from './proofs.ts';
 import { createHmac } from 'node:crypto';
 import { CHANNEL_KEY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signingInput } from '../origin-sdk/src/protocol.ts';
 import { benchNodeOrigin, nodeOriginRows } from './node-origin.ts';
+import { measureStartup, startupLine } from '../scripts/startup.ts';
 
 const REPS = Number(process.env.BENCH_REPS) || 3;
 /** Scenario ids to run (comma-separated), for a short bounded run of a few rows; unset = all. */
@@ -642,6 +643,15 @@ async function main(): Promise<void> {
       for (const line of nodeOriginRows(nodeOrigin)) console.log(line);
     } catch (err) {
       console.log(`${'Node origin page rows'.padEnd(42)}  failed: ${(err as Error).message}`);
+      process.exitCode = 1;
+    }
+  // Start-up of a cold isolate (#16): the gateway bundle next to a no-op Worker, both under
+  // `wrangler check startup` now, after the load is over (BENCH_ONLY=startup for this line alone).
+  if (!ONLY || ONLY.has('startup'))
+    try {
+      console.log(startupLine(measureStartup(REPS)));
+    } catch (err) {
+      console.log(`start-up failed: ${(err as Error).message}`);
       process.exitCode = 1;
     }
   console.log('');

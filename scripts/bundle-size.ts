@@ -1,8 +1,11 @@
 // Bundles the gateway and the origin stub exactly as `wrangler deploy` would upload them (a dry run:
 // no Cloudflare account, no network) and prints each bundle's size, raw and gzip (#16).
+// `--composition` also prints what the gateway bundle is made of (docs/scaling.md, "Bundle").
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, nodeBinary } from './lib/dev-server.ts';
+import { composition, compositionMarkdown, type SourceMapV3 } from './lib/bundle-composition.ts';
 
 /** The gateway's size budget from issue #16, KiB gzip (printed beside the figure, not enforced here). */
 export const GATEWAY_GZIP_BUDGET_KIB = 100;
@@ -15,6 +18,11 @@ const WORKERS = [
 /** Wrangler's own summary line: `Total Upload: 258.69 KiB / gzip: 84.60 KiB`. */
 const TOTAL = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/;
 
+/** Where a worker's dry-run output goes: `index.js` and its source map `index.js.map`. */
+export function bundleDir(name: string): string {
+  return join(ROOT, '.build', 'bundle', name);
+}
+
 /**
  * One dry run into `.build/bundle/<name>`.
  * @returns raw and gzip size in KiB, as wrangler reports them
@@ -22,7 +30,7 @@ const TOTAL = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/;
  */
 export function bundleSize(name: string, cwd: string): { rawKiB: number; gzipKiB: number } {
   const wrangler = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-  const run = spawnSync(nodeBinary(), [wrangler, 'deploy', '--dry-run', '--outdir', join(ROOT, '.build', 'bundle', name)], {
+  const run = spawnSync(nodeBinary(), [wrangler, 'deploy', '--dry-run', '--outdir', bundleDir(name)], {
     cwd,
     encoding: 'utf8',
     // Offline and quiet: no metrics, no update check.
@@ -38,5 +46,10 @@ if (import.meta.main) {
     const { rawKiB, gzipKiB } = bundleSize(name, cwd);
     const budget = name === 'gateway' ? ` (budget ${GATEWAY_GZIP_BUDGET_KIB} KiB gzip)` : '';
     console.log(`${name.padEnd(12)} ${rawKiB.toFixed(2).padStart(8)} KiB raw, ${gzipKiB.toFixed(2).padStart(7)} KiB gzip${budget}`);
+    if (name === 'gateway' && process.argv.includes('--composition')) {
+      const code = readFileSync(join(bundleDir(name), 'index.js'), 'utf8');
+      const map = JSON.parse(readFileSync(join(bundleDir(name), 'index.js.map'), 'utf8')) as SourceMapV3;
+      console.log(compositionMarkdown(composition(code, map), rawKiB, gzipKiB));
+    }
   }
 }
