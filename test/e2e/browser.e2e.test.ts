@@ -1,41 +1,25 @@
 // A real browser lands on the sale URL, waits, is admitted, holds a seat and checks out.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, putEvent, startDevServer, type DevServer } from '../../scripts/lib/dev-server.ts';
-import { launchChromium } from './chromium.ts';
+import { describe, expect, it } from 'vitest';
+import { putEvent } from '../../scripts/lib/dev-server.ts';
+import { browserStage } from './stage.ts';
 
-let server: DevServer;
-let browser: Browser;
-let state: string;
-
-beforeAll(async () => {
-  state = mkdtempSync(join(tmpdir(), 'wr-e2e-'));
-  server = await startDevServer({ port: await freePort(), persistTo: state, quiet: true });
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  rmSync(state, { recursive: true, force: true });
-});
+const stage = browserStage('wr-e2e-');
 
 describe('browser', () => {
   it('waits in line, is admitted by itself, holds a seat and pays; the seat then shows as sold; a lost payment answer shows processing, then paid', async () => {
     const eventId = `e2e-${Date.now().toString(36)}`;
-    await putEvent(server, eventId, {
+    await putEvent(stage.server, eventId, {
       releaseRatePerMinute: 60,
       minReleaseRatePerMinute: 60,
       maxActiveVisitors: 100,
       seats: 50,
       seatsPerRow: 10,
     });
-    const context = await browser.newContext();
+    const context = await stage.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${server.url}/events/${eventId}/`);
+    await page.goto(`${stage.server.url}/events/${eventId}/`);
     await expect.poll(() => page.textContent('h1')).toMatch(/in line|turn|^e2e-/);
     // The waiting page polls and reloads into the sale page by itself.
     await page.waitForSelector('button.seat[data-seat="A1"]', { timeout: 60_000 });
@@ -74,9 +58,9 @@ describe('browser', () => {
       .toContain('Paid EUR 50.00 for A2');
     expect([...shown].every((s) => s === 'PROCESSING' || s === 'PAID')).toBe(true);
     // Another admitted visitor sees it sold too.
-    const other = await browser.newContext();
+    const other = await stage.browser.newContext();
     const otherPage = await other.newPage();
-    await otherPage.goto(`${server.url}/events/${eventId}/`);
+    await otherPage.goto(`${stage.server.url}/events/${eventId}/`);
     await otherPage.waitForSelector('button.seat[data-seat="A1"]', { timeout: 60_000 });
     expect(await otherPage.getAttribute('button.seat[data-seat="A1"]', 'data-status')).toBe('SOLD');
     await other.close();
@@ -85,12 +69,12 @@ describe('browser', () => {
 
   it('keeps the same place after a reload and in a second tab', async () => {
     const eventId = `e2e-slow-${Date.now().toString(36)}`;
-    await putEvent(server, eventId, { releaseRatePerMinute: 1, minReleaseRatePerMinute: 1, maxActiveVisitors: 1, seats: 10 });
+    await putEvent(stage.server, eventId, { releaseRatePerMinute: 1, minReleaseRatePerMinute: 1, maxActiveVisitors: 1, seats: 10 });
     // Three visitors ahead, so this browser keeps waiting.
-    for (let i = 0; i < 3; i++) await fetch(`${server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
-    const context = await browser.newContext();
+    for (let i = 0; i < 3; i++) await fetch(`${stage.server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
+    const context = await stage.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${server.url}/events/${eventId}/`);
+    await page.goto(`${stage.server.url}/events/${eventId}/`);
     // Positions are estimates from the arrivals the shards have counted (every second): the page
     // shows the exact place after its next poll at the latest.
     await expect.poll(() => page.textContent('[data-testid="big"]'), { timeout: 15_000 }).toBe('#4');
@@ -101,24 +85,24 @@ describe('browser', () => {
     await page.reload();
     expect(await page.textContent('[data-testid="big"]')).toBe(place);
     const tab = await context.newPage();
-    await tab.goto(`${server.url}/events/${eventId}/`);
+    await tab.goto(`${stage.server.url}/events/${eventId}/`);
     expect(await tab.textContent('[data-testid="big"]')).toBe(place);
     await context.close();
   });
 
   it('speaks Traditional Chinese to a zh-TW browser, and admits a browser with JavaScript off (meta refresh)', async () => {
     const eventId = `e2e-nojs-${Date.now().toString(36)}`;
-    await putEvent(server, eventId, {
+    await putEvent(stage.server, eventId, {
       name: '演唱會',
       releaseRatePerMinute: 60,
       minReleaseRatePerMinute: 60,
       maxActiveVisitors: 100,
       seats: 20,
     });
-    for (let i = 0; i < 2; i++) await fetch(`${server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
-    const zh = await browser.newContext({ locale: 'zh-TW', javaScriptEnabled: false });
+    for (let i = 0; i < 2; i++) await fetch(`${stage.server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
+    const zh = await stage.browser.newContext({ locale: 'zh-TW', javaScriptEnabled: false });
     const page = await zh.newPage();
-    await page.goto(`${server.url}/events/${eventId}/`);
+    await page.goto(`${stage.server.url}/events/${eventId}/`);
     expect(await page.textContent('h1')).toMatch(/您正在排隊|輪到您了/);
     expect(await page.textContent('[data-testid="event-name"]')).toBe('演唱會');
     // No script runs: the <meta refresh> alone brings the visitor to the sale page once admitted.
@@ -131,17 +115,17 @@ describe('browser', () => {
 
   it('organizer dashboard: signs in, sees the queue move, pauses, and releases stop', async () => {
     const eventId = `e2e-dash-${Date.now().toString(36)}`;
-    await putEvent(server, eventId, {
+    await putEvent(stage.server, eventId, {
       name: 'Dashboard test',
       releaseRatePerMinute: 60,
       minReleaseRatePerMinute: 60,
       maxActiveVisitors: 100,
       seats: 50,
     });
-    for (let i = 0; i < 20; i++) await fetch(`${server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
-    const page = await browser.newPage();
-    await page.goto(`${server.url}/_wr/admin/?event=${eventId}`);
-    await page.fill('#token', server.adminToken);
+    for (let i = 0; i < 20; i++) await fetch(`${stage.server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
+    const page = await stage.browser.newPage();
+    await page.goto(`${stage.server.url}/_wr/admin/?event=${eventId}`);
+    await page.fill('#token', stage.server.adminToken);
     await page.click('#login button');
     const waiting = async () => Number((await page.textContent('[data-k="waiting"]'))?.replace(/\D/g, '') || NaN);
     await expect.poll(waiting, { timeout: 10_000 }).toBeLessThan(20);

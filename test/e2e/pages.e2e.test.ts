@@ -1,34 +1,22 @@
 // The pages in Chromium at desktop and phone size, in several languages: waiting page phases and the
 // language switch, the draw record, the sale page on a phone and its confirmation, the dashboard;
 // axe-core finds no serious accessibility violation. Screenshots go to test-results/shots/.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, putEvent, startDevServer, type DevServer } from '../../scripts/lib/dev-server.ts';
-import { DESKTOP, PHONE, launchChromium, scrollsSideways, shot } from './chromium.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { putEvent } from '../../scripts/lib/dev-server.ts';
+import { DESKTOP, PHONE, scrollsSideways, shot } from './chromium.ts';
+import { browserStage } from './stage.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHASES = ['not_open', 'prequeue', 'drawing', 'waiting', 'paused', 'sold_out', 'closed'] as const;
 
-let server: DevServer;
-let browser: Browser;
-let state: string;
 const axeResults: string[] = [];
 
-beforeAll(async () => {
-  state = mkdtempSync(join(tmpdir(), 'wr-pages-e2e-'));
-  server = await startDevServer({ port: await freePort(), persistTo: state, quiet: true });
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
+const stage = browserStage('wr-pages-e2e-', () => {
   if (axeResults.length) console.log(`axe (serious or critical violations per page):\n  ${axeResults.join('\n  ')}`);
-  await browser?.close();
-  await server?.stop();
-  rmSync(state, { recursive: true, force: true });
 });
 
 /** Runs axe-core on the page (in a CSP-bypassing context) and returns its serious and critical violations. */
@@ -55,17 +43,17 @@ const visibleTexts = (page: Page) =>
 describe('waiting page', () => {
   it('switches language with the visible switch, remembers it, and shows each phase the same with and without JavaScript', async () => {
     const eventId = `e2e-wait-${Date.now().toString(36)}`;
-    await putEvent(server, eventId, {
+    await putEvent(stage.server, eventId, {
       name: 'Summer Stadium Tour',
       releaseRatePerMinute: 1,
       minReleaseRatePerMinute: 1,
       maxActiveVisitors: 1,
       seats: 10,
     });
-    for (let i = 0; i < 3; i++) await fetch(`${server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
-    const ctx = await browser.newContext({ viewport: PHONE, locale: 'en-US' });
+    for (let i = 0; i < 3; i++) await fetch(`${stage.server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
+    const ctx = await stage.browser.newContext({ viewport: PHONE, locale: 'en-US' });
     const page = await ctx.newPage();
-    await page.goto(`${server.url}/events/${eventId}/`);
+    await page.goto(`${stage.server.url}/events/${eventId}/`);
     expect(await page.textContent('[data-testid="headline"]')).toBe('You are in line');
     await shot(page, 'waiting-en-phone');
     await page.click('details summary');
@@ -75,17 +63,17 @@ describe('waiting page', () => {
     expect(await scrollsSideways(page)).toBe(false);
     await shot(page, 'waiting-ja-phone');
     // Remembered: the plain URL (no ?lang=) answers in Japanese to an English browser.
-    await page.goto(`${server.url}/events/${eventId}/`);
+    await page.goto(`${stage.server.url}/events/${eventId}/`);
     expect(await page.getAttribute('html', 'lang')).toBe('ja');
     await ctx.close();
 
-    const admin = { authorization: `Bearer ${server.adminToken}` };
+    const admin = { authorization: `Bearer ${stage.server.adminToken}` };
     for (const lang of ['en', 'zh-Hant'] as const) {
       for (const phase of PHASES) {
-        const url = `${server.url}/_wr/admin/events/${eventId}/preview?phase=${phase}&lang=${lang}`;
+        const url = `${stage.server.url}/_wr/admin/events/${eventId}/preview?phase=${phase}&lang=${lang}`;
         const [withJs, without] = await Promise.all(
           [true, false].map(async (javaScriptEnabled) => {
-            const c = await browser.newContext({ viewport: PHONE, extraHTTPHeaders: admin, javaScriptEnabled });
+            const c = await stage.browser.newContext({ viewport: PHONE, extraHTTPHeaders: admin, javaScriptEnabled });
             const p = await c.newPage();
             const errors: string[] = [];
             p.on('pageerror', (e) => errors.push(e.message));
@@ -103,14 +91,14 @@ describe('waiting page', () => {
         expect(withJs, `${phase} ${lang}`).toEqual(without);
       }
     }
-    const desk = await browser.newContext({ viewport: DESKTOP, extraHTTPHeaders: admin });
+    const desk = await stage.browser.newContext({ viewport: DESKTOP, extraHTTPHeaders: admin });
     const dp = await desk.newPage();
     for (const [phase, lang] of [
       ['waiting', 'es'],
       ['prequeue', 'ko'],
       ['not_open', 'zh-Hans'],
     ] as const) {
-      await dp.goto(`${server.url}/_wr/admin/events/${eventId}/preview?phase=${phase}&lang=${lang}`);
+      await dp.goto(`${stage.server.url}/_wr/admin/events/${eventId}/preview?phase=${phase}&lang=${lang}`);
       await shot(dp, `waiting-${phase}-${lang}-desktop`);
     }
     await desk.close();
@@ -118,7 +106,7 @@ describe('waiting page', () => {
 
   it('links a lottery to its draw record, which a browser reads as a page (JSON on request)', async () => {
     const eventId = `e2e-draw-${Date.now().toString(36)}`;
-    await putEvent(server, eventId, {
+    await putEvent(stage.server, eventId, {
       name: 'Lottery night',
       policy: 'random',
       saleStartsAt: new Date(Date.now() + 3_600_000).toISOString(),
@@ -126,9 +114,9 @@ describe('waiting page', () => {
       maxActiveVisitors: 10,
       seats: 10,
     });
-    const ctx = await browser.newContext({ viewport: PHONE, locale: 'zh-TW' });
+    const ctx = await stage.browser.newContext({ viewport: PHONE, locale: 'zh-TW' });
     const page = await ctx.newPage();
-    await page.goto(`${server.url}/events/${eventId}/`);
+    await page.goto(`${stage.server.url}/events/${eventId}/`);
     expect(await page.textContent('[data-testid="headline"]')).toBe('您已登記抽籤');
     expect(await page.textContent('main')).not.toContain('暫停');
     await page.click('[data-testid="commitment"] a');
@@ -145,7 +133,7 @@ describe('waiting page', () => {
 describe('sale page', () => {
   it('fits a 390 px phone without sideways scrolling, counts the hold down, and confirms the order after paying', async () => {
     const eventId = `e2e-sale-${Date.now().toString(36)}`;
-    await putEvent(server, eventId, {
+    await putEvent(stage.server, eventId, {
       name: 'Arena <Live> 2026',
       releaseRatePerMinute: 600,
       minReleaseRatePerMinute: 600,
@@ -158,9 +146,9 @@ describe('sale page', () => {
       [DESKTOP, 'en-US', 'en-desktop'],
       [PHONE, 'ko-KR', 'ko-phone'],
     ] as const) {
-      const ctx = await browser.newContext({ viewport, locale });
+      const ctx = await stage.browser.newContext({ viewport, locale });
       const page = await ctx.newPage();
-      await page.goto(`${server.url}/events/${eventId}/`);
+      await page.goto(`${stage.server.url}/events/${eventId}/`);
       await page.waitForSelector('button.seat', { timeout: 60_000 });
       expect(await page.textContent('h1')).toBe('Arena <Live> 2026');
       expect(await page.title()).toMatch(/^Arena <Live> 2026 - /);
@@ -199,23 +187,23 @@ describe('accessibility and dashboard', () => {
   it('waiting page, draw page and dashboard have no serious axe violations; the dashboard opens on the last event and signs out', async () => {
     const ids = [`e2e-dash-a-${Date.now().toString(36)}`, `e2e-dash-b-${Date.now().toString(36)}`];
     for (const id of ids)
-      await putEvent(server, id, { name: `Dashboard ${id}`, releaseRatePerMinute: 60, maxActiveVisitors: 10, seats: 10 });
+      await putEvent(stage.server, id, { name: `Dashboard ${id}`, releaseRatePerMinute: 60, maxActiveVisitors: 10, seats: 10 });
     const slow = `e2e-a11y-${Date.now().toString(36)}`;
-    await putEvent(server, slow, {
+    await putEvent(stage.server, slow, {
       policy: 'random',
       saleStartsAt: new Date(Date.now() + 3_600_000).toISOString(),
       releaseRatePerMinute: 1,
       maxActiveVisitors: 1,
       seats: 10,
     });
-    const ctx = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
+    const ctx = await stage.browser.newContext({ viewport: DESKTOP, bypassCSP: true });
     const page = await ctx.newPage();
-    await page.goto(`${server.url}/events/${slow}/`);
+    await page.goto(`${stage.server.url}/events/${slow}/`);
     expect(await seriousViolations(page, 'waiting page (en, desktop, pre-queue)')).toEqual([]);
-    await page.goto(`${server.url}/_wr/events/${slow}/draw`);
+    await page.goto(`${stage.server.url}/_wr/events/${slow}/draw`);
     expect(await seriousViolations(page, 'draw page (en, desktop)')).toEqual([]);
-    await page.goto(`${server.url}/_wr/admin/`);
-    await page.fill('#token', server.adminToken);
+    await page.goto(`${stage.server.url}/_wr/admin/`);
+    await page.fill('#token', stage.server.adminToken);
     await page.click('#login button');
     await page.waitForSelector('#main:not([hidden])');
     await page.selectOption('#event', ids[1]!);
@@ -230,8 +218,8 @@ describe('accessibility and dashboard', () => {
     // A new tab (no token): signing in again opens the event used last.
     const again = await ctx.newPage();
     await again.setViewportSize(PHONE);
-    await again.goto(`${server.url}/_wr/admin/`);
-    await again.fill('#token', server.adminToken);
+    await again.goto(`${stage.server.url}/_wr/admin/`);
+    await again.fill('#token', stage.server.adminToken);
     await again.click('#login button');
     await again.waitForSelector('#main:not([hidden])');
     expect(await again.inputValue('#event')).toBe(ids[1]);

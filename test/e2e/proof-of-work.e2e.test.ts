@@ -1,47 +1,30 @@
 // A real browser on an event that asks for a proof of work (issue #17): the check step solves the
 // challenge by itself, joins and lands in the waiting page with a place; a reload keeps that place
 // without a second check; without JavaScript the step says that JavaScript is needed.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, putEvent, startDevServer, type DevServer } from '../../scripts/lib/dev-server.ts';
-import { launchChromium, shot } from './chromium.ts';
+import { describe, expect, it } from 'vitest';
+import { putEvent } from '../../scripts/lib/dev-server.ts';
+import { shot } from './chromium.ts';
+import { browserStage } from './stage.ts';
 
-let server: DevServer;
-let browser: Browser;
-let state: string;
-
-beforeAll(async () => {
-  state = mkdtempSync(join(tmpdir(), 'wr-pow-e2e-'));
-  server = await startDevServer({ port: await freePort(), persistTo: state, quiet: true });
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  rmSync(state, { recursive: true, force: true });
-});
+const stage = browserStage('wr-pow-e2e-');
 
 const EVENT = { releaseRatePerMinute: 1, minReleaseRatePerMinute: 1, maxActiveVisitors: 1, seats: 10, proofOfWork: { difficultyBits: 14 } };
 
 describe('proof of work in Chromium', () => {
   it('checks the browser, joins, and shows the place in line; a reload keeps it and is not checked again', async () => {
     const eventId = `pow-${Date.now().toString(36)}`;
-    await putEvent(server, eventId, { ...EVENT, name: 'PoW concert' });
+    await putEvent(stage.server, eventId, { ...EVENT, name: 'PoW concert' });
     // Someone else takes the only active slot first, so this visitor waits in line.
-    const first = await browser.newContext();
-    await (await first.newPage()).goto(`${server.url}/events/${eventId}/`);
-    const context = await browser.newContext();
+    const first = await stage.browser.newContext();
+    await (await first.newPage()).goto(`${stage.server.url}/events/${eventId}/`);
+    const context = await stage.browser.newContext();
     const page = await context.newPage();
     const proofs: string[] = [];
     page.on('request', (r) => {
       const h = r.headers()['x-wr-proof-of-work'];
       if (h) proofs.push(h);
     });
-    await page.goto(`${server.url}/events/${eventId}/`);
+    await page.goto(`${stage.server.url}/events/${eventId}/`);
     expect(await page.textContent('[data-testid="headline"]')).toMatch(/Checking your browser|in line/);
     await page.waitForSelector('[data-testid="big"]:not([hidden])', { timeout: 60_000 });
     await shot(page, 'pow-waiting');
@@ -62,10 +45,10 @@ describe('proof of work in Chromium', () => {
 
   it('says that JavaScript is needed when it is off, and hands out no place', async () => {
     const eventId = `pow-nojs-${Date.now().toString(36)}`;
-    await putEvent(server, eventId, EVENT);
-    const context = await browser.newContext({ javaScriptEnabled: false, locale: 'ja-JP' });
+    await putEvent(stage.server, eventId, EVENT);
+    const context = await stage.browser.newContext({ javaScriptEnabled: false, locale: 'ja-JP' });
     const page = await context.newPage();
-    await page.goto(`${server.url}/events/${eventId}/`);
+    await page.goto(`${stage.server.url}/events/${eventId}/`);
     expect(await page.textContent('h1')).toBe('ブラウザを確認しています');
     expect(await page.isVisible('[data-testid="no-script"]')).toBe(true);
     expect(await page.textContent('[data-testid="no-script"]')).toContain('JavaScript');
