@@ -1,7 +1,7 @@
 // Starts the gateway and the origin stub under `wrangler dev` and seeds an event through the admin API.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureDevVars, parseDevVars } from './dev-secrets.ts';
 
@@ -127,6 +127,9 @@ export const DEV_CONFIG = 'wrangler.dev.toml';
  * deployable wrangler.toml has no such binding (Cloudflare refuses a binding to a Worker that does
  * not exist), so local runs add it here instead of keeping a second copy of every setting.
  *
+ * Leaves an unchanged file alone, so starting a second server (`npm run crowd` beside `npm start`)
+ * does not reload the first one.
+ *
  * @returns the file name, relative to ROOT
  */
 export function writeDevConfig(): string {
@@ -137,7 +140,13 @@ export function writeDevConfig(): string {
 binding = "ORIGIN"
 service = "origin-stub"
 `;
-  writeFileSync(join(ROOT, DEV_CONFIG), overlay);
+  const path = join(ROOT, DEV_CONFIG);
+  // Every running `wrangler dev` of this checkout watches the file and reloads when it changes (and
+  // exits if it reads it half-written): write only a changed config, and atomically by rename.
+  if (existsSync(path) && readFileSync(path, 'utf8') === overlay) return DEV_CONFIG;
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, overlay);
+  renameSync(temp, path);
   return DEV_CONFIG;
 }
 
