@@ -16,7 +16,11 @@
 // characters decoded (RFC 3986 section 6.2.2.2), encoded slashes and backslashes (`%2F`, `%5C`)
 // read as `/` (nginx, and servers with Tomcat's `ALLOW_ENCODED_SLASH`, decode them before routing,
 // so `/events%2Fdemo/` is the sale page there), dot segments removed (section 5.2.4), repeated
-// slashes collapsed (nginx `merge_slashes`). The request the origin receives is not changed.
+// slashes collapsed (nginx `merge_slashes`), a segment cut at an encoded control character (`%00`),
+// trailing dots, spaces and `::$DATA` dropped from segments (IIS and NTFS do). The request the origin
+// receives is not changed. Not covered: origins that decode twice (`%252F`), fold Unicode case
+// (`ı` as `I`) or ignore invisible characters (U+200B); there, and in any case, the origin checks the
+// admission token on every room page itself (origin-sdk `verifyAdmission`).
 
 /** Most URL patterns one event may list. */
 export const MAX_PATTERNS = 20;
@@ -86,21 +90,36 @@ function decodeUnreserved(segment: string): string {
 /** Percent-encoded slash and backslash: read as a path separator when matching (see the file comment). */
 const ENCODED_SLASH = /%2f|%5c/gi;
 
+/** An encoded control character (`%00`-`%1F`, `%7F`): servers truncate or strip there, so matching does too. */
+const ENCODED_CONTROL = /%(?:[01][0-9a-f]|7f)/i;
+/** What Windows servers (IIS, NTFS) drop from a segment's end: trailing dots and spaces, and the `::$DATA` stream name. */
+const WINDOWS_TAIL = /(?:::\$data)?(?:\.|%20)*$/;
+
 /**
  * The normal form a request path is matched in (see the file comment): lower case, `;` parameters
- * dropped, unreserved characters decoded, `%2F`/`%5C` read as `/`, dot segments removed, no empty
- * segments, no trailing slash (the root is `/`).
+ * dropped, each segment cut at an encoded control character (`%00`: servers in C truncate there),
+ * unreserved characters decoded, `%2F`/`%5C` read as `/`, dot segments removed, trailing dots,
+ * `%20`s and `::$DATA` dropped from a segment (IIS serves `/room./` and `/room%20/` as `/room/`),
+ * no empty segments, no trailing slash (the root is `/`). Reading more spellings as the room is
+ * the safe side: at worst a visitor waits for a URL the origin would have answered 404.
  *
  * @param pathname the URL's path as the WHATWG URL parser gives it (`new URL(..).pathname`)
  */
 export function normalizePath(pathname: string): string {
   const out: string[] = [];
   for (const raw of (pathname.includes('%') ? pathname.replace(ENCODED_SLASH, '/') : pathname).split('/')) {
-    const semi = raw.indexOf(';');
-    const segment = decodeUnreserved(semi >= 0 ? raw.slice(0, semi) : raw).toLowerCase();
+    let cut = raw.indexOf(';');
+    if (raw.includes('%')) {
+      const control = raw.search(ENCODED_CONTROL);
+      if (control >= 0 && (cut < 0 || control < cut)) cut = control;
+    }
+    const segment = decodeUnreserved(cut >= 0 ? raw.slice(0, cut) : raw).toLowerCase();
     if (segment === '' || segment === '.') continue;
     if (segment === '..') out.pop();
-    else out.push(segment);
+    else {
+      const bare = segment.endsWith('.') || segment.includes('%20') || segment.includes('::') ? segment.replace(WINDOWS_TAIL, '') : segment;
+      if (bare !== '') out.push(bare);
+    }
   }
   return '/' + out.join('/');
 }
@@ -259,8 +278,10 @@ export type RoomMatch =
  * Finds the room covering a request. Most specific wins: the longest matching path; at equal
  * length an exact pattern beats a wildcard; then a pattern naming the host beats one without.
  * Then the room's bypass rules: method, case-sensitive path prefix of the raw path, or extension
- * of its last segment (case-insensitive). A raw path with `%`, `;` or `//` never bypasses, so an
- * encoding the origin may read differently cannot turn a room page into a "static asset".
+ * of its last segment (case-insensitive) when no segment between the room's pattern and the last
+ * one has a dot (PATH_INFO: `/room/buy.php/x.css` runs buy.php). A raw path with `%`, `;` or `//`
+ * never bypasses, so an encoding the origin may read differently cannot turn a room page into a
+ * "static asset".
  *
  * @param hostname the request's host without port (`new URL(..).hostname`)
  * @param pathname the request's path (`new URL(..).pathname`)
@@ -272,8 +293,10 @@ export function matchRoom(table: CompiledTable, method: string, hostname: string
   let room: RoomRules | undefined;
   const find = (map: Map<string, RoomRules>, p: string) => (table.anyHost ? map.get(`${host}\n${p}`) : undefined) ?? map.get(`\n${p}`);
   room = find(table.exact, path);
+  let matchedAt = path;
   for (let p = path; !room;) {
     room = find(table.wildcard, p);
+    matchedAt = p;
     if (p === '/') break;
     const cut = p.lastIndexOf('/');
     p = cut === 0 ? '/' : p.slice(0, cut);
@@ -283,9 +306,15 @@ export function matchRoom(table: CompiledTable, method: string, hostname: string
   if (bypass.methods.length > 0 && bypass.methods.includes(method.toUpperCase())) return { kind: 'bypass', room, rule: 'method' };
   if ((bypass.pathPrefixes.length > 0 || bypass.extensions.length > 0) && !/[%;]|\/\//.test(pathname)) {
     if (bypass.pathPrefixes.some((prefix) => pathname.startsWith(prefix))) return { kind: 'bypass', room, rule: 'prefix' };
-    const last = pathname.slice(pathname.lastIndexOf('/') + 1);
+    // Below the room's pattern, only the last segment may have a dot: `buy.php/x.css` is buy.php
+    // with path info on PHP, ASP.NET and servlet origins, not a stylesheet.
+    const below = path.slice(matchedAt === '/' ? 0 : matchedAt.length);
+    const lastSlash = below.lastIndexOf('/');
+    const last = below.slice(lastSlash + 1);
     const dot = last.lastIndexOf('.');
-    if (dot > 0 && bypass.extensions.includes(last.slice(dot + 1).toLowerCase())) return { kind: 'bypass', room, rule: 'extension' };
+    if (dot > 0 && !below.slice(0, lastSlash).includes('.') && bypass.extensions.includes(last.slice(dot + 1))) {
+      return { kind: 'bypass', room, rule: 'extension' };
+    }
   }
   return { kind: 'room', room };
 }

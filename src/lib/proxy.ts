@@ -43,7 +43,15 @@ function dropHopByHop(headers: Headers, keepWebSocketUpgrade: boolean): void {
 }
 
 /**
- * The headers the origin gets: the client's, without hop-by-hop fields and without the gateway's
+ * Request fields some servers route by instead of the request line (IIS URL Rewrite, Symfony's
+ * old `IisUrlRewrite`, Zend, some Java stacks): from a client they would make the origin serve
+ * another path than the one the room table matched, so the gateway never forwards them.
+ */
+const PATH_OVERRIDES = ['x-original-url', 'x-rewrite-url'];
+
+/**
+ * The headers the origin gets: the client's, without hop-by-hop fields, without `X-Original-URL`
+ * and `X-Rewrite-URL` (PATH_OVERRIDES), and without the gateway's
  * own credentials (its cookies, and any client-sent `X-Admission-Token`: the origin sees an
  * admission token only when the gateway put it there), plus the gateway's Via entry and the
  * de-facto reverse-proxy fields (as nginx's `proxy_set_header` recipes set them):
@@ -59,6 +67,7 @@ export function forwardedHeaders(incoming: Headers, requestUrl: URL): Headers {
   const headers = new Headers(incoming);
   dropHopByHop(headers, true);
   headers.delete(ADMISSION_HEADER);
+  for (const field of PATH_OVERRIDES) headers.delete(field);
   const cookie = stripGatewayCookies(headers.get('cookie'));
   if (cookie) headers.set('cookie', cookie);
   else headers.delete('cookie');

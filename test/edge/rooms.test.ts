@@ -80,6 +80,8 @@ describe('pass-through (no room covers the request)', () => {
           authorization: 'Bearer site-session',
           'x-custom': 'kept',
           'x-forwarded-host': 'spoofed.example',
+          'x-original-url': '/events/demo/',
+          'x-rewrite-url': '/events/demo/',
           'x-forwarded-for': '198.51.100.7',
           'cf-connecting-ip': '203.0.113.9',
         },
@@ -91,7 +93,17 @@ describe('pass-through (no room covers the request)', () => {
     expect(got.method).toBe('POST');
     expect(got.url).toBe(`${BASE}/account/orders?page=2`);
     expect(await got.text()).toBe('a=1');
-    for (const dropped of ['connection', 'x-hop', 'keep-alive', 'te', 'proxy-connection', 'x-admission-token']) {
+    // X-Original-URL / X-Rewrite-URL: IIS and some frameworks route by them (review, session 3).
+    for (const dropped of [
+      'connection',
+      'x-hop',
+      'keep-alive',
+      'te',
+      'proxy-connection',
+      'x-admission-token',
+      'x-original-url',
+      'x-rewrite-url',
+    ]) {
       expect(got.headers.get(dropped), dropped).toBeNull();
     }
     expect(got.headers.get('cookie')).toBe('theme=dark');

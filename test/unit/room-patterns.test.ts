@@ -151,6 +151,18 @@ describe('normalizePath', () => {
     ['/a/%2e%2e%2fb', '/b'],
     ['/a/./b/../c', '/a/c'],
     ['/../../a', '/a'],
+    // Review (session 3): IIS/NTFS serve these as /concerts/2027-taipei/; C code stops at %00.
+    ['/concerts/2027-taipei./', '/concerts/2027-taipei'],
+    ['/concerts/2027-taipei.../', '/concerts/2027-taipei'],
+    ['/concerts/2027-taipei%20/', '/concerts/2027-taipei'],
+    ['/concerts/2027-taipei.%20./', '/concerts/2027-taipei'],
+    ['/concerts/2027-taipei::$DATA/', '/concerts/2027-taipei'],
+    ['/concerts/2027-taipei%00/x', '/concerts/2027-taipei/x'],
+    ['/concerts/2027-taipei%00.css', '/concerts/2027-taipei'],
+    ['/concerts/2027-taipei%09/', '/concerts/2027-taipei'],
+    ['/concerts/2027-taipei%7F/', '/concerts/2027-taipei'],
+    ['/a%20b/c', '/a%20b/c'],
+    ['/a/.../b', '/a/b'],
   ])('%j -> %j', (input, output) => {
     expect(normalizePath(input)).toBe(output);
   });
@@ -163,6 +175,7 @@ describe('matchRoom', () => {
     room('taipei-vip', ['/tour/taipei/vip']),
     room('hosted', ['tickets.example.com/tour/taipei/*']),
     room('demo', ['/events/demo/*']),
+    room('dotted', ['/events/2027.osaka/*'], { pathPrefixes: [], extensions: ['css'], methods: [] }),
   ];
   it.each([
     ['https://gw.test/', 'none'],
@@ -201,6 +214,20 @@ describe('matchRoom', () => {
     ['https://gw.test/tour/taipei/css', 'room:taipei'],
     ['https://gw.test/tour/taipei/.css', 'room:taipei'],
     ['https://gw.test/tour/osaka/site.css', 'room:tour'],
+    // Review (session 3): PATH_INFO. PHP, ASP.NET and servlets run buy.php with /x.css as path
+    // info, so an extension counts only when no segment below the pattern before it has a dot.
+    ['https://gw.test/tour/taipei/buy.php/x.css', 'room:taipei'],
+    ['https://gw.test/tour/taipei/checkout.aspx/x.css', 'room:taipei'],
+    ['https://gw.test/tour/taipei/a.b/c/x.css', 'room:taipei'],
+    ['https://gw.test/tour/taipei/img/x.css', 'bypass:taipei'],
+    ['https://gw.test/events/2027.osaka/site.css', 'bypass:dotted'],
+    ['https://gw.test/events/2027.osaka/buy.php/site.css', 'room:dotted'],
+    // Windows tails and control characters stay in the room (IIS serves them as the room page).
+    ['https://gw.test/tour/taipei./seats', 'room:taipei'],
+    ['https://gw.test/tour/taipei%20/seats', 'room:taipei'],
+    ['https://gw.test/tour/taipei::$DATA/seats', 'room:taipei'],
+    ['https://gw.test/tour/taipei%00/seats', 'room:taipei'],
+    ['https://gw.test/tour/taipei/seats%00.css', 'room:taipei'],
     ['https://gw.test/_wr/events/taipei/status', 'none'],
   ])('%s -> %s', (url, expected) => {
     expect(matchOf(rooms, url)).toBe(expected);
