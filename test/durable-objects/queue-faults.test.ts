@@ -80,9 +80,10 @@ describe('queue faults', () => {
     await q.at(t0);
     for (let i = 0; i < 80; i++) await q.join(`v${i}`);
     const before = await roomRow(q.room);
-    // The sample write (last step of the tick's transaction) throws: the whole tick rolls back.
+    // The sample write (last step of the tick's transaction, room-tick.ts) throws: the whole tick
+    // rolls back. (The seam is the room's store: the tick runs outside the class since the split.)
     await runInDurableObject(q.room, (obj: WaitingRoom) => {
-      (obj as unknown as { sample: () => void }).sample = () => {
+      (obj as unknown as { store: { recordSample: () => void } }).store.recordSample = () => {
         throw new Error('injected failure halfway through the tick');
       };
     });
