@@ -24,6 +24,12 @@ export interface FifoPlace {
   bucket: number;
   idx: number;
   shard: number;
+  /**
+   * The presale lane the place is in line in (one of the event's `entry.lanes`); absent = the
+   * public queue. Each lane is a line of its own with its own cursor: places of two lanes are
+   * never compared.
+   */
+  lane?: string;
 }
 
 /** A place: FIFO, or `pre` = a lottery pre-queue entry (ranked by the draw at sale start). */
@@ -38,26 +44,37 @@ export function isPre(place: Place): place is { pre: true } {
  * a newer Worker might add to a place never change it.
  */
 export function placeKey(place: Place): string {
-  return isPre(place) ? 'pre' : `${place.bucket}:${place.idx}:${place.shard}`;
+  if (isPre(place)) return 'pre';
+  const fifo = `${place.bucket}:${place.idx}:${place.shard}`;
+  return place.lane === undefined ? fifo : `${place.lane}/${fifo}`;
 }
 
-/** The place a `placeKey` names; null for anything else. */
+/** The place a `placeKey` names (`pre`, `bucket:idx:shard` or `lane/bucket:idx:shard`); null for anything else. */
 export function parsePlaceKey(key: string): Place | null {
   if (key === 'pre') return { pre: true };
-  const m = /^(\d+):(\d+):(\d+)$/.exec(key);
-  return m ? { bucket: Number(m[1]), idx: Number(m[2]), shard: Number(m[3]) } : null;
+  const m = /^(?:([a-z0-9][a-z0-9-]{0,31})\/)?(\d+):(\d+):(\d+)$/.exec(key);
+  if (!m) return null;
+  const place: FifoPlace = { bucket: Number(m[2]), idx: Number(m[3]), shard: Number(m[4]) };
+  return m[1] === undefined ? place : { ...place, lane: m[1] };
+}
+
+/** The presale lane of a place; null for the public queue (and the lottery pre-queue, which is part of it). */
+export function laneOf(place: Place): string | null {
+  return isPre(place) ? null : (place.lane ?? null);
 }
 
 /**
- * Whether `a` is released before `b`: lottery pre-queue places (ranked by the draw) before every
- * FIFO place, FIFO places by `comparePlaces`. Two pre-queue places are not ordered (false).
+ * Whether `a` is released before `b` in the same line: lottery pre-queue places (ranked by the
+ * draw) before every FIFO place of the public queue, FIFO places of one line by `comparePlaces`.
+ * Two pre-queue places, or places of two different lanes (lines of their own), are not ordered (false).
  */
 export function releasedBefore(a: Place, b: Place): boolean {
+  if (laneOf(a) !== laneOf(b)) return false;
   if (isPre(a)) return !isPre(b);
   return !isPre(b) && comparePlaces(a, b) < 0;
 }
 
-/** Compares two FIFO places in release order; negative when `a` goes first. */
+/** Compares two FIFO places of one line (their lanes are not looked at) in release order; negative when `a` goes first. */
 export function comparePlaces(a: FifoPlace, b: FifoPlace): number {
   return a.bucket - b.bucket || a.idx - b.idx || a.shard - b.shard;
 }
@@ -163,6 +180,19 @@ export interface AdmissionCursor {
   entry?: CursorEntry | null;
   /** The proof of work new visitors solve before they get a place (absent in cursors of older rooms = none). */
   proofOfWork?: ProofOfWorkConfig | null;
+  /** Each presale lane's line, in release order (absent in cursors of rooms older than lanes = none). */
+  lanes?: LaneCursor[];
+}
+
+/** One presale lane's line as the cursor publishes it, so polls of lane places stay answered at the edge. */
+export interface LaneCursor {
+  lane: string;
+  /** The lane's sale start, epoch ms (the event's own when the organizer set none). */
+  saleStartsAtMs: number;
+  /** First place of the lane not yet released. */
+  fifo: FifoPlace;
+  /** The lane's unreleased arrivals per bucket from its cursor's bucket on: [bucket, count], oldest first. */
+  queue: [number, number][];
 }
 
 /** A waiting visitor's view, computed at the edge from their place and the cursor. */
@@ -183,60 +213,41 @@ export type LotteryKey = string;
  * A visitor's view from their place and the cursor, with no object call. `key` is the visitor's
  * lottery key (needed only for pre-queue places once the draw is public).
  *
- * FIFO: released when the place is before the cursor; `ahead` counts unreleased arrivals in the
- * cursor's list before the place (a lower bound when the place's bucket is not listed yet).
+ * FIFO: released when the place is before its line's cursor (the public queue's, or its lane's);
+ * `ahead` counts unreleased arrivals in that line's list before the place (a lower bound when the
+ * place's bucket is not listed yet), plus the unreleased draw ranks for the public queue. A lane
+ * place's state follows its lane's sale start. A lane the cursor does not list (no longer
+ * configured) reads as released, so the room decides (it re-queues the visitor).
  * Lottery pre-queue: before the draw the position is unknown; after it, released when the key is
  * at or below the last released key, and the rank is estimated from the key (SHA-256 is uniform).
  */
 export function viewPlace(cursor: AdmissionCursor, place: Place, key: LotteryKey | null, nowMs: number): PlaceView {
-  const config = { saleStartsAtMs: cursor.saleStartsAtMs } as QueueConfig;
+  const lane = isPre(place) || place.lane === undefined ? null : (cursor.lanes?.find((l) => l.lane === place.lane) ?? 'missing');
+  const saleStartsAtMs = lane !== null && lane !== 'missing' ? lane.saleStartsAtMs : cursor.saleStartsAtMs;
+  const config = { saleStartsAtMs } as QueueConfig;
   const state = waitingState(config, cursor.mode, nowMs, cursor.soldOut);
-  let ahead: number | null;
+  const unknown = { state, released: false, position: null, ahead: null, estimatedWaitSeconds: null };
+  let ahead: number;
   let released: boolean;
   if (isPre(place)) {
     const draw = cursor.draw;
     // A pre-queue ticket of an event that is not a lottery (any more): the room re-queues it.
-    if (!draw)
-      return {
-        state,
-        released: true,
-        position: null,
-        ahead: null,
-        estimatedWaitSeconds: null,
-        pollAfterMs: pollAfterMs(null, cursor.idleTimeoutMs),
-      };
-    if (!draw.drawn || key === null) {
-      return {
-        state,
-        released: false,
-        position: null,
-        ahead: null,
-        estimatedWaitSeconds: null,
-        pollAfterMs: pollAfterMs(null, cursor.idleTimeoutMs),
-      };
-    }
+    if (!draw) return { ...unknown, released: true, pollAfterMs: pollAfterMs(null, cursor.idleTimeoutMs) };
+    if (!draw.drawn || key === null) return { ...unknown, pollAfterMs: pollAfterMs(null, cursor.idleTimeoutMs) };
     released = draw.released >= draw.size || (draw.releasedKey !== null && key <= draw.releasedKey);
     const rank = 1 + Math.floor(draw.size * keyFraction(key));
     ahead = Math.max(0, rank - draw.released - 1);
+  } else if (lane === 'missing') {
+    return { ...unknown, released: true, pollAfterMs: pollAfterMs(null, cursor.idleTimeoutMs) };
   } else {
-    released = comparePlaces(place, cursor.fifo) < 0;
-    const drawLeft = cursor.draw ? Math.max(0, cursor.draw.size - cursor.draw.released) : 0;
-    ahead = drawLeft;
-    // Within the visitor's own bucket, about idx * K + shard places go first (exact for K = 1).
-    const released0 = place.bucket === cursor.fifo.bucket ? cursor.fifo.idx * cursor.shards + cursor.fifo.shard : 0;
-    const before = Math.max(0, place.idx * cursor.shards + place.shard - released0);
-    let listed = false;
-    for (const [bucket, count] of cursor.queue) {
-      if (bucket > place.bucket) break;
-      listed = bucket === place.bucket;
-      ahead += listed ? Math.min(count, before) : count;
-    }
-    if (!listed) ahead += before;
-    ahead = Math.max(0, ahead);
+    const line = lane ?? cursor;
+    released = comparePlaces(place, line.fifo) < 0;
+    const drawLeft = lane === null && cursor.draw ? Math.max(0, cursor.draw.size - cursor.draw.released) : 0;
+    ahead = drawLeft + aheadInLine(place, line.fifo, line.queue, cursor.shards);
   }
   if (released)
     return { state, released, position: 1, ahead: 0, estimatedWaitSeconds: 0, pollAfterMs: pollAfterMs(0, cursor.idleTimeoutMs) };
-  const untilStart = onSale(config, nowMs) ? 0 : Math.ceil((cursor.saleStartsAtMs - nowMs) / 1000);
+  const untilStart = onSale(config, nowMs) ? 0 : Math.ceil((saleStartsAtMs - nowMs) / 1000);
   const wait = state === 'waiting' || state === 'not_open' ? estimateWaitSeconds(ahead + 1, cursor.admitPerMinute) : null;
   return {
     state,
@@ -246,6 +257,22 @@ export function viewPlace(cursor: AdmissionCursor, place: Place, key: LotteryKey
     estimatedWaitSeconds: wait === null ? null : wait + untilStart,
     pollAfterMs: pollAfterMs(wait, cursor.idleTimeoutMs),
   };
+}
+
+/** Unreleased places of one line before `place`: the listed buckets before it, and about idx x K + shard within its own. */
+function aheadInLine(place: FifoPlace, fifo: FifoPlace, queue: readonly [number, number][], shards: number): number {
+  // Within the visitor's own bucket, about idx * K + shard places go first (exact for K = 1).
+  const released0 = place.bucket === fifo.bucket ? fifo.idx * shards + fifo.shard : 0;
+  const before = Math.max(0, place.idx * shards + place.shard - released0);
+  let ahead = 0;
+  let listed = false;
+  for (const [bucket, count] of queue) {
+    if (bucket > place.bucket) break;
+    listed = bucket === place.bucket;
+    ahead += listed ? Math.min(count, before) : count;
+  }
+  if (!listed) ahead += before;
+  return Math.max(0, ahead);
 }
 
 /** A lottery key's place in [0, 1): its first 52 bits over 2^52. */

@@ -1,6 +1,6 @@
 // What the edge sends a QueueShard to get a place in line: built in one place for the gateway's
 // turn and the tests that drive the objects the same way.
-import { placeKey, shardOf, type AdmissionCursor, type Place } from './cursor';
+import { laneOf, placeKey, shardOf, type AdmissionCursor, type Place } from './cursor';
 
 /** A join as the edge sends it; the shard keeps no event settings of its own. */
 export interface ShardJoin {
@@ -19,13 +19,24 @@ export interface ShardJoin {
    * the place it already got instead of adding arrivals.
    */
   replaces?: string;
+  /**
+   * The presale lane a new place goes in line in (one of the event's lanes; absent = the public
+   * queue). A visitor who has a place keeps it, whichever lane the join names: an account's first
+   * place decides its lane.
+   */
+  lane?: string;
 }
 
 /**
  * The join for a visitor at the shard their id hashes to: a first join (`replaces` null, the same
  * place again if they have one), or a re-join at the back instead of the spent or lapsed `replaces`.
+ * A first join goes in line in `entry.lane` (the entry token's lane, null = the public queue); a
+ * re-join stays in the replaced place's lane while the event still lists that lane, else it joins
+ * the public queue.
  */
-export function shardJoin(cursor: AdmissionCursor, visitorId: string, replaces: Place | null): ShardJoin {
+export function shardJoin(cursor: AdmissionCursor, visitorId: string, replaces: Place | null, entry: { lane: string | null }): ShardJoin {
+  const lane = replaces ? laneOf(replaces) : entry.lane;
+  const listed = lane !== null && (cursor.entry?.lanes ?? []).includes(lane);
   return {
     eventId: cursor.eventId,
     shard: shardOf(visitorId, cursor.shards),
@@ -34,6 +45,7 @@ export function shardJoin(cursor: AdmissionCursor, visitorId: string, replaces: 
     saleStartsAtMs: cursor.saleStartsAtMs,
     again: replaces !== null,
     ...(replaces ? { replaces: placeKey(replaces) } : {}),
+    ...(listed ? { lane } : {}),
   };
 }
 

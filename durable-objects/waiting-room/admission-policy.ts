@@ -36,6 +36,8 @@ export interface AdmitRoom {
   cursor: FifoPlace;
   /** FIFO places before this were released too long ago to claim (their records are pruned). */
   lapsed: FifoPlace;
+  /** Each presale lane the event lists: its own cursor and lapse mark (a place of a lane not listed lapses). */
+  lanes: ReadonlyMap<string, { cursor: FifoPlace; lapsed: FifoPlace }>;
 }
 
 /** The lookups the decision may need (each at most once). */
@@ -66,7 +68,8 @@ const answer = (a: Exclude<AdmitAnswer, { kind: 'event_not_found' }>): AdmitDeci
  * - a place released before that one is spent (`requeue ended`): an older ticket never admits again;
  * - a pre-queue place: `not_in_draw` for a non-lottery event or a visitor the draw left out,
  *   `waiting` before the draw or while the rank is not released;
- * - a FIFO place from a shard the event no longer counts: `lapsed`; not passed by the cursor: `waiting`;
+ * - a FIFO place from a shard the event no longer counts, or of a presale lane it no longer lists:
+ *   `lapsed`; not passed by its line's cursor (the public queue's, or its lane's): `waiting`;
  * - released longer than the idle timeout ago (or its record pruned): `lapsed`;
  * - else `claim`: a new admission ending on the whole second at or before now + the admission TTL.
  */
@@ -97,8 +100,10 @@ export function decideAdmit(
     release = rank <= room.lapsedDraw ? null : lookups.releaseOfRank(rank);
   } else {
     if (place.shard >= room.shards) return answer({ kind: 'requeue', reason: 'lapsed' });
-    if (comparePlaces(place, room.cursor) >= 0) return answer({ kind: 'waiting' });
-    release = comparePlaces(place, room.lapsed) < 0 ? null : lookups.releaseOfPlace(place);
+    const line = place.lane === undefined ? room : room.lanes.get(place.lane);
+    if (!line) return answer({ kind: 'requeue', reason: 'lapsed' });
+    if (comparePlaces(place, line.cursor) >= 0) return answer({ kind: 'waiting' });
+    release = comparePlaces(place, line.lapsed) < 0 ? null : lookups.releaseOfPlace(place);
   }
   if (release === null || nowMs - release.atMs > room.idleTimeoutMs) return answer({ kind: 'requeue', reason: 'lapsed' });
   return { kind: 'claim', release, placeKey: key, admittedAtMs: nowMs, expiresAtMs: admissionEndsAtMs(nowMs, room.admissionTtlMs) };

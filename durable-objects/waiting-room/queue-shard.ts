@@ -40,6 +40,14 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX qs_entry_tokens_expiry ON qs_entry_tokens (expires_at);
     `,
   },
+  {
+    id: 3,
+    description: 'presale lanes: the lane of a place, arrivals per lane and bucket (the public queue keeps qs_buckets)',
+    sql: `
+      ALTER TABLE qs_visitors ADD COLUMN lane TEXT;
+      CREATE TABLE qs_lane_buckets (lane TEXT NOT NULL, bucket INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (lane, bucket));
+    `,
+  },
 ];
 
 /** Arrivals the room has not seen yet: every bucket before `sealedBefore` is final. */
@@ -48,6 +56,8 @@ export interface ShardCounts {
   /** Lottery pre-queue entrants waiting for the draw (0 once sealed). */
   preQueue: number;
   buckets: [number, number][];
+  /** Arrivals per presale lane and bucket, from the lane's `fromBucket` on: lane -> [bucket, count][] (lanes with none omitted). */
+  lanes: Record<string, [number, number][]>;
 }
 
 export class QueueShard extends DurableObject<Env> {
@@ -105,8 +115,8 @@ export class QueueShard extends DurableObject<Env> {
 
   private async place(req: ShardJoin): Promise<Place> {
     const now = this.clock();
-    const existing = this.sql.one<{ pre: number; bucket: number; idx: number; left_at: number | null }>`
-      SELECT pre, bucket, idx, left_at FROM qs_visitors WHERE visitor_id = ${req.visitorId}`;
+    const existing = this.sql.one<{ pre: number; bucket: number; idx: number; lane: string | null; left_at: number | null }>`
+      SELECT pre, bucket, idx, lane, left_at FROM qs_visitors WHERE visitor_id = ${req.visitorId}`;
     const current = existing && existing.left_at === null ? placeOf(existing, req.shard) : null;
     const state = this.state();
     const decision = decideJoin(req, current, { sealed: state.sealed === 1, minBucket: state.min_bucket }, now);
@@ -117,6 +127,19 @@ export class QueueShard extends DurableObject<Env> {
       this.sql
         .run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, 1, ${arrivalBucket(now, state.min_bucket)}, 0)`;
       place = { pre: true };
+    } else if (req.lane !== undefined) {
+      const { bucket } = decision;
+      const lane = req.lane;
+      let idx = 0;
+      this.ctx.storage.transactionSync(() => {
+        idx =
+          this.sql.one<{ count: number }>`
+          INSERT INTO qs_lane_buckets (lane, bucket, count) VALUES (${lane}, ${bucket}, 1)
+          ON CONFLICT (lane, bucket) DO UPDATE SET count = count + 1 RETURNING count`!.count - 1;
+        this.sql
+          .run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx, lane) VALUES (${req.visitorId}, 0, ${bucket}, ${idx}, ${lane})`;
+      });
+      place = { bucket, idx, shard: req.shard, lane };
     } else {
       const { bucket } = decision;
       let idx = 0;
@@ -148,10 +171,12 @@ export class QueueShard extends DurableObject<Env> {
   }
 
   /**
-   * Arrivals per bucket from `fromBucket` on. Buckets before the returned `sealedBefore` are final:
-   * any later join lands at or after it.
+   * Arrivals per bucket from `fromBucket` on (the public queue), and per presale lane from that
+   * lane's cursor bucket in `laneFrom` on (0 for a lane not named). Buckets before the returned
+   * `sealedBefore` are final, in every lane: any later join lands at or after it.
+   * @param laneFrom the room's cursor bucket of each lane it has released from (absent: none)
    */
-  async counts(fromBucket: number): Promise<ShardCounts> {
+  async counts(fromBucket: number, laneFrom: Record<string, number> = {}): Promise<ShardCounts> {
     this.requests++;
     const sealedBefore = arrivalBucket(this.clock(), this.state().min_bucket);
     this.sql.run`UPDATE qs_state SET min_bucket = ${sealedBefore}, announced = 0`;
@@ -160,11 +185,19 @@ export class QueueShard extends DurableObject<Env> {
     const buckets = this.sql.all<{ bucket: number; count: number }>`SELECT bucket, count FROM qs_buckets ORDER BY bucket`.map(
       (r): [number, number] => [r.bucket, r.count],
     );
+    // The room never asks for a lane's buckets before that lane's cursor again.
+    for (const [lane, from] of Object.entries(laneFrom))
+      this.sql.run`DELETE FROM qs_lane_buckets WHERE lane = ${lane} AND bucket < ${from}`;
+    const lanes: Record<string, [number, number][]> = {};
+    for (const r of this.sql.all<{ lane: string; bucket: number; count: number }>`
+      SELECT lane, bucket, count FROM qs_lane_buckets ORDER BY lane, bucket`) {
+      (lanes[r.lane] ??= []).push([r.bucket, r.count]);
+    }
     const preQueue =
       this.state().sealed === 1
         ? 0
         : (this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM qs_visitors WHERE pre = 1 AND left_at IS NULL`?.n ?? 0);
-    return { sealedBefore, buckets, preQueue };
+    return { sealedBefore, buckets, preQueue, lanes };
   }
 
   /**
@@ -192,6 +225,7 @@ export class QueueShard extends DurableObject<Env> {
   }
 }
 
-function placeOf(row: { pre: number; bucket: number; idx: number }, shard: number): Place {
-  return row.pre === 1 ? { pre: true } : { bucket: row.bucket, idx: row.idx, shard };
+function placeOf(row: { pre: number; bucket: number; idx: number; lane: string | null }, shard: number): Place {
+  if (row.pre === 1) return { pre: true };
+  return row.lane === null ? { bucket: row.bucket, idx: row.idx, shard } : { bucket: row.bucket, idx: row.idx, shard, lane: row.lane };
 }

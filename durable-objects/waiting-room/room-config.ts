@@ -62,9 +62,10 @@ export interface JoinedState {
 }
 
 /**
- * Why `next` may not replace `old`, or null when it may: once visitors joined the queue policy
- * and the number of queue shards are fixed (places were handed out under them), and after a
- * lottery draw its sale start is fixed (the draw was made at it).
+ * Why `next` may not replace `old`, or null when it may: once visitors joined the queue policy,
+ * the number of queue shards and the presale lanes listed are fixed (places were handed out under
+ * them; lanes may still be added, and their starts and shares changed), and after a lottery draw
+ * its sale start is fixed (the draw was made at it).
  */
 export function configChangeConflict(old: RoomConfig, next: QueueConfig, state: JoinedState): string | null {
   if (!state.joined) return null;
@@ -72,6 +73,11 @@ export function configChangeConflict(old: RoomConfig, next: QueueConfig, state: 
   if (old.shards !== (next.shards ?? 1)) return 'the number of queue shards cannot change once visitors have joined';
   if (old.policy === 'random' && state.drawn && old.saleStartsAtMs !== next.saleStartsAtMs)
     return 'the sale start cannot move after the lottery draw';
+  // Lane places name their lane: a lane's start and share may change, and lanes may be added, but
+  // a lane visitors may be in line in stays (its places would lapse).
+  const kept = new Set((next.entry?.lanes ?? []).map((l) => l.lane));
+  const dropped = (old.entry?.lanes ?? []).find((l) => !kept.has(l.lane));
+  if (dropped) return `the presale lane "${dropped.lane}" cannot be removed once visitors have joined`;
   return null;
 }
 

@@ -1,6 +1,6 @@
 // What the WaitingRoom publishes for the edge (the admission cursor): the room's state and the
 // unreleased arrivals per bucket (for positions). Pure. (The rate for estimates: admission-pace.ts.)
-import { releasedInBucket, type AdmissionCursor, type FifoPlace } from '../../contracts/queue/cursor';
+import { releasedInBucket, type AdmissionCursor, type FifoPlace, type LaneCursor } from '../../contracts/queue/cursor';
 import { cursorEntry } from '../../contracts/entry';
 import type { RoomConfig } from './room-config';
 import { cursorOf, type RoomRow } from './room-store';
@@ -27,13 +27,13 @@ export function queueListing(
 /**
  * The admission cursor from the room's row and config: everything a waiting visitor's poll needs,
  * nothing personal. The lottery's seed appears only once drawn.
- * @param read what the room read for it: the queue listing, the last released draw key, the
- *   admission rate for estimates, and the time of publication (epoch ms)
+ * @param read what the room read for it: the queue listing, each presale lane's line, the last
+ *   released draw key, the admission rate for estimates, and the time of publication (epoch ms)
  */
 export function publishCursor(
   row: RoomRow,
   config: RoomConfig,
-  read: { queue: [number, number][]; releasedKey: string | null; admitPerMinute: number; nowMs: number },
+  read: { queue: [number, number][]; lanes: LaneCursor[]; releasedKey: string | null; admitPerMinute: number; nowMs: number },
 ): AdmissionCursor {
   const drawn = row.drawn === 1;
   return {
@@ -58,5 +58,6 @@ export function publishCursor(
     publishedAtMs: read.nowMs,
     entry: cursorEntry(config.entry),
     proofOfWork: config.proofOfWork,
+    lanes: read.lanes,
   };
 }

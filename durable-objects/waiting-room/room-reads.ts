@@ -1,7 +1,7 @@
 // What the WaitingRoom derives from its stored rows (room-store.ts) through the pure rules: the
 // published cursor, the organizer's stats, what binds, the alarm plan's facts and the visitors in
 // line. Reads only: nothing here writes, so the object class keeps only RPC, storage calls and I/O.
-import { CURSOR_QUEUE_BUCKETS, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
+import { CURSOR_QUEUE_BUCKETS, type AdmissionCursor, type FifoPlace, type LaneCursor, type Place } from '../../contracts/queue/cursor';
 import { seedCommitment } from '../../contracts/queue/queue-policy';
 import { decideAdmit, type AdmitDecision } from './admission-policy';
 import { claimWindowMs, measuredAdmissionRate, pendingLimit } from './admission-pace';
@@ -11,8 +11,8 @@ import type { RoomConfig } from './room-config';
 import { publishCursor, queueListing } from './room-cursor';
 import { bindingReport } from './room-report';
 import { cursorOf, lapsedOf, type RoomRow, type RoomStore } from './room-store';
-import type { Binding, RoomStats } from './room-types';
-import { SIGNAL_WINDOW_MS, freeSlots, gatewaySignals, waitingCount } from './tick-plan';
+import type { Binding, LaneStats, RoomStats } from './room-types';
+import { SIGNAL_WINDOW_MS, freeSlots, gatewaySignals, unreleasedArrivals, waitingCount, type LaneTick } from './tick-plan';
 
 /** The dashboard's samples: one every SAMPLE_EVERY_MS, kept for SAMPLE_KEEP_MS. */
 export const SAMPLE_EVERY_MS = 5_000;
@@ -28,14 +28,58 @@ export interface Room {
   config: RoomConfig;
 }
 
-/** Visitors in line (tick-plan waitingCount) from the stored counts. */
-export function roomWaiting(store: RoomStore, { row }: Room): number {
+/** A presale lane's rule with its sale start resolved (0 in the config = the event's own), epoch ms. */
+export interface LaneRuleNow {
+  lane: string;
+  saleStartsAtMs: number;
+  sharePercent: number;
+}
+
+/** The event's presale lanes in the organizer's (release) order, each with its own sale start. */
+export function lanesOf(config: RoomConfig): LaneRuleNow[] {
+  return (config.entry?.lanes ?? []).map((l) => ({
+    lane: l.lane,
+    saleStartsAtMs: l.saleStartsAtMs || config.saleStartsAtMs,
+    sharePercent: l.releaseSharePercent,
+  }));
+}
+
+/** The first sale start of the event's lines (the public queue's and its lanes'), epoch ms. */
+export function firstSaleStartMs(config: RoomConfig): number {
+  return Math.min(config.saleStartsAtMs, ...lanesOf(config).map((l) => l.saleStartsAtMs));
+}
+
+/** Each lane as the tick reads it (tick-plan LaneTick): its rule and its own line's counts. */
+export function laneTicks(store: RoomStore, room: Room): LaneTick[] {
+  const { sealedBefore } = store.queueCounts(room.row);
+  return lanesOf(room.config).map((l) => ({ ...l, queue: store.lanes.queueCounts(l.lane, sealedBefore) }));
+}
+
+/** Visitors in line (tick-plan waitingCount) from the stored counts, every lane's included. */
+export function roomWaiting(store: RoomStore, room: Room): number {
+  const { row } = room;
   const drawn = row.drawn === 1;
-  return waitingCount(store.queueCounts(row), {
-    drawn,
-    preQueue: drawn ? 0 : store.preQueue(),
-    draw: { size: row.draw_size, released: row.draw_released },
-  });
+  const inLanes = laneTicks(store, room).reduce((a, l) => a + unreleasedArrivals(l.queue, { onlySealed: false }), 0);
+  return (
+    inLanes +
+    waitingCount(store.queueCounts(row), {
+      drawn,
+      preQueue: drawn ? 0 : store.preQueue(),
+      draw: { size: row.draw_size, released: row.draw_released },
+    })
+  );
+}
+
+/** Each lane's line for the organizer: its rule, visitors waiting in it and released from it. */
+export function laneStats(store: RoomStore, room: Room): LaneStats[] {
+  const lines = store.lanes.lines();
+  return laneTicks(store, room).map((l) => ({
+    lane: l.lane,
+    saleStartsAtMs: l.saleStartsAtMs,
+    releaseSharePercent: l.sharePercent,
+    waiting: unreleasedArrivals(l.queue, { onlySealed: false }),
+    released: lines.get(l.lane)?.released ?? 0,
+  }));
 }
 
 /**
@@ -46,9 +90,19 @@ export function roomCursor(store: RoomStore, room: Room, nowMs: number): Admissi
   const { row, config } = room;
   const fifo = cursorOf(row);
   const queue = queueListing(fifo, store.arrivals(fifo.bucket), CURSOR_QUEUE_BUCKETS);
-  const waitingNow = queue.reduce((a, [, n]) => a + n, row.draw_size - row.draw_released);
+  const lanes = lanesOf(config).map((l): LaneCursor => {
+    const { cursor } = store.lanes.line(l.lane);
+    return {
+      lane: l.lane,
+      saleStartsAtMs: l.saleStartsAtMs,
+      fifo: cursor,
+      queue: queueListing(cursor, store.lanes.arrivals(l.lane, cursor.bucket), CURSOR_QUEUE_BUCKETS),
+    };
+  });
+  const waitingNow = [queue, ...lanes.map((l) => l.queue)].flat().reduce((a, [, n]) => a + n, row.draw_size - row.draw_released);
   return publishCursor(row, config, {
     queue,
+    lanes,
     releasedKey: row.draw_released > 0 ? store.drawKey(row.draw_released) : null,
     admitPerMinute: recentAdmissionRate(store, room, nowMs, waitingNow),
     nowMs,
@@ -64,8 +118,9 @@ export function roomCursor(store: RoomStore, room: Room, nowMs: number): Admissi
 function recentAdmissionRate(store: RoomStore, { row, config }: Room, nowMs: number, waitingNow: number): number {
   const samples = store.admissionSamples(nowMs - ADMISSION_SAMPLES_MS);
   samples.push({ at: nowMs, admittedTotal: row.admitted_total, waiting: waitingNow });
-  // Only time on sale counts: before the sale start (or a lottery draw) nobody could be admitted.
-  return measuredAdmissionRate(samples, nowMs, config.saleStartsAtMs, row.admit_rate || row.rate);
+  // Only time on sale counts: before the first sale start (of the public queue or a lane, or a
+  // lottery draw) nobody could be admitted.
+  return measuredAdmissionRate(samples, nowMs, firstSaleStartMs(config), row.admit_rate || row.rate);
 }
 
 /** What binds admissions now, with the numbers behind it (room-report.ts bindingReport). */
@@ -111,6 +166,7 @@ export async function roomStats(
     gateway: gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)),
     samples: store.samples(nowMs - SAMPLE_KEEP_MS),
     rateLog: store.rateLog(RATE_LOG_SHOWN),
+    lanes: laneStats(store, room),
     lottery:
       config.policy === 'random'
         ? { commitment: await seedCommitment(row.seed), drawn: row.drawn === 1, seed: row.drawn === 1 ? row.seed : null }
@@ -128,7 +184,8 @@ export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: 
     cause,
     mode: row.mode,
     soldOut: row.sold_out === 1,
-    saleStartsAtMs: config.saleStartsAtMs,
+    // A presale lane may open before the public queue: the room wakes for the first start.
+    saleStartsAtMs: firstSaleStartMs(config),
     drawPending: config.policy === 'random' && row.drawn !== 1,
     waiting: roomWaiting(store, room),
     freeSlots: freeSlots({
@@ -160,6 +217,7 @@ export function admitDecision(store: RoomStore, { row, config }: Room, visitorId
       lapsedDraw: row.lapsed_draw,
       cursor: cursorOf(row),
       lapsed: lapsedOf(row),
+      lanes: laneLines(store, config),
     },
     prior && { place: prior.place, state: prior.state, admittedAtMs: prior.admitted_at, expiresAtMs: prior.expires_at },
     {
@@ -169,4 +227,10 @@ export function admitDecision(store: RoomStore, { row, config }: Room, visitorId
     },
     nowMs,
   );
+}
+
+/** The line of each lane the event lists (a lane not listed any more has none: its places lapse). */
+function laneLines(store: RoomStore, config: RoomConfig): Map<string, { cursor: FifoPlace; lapsed: FifoPlace }> {
+  const stored = store.lanes.lines();
+  return new Map(lanesOf(config).map((l) => [l.lane, stored.get(l.lane) ?? store.lanes.line(l.lane)]));
 }

@@ -10,6 +10,7 @@ import type { GatewaySignals } from './release-controller';
 import type { Sample } from './room-types';
 import type { QueueCounts, SignalSums } from './tick-plan';
 import { noShowWindow } from './tick-plan';
+import { LaneStore } from './lane-store';
 
 /** The room's one row (wr_room). Times epoch ms, rates per minute, flags 0/1. */
 export interface RoomRow {
@@ -66,7 +67,12 @@ export function lapsedOf(room: RoomRow): FifoPlace {
 
 /** The WaitingRoom's queries over the synchronous SQLite API (no await inside any of them). */
 export class RoomStore {
-  constructor(private readonly sql: Sql) {}
+  /** The presale lanes' rows (lane-store.ts). */
+  readonly lanes: LaneStore;
+
+  constructor(private readonly sql: Sql) {
+    this.lanes = new LaneStore(sql);
+  }
 
   room(): RoomRow | null {
     return this.sql.one<RoomRow>`SELECT * FROM wr_room WHERE id = 1`;
@@ -167,8 +173,9 @@ export class RoomStore {
     return this.sql.one<ReleaseRef>`SELECT id, at AS atMs FROM wr_releases WHERE draw_after >= ${rank} ORDER BY id LIMIT 1`;
   }
 
-  /** The release that released FIFO place `p` (the first whose cursor moved past it). */
+  /** The release that released FIFO place `p` (the first whose cursor, of its lane or the public queue, moved past it). */
   releaseOfPlace(p: FifoPlace): ReleaseRef | null {
+    if (p.lane !== undefined) return this.lanes.releaseOfPlace(p.lane, p);
     return this.sql.one<ReleaseRef>`
       SELECT id, at AS atMs FROM wr_releases WHERE (c_bucket, c_idx, c_shard) > (${p.bucket}, ${p.idx}, ${p.shard}) ORDER BY id LIMIT 1`;
   }
@@ -228,19 +235,23 @@ export class RoomStore {
 
   /**
    * Records a tick's release: draw ranks and the cursor move, one release record when anyone was
-   * released, and forgets counted buckets the cursor has passed. Call inside a transaction.
+   * released (lane places included), and forgets counted buckets the cursor has passed. Call
+   * inside a transaction.
+   * @returns the release record's id, or null when nobody was released
    */
-  applyRelease(nowMs: number, fromDraw: number, released: number, drawAfter: number, c: FifoPlace, cursorMoved: boolean): void {
+  applyRelease(nowMs: number, fromDraw: number, released: number, drawAfter: number, c: FifoPlace, cursorMoved: boolean): number | null {
+    let id: number | null = null;
     if (released > 0) {
       this.sql
         .run`UPDATE wr_room SET draw_released = draw_released + ${fromDraw}, c_bucket = ${c.bucket}, c_idx = ${c.idx}, c_shard = ${c.shard}`;
-      this.sql.run`INSERT INTO wr_releases (at, count, draw_after, c_bucket, c_idx, c_shard)
-        VALUES (${nowMs}, ${released}, ${drawAfter}, ${c.bucket}, ${c.idx}, ${c.shard})`;
+      id = this.sql.one<{ id: number }>`INSERT INTO wr_releases (at, count, draw_after, c_bucket, c_idx, c_shard)
+        VALUES (${nowMs}, ${released}, ${drawAfter}, ${c.bucket}, ${c.idx}, ${c.shard}) RETURNING id`!.id;
     } else if (cursorMoved) {
       // Only empty buckets passed: park the cursor without a release record.
       this.sql.run`UPDATE wr_room SET c_bucket = ${c.bucket}, c_idx = ${c.idx}, c_shard = ${c.shard}`;
     }
     this.sql.run`DELETE FROM wr_arrivals WHERE bucket < ${c.bucket}`;
+    return id;
   }
 
   /** Stores the controller's state after a tick, the carry, and the tick's admissions. */
@@ -273,6 +284,7 @@ export class RoomStore {
     if (!last) return;
     this.sql.run`UPDATE wr_room SET lapsed_draw = ${Math.max(room.lapsed_draw, last.draw_after)},
       lapsed_bucket = ${last.c_bucket}, lapsed_idx = ${last.c_idx}, lapsed_shard = ${last.c_shard}`;
+    this.lanes.prune(last.id);
     this.sql.run`DELETE FROM wr_releases WHERE id <= ${last.id}`;
   }
 

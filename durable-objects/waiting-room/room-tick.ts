@@ -8,7 +8,7 @@ import { parseStoredHealth } from './health-intake';
 import type { HealthReport } from './health-signals';
 import { nextReleaseRate, type GatewaySignals } from './release-controller';
 import { controllerBounds } from './room-config';
-import { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS, roomWaiting, type Room } from './room-reads';
+import { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS, laneTicks, roomWaiting, type Room } from './room-reads';
 import type { RoomStore } from './room-store';
 import { SIGNAL_WINDOW_MS, gatewaySignals, planRelease, releaseKeepMs } from './tick-plan';
 
@@ -18,7 +18,8 @@ import { SIGNAL_WINDOW_MS, gatewaySignals, planRelease, releaseKeepMs } from './
  * done. Idempotent in effect: a duplicate or late run releases only what the elapsed time earned
  * (capped, see releaseBudget).
  */
-export function runTick(store: RoomStore, { row: r, config }: Room, nowMs: number): void {
+export function runTick(store: RoomStore, room: Room, nowMs: number): void {
+  const { row: r, config } = room;
   store.endExpiredAdmissions(nowMs);
   store.pruneReleases(r, nowMs, releaseKeepMs(config.idleTimeoutMs));
 
@@ -69,11 +70,13 @@ export function runTick(store: RoomStore, { row: r, config }: Room, nowMs: numbe
     },
     draw: { size: r.draw_size, released: r.draw_released },
     queue: store.queueCounts(r),
+    lanes: laneTicks(store, room),
   });
   let admitted = 0;
   if (plan.kind === 'release') {
-    admitted = plan.fromDraw + plan.fromQueue;
-    store.applyRelease(nowMs, plan.fromDraw, admitted, r.draw_released + plan.fromDraw, plan.cursor, plan.cursorMoved);
+    admitted = plan.lanes.reduce((a, l) => a + l.released, plan.fromDraw + plan.fromQueue);
+    const id = store.applyRelease(nowMs, plan.fromDraw, admitted, r.draw_released + plan.fromDraw, plan.cursor, plan.cursorMoved);
+    for (const l of plan.lanes) if (l.released > 0 || l.cursorMoved) store.lanes.applyRelease(l.lane, id, l.released, l.cursor);
     if (admitted > 0) logDecision('released', { eventId: config.eventId, count: admitted, eligible: plan.eligible, slots: plan.admit });
   }
   store.endTick(nowMs, {

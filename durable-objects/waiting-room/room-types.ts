@@ -77,4 +77,18 @@ export interface RoomStats {
   /** One sample every 5 s over the last 30 minutes, oldest first. */
   samples: Sample[];
   lottery: { commitment: string; drawn: boolean; seed: string | null } | null;
+  /** The presale lanes in release order (empty for an event without lanes). */
+  lanes: LaneStats[];
+}
+
+/** One presale lane's line for the organizer. */
+export interface LaneStats {
+  lane: string;
+  /** The lane's sale start, epoch ms (the event's own when the organizer set none). */
+  saleStartsAtMs: number;
+  releaseSharePercent: number;
+  /** Visitors of the lane in line (counted arrivals not released). */
+  waiting: number;
+  /** Visitors of the lane released so far. */
+  released: number;
 }

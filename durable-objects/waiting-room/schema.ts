@@ -139,4 +139,35 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
     description: 'release controller: reports spent in conservative slow start (HyStart++, RFC 9406)',
     sql: `ALTER TABLE wr_room ADD COLUMN css_rounds INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    id: 6,
+    description: 'presale lanes: a cursor, lapse mark and release count per lane, arrivals per lane, and each release per lane',
+    sql: `
+      CREATE TABLE wr_lanes (
+        lane TEXT PRIMARY KEY,
+        c_bucket INTEGER NOT NULL DEFAULT 0,
+        c_idx INTEGER NOT NULL DEFAULT 0,
+        c_shard INTEGER NOT NULL DEFAULT 0,
+        lapsed_bucket INTEGER NOT NULL DEFAULT 0,
+        lapsed_idx INTEGER NOT NULL DEFAULT 0,
+        lapsed_shard INTEGER NOT NULL DEFAULT 0,
+        released INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE TABLE wr_lane_arrivals (
+        lane TEXT NOT NULL,
+        shard INTEGER NOT NULL,
+        bucket INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (lane, shard, bucket)
+      );
+      CREATE TABLE wr_lane_releases (
+        id INTEGER NOT NULL,
+        lane TEXT NOT NULL,
+        c_bucket INTEGER NOT NULL,
+        c_idx INTEGER NOT NULL,
+        c_shard INTEGER NOT NULL,
+        PRIMARY KEY (lane, id)
+      );
+    `,
+  },
 ];

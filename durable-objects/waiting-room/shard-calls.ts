@@ -12,14 +12,19 @@ export interface ShardAnswer {
 }
 
 /**
- * Asks every queue shard of the room for its arrivals from the cursor's bucket on. Throws what a
+ * Asks every queue shard of the room for its arrivals from the cursor's bucket on (each presale
+ * lane's from that lane's cursor bucket in `laneFrom` on). Throws what a
  * shard call throws (the tick then stores nothing and its alarm is retried).
  */
-export function fetchShardCounts(env: Pick<Env, 'QUEUE_SHARD'>, { row, config }: Room): Promise<ShardAnswer[]> {
+export function fetchShardCounts(
+  env: Pick<Env, 'QUEUE_SHARD'>,
+  { row, config }: Room,
+  laneFrom: Record<string, number>,
+): Promise<ShardAnswer[]> {
   return Promise.all(
     Array.from({ length: row.shards }, (_, shard) =>
       env.QUEUE_SHARD.getByName(shardName(config.eventId, shard))
-        .counts(row.c_bucket)
+        .counts(row.c_bucket, laneFrom)
         .then((counts) => ({ shard, counts: counts as ShardCounts })),
     ),
   );

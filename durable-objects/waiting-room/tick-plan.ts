@@ -4,6 +4,7 @@
 // calls these, and writes what they return (DESIGN.md sections 5 and 6).
 import { advanceCursor, comparePlaces, releasedInBucket, type BucketCounts, type FifoPlace } from '../../contracts/queue/cursor';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
+import { splitLaneBudget } from './lane-split';
 import { releaseBudget, type GatewaySignals } from './release-controller';
 
 /** Gateway signals (hold latency, conflicts) count over this trailing window, ms. */
@@ -130,6 +131,27 @@ export interface TickInput {
   occupancy: Occupancy;
   draw: DrawProgress;
   queue: QueueCounts;
+  /** The event's presale lanes in the organizer's (release) order; empty for an event without lanes. */
+  lanes: readonly LaneTick[];
+}
+
+/** A presale lane as one tick reads it. */
+export interface LaneTick {
+  lane: string;
+  /** The lane's sale start, epoch ms (the event's own when the organizer set none): nobody of it is released before. */
+  saleStartsAtMs: number;
+  /** Its share of each tick's budget, whole percent (the public queue gets 100 minus the lanes' shares). */
+  sharePercent: number;
+  /** The lane's own line: cursor, arrivals, and the shards' seal. */
+  queue: QueueCounts;
+}
+
+/** What one tick releases from one lane: how many, and where its cursor moves. */
+export interface LaneRelease {
+  lane: string;
+  released: number;
+  cursor: FifoPlace;
+  cursorMoved: boolean;
 }
 
 /**
@@ -153,20 +175,38 @@ export type ReleasePlan =
       cursor: FifoPlace;
       /** The cursor moved (it may move over empty buckets with nobody released). */
       cursorMoved: boolean;
+      /** Each lane's part, in the lanes' order (lane places released = the sum of `released`). */
+      lanes: LaneRelease[];
     };
 
 /**
- * The tick's release: whether it may release, its budget (releaseBudget over the elapsed time,
- * free slots and eligible visitors), the draw ranks and FIFO places that budget covers, and the
- * cursor's new position.
+ * The tick's release: whether it may release (from the first sale start of the public queue and
+ * the lanes on), its budget (releaseBudget over the elapsed time, free slots and the visitors
+ * eligible now), how that budget is split among the lanes in the organizer's order and then the
+ * public queue (lane-split.ts splitLaneBudget: each its share, capped by what it can release; what
+ * one cannot use flows on to the next in order), and each line's new cursor. A line releases
+ * nobody before its own sale start. In the public queue draw ranks go first, then FIFO places.
  */
 export function planRelease(t: TickInput): ReleasePlan {
-  const reason = holdReason(t, t.nowMs);
+  const firstStartMs = Math.min(t.saleStartsAtMs, ...t.lanes.map((l) => l.saleStartsAtMs));
+  const reason = holdReason({ ...t, saleStartsAtMs: firstStartMs }, t.nowMs);
   if (reason) return { kind: 'hold', reason, carry: 0 };
-  const eligible = eligibleCount(t.queue, t.draw);
+  const publicEligible = t.nowMs >= t.saleStartsAtMs ? eligibleCount(t.queue, t.draw) : 0;
+  const laneEligible = t.lanes.map((l) => (t.nowMs >= l.saleStartsAtMs ? unreleasedArrivals(l.queue, { onlySealed: true }) : 0));
+  const eligible = laneEligible.reduce((a, b) => a + b, publicEligible);
   const budget = releaseBudget(t.admitPerMinute, t.carry, t.nowMs - t.lastTickAtMs, freeSlots(t.occupancy), eligible);
-  const fromDraw = Math.min(budget.admit, t.draw.size - t.draw.released);
-  const moved = advanceCursor(t.queue.cursor, t.queue.counts, t.queue.sealedBefore, budget.admit - fromDraw);
+  const laneShares = t.lanes.reduce((a, l) => a + l.sharePercent, 0);
+  const split = splitLaneBudget(budget.admit, [
+    ...t.lanes.map((l, i) => ({ eligible: laneEligible[i]!, sharePercent: l.sharePercent })),
+    { eligible: publicEligible, sharePercent: Math.max(0, 100 - laneShares) },
+  ]);
+  const publicAdmit = split[t.lanes.length]!;
+  const fromDraw = Math.min(publicAdmit, t.draw.size - t.draw.released);
+  const moved = advanceCursor(t.queue.cursor, t.queue.counts, t.queue.sealedBefore, publicAdmit - fromDraw);
+  const lanes = t.lanes.map((l, i): LaneRelease => {
+    const m = advanceCursor(l.queue.cursor, l.queue.counts, l.queue.sealedBefore, split[i]!);
+    return { lane: l.lane, released: m.released, cursor: m.cursor, cursorMoved: comparePlaces(m.cursor, l.queue.cursor) !== 0 };
+  });
   return {
     kind: 'release',
     eligible,
@@ -176,6 +216,7 @@ export function planRelease(t: TickInput): ReleasePlan {
     fromQueue: moved.released,
     cursor: moved.cursor,
     cursorMoved: comparePlaces(moved.cursor, t.queue.cursor) !== 0,
+    lanes,
   };
 }
 

@@ -290,9 +290,14 @@ export class WaitingRoom extends DurableObject<Env> {
 
   /** Asks every queue shard for its arrivals from the cursor's bucket on and stores them. */
   private async collectArrivals(room: Room): Promise<void> {
-    const answers = await fetchShardCounts(this.env, room);
+    const laneFrom = Object.fromEntries([...this.store.lanes.lines()].map(([lane, line]) => [lane, line.cursor.bucket]));
+    const answers = await fetchShardCounts(this.env, room, laneFrom);
     this.ctx.storage.transactionSync(() => {
-      for (const { shard, counts } of answers) this.store.storeShardCounts(shard, counts.sealedBefore, counts.preQueue, counts.buckets);
+      for (const { shard, counts } of answers) {
+        this.store.storeShardCounts(shard, counts.sealedBefore, counts.preQueue, counts.buckets);
+        // A shard of an older deploy answers without lanes.
+        this.store.lanes.storeArrivals(shard, counts.lanes ?? {});
+      }
     });
   }
 

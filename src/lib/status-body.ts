@@ -15,6 +15,14 @@ export interface StatusBody {
   saleStartsAt: string | null;
   /** Lottery events: the draw's commitment (SHA-256 of the secret seed); null otherwise. */
   commitment: string | null;
+  /**
+   * Lottery events: the visitor's own entrant id, as the published draw lists it (a random id, or
+   * the keyed hash of the account on entry events), so they can find their rank in it
+   * (`GET /_wr/events/{id}/draw?entrant=`); null otherwise, and when a closed sale took nobody.
+   */
+  entrantId: string | null;
+  /** The presale lane the visitor's place is in line in; null for the public queue. */
+  lane: string | null;
   /** The queue ticket, for cookie-less clients; present when newly issued. */
   queueTicket?: string;
   /** The admission token, for cookie-less clients; present when `state` is `admitted`. */

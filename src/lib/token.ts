@@ -3,6 +3,7 @@
 import { SignJWT, createLocalJWKSet, errors, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { ADMISSION_TYP, PLACE_CLAIM, SESSION_CLAIM, TICKET_TYP } from '../../contracts/names';
 import type { Place } from '../../contracts/queue/cursor';
+import { LANE_PATTERN } from '../../contracts/entry';
 import { GatewayError } from './errors';
 import { macTicket, ticketKey, verifyMacTicket, type TicketKey } from './ticket-mac';
 
@@ -43,7 +44,8 @@ export interface VisitorClaims {
   sessionId?: string;
   /**
    * Queue tickets only (claim `pl`): the visitor's place in line, `[bucket, idx, shard]` for a
-   * FIFO place or `"pre"` for a lottery pre-queue entry. The edge answers polls from it.
+   * FIFO place of the public queue, `[bucket, idx, shard, lane]` for one in a presale lane, or
+   * `"pre"` for a lottery pre-queue entry. The edge answers polls from it.
    */
   place?: Place;
 }
@@ -164,17 +166,21 @@ export async function signQueueTicket(
   return macTicket(key, payload);
 }
 
-/** The `pl` claim of a place. */
-function placeClaim(place: Place): 'pre' | [number, number, number] {
-  return 'pre' in place ? 'pre' : [place.bucket, place.idx, place.shard];
+/** The `pl` claim of a place: `"pre"`, `[bucket, idx, shard]`, or `[bucket, idx, shard, lane]` for a presale lane's place. */
+function placeClaim(place: Place): 'pre' | [number, number, number] | [number, number, number, string] {
+  if ('pre' in place) return 'pre';
+  return place.lane === undefined ? [place.bucket, place.idx, place.shard] : [place.bucket, place.idx, place.shard, place.lane];
 }
 
-/** The `pl` claim as a place, or null when it is not one. */
+/** The `pl` claim as a place, or null when it is not one (a lane must match LANE_PATTERN). */
 function parsePlace(pl: unknown): Place | null {
   if (pl === 'pre') return { pre: true };
-  if (!Array.isArray(pl) || pl.length !== 3 || !pl.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return null;
-  const [bucket, idx, shard] = pl as number[];
-  return { bucket: bucket!, idx: idx!, shard: shard! };
+  if (!Array.isArray(pl) || (pl.length !== 3 && pl.length !== 4)) return null;
+  const [bucket, idx, shard, lane] = pl as unknown[];
+  if (![bucket, idx, shard].every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return null;
+  const place = { bucket: bucket as number, idx: idx as number, shard: shard as number };
+  if (pl.length === 3) return place;
+  return typeof lane === 'string' && LANE_PATTERN.test(lane) ? { ...place, lane } : null;
 }
 
 /**

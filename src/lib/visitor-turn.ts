@@ -2,7 +2,7 @@
 // the visitor's queue shard, the WaitingRoom's admit): the routes call it with the real objects,
 // the RPC-level tests with the same objects under a test clock (DESIGN.md section 3, steps 2-3).
 import { MAX_POLL_MS, lotteryKey } from '../../contracts/queue/queue-policy';
-import { isPre, viewPlace, type AdmissionCursor, type Place, type PlaceView } from '../../contracts/queue/cursor';
+import { isPre, laneOf, viewPlace, type AdmissionCursor, type Place, type PlaceView } from '../../contracts/queue/cursor';
 import { worthHandingOut } from '../../contracts/queue/lifetimes';
 import type { AdmitAnswer } from '../../contracts/room-answers';
 import type { StatusBody } from './status-body';
@@ -113,6 +113,7 @@ export async function takeTurn(ports: TurnPorts, req: TurnRequest): Promise<Turn
  */
 export function turnBody(turn: Exclude<Turn, { kind: 'event_not_found' }>): { body: StatusBody; retryAfterS: number | null } {
   const cursor = turn.cursor;
+  const visitor = turn.kind === 'closed' ? null : turn;
   const body = (
     state: StatusBody['state'],
     v: Pick<StatusBody, 'position' | 'ahead' | 'estimatedWaitSeconds' | 'pollAfterMs'>,
@@ -123,6 +124,8 @@ export function turnBody(turn: Exclude<Turn, { kind: 'event_not_found' }>): { bo
     ...v,
     saleStartsAt: cursor.saleStartsAtMs > 0 ? new Date(cursor.saleStartsAtMs).toISOString() : null,
     commitment: cursor.commitment,
+    entrantId: cursor.policy === 'random' && visitor ? visitor.visitorId : null,
+    lane: visitor ? laneOf(visitor.place) : null,
   });
   switch (turn.kind) {
     case 'closed':

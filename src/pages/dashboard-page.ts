@@ -125,8 +125,14 @@ export const DASHBOARD_SCRIPT = `
     set('seats', num(inv.seats.held + inv.seats.paymentPending) + ' / ' + num(inv.seats.sold + inv.tiers.reduce((a, t) => a + t.sold, 0)));
     set('reconcile', num(inv.seats.needsReconciliation));
     set('mode', q.mode === 'closed' ? 'closed: no new holds; holds already made can still be paid' : q.mode);
-    // Entry tokens (issue #17): who may join, and the presale lanes the tokens may name, in release order.
-    const e = cfg.entry, lane = (l) => l.lane + ' ' + l.releaseSharePercent + ' %' + (l.saleStartsAt ? ' from ' + new Date(l.saleStartsAt).toLocaleString() : '');
+    // Entry tokens (issue #17): who may join, and the presale lanes the tokens may name, in release
+    // order, each with its sale start and its line now (queue.lanes: waiting, released).
+    const laneLine = (name) => (q.lanes ?? []).find((x) => x.lane === name);
+    const e = cfg.entry, lane = (l) => {
+      const n = laneLine(l.lane), start = n ? n.saleStartsAtMs : l.saleStartsAt;
+      return l.lane + ' ' + l.releaseSharePercent + ' %' + (start ? ' from ' + new Date(start).toLocaleString() : '') +
+        (n ? ' (' + num(n.waiting) + ' waiting, ' + num(n.released) + ' released)' : '');
+    };
     set('entry', !e ? 'open: anyone' : 'signed-in accounts, sign in at ' + e.signInUrl + (e.lanes.length ? '; lanes: ' + e.lanes.map(lane).join(', ') : ''));
     const b = binding(q);
     set('binds', b.what); set('bindsWhy', b.why);

@@ -5,6 +5,20 @@ import { LANGS, LANG_NAMES, type Lang } from '../../contracts/i18n';
 import { MESSAGES } from './waiting-messages';
 import { prefersHtml } from '../lib/negotiate';
 
+/** Longest entrant id `?entrant=` takes (visitor ids are UUIDs, account ids `acct-` + 32 hex digits). */
+export const MAX_ENTRANT_ID_LENGTH = 64;
+/** What an entrant id may look like: letters, digits and `-`, at most MAX_ENTRANT_ID_LENGTH characters. */
+export const ENTRANT_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
+
+/**
+ * An entrant's rank in a drawn record, 1-based over all entrants; 0 when the draw does not list
+ * them; null before the draw.
+ */
+export function entrantRank(record: DrawRecord, entrant: string): number | null {
+  if (!record.drawn || !record.entrants) return null;
+  return record.entrants.indexOf(entrant) + 1;
+}
+
 /** Entrants listed on the page; the JSON has all of them. */
 export const DRAW_PAGE_ENTRANTS = 100;
 
@@ -22,12 +36,14 @@ export function wantsDrawPage(accept: string | undefined, format: string | undef
 /**
  * The draw record as HTML, in `lang`: what the commitment and the seed are, the rule that orders
  * the entrants, the first DRAW_PAGE_ENTRANTS of the order, how to check it, and a link to the
- * JSON (`?format=json`). Every value is escaped. No script.
+ * JSON (`?format=json`); with `entrant` (the visitor's own id, from their status: `?entrant=`),
+ * that entrant's rank among all of them (not only those listed). Every value is escaped. No script.
  */
-export function drawPage(eventId: string, record: DrawRecord, lang: Lang) {
+export function drawPage(eventId: string, record: DrawRecord, lang: Lang, entrant: string | null) {
   const t = MESSAGES[lang];
   const entrants = record.entrants ?? [];
   const shown = entrants.slice(0, DRAW_PAGE_ENTRANTS);
+  const rank = entrant === null ? null : entrantRank(record, entrant);
   return html`<!doctype html>
     <html lang="${lang}">
       <head>
@@ -91,6 +107,22 @@ export function drawPage(eventId: string, record: DrawRecord, lang: Lang) {
             }
           </dl>
           <p>${t.drawRule}</p>
+          ${
+            rank === null || !record.drawn || entrant === null
+              ? ''
+              : html`<p data-testid="entrant-rank">
+                  <strong
+                    >${
+                      rank === 0
+                        ? t.drawNotIn.replace('{id}', entrant)
+                        : t.drawRank
+                            .replace('{id}', entrant)
+                            .replace('{rank}', rank.toLocaleString(lang))
+                            .replace('{total}', entrants.length.toLocaleString(lang))
+                    }</strong
+                  >
+                </p>`
+          }
           ${
             record.drawn
               ? html`<h2>

@@ -23,6 +23,8 @@ export type PreviewPhase = (typeof PREVIEW_PHASES)[number];
 
 /** A commitment for lottery phases of an event that is not a lottery (64 hex digits, obviously a sample). */
 const SAMPLE_COMMITMENT = '0123456789abcdef'.repeat(4);
+/** The preview's sample entrant id (the shape of a random visitor id). */
+const SAMPLE_ENTRANT = '00000000-0000-4000-8000-000000000000';
 
 /**
  * Sample status of one phase for the event the cursor describes: its name, policy and commitment,
@@ -48,6 +50,8 @@ export function previewStatus(
     pollAfterMs: 5000,
     saleStartsAt: new Date(beforeSale ? nowMs + 15 * 60_000 : nowMs - 5_000).toISOString(),
     commitment: policy === 'random' ? (cursor.commitment ?? SAMPLE_COMMITMENT) : null,
+    entrantId: policy === 'random' ? SAMPLE_ENTRANT : null,
+    lane: null,
   };
 }
 

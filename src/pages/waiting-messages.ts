@@ -57,6 +57,10 @@ const EN = {
   drawCheck: 'To check it yourself: node scripts/verify-draw.ts with the address of this page.',
   drawOrder: 'First {n} of {total} in draw order (entrant ids: random per visitor, or keyed hashes of accounts)',
   drawJson: 'The record as JSON',
+  yourEntrant: 'Your entrant id in the draw:',
+  findRank: 'find your rank',
+  drawRank: 'Entrant {id} is number {rank} of {total} in the draw order.',
+  drawNotIn: 'Entrant {id} is not in this draw.',
 };
 
 /** The page's strings, by key. */
@@ -121,6 +125,10 @@ export const MESSAGES: Record<Lang, Messages> = {
     drawCheck: '自行查核：以此頁網址執行 node scripts/verify-draw.ts。',
     drawOrder: '抽籤順序前 {n} 位（共 {total} 位；編號為每位訪客的隨機碼，或帳號的雜湊值）',
     drawJson: 'JSON 格式的紀錄',
+    yourEntrant: '您在抽籤中的參加者編號：',
+    findRank: '查看您的順位',
+    drawRank: '參加者 {id} 在抽籤順序中排第 {rank} 位（共 {total} 位）。',
+    drawNotIn: '參加者 {id} 不在這次抽籤中。',
   },
   'zh-Hans': {
     title: '排队等候室',
@@ -175,6 +183,10 @@ export const MESSAGES: Record<Lang, Messages> = {
     drawCheck: '自行核对：用此页网址运行 node scripts/verify-draw.ts。',
     drawOrder: '抽签顺序前 {n} 位（共 {total} 位；编号为每位访客的随机码，或账号的哈希值）',
     drawJson: 'JSON 格式的记录',
+    yourEntrant: '您在抽签中的参与者编号：',
+    findRank: '查看您的顺位',
+    drawRank: '参与者 {id} 在抽签顺序中排第 {rank} 位（共 {total} 位）。',
+    drawNotIn: '参与者 {id} 不在这次抽签中。',
   },
   ja: {
     title: '待合室',
@@ -231,6 +243,10 @@ export const MESSAGES: Record<Lang, Messages> = {
     drawCheck: 'ご自身で確認するには：このページのアドレスで node scripts/verify-draw.ts を実行します。',
     drawOrder: '抽選順の最初の {n} 人（全 {total} 人、ID は訪問者ごとのランダム値、またはアカウントのハッシュ値）',
     drawJson: '記録（JSON）',
+    yourEntrant: '抽選でのあなたの参加者 ID：',
+    findRank: '順位を確認する',
+    drawRank: '参加者 {id} は抽選順で {total} 人中 {rank} 番目です。',
+    drawNotIn: '参加者 {id} はこの抽選に含まれていません。',
   },
   ko: {
     title: '대기실',
@@ -287,6 +303,10 @@ export const MESSAGES: Record<Lang, Messages> = {
     drawCheck: '직접 확인하려면: 이 페이지 주소로 node scripts/verify-draw.ts를 실행하세요.',
     drawOrder: '추첨 순서 처음 {n}명(전체 {total}명, ID는 방문자별 무작위 값 또는 계정의 해시 값)',
     drawJson: '기록(JSON)',
+    yourEntrant: '추첨에서 내 참가자 ID:',
+    findRank: '내 순위 확인',
+    drawRank: '참가자 {id}은(는) 추첨 순서에서 {total}명 중 {rank}번째입니다.',
+    drawNotIn: '참가자 {id}은(는) 이번 추첨에 없습니다.',
   },
   es: {
     title: 'Sala de espera',
@@ -344,5 +364,9 @@ export const MESSAGES: Record<Lang, Messages> = {
     drawCheck: 'Para comprobarlo: node scripts/verify-draw.ts con la dirección de esta página.',
     drawOrder: 'Los primeros {n} de {total} en orden de sorteo (ids aleatorios por visitante, o hash de la cuenta)',
     drawJson: 'El registro en JSON',
+    yourEntrant: 'Tu id de participante en el sorteo:',
+    findRank: 'busca tu puesto',
+    drawRank: 'El participante {id} es el número {rank} de {total} en el orden del sorteo.',
+    drawNotIn: 'El participante {id} no está en este sorteo.',
   },
 };

@@ -232,6 +232,16 @@ export function waitingPage(eventId: string, status: StatusBody, lang: Lang, pag
                 </p>`
               : ''
           }
+          ${
+            status.entrantId
+              ? html`<p class="muted" style="font-size:.8rem;overflow-wrap:anywhere" data-testid="entrant">
+                  ${t.yourEntrant} <code>${status.entrantId}</code> (<a
+                    href="/_wr/events/${eventId}/draw?entrant=${encodeURIComponent(status.entrantId)}"
+                    >${t.findRank}</a
+                  >)
+                </p>`
+              : ''
+          }
           <p class="muted" id="updated" aria-live="polite"></p>
           ${opts.preview ? '' : html`<noscript><p class="muted">${t.noScript.replace('{s}', String(refreshS))}</p></noscript>`}
         </main>

@@ -18,7 +18,7 @@ import { ENTRY_JWKS_TIMEOUT_MS, accountSecrets, decideEntry, originEntryKeys, ty
 import { fetchFromOrigin } from '../lib/proxy';
 import { ENTRY_HEADER, ENTRY_QUERY_PARAM } from '../../contracts/entry';
 import { CLOCK_TOLERANCE_S, TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
-import { drawPage, wantsDrawPage } from '../pages/draw-page';
+import { ENTRANT_ID_PATTERN, drawPage, entrantRank, wantsDrawPage } from '../pages/draw-page';
 import { preferredType } from '../lib/negotiate';
 import { langCookie, requestLang, type Lang } from '../../contracts/i18n';
 import { pageSecurityHeaders } from '../lib/security-headers';
@@ -70,7 +70,7 @@ function turnPorts(c: Context<AppEnv>, entry: EntryDecision, provenVisitorId: st
     join: async (cursor, visitorId, replaces) => {
       const ip = clientIp(c);
       if (ip) enforceRateLimit(c.env, (p) => c.executionCtx.waitUntil(p), 'join', 'ip', cursor.eventId, ip, Date.now());
-      const req = shardJoin(cursor, visitorId, replaces);
+      const req = shardJoin(cursor, visitorId, replaces, { lane: entry.kind === 'account' ? entry.lane : null });
       const shard = c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, req.shard));
       const once = provenVisitorId !== null && visitorId === provenVisitorId && !replaces;
       const place =
@@ -291,11 +291,19 @@ queueApi.get('/:eventId/draw', async (c) => {
     eventId,
   });
   if (!record) throw new GatewayError('NOT_FOUND', { detail: 'this event has no lottery' });
+  // `?entrant=`: the visitor's own id (their status JSON's entrantId), to find their rank.
+  const entrant = c.req.query('entrant') ?? null;
+  if (entrant !== null && !ENTRANT_ID_PATTERN.test(entrant))
+    throw new GatewayError('INVALID_REQUEST', { detail: 'entrant must be an entrant id: 1-64 letters, digits or "-"' });
   c.header('cache-control', record.drawn ? 'public, max-age=300' : 'public, max-age=10');
   c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsDrawPage(c.req.header('accept'), c.req.query('format'))) {
     for (const [k, v] of Object.entries(await pageSecurityHeaders([]))) c.header(k, v);
-    return c.html(drawPage(eventId, record, pageLang(c).lang));
+    return c.html(drawPage(eventId, record, pageLang(c).lang, entrant));
   }
-  return c.json({ algorithm: 'order entrants by SHA-256 hex of "<seed>:<visitorId>", ascending; ties by id', ...record });
+  return c.json({
+    algorithm: 'order entrants by SHA-256 hex of "<seed>:<visitorId>", ascending; ties by id',
+    ...record,
+    ...(entrant === null ? {} : { entrant: { id: entrant, rank: entrantRank(record, entrant) } }),
+  });
 });

@@ -40,7 +40,7 @@ export class QueueHarness {
   private readonly ports: TurnPorts = {
     cursor: () => this.cursor(),
     join: async (cursor, visitorId, replaces) => {
-      const req = shardJoin(cursor, visitorId, replaces);
+      const req = shardJoin(cursor, visitorId, replaces, { lane: null });
       return (await this.shard(req.shard).join(req)) as Place;
     },
     admit: async (_eventId, visitorId, place) => (await this.room.admit(visitorId, place)) as AdmitAnswer,

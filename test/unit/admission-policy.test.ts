@@ -26,6 +26,7 @@ const room = (o: Partial<AdmitRoom> = {}): AdmitRoom => ({
   lapsedDraw: 0,
   cursor: { bucket: 100, idx: 0, shard: 0 },
   lapsed: { bucket: 0, idx: 0, shard: 0 },
+  lanes: new Map(),
   ...o,
 });
 

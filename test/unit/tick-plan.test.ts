@@ -43,6 +43,7 @@ function tick(overrides: Partial<TickInput> = {}): TickInput {
     carry: 0,
     lastTickAtMs: T0,
     occupancy: { maxActiveVisitors: 100, activeLimit: 100, active: 0, pending: 0, noShowRate: null, pendingLimit: 1000 },
+    lanes: [],
     draw: { size: 0, released: 0 },
     queue: { cursor: { bucket: 10, idx: 0, shard: 0 }, counts: counts([0, 10, 50]), sealedBefore: 11 },
     ...overrides,

@@ -117,6 +117,8 @@ describe('turnBody', () => {
         pollAfterMs: 15_000,
         saleStartsAt: new Date(NOW - 60_000).toISOString(),
         commitment: null,
+        entrantId: null,
+        lane: null,
       },
       retryAfterS: 15,
     });
@@ -129,8 +131,21 @@ describe('turnBody', () => {
     const waiting = await takeTurn(ports(c).p, req(ticket({ bucket: 100, idx: 3, shard: 0 })));
     if (waiting.kind !== 'waiting') throw new Error('unexpected');
     expect(turnBody(waiting)).toMatchObject({
-      body: { state: 'waiting', position: 4 },
+      body: { state: 'waiting', position: 4, entrantId: null, lane: null },
       retryAfterS: Math.ceil(waiting.view.pollAfterMs / 1000),
     });
+  });
+
+  it('tells a lottery visitor their own entrant id, and a lane visitor their lane', async () => {
+    const lottery = cursor({ policy: 'random', saleStartsAtMs: NOW - 60_000 });
+    const waiting = await takeTurn(ports(lottery).p, req(ticket({ bucket: 100, idx: 3, shard: 0 })));
+    if (waiting.kind !== 'waiting') throw new Error('unexpected');
+    expect(turnBody(waiting).body).toMatchObject({ entrantId: waiting.visitorId, lane: null });
+    const lane = await takeTurn(
+      ports(cursor({ saleStartsAtMs: NOW - 60_000 })).p,
+      req(ticket({ bucket: 100, idx: 3, shard: 0, lane: 'presale' })),
+    );
+    if (lane.kind !== 'waiting') throw new Error('unexpected');
+    expect(turnBody(lane).body).toMatchObject({ entrantId: null, lane: 'presale' });
   });
 });
