@@ -70,6 +70,11 @@ export interface ControllerState {
    * a new overload (the origin recovered or grew), so the loop does not saw across the knee.
    */
   overloadLimit: number;
+  /**
+   * `reportedAtMs` of the report that last cut (0 = none yet): the next cut waits CUT_SPACING_MS
+   * from it, and comes then even while the active visitors still exceed the limit.
+   */
+  lastCutAtMs: number;
 }
 
 /** Rate factor on missing health, and on overload not measured in latency (errors, slow holds). */
@@ -124,6 +129,14 @@ export const CSS_GROWTH_DIVISOR = 4;
  * SDK's reports come every 2 s over a 10 s window, so 5 reports are one window).
  */
 export const CSS_ROUNDS = 5;
+/**
+ * At most one cut per this many ms of report time, and a cut again once it has passed while the
+ * overload persists: the origin SDK's report window (DEFAULT_WINDOW_MS, 10 s), so the report that
+ * cuts again measured only requests made after the last cut. TCP's rule: at most one
+ * multiplicative decrease per round trip (Jacobson 1988; RFC 5681 section 3.1), and Gradient2
+ * updates its limit once per sample window.
+ */
+export const CUT_SPACING_MS = 10_000;
 /** The active limit slow start begins from, once the origin's first report arrives; also the floor of cuts. */
 export const INITIAL_LIMIT = 10;
 
@@ -152,6 +165,7 @@ export function initialControllerState(bounds: ControllerBounds): ControllerStat
     cssRounds: 0,
     lastReportAtMs: 0,
     overloadLimit: 0,
+    lastCutAtMs: 0,
   };
 }
 
@@ -179,8 +193,9 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  * - **Overload** (p99 over target, errors over the limit, seat-hold p99 over its target): both cut
  *   by target/p99 within [MIN_CUT_FACTOR, MAX_CUT_FACTOR] (a gradient, as Netflix's Gradient2), or
  *   by DECREASE_FACTOR / LIMIT_CUT for causes not measured in latency; the limit from
- *   the active visitors, so new admissions stop at once, never below INITIAL_LIMIT; once per
- *   overload (while the active visitors still exceed the cut limit, later reports hold). With
+ *   the active visitors, so new admissions stop at once, never below INITIAL_LIMIT; at most once
+ *   per report window (CUT_SPACING_MS, TCP's one decrease per round trip: reports inside it hold),
+ *   and again each window while the overload persists, from the load then. With
  *   fewer than INITIAL_LIMIT active, the room's visitors cannot be the cause: slow start stays on
  *   and the load is not remembered as the origin's knee.
  * A missing, stale, malformed or failing report means the origin is down (see originDownReason):
@@ -205,7 +220,7 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   const active = Math.max(0, signals.active);
   const inFlight = active + Math.max(0, signals.pending);
   /** The next state; phase fields not given stay as they were. */
-  type Phase = Partial<Pick<ControllerState, 'slowStart' | 'cssRounds' | 'overloadLimit'>>;
+  type Phase = Partial<Pick<ControllerState, 'slowStart' | 'cssRounds' | 'overloadLimit' | 'lastCutAtMs'>>;
   const decide = (rate: number, limit: number, lastReportAtMs: number, why: string, admitFactor = 1, phase: Phase = {}): RateDecision => {
     const next: ControllerState = {
       ratePerMinute: Math.max(0, Math.round(rate)),
@@ -214,6 +229,7 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
       cssRounds: phase.cssRounds ?? state.cssRounds,
       lastReportAtMs,
       overloadLimit: phase.overloadLimit ?? state.overloadLimit,
+      lastCutAtMs: phase.lastCutAtMs ?? state.lastCutAtMs,
     };
     const changes: string[] = [];
     if (next.ratePerMinute !== state.ratePerMinute) {
@@ -254,19 +270,29 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   const firstNote = first ? `first health report, slow start from ${fmt(current)} active` : '';
   const label = (why: string) => (firstNote ? `${firstNote}; ${why}` : why);
   const cut = (why: string, factor: number, limitFactor: number) => {
-    // One cut per overload (as TCP cuts once per window, RFC 5681 section 3.2): while the active
-    // visitors still exceed the limit the last cut set, no one is being admitted and the load the
-    // report saw was admitted before that cut, so cutting again would only compound it.
-    if (!first && active > current) return hold(`${why}, already cut (${fmt(active)} active over the limit ${fmt(current)})`);
-    // Below the current load, but never below INITIAL_LIMIT; if our few visitors cannot be the
-    // cause (fewer than INITIAL_LIMIT active), slow start stays on to recover quickly, and their
-    // load is no knee to creep near (a W_max of 10 once held a healthy origin's limit at 10-13).
+    // One cut per report window (CUT_SPACING_MS): a report inside it still holds requests made
+    // before the last cut, so cutting on it would compound that cut.
+    const since = at - state.lastCutAtMs;
+    if (!first && state.lastCutAtMs > 0 && since < CUT_SPACING_MS) {
+      return hold(`${why}, already cut ${fmt(since / 1000)} s ago (one cut per ${fmt(CUT_SPACING_MS / 1000)} s report window)`);
+    }
+    // A window later the overload persists: cut again from the load now (Gradient2's limit =
+    // in flight x gradient), even while the active visitors still exceed the last cut's limit.
+    // Waiting for them to fall under it first (the old rule) held a halved origin at p99 2 s for
+    // 87 s in bench:control: visitors whose pages took 2 s stayed admitted for over a minute, and
+    // the one cut's limit (half the load then) was still above the origin's knee. From the load,
+    // not the last limit: the limit follows the draining load down and admissions resume only
+    // once p99 is back under the target, never compounding to the floor while nothing is admitted.
+    // Never below INITIAL_LIMIT; if our few visitors cannot be the cause (fewer than
+    // INITIAL_LIMIT active), slow start stays on to recover quickly, and their load is no knee to
+    // creep near (a W_max of 10 once held a healthy origin's limit at 10-13).
     const limit = Math.min(current, Math.max(INITIAL_LIMIT, active * limitFactor));
     const few = active < INITIAL_LIMIT;
     return decide(rateOr(clamp(state.ratePerMinute * factor)), limit, at, label(why), 1, {
       slowStart: few && state.slowStart,
       cssRounds: few ? state.cssRounds : 0,
       overloadLimit: few ? state.overloadLimit : active,
+      lastCutAtMs: at,
     });
   };
   const hold = (why: string) => decide(rateOr(clamp(state.ratePerMinute)), current, at, label(why), admitFactor);

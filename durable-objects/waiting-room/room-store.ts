@@ -31,6 +31,7 @@ export interface RoomRow {
   slow_start: number;
   css_rounds: number;
   overload_limit: number;
+  last_cut_at: number;
   admit_rate: number;
   last_sample_at: number;
   shards: number;
@@ -264,13 +265,14 @@ export class RoomStore {
       slowStart: boolean;
       cssRounds: number;
       overloadLimit: number;
+      lastCutAtMs: number;
       lastReportAtMs: number;
       carry: number;
       admitted: number;
     },
   ): void {
     this.sql.run`UPDATE wr_room SET rate = ${s.rate}, admit_rate = ${s.admitRate}, active_limit = ${s.activeLimit},
-      slow_start = ${s.slowStart ? 1 : 0}, css_rounds = ${s.cssRounds}, overload_limit = ${s.overloadLimit}, last_report_at = ${s.lastReportAtMs},
+      slow_start = ${s.slowStart ? 1 : 0}, css_rounds = ${s.cssRounds}, overload_limit = ${s.overloadLimit}, last_cut_at = ${s.lastCutAtMs}, last_report_at = ${s.lastReportAtMs},
       carry = ${s.carry}, last_tick_at = ${nowMs}, admitted_total = admitted_total + ${s.admitted}`;
   }
 

@@ -170,4 +170,9 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 7,
+    description: 'release controller: report time of the last cut (one cut per report window, again while the overload persists)',
+    sql: `ALTER TABLE wr_room ADD COLUMN last_cut_at INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

@@ -39,6 +39,7 @@ export const state = (s: Partial<ControllerState> = {}): ControllerState => ({
   cssRounds: 0,
   lastReportAtMs: 1,
   overloadLimit: 0,
+  lastCutAtMs: 0,
   ...s,
 });
 /** One step of the law with 100 active and nothing unclaimed unless given. */

@@ -44,6 +44,14 @@ export interface SimOptions {
    * 26 ms of 1 request); by default the capacity model's latency at no load, with no sample count.
    */
   idleReport?: { p99LatencyMs: number; sampleCount: number };
+  /**
+   * Closed-loop visitors instead of fixed sessions (the crowd tool's): a claimed visitor loads
+   * `pages` origin pages one after another, thinking `thinkS` s before each, and leaves after the
+   * last, so a visit stretches with the origin's latency; the client sends at most
+   * `clientConcurrency` requests at once (crowd's --concurrency), so the origin sees at most that
+   * many and the rest wait at the client.
+   */
+  visit?: { pages: number; thinkS: number; clientConcurrency: number };
 }
 
 export interface SimTick {
@@ -99,6 +107,25 @@ function windowStats(window: readonly Served[]): { p99: number; errorRate: numbe
   return { p99, errorRate: window.reduce((a, t) => a + t.errorRate * t.requests, 0) / requests, requests };
 }
 
+/**
+ * The origin's latency (ms) and pages served per s with `active` closed-loop visitors: the
+ * fixed point of concurrency = active x L / (think + L) (Little's law over a page cycle) and
+ * L = the capacity model's latency at that concurrency, capped by the client's concurrency
+ * (beyond it the client's queue, not the origin, holds the requests).
+ */
+function closedLoop(active: number, visit: NonNullable<SimOptions['visit']>, base: number, knee: number, fromMs: number) {
+  let latencyMs = fromMs;
+  for (let k = 0; k < 50; k++) {
+    const l = latencyMs / 1000;
+    const c = Math.min(visit.clientConcurrency, (active * l) / (visit.thinkS + l));
+    latencyMs = (latencyMs + simulatedLatencyMs(c, base, knee)) / 2;
+  }
+  const l = latencyMs / 1000;
+  const wanted = active / (visit.thinkS + l);
+  const concurrent = Math.min(visit.clientConcurrency, wanted * l);
+  return { latencyMs, concurrent, pagesPerS: Math.min(wanted, visit.clientConcurrency / l) };
+}
+
 /** Runs the loop, one tick per second, and returns every tick. */
 export function simulate(o: SimOptions): SimTick[] {
   const session = o.sessionS ?? 60;
@@ -117,6 +144,9 @@ export function simulate(o: SimOptions): SimTick[] {
   /** Unclaimed places: release tick, and the tick the visitor claims (Infinity for a no-show). */
   let places: { releasedAt: number; claimsAt: number }[] = [];
   const admittedAt: number[] = [];
+  /** Closed-loop visitors: pages each has left to load. */
+  let visits: number[] = [];
+  let lastLatencyMs = base;
   const out: SimTick[] = [];
   const t0 = 1_800_000_000_000;
   for (let tick = 0; tick < o.ticks; tick++) {
@@ -125,22 +155,41 @@ export function simulate(o: SimOptions): SimTick[] {
     let claimed = 0;
     places = places.filter((p) => {
       if (p.claimsAt > tick) return true;
-      admittedAt.push(tick);
+      if (o.visit) visits.push(o.visit.pages);
+      else admittedAt.push(tick);
       claimed++;
       return false;
     });
     const pending = places.filter((p) => (tick - p.releasedAt) * 1000 < window).length;
-    const concurrent = admittedAt.length;
-    const p99 = simulatedLatencyMs(concurrent, base, o.knee(tick));
-    const errorRate = simulatedErrorRate(concurrent, o.knee(tick));
-    served.push({ latencyMs: p99, errorRate, requests: concurrent });
+    let concurrent = admittedAt.length;
+    let p99 = simulatedLatencyMs(concurrent, base, o.knee(tick));
+    let errorRate = simulatedErrorRate(concurrent, o.knee(tick));
+    let requests = concurrent;
+    if (o.visit) {
+      // Active = admitted visitors with pages left; the origin sees the requests in flight.
+      concurrent = visits.length;
+      const loop = closedLoop(concurrent, o.visit, base, o.knee(tick), lastLatencyMs);
+      lastLatencyMs = p99 = loop.latencyMs;
+      // The stub's capacity model only slows down (origin-stub/shop.ts): no errors.
+      errorRate = 0;
+      requests = loop.pagesPerS;
+      const each = concurrent > 0 ? loop.pagesPerS / concurrent : 0;
+      visits = visits.map((left) => left - each).filter((left) => left > 0);
+    }
+    served.push({ latencyMs: p99, errorRate, requests });
     if (served.length > windowS) served.shift();
     if (tick % every === 0 && tick < (o.reportsUntil ?? Infinity)) {
       const w = windowStats(served);
       report =
         w.requests === 0 && o.idleReport
           ? { ...o.idleReport, errorRate: 0, activeBuyers: 0, reportedAtMs: now }
-          : { p99LatencyMs: w.p99, errorRate: w.errorRate, activeBuyers: concurrent, sampleCount: w.requests, reportedAtMs: now };
+          : {
+              p99LatencyMs: w.p99,
+              errorRate: w.errorRate,
+              activeBuyers: concurrent,
+              sampleCount: Math.round(w.requests),
+              reportedAtMs: now,
+            };
     }
     const d = nextReleaseRate(
       state,

@@ -148,6 +148,7 @@ describe('nextReleaseRate', () => {
     cssRounds: fc.integer({ min: 0, max: CSS_ROUNDS }),
     lastReportAtMs: fc.nat(),
     overloadLimit: fc.nat(100_000),
+    lastCutAtMs: fc.nat(),
   });
 
   it('keeps the rate within the bounds and the limit within [1, max active], whatever the input', () => {

@@ -1,7 +1,7 @@
 // Closed loop: the release law and the tick's budget against the origin stub's capacity model, on an
 // injected clock, with released visitors who claim late or never.
 import { describe, expect, it } from 'vitest';
-import type { ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
+import { CUT_SPACING_MS, type ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
 import { releasedPerMinute, simulate, summarize, targetCrossings } from '../helpers/release-sim';
 
 const TARGET = 800;
@@ -113,5 +113,50 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     const b = { ...bounds, minPerMinute: 10, maxPerMinute: 30, maxActive: 100 };
     const run = simulate({ ticks: 240, bounds: b, knee: () => 1000, claimDelayS: [1, 5], noShowShare: 0.9 });
     expect(releasedPerMinute(run, 30, 240)).toBeGreaterThanOrEqual(0.9 * b.maxPerMinute);
+  });
+
+  // Issue #13, failing input (bench:control 13:34, origin capacity halves): one cut took the rate
+  // 600 -> 302/min and the limit 700 -> 186 (372 active), then nothing changed for 87 s while p99
+  // stayed near 2 s. The cause: the p99 was 20 + (48 - 4)^2 = 1,956 ms, the stub's latency at
+  // exactly the crowd's 48 requests in flight, so the crowd's client was saturated and the visitors
+  // admitted before the halving needed over a minute for their remaining pages; while they stayed
+  // active over the limit, the old rule ("cut once while active exceeds the limit") held every
+  // report. Here the same mechanism: closed-loop visitors of 12 pages, 2 s apart, through a
+  // 48-request client (the stub's base latency under wrangler dev ~150 ms; knee 16 -> 8).
+  it('after a halving with visits that stretch with latency, cuts again each report window while p99 stays over target, settles once the visitors admitted before have left, and regains capacity', () => {
+    const b = { ...bounds, minPerMinute: 150, maxPerMinute: 600, maxActive: 700 };
+    const halveAt = 45;
+    const run = simulate({
+      ticks: 200,
+      bounds: b,
+      visitors: 600,
+      baseLatencyMs: 150,
+      knee: (t) => (t < halveAt ? 16 : 8),
+      claimDelayS: [1, 3],
+      visit: { pages: 12, thinkS: 2, clientConcurrency: 48 },
+    });
+    const after = run.slice(halveAt);
+    const settled = summarize(after, TARGET).settlingTick;
+    const cuts = after.filter((t) => t.reason?.includes('over 800 ms target')).map((t) => t.tick);
+    const gaps = cuts.slice(1).map((c, k) => c - cuts[k]!);
+    const at = (k: number) => run[halveAt + k]!;
+    console.log(
+      `closed-loop visitors, capacity halved at tick ${halveAt} with ${at(0).concurrent} active: cuts at ticks ${cuts.join(', ')}; ` +
+        `p99 settles ${settled} ticks after the change (active ${at(settled).concurrent}, limit ${at(settled).limit}); ` +
+        `30 ticks later active ${at(settled + 30).concurrent}, limit ${at(settled + 30).limit}`,
+    );
+    // While p99 stays over target the limit follows the load down: one cut per report window.
+    expect(cuts.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(CUT_SPACING_MS / 1000 + 2);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(CUT_SPACING_MS / 1000);
+    // Nobody is released while the overload lasts.
+    expect(run.slice(halveAt + 2, halveAt + settled).every((t) => t.released === 0)).toBe(true);
+    // Settles (the drain of the visitors admitted before the halving sets when), no sawtooth after.
+    expect(settled).toBeGreaterThanOrEqual(0);
+    expect(targetCrossings(after, TARGET, settled)).toBe(0);
+    // The halved origin reaches the target at ~115 visitors (33 requests in flight at 2.8 s a
+    // page): within 30 s of settling at least half of that is back (the old rule's cuts on the
+    // window's stale p99 left the limit at 10 and 44 active then).
+    expect(at(settled + 30).concurrent).toBeGreaterThanOrEqual(58);
   });
 });
