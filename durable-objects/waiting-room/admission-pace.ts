@@ -1,7 +1,7 @@
 // Admission pace: how long unclaimed places count and their bound (tick-plan freeSlots counts them
 // apart from active visitors), what binds admissions now, and the admission rate actually measured
 // (the basis of wait estimates).
-import { MAX_TICK_GAP_MS } from './release-controller';
+import { MAX_TICK_GAP_MS } from './tick-plan';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 

@@ -1,6 +1,7 @@
 // Release controller: the pure law that turns health signals into a release rate and an active
-// limit, and the token-bucket release budget of one tick.
+// limit (its growth rules in release-growth.ts; the tick's budget in tick-plan.ts releaseBudget).
 import { noGrowthEvidence, originDownReason, type HealthReport } from './health-signals';
+import { growthStep } from './release-growth';
 
 /** The gateway's own signals over its last window, gathered by the WaitingRoom. */
 export interface GatewaySignals {
@@ -83,52 +84,12 @@ export const DECREASE_FACTOR = 0.5;
 export const MIN_CUT_FACTOR = 0.5;
 /** ...and never shallower than this one (a report just over target still cuts by a tenth). */
 export const MAX_CUT_FACTOR = 0.9;
-/** Additive increase of the rate per healthy report, as a share of the organizer's maximum. */
-export const INCREASE_SHARE = 0.1;
 /** Above this conflict rate most visitors find their seats gone: admitting more only adds load. */
 export const HIGH_CONFLICT_RATE = 0.8;
 /** No-show compensation admits at most this many times the rate. */
 export const MAX_NO_SHOW_FACTOR = 2;
 /** On an overload not measured in latency the active limit drops to this share of the active visitors. */
 export const LIMIT_CUT = 0.7;
-/**
- * Congestion avoidance: rate and limit grow only while p99 stays under this share of the target;
- * between it and the target both hold (the alpha/beta band of TCP Vegas, Brakmo and Peterson 1995),
- * so the loop settles under the target instead of sawing across it.
- */
-export const GROW_BELOW = 0.7;
-/**
- * Congestion avoidance: the limit grows per report by this share x (1 - p99 / (GROW_BELOW x
- * target))^2, so growth fades out as p99 nears the band: with the square, because latency rises
- * steeply near a saturated origin's knee and a report's window (the SDK's 10 s) lags the load, so
- * growth must be small well before the band (a linear fade overshot the target by 23 % after a
- * recovery in the closed-loop simulation with a windowed p99)...
- */
-export const LIMIT_GROWTH = 0.25;
-/** ...by only this share (at least 1) within NEAR_OVERLOAD of the load of the last overload... */
-export const LIMIT_CREEP = 0.01;
-/** (a share of that load) */
-export const NEAR_OVERLOAD = 0.1;
-/**
- * ...and only while in use: active + unclaimed >= this share of it. A limit less than half filled
- * says nothing about the origin (application-limited): the rule of Netflix concurrency-limits'
- * Gradient2 ("don't grow the limit if we are app limited": inflight < limit / 2) and of RFC 7661's
- * validated window (pipeACK >= cwnd / 2). Half, not nearly all: released visitors leave between
- * two ticks, so a limit that binds every tick reads well under full at the tick's start.
- */
-export const LIMIT_PROBE_AT = 0.5;
-/**
- * A p99 at this share of the target is a delay rise: slow start turns conservative (HyStart++,
- * RFC 9406: growth divided by CSS_GROWTH_DIVISOR), not over, since one slow window is often noise.
- */
-export const SLOW_START_EXIT = 0.5;
-/** Conservative slow start grows by (1 + headroom / this) per report (RFC 9406 CSS_GROWTH_DIVISOR). */
-export const CSS_GROWTH_DIVISOR = 4;
-/**
- * Slow start ends after this many reports in conservative slow start (RFC 9406 CSS_ROUNDS; the
- * SDK's reports come every 2 s over a 10 s window, so 5 reports are one window).
- */
-export const CSS_ROUNDS = 5;
 /**
  * At most one cut per this many ms of report time, and a cut again once it has passed while the
  * overload persists: the origin SDK's report window (DEFAULT_WINDOW_MS, 10 s), so the report that
@@ -178,18 +139,12 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  * visitors, plus unclaimed places expected to arrive, may be on the sale at once, as the limit of
  * Netflix's concurrency-limits). Growth needs evidence: a report with too few requests measured or
  * no buyers (health-signals noGrowthEvidence) holds both; it may still cut.
- * - **Slow start** (TCP, RFC 5681 section 3.1): from the first report the limit starts at
- *   max(INITIAL_LIMIT, active + unclaimed) and, per healthy report, both grow by the factor
- *   (1 + headroom), headroom = 1 - p99/target; the limit while in use (LIMIT_PROBE_AT), where
- *   unclaimed places count as use, so it grows whether or not released visitors have claimed yet.
- * - **Conservative slow start** (HyStart++, RFC 9406 section 4.3): a report at SLOW_START_EXIT x
- *   target or more divides the growth by CSS_GROWTH_DIVISOR (and holds in the Vegas band, below);
- *   a report back under it resumes slow start (the rise was noise: one slow window of a cold or
- *   busy origin used to end slow start for good); CSS_ROUNDS such reports end slow start.
- * - **Congestion avoidance** (AIMD, Chiu and Jain 1989, with the Vegas band): below GROW_BELOW x
- *   target the rate grows by INCREASE_SHARE x max and the limit, while in use, by up to
- *   LIMIT_GROWTH per report, fading toward the band and creeping near the load of the last
- *   overload (`overloadLimit`, CUBIC's W_max); between GROW_BELOW x target and the target both hold.
+ * - **Growth** on a healthy report with evidence (release-growth.ts growthStep): slow start (TCP,
+ *   RFC 5681 section 3.1) from the first report, the limit from max(INITIAL_LIMIT, active +
+ *   unclaimed), both by (1 + headroom) per report, the limit while in use (unclaimed places count
+ *   as use); conservative slow start on a delay rise (HyStart++, RFC 9406 section 4.3); then
+ *   congestion avoidance (AIMD, Chiu and Jain 1989) with the Vegas band, creeping near the load
+ *   of the last overload (`overloadLimit`, CUBIC's W_max).
  * - **Overload** (p99 over target, errors over the limit, seat-hold p99 over its target): both cut
  *   by target/p99 within [MIN_CUT_FACTOR, MAX_CUT_FACTOR] (a gradient, as Netflix's Gradient2), or
  *   by DECREASE_FACTOR / LIMIT_CUT for causes not measured in latency; the limit from
@@ -320,86 +275,15 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   if (idle !== null && first) return decide(rateOr(clamp(state.ratePerMinute)), state.activeLimit, 0, `${idle}, hold`, admitFactor);
   if (idle !== null) return hold(`${idle}, hold`);
 
-  const headroom = 1 - u;
   const extra = admitFactor > 1 ? `; admitting x${admitFactor.toFixed(2)} for ${pct(noShow)} no-shows` : '';
   const seen = `p99 ${fmt(report.p99LatencyMs)} ms of ${fmt(bounds.targetP99Ms)} ms target, ${fmt(report.activeBuyers)} buyers`;
-  const step = Math.max(1, Math.ceil(bounds.maxPerMinute * INCREASE_SHARE));
-  // In use: admitted or released-but-unclaimed visitors fill at least LIMIT_PROBE_AT of the limit.
-  // Unclaimed places count, so a limit that binds before visitors have arrived still grows.
-  const inUse = inFlight >= current * LIMIT_PROBE_AT;
-  const grow = (g: number, why: string, phase: Phase) =>
-    decide(
-      rateOr(clamp(Math.max(state.ratePerMinute + step, state.ratePerMinute * g))),
-      inUse ? current * g : current,
-      at,
-      label(`${why}${extra}`),
-      admitFactor,
-      phase,
-    );
-  if (state.slowStart) {
-    if (u < SLOW_START_EXIT) {
-      const resumed = state.cssRounds > 0 ? `, slow start resumes (p99 back under ${pct(SLOW_START_EXIT)} of target)` : '';
-      return grow(1 + headroom, `healthy (${seen})${resumed}, slow start x${(1 + headroom).toFixed(2)}`, { cssRounds: 0 });
-    }
-    const rounds = state.cssRounds + 1;
-    const over = rounds >= CSS_ROUNDS;
-    const phase: Phase = over ? { slowStart: false, cssRounds: 0 } : { cssRounds: rounds };
-    const where = over
-      ? `slow start ends after ${CSS_ROUNDS} reports at ${pct(SLOW_START_EXIT)} of target or more`
-      : `conservative slow start ${rounds}/${CSS_ROUNDS} (p99 at ${pct(u)} of target)`;
-    if (u >= GROW_BELOW)
-      return decide(
-        rateOr(clamp(state.ratePerMinute)),
-        current,
-        at,
-        label(`healthy (${seen}), ${where}, near target: hold`),
-        admitFactor,
-        phase,
-      );
-    const g = 1 + headroom / CSS_GROWTH_DIVISOR;
-    return grow(g, `healthy (${seen}), ${where}, x${g.toFixed(2)}`, phase);
-  }
-  const why = `healthy (${seen})`;
-  if (u >= GROW_BELOW)
-    return decide(rateOr(clamp(state.ratePerMinute)), current, at, label(`${why}, near target: hold${extra}`), admitFactor);
-  // Growth fades out toward GROW_BELOW, and creeps (LIMIT_CREEP per report) within 10 % of the
-  // load of the last overload, so the limit approaches the origin's knee instead of jumping over it.
-  const w = state.overloadLimit;
-  // At least sqrt(limit) x the fade per report, as the queue allowance Gradient2 adds to its limit
-  // each update: a small limit (10 after a cut) then regains a short-visit sale's Little's-law need
-  // (rate x time in the room, ~50 at 600/min) within about 20 s instead of +1 per report.
-  const fade = 1 - u / GROW_BELOW;
-  const fast = Math.max(current * (1 + LIMIT_GROWTH * fade ** 2), current + Math.sqrt(current) * fade);
-  const near = w > 0 && current < w * (1 + NEAR_OVERLOAD) && fast > w * (1 - NEAR_OVERLOAD);
-  const creep = current + Math.max(1, Math.ceil(current * LIMIT_CREEP));
-  const grown = near ? Math.max(Math.min(fast, w * (1 - NEAR_OVERLOAD)), Math.min(creep, fast)) : fast;
-  const limit = inUse ? Math.max(current + 1, Math.ceil(grown)) : current;
-  return decide(rateOr(clamp(state.ratePerMinute + step)), limit, at, label(`${why}${extra}`), admitFactor);
-}
-
-/** Longest gap between ticks that earns release budget, in ms: a late alarm never bursts. */
-export const MAX_TICK_GAP_MS = 5_000;
-
-/**
- * How many visitors one tick may admit: `rate x elapsed` plus the fraction carried from the last
- * tick, capped by free active slots and by the queue length (a token bucket of depth ~1).
- *
- * @param ratePerMinute admissions per minute
- * @param carry fractional visitor carried from the previous tick, in [0, 1)
- * @param elapsedMs time since the previous tick, ms (capped at MAX_TICK_GAP_MS)
- * @param freeSlots max active visitors minus active visitors (may be <= 0)
- * @param waiting visitors eligible for admission now
- * @returns whole visitors to admit and the carry for the next tick
- */
-export function releaseBudget(
-  ratePerMinute: number,
-  carry: number,
-  elapsedMs: number,
-  freeSlots: number,
-  waiting: number,
-): { admit: number; carry: number } {
-  const earned = (ratePerMinute * Math.min(Math.max(elapsedMs, 0), MAX_TICK_GAP_MS)) / 60_000;
-  const allowance = carry + earned;
-  const admit = Math.max(0, Math.min(Math.floor(allowance), freeSlots, waiting));
-  return { admit, carry: Math.min(allowance - admit, 0.999) };
+  const g = growthStep({
+    phase: state,
+    ratePerMinute: state.ratePerMinute,
+    limit: current,
+    inFlight,
+    load: u,
+    maxPerMinute: bounds.maxPerMinute,
+  });
+  return decide(rateOr(clamp(g.ratePerMinute)), g.limit, at, label(`healthy (${seen})${g.why}${extra}`), admitFactor, g.phase);
 }

@@ -5,7 +5,7 @@
 import { advanceCursor, comparePlaces, releasedInBucket, type BucketCounts, type FifoPlace } from '../../contracts/queue/cursor';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 import { splitLaneBudget } from './lane-split';
-import { releaseBudget, type GatewaySignals } from './release-controller';
+import type { GatewaySignals } from './release-controller';
 
 /** Gateway signals (hold latency, conflicts) count over this trailing window, ms. */
 export const SIGNAL_WINDOW_MS = 30_000;
@@ -254,4 +254,31 @@ export function gatewaySignals(s: SignalSums): GatewaySignals {
     conflictRate: s.holds >= MIN_CONFLICT_HOLDS ? s.conflicts / s.holds : null,
     noShowRate: s.released >= MIN_NO_SHOW_SAMPLE ? Math.max(0, s.released - s.claimed) / s.released : null,
   };
+}
+
+/** Longest gap between ticks that earns release budget, in ms: a late alarm never bursts. */
+export const MAX_TICK_GAP_MS = 5_000;
+
+/**
+ * How many visitors one tick may admit: `rate x elapsed` plus the fraction carried from the last
+ * tick, capped by free active slots and by the queue length (a token bucket of depth ~1).
+ *
+ * @param ratePerMinute admissions per minute
+ * @param carry fractional visitor carried from the previous tick, in [0, 1)
+ * @param elapsedMs time since the previous tick, ms (capped at MAX_TICK_GAP_MS)
+ * @param freeSlots max active visitors minus active visitors (may be <= 0)
+ * @param waiting visitors eligible for admission now
+ * @returns whole visitors to admit and the carry for the next tick
+ */
+export function releaseBudget(
+  ratePerMinute: number,
+  carry: number,
+  elapsedMs: number,
+  freeSlots: number,
+  waiting: number,
+): { admit: number; carry: number } {
+  const earned = (ratePerMinute * Math.min(Math.max(elapsedMs, 0), MAX_TICK_GAP_MS)) / 60_000;
+  const allowance = carry + earned;
+  const admit = Math.max(0, Math.min(Math.floor(allowance), freeSlots, waiting));
+  return { admit, carry: Math.min(allowance - admit, 0.999) };
 }

@@ -3,13 +3,8 @@
 // and releaseBudget), a released visitor claims after a delay or never (a no-show), a claimed visitor
 // stays on the origin for a session, and the origin reports its p99 and error rate every few seconds.
 import { claimWindowMs, pendingLimit } from '../../durable-objects/waiting-room/admission-pace';
-import { freeSlots } from '../../durable-objects/waiting-room/tick-plan';
-import {
-  initialControllerState,
-  nextReleaseRate,
-  releaseBudget,
-  type ControllerBounds,
-} from '../../durable-objects/waiting-room/release-controller';
+import { freeSlots, releaseBudget } from '../../durable-objects/waiting-room/tick-plan';
+import { initialControllerState, nextReleaseRate, type ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
 import type { HealthReport } from '../../durable-objects/waiting-room/health-signals';
 import { simulatedErrorRate, simulatedLatencyMs } from '../../origin-stub/load-model';
 

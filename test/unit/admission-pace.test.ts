@@ -13,8 +13,7 @@ import {
 } from '../../durable-objects/waiting-room/admission-pace';
 import { estimateWaitSeconds } from '../../contracts/queue/queue-policy';
 import { acceptHealthReport } from '../../durable-objects/waiting-room/health-intake';
-import { releaseBudget } from '../../durable-objects/waiting-room/release-controller';
-import { expectedArrivals, freeSlots, type Occupancy } from '../../durable-objects/waiting-room/tick-plan';
+import { expectedArrivals, freeSlots, releaseBudget, type Occupancy } from '../../durable-objects/waiting-room/tick-plan';
 
 const NOW = 1_800_000_000_000;
 const occupancy = (o: Partial<Occupancy>): Occupancy => ({

@@ -3,14 +3,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { STALE_HEALTH_MS, type HealthReport } from '../../durable-objects/waiting-room/health-signals';
-import {
-  CSS_ROUNDS,
-  MAX_TICK_GAP_MS,
-  nextReleaseRate,
-  releaseBudget,
-  type ControllerBounds,
-  type GatewaySignals,
-} from '../../durable-objects/waiting-room/release-controller';
+import { nextReleaseRate, type ControllerBounds, type GatewaySignals } from '../../durable-objects/waiting-room/release-controller';
+import { CSS_ROUNDS } from '../../durable-objects/waiting-room/release-growth';
+import { MAX_TICK_GAP_MS, releaseBudget } from '../../durable-objects/waiting-room/tick-plan';
 import { NOW, bounds, quiet, report, state, step } from '../helpers/controller';
 
 describe('nextReleaseRate', () => {

@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MIN_LATENCY_SAMPLES, type HealthReport } from '../../durable-objects/waiting-room/health-signals';
+import { CSS_ROUNDS } from '../../durable-objects/waiting-room/release-growth';
 import {
-  CSS_ROUNDS,
   CUT_SPACING_MS,
   INITIAL_LIMIT,
   MAX_CUT_FACTOR,

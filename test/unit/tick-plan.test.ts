@@ -3,8 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { comparePlaces } from '../../contracts/queue/cursor';
-import { MAX_TICK_GAP_MS } from '../../durable-objects/waiting-room/release-controller';
 import {
+  MAX_TICK_GAP_MS,
   MIN_CONFLICT_HOLDS,
   MIN_NO_SHOW_SAMPLE,
   NO_SHOW_AFTER_MS,
