@@ -47,3 +47,20 @@ export function eventIdParam(c: Context<AppEnv>): string {
     throw new GatewayError('EVENT_NOT_FOUND', { detail: 'event ids are lower-case letters, digits and dashes' });
   return id;
 }
+
+/**
+ * The `:eventId` of a request that creates or replaces an event: a malformed id is the
+ * organizer's mistake, so it is `400 INVALID_REQUEST` (not 404: a script that treats 404 as
+ * "create it" would loop).
+ *
+ * @throws GatewayError INVALID_REQUEST when the id is not 1-64 lower-case letters, digits and dashes (starting with a letter or digit)
+ */
+export function newEventIdParam(c: Context<AppEnv>): string {
+  const id = c.req.param('eventId');
+  if (!id || !EVENT_ID_PATTERN.test(id)) {
+    throw new GatewayError('INVALID_REQUEST', {
+      detail: 'event ids are 1-64 lower-case letters, digits and dashes, starting with a letter or digit',
+    });
+  }
+  return id;
+}

@@ -21,7 +21,7 @@ import { secretsEqual } from '../../contracts/hmac';
 import { previewResponse } from '../pages/preview';
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import { readJsonBody } from '../lib/validate';
-import { eventIdParam, type AppEnv } from '../types';
+import { eventIdParam, newEventIdParam, type AppEnv } from '../types';
 import { channelAdmin } from './channel-admin';
 
 /** Every organizer call is idempotent (same request, same state), so each may be retried. */
@@ -51,7 +51,7 @@ adminApi.use(
 adminApi.route('/', channelAdmin);
 
 adminApi.put('/events/:eventId', async (c) => {
-  const eventId = eventIdParam(c);
+  const eventId = newEventIdParam(c);
   const input = await readJsonBody(c.req.raw, eventConfigInput);
   const claim = roomClaim(eventId, input);
   const accountKey = await entryAccountKey(c, input.entry, claim.room.patterns);

@@ -4,7 +4,7 @@ import { inventoryFor } from '../lib/inventory-router';
 import type { InventoryRoute } from '../../contracts/inventory-names';
 import { Hono, type Context } from 'hono';
 import * as z from 'zod/mini';
-import { boundedString, visibleId, wholeNumber } from '../../contracts/zod';
+import { visibleId, wholeNumber } from '../../contracts/zod';
 import type {
   ChannelHoldAction,
   ChannelHoldAnswer,
@@ -22,9 +22,9 @@ import { parseJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 import { holdRequest, IDEMPOTENCY_KEY } from './holds';
 
-/** Body of a channel's hold: the visitor hold body plus the channel's own customer account. */
+/** Body of a channel's hold: the visitor hold body plus the channel's own customer account (visible ASCII, as the origin's accounts: it reaches the audit log). */
 const channelHold = z.pipe(
-  z.looseObject({ account: boundedString(1, 128) }),
+  z.looseObject({ account: visibleId(1, 128) }),
   z.transform((body, ctx) => {
     const { account, ...rest } = body;
     const parsed = holdRequest.safeParse(rest);

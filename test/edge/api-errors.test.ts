@@ -43,6 +43,15 @@ describe('problem details', () => {
 });
 
 describe('organizer API', () => {
+  it('refuses to create an event under a malformed id with 400, not 404 (review: a create-on-404 script looped)', async () => {
+    for (const id of ['ABC', 'a_b', '-x', 'x'.repeat(65)]) {
+      const res = await admin(`/events/${id}`, { method: 'PUT', body: JSON.stringify({ releaseRatePerMinute: 60, seats: 10 }) });
+      expect(res.status, id).toBe(400);
+      expect(res.body.code, id).toBe('INVALID_REQUEST');
+    }
+    expect((await admin('/events/ABC')).status).toBe(404);
+  });
+
   it('refuses missing and wrong bearer tokens with 401', async () => {
     expect((await call('/_wr/admin/events/x')).status).toBe(401);
     const wrong = await call('/_wr/admin/events/x', { headers: { authorization: 'Bearer nope' } });
