@@ -130,6 +130,10 @@ export const eventConfigInput = z
     proofOfWork: z.optional(z.strictObject({ difficultyBits: wholeNumber(MIN_DIFFICULTY_BITS, MAX_DIFFICULTY_BITS) })),
   })
   .check(
+    z.refine((c) => c.policy !== 'random' || c.saleStartsAt !== undefined, {
+      message: 'a lottery (policy "random") needs saleStartsAt: visitors who arrive before it are drawn in random order then',
+      path: ['saleStartsAt'],
+    }),
     z.refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
       message: 'minReleaseRatePerMinute must not exceed releaseRatePerMinute',
       path: ['minReleaseRatePerMinute'],

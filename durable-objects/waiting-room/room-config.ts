@@ -82,6 +82,21 @@ export function configChangeConflict(old: RoomConfig, next: QueueConfig, state: 
 }
 
 /**
+ * Why `next` may not make this room a lottery, or null: an event that becomes a lottery (created
+ * as one, or switched to one before anyone joined) needs a sale start in the future, since its
+ * pre-queue is drawn at that instant. A start in the past would hand out places in arrival order
+ * while every page says "lottery" (review). A lottery already drawn keeps its past start.
+ *
+ * @param nowMs the room's clock, ms since the epoch
+ */
+export function lotteryStartConflict(old: RoomConfig | null, next: QueueConfig, nowMs: number): string | null {
+  if (next.policy !== 'random' || old?.policy === 'random') return null;
+  // No start at all (0) is refused by the organizer API's schema (400 naming saleStartsAt).
+  if (next.saleStartsAtMs === 0 || next.saleStartsAtMs > nowMs) return null;
+  return 'a lottery needs a saleStartsAt in the future: visitors who arrive before it are drawn in random order at that instant';
+}
+
+/**
  * The config to store when `next` replaces `old`: once visitors joined, an entry rule keeps the
  * account key it was pinned to (its accounts' places are hashed under it; a rotated gateway
  * secret must not give them second places), whatever key the organizer API pinned this time.

@@ -14,7 +14,14 @@ import { alarmChange, planAlarm, type AlarmCause } from './alarm-plan';
 import { acceptHealthReport, parseStoredHealth } from './health-intake';
 import type { HealthReport } from './health-signals';
 import { initialControllerState } from './release-controller';
-import { configChangeConflict, controllerBounds, keepAccountKey, parseRoomConfig, rateAfterBoundsChange } from './room-config';
+import {
+  configChangeConflict,
+  controllerBounds,
+  keepAccountKey,
+  lotteryStartConflict,
+  parseRoomConfig,
+  rateAfterBoundsChange,
+} from './room-config';
 import { admitDecision, alarmFacts, roomCursor, roomStats, roomWaiting, type Room } from './room-reads';
 import { RoomStore } from './room-store';
 import { runTick } from './room-tick';
@@ -80,6 +87,8 @@ export class WaitingRoom extends DurableObject<Env> {
     const before = this.room();
     if (before) await this.collectArrivals(before);
     const room = this.room();
+    const lottery = lotteryStartConflict(room?.config ?? null, config, this.clock());
+    if (lottery) return { kind: 'conflict', detail: lottery };
     let stored = config;
     if (room) {
       const joined = room.row.admitted_total > 0 || room.row.drawn === 1 || roomWaiting(this.store, room) > 0;

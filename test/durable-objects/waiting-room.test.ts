@@ -162,7 +162,8 @@ describe('WaitingRoom', () => {
     await q.room.configure(queueConfig(eventId));
     await q.join('someone');
     await q.room.stats();
-    expect(await q.room.configure(queueConfig(eventId, { policy: 'random' }))).toMatchObject({ kind: 'conflict' });
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    expect(await q.room.configure(queueConfig(eventId, { policy: 'random', saleStartsAt: later }))).toMatchObject({ kind: 'conflict' });
     expect(await q.room.configure(queueConfig(eventId, { queueShards: 2 }))).toMatchObject({ kind: 'conflict' });
 
     const idle = env.WAITING_ROOM.getByName(freshEventId());

@@ -43,6 +43,34 @@ describe('problem details', () => {
 });
 
 describe('organizer API', () => {
+  it('refuses a lottery without a sale start in the future, and changes nothing (review: it ran first come, first served while every page said lottery)', async () => {
+    const base = { policy: 'random', releaseRatePerMinute: 120, maxActiveVisitors: 50, seats: 200 };
+    const id = freshEventId();
+    const none = await admin(`/events/${id}`, { method: 'PUT', body: JSON.stringify(base) });
+    expect(none.status).toBe(400);
+    expect(none.body).toMatchObject({ code: 'INVALID_REQUEST', detail: expect.stringContaining('saleStartsAt') });
+    const past = await admin(`/events/${id}`, {
+      method: 'PUT',
+      body: JSON.stringify({ ...base, saleStartsAt: new Date(Date.now() - 60_000).toISOString() }),
+    });
+    expect(past.status).toBe(409);
+    expect(past.body).toMatchObject({ code: 'CONFIG_CONFLICT', detail: expect.stringContaining('in the future') });
+    expect((await admin(`/events/${id}`)).status).toBe(404);
+    // A FIFO event switched to a lottery that starts in the past: refused too, the event stays FIFO.
+    const fifo = freshEventId();
+    expect((await admin(`/events/${fifo}`, { method: 'PUT', body: JSON.stringify({ ...base, policy: 'fifo' }) })).status).toBe(201);
+    const switched = await admin(`/events/${fifo}`, {
+      method: 'PUT',
+      body: JSON.stringify({ ...base, saleStartsAt: new Date(Date.now() - 60_000).toISOString() }),
+    });
+    expect(switched.status).toBe(409);
+    expect(((await admin(`/events/${fifo}`)).body.config as { policy: string }).policy).toBe('fifo');
+    // A lottery in the future is fine, and a replace of it keeps working.
+    const later = { ...base, saleStartsAt: new Date(Date.now() + 3_600_000).toISOString() };
+    expect((await admin(`/events/${id}`, { method: 'PUT', body: JSON.stringify(later) })).status).toBe(201);
+    expect((await admin(`/events/${id}`, { method: 'PUT', body: JSON.stringify({ ...later, name: 'Renamed' }) })).status).toBe(200);
+  });
+
   it('refuses to create an event under a malformed id with 400, not 404 (review: a create-on-404 script looped)', async () => {
     for (const id of ['ABC', 'a_b', '-x', 'x'.repeat(65)]) {
       const res = await admin(`/events/${id}`, { method: 'PUT', body: JSON.stringify({ releaseRatePerMinute: 60, seats: 10 }) });

@@ -17,6 +17,7 @@ const PLAN_A = { name: 'Plan A', releaseRatePerMinute: 600, maxActiveVisitors: 1
 const PLAN_B = {
   name: 'Plan B',
   policy: 'random',
+  saleStartsAt: new Date(Date.now() + 3_600_000).toISOString(),
   releaseRatePerMinute: 300,
   maxActiveVisitors: 50,
   seats: 40,

@@ -7,7 +7,12 @@ import { DEFAULT_HOLD_TARGET_P99_MS, type QueueConfig } from '../../contracts/ev
 import { releasedInBucket } from '../../contracts/queue/cursor';
 import { nextSlotFreesAt } from '../../durable-objects/waiting-room/alarm-plan';
 import { acceptHealthReport } from '../../durable-objects/waiting-room/health-intake';
-import { configChangeConflict, parseRoomConfig, rateAfterBoundsChange } from '../../durable-objects/waiting-room/room-config';
+import {
+  configChangeConflict,
+  lotteryStartConflict,
+  parseRoomConfig,
+  rateAfterBoundsChange,
+} from '../../durable-objects/waiting-room/room-config';
 import { queueListing } from '../../durable-objects/waiting-room/room-cursor';
 
 const T0 = 1_800_000_000_000;
@@ -60,6 +65,27 @@ describe('parseRoomConfig', () => {
       error: 'proofOfWork must be null or { difficultyBits: 8-20 }',
     },
   ])('refuses a stored config that is not one: $error', ({ json, error }) => expect(() => parseRoomConfig(json)).toThrow(error));
+});
+
+describe('lotteryStartConflict', () => {
+  const fifo = parseRoomConfig(JSON.stringify(config));
+  const lottery = parseRoomConfig(JSON.stringify({ ...config, policy: 'random', saleStartsAtMs: T0 - 60_000 }));
+  it.each([
+    ['a new lottery starting later', null, { ...config, policy: 'random' as const, saleStartsAtMs: T0 + 1 }, false],
+    ['a new lottery starting now', null, { ...config, policy: 'random' as const, saleStartsAtMs: T0 }, true],
+    [
+      'a new lottery started a minute ago (review: ran first come, first served)',
+      null,
+      { ...config, policy: 'random' as const, saleStartsAtMs: T0 - 60_000 },
+      true,
+    ],
+    ['a FIFO event switched to a lottery in the past', fifo, { ...config, policy: 'random' as const, saleStartsAtMs: T0 - 1 }, true],
+    ['a FIFO event switched to a lottery later', fifo, { ...config, policy: 'random' as const, saleStartsAtMs: T0 + 60_000 }, false],
+    ['a drawn lottery replaced with its past start', lottery, { ...lottery }, false],
+    ['a new FIFO event in the past', null, { ...config, saleStartsAtMs: T0 - 60_000 }, false],
+  ])('%s', (_name, old, next, refused) => {
+    expect(lotteryStartConflict(old, next, T0) !== null).toBe(refused);
+  });
 });
 
 describe('configChangeConflict', () => {
