@@ -15,6 +15,9 @@ import type { ShardJoin } from '../contracts/queue/shard-join';
 import { challengeKeyRing, issueChallenge, verifyProof } from '../src/lib/proof-of-work';
 import { solvePow } from '../src/pages/pow-solver';
 import { requestSteps } from './request-steps';
+import { edgeHoldSteps, inObjectHoldSteps, type StepTimes } from './hold-micro';
+import { PlanStore } from '../durable-objects/inventory/plan-store';
+import { Sql } from '../durable-objects/shared/sql';
 
 export { AccountLedger, EventDirectory, QueueShard, WaitingRoom } from '../src/index';
 
@@ -31,6 +34,19 @@ export class BenchInventory extends Inventory {
       if (r.kind === 'held') granted++;
     }
     return { granted, refused: n - granted };
+  }
+
+  /** The in-object steps of a hold, each timed alone (hold-micro.ts); call on a fresh configured event. */
+  async microHold(n: number, seatCount: number, perRow: number): Promise<StepTimes> {
+    const self = this as unknown as { afterWrite: () => Promise<void> };
+    return inObjectHoldSteps(n, seatCount, perRow, {
+      store: this.store,
+      plans: new PlanStore(new Sql(this.ctx.storage.sql)),
+      transactionSync: (fn) => this.ctx.storage.transactionSync(fn),
+      sql: this.ctx.storage.sql,
+      hold: (account, seatIds, key) => this.hold(account, { seatIds }, key),
+      afterWrite: () => self.afterWrite(),
+    });
   }
 }
 
@@ -176,6 +192,26 @@ async function benchFetch(request: Request, env: BenchEnv, ctx: ExecutionContext
         Number(q('n')) || 200,
       ),
     );
+  }
+  if (url.pathname === '/__bench/micro-hold') {
+    // The hold's steps alone: at the edge (an admitted visitor's cookie in the body), then inside a fresh Inventory.
+    const q = (k: string) => url.searchParams.get(k) ?? '';
+    const n = Number(q('n')) || 200;
+    const cookie = await request.text();
+    const stubbed = derivedEnv(stubbedEnvs, env, stubbedEnv) as unknown as Env;
+    const noop = env.NOOP.getByName('noop');
+    const edge = await edgeHoldSteps(
+      n,
+      { eventId: q('event'), cookie, seatIds: seatIdsFor(Number(q('seats')), Number(q('perRow'))) },
+      {
+        gateway: async (req) => gateway.fetch(req, stubbed, ctx),
+        ping: () => noop.ping(),
+        stubHold: (seatIds) => env.STUB_INVENTORY.getByName(q('event')).hold('v-1', { seatIds }, 'k'),
+        env: env as unknown as Env,
+      },
+    );
+    const inObject = await env.INVENTORY.getByName(q('fresh')).microHold(n, Number(q('seats')), Number(q('perRow')));
+    return Response.json({ edge, inObject });
   }
   if (url.pathname === '/__bench/micro-pow') return Response.json(await microProofOfWork(env, Number(url.searchParams.get('n')) || 200));
   if (url.pathname.startsWith('/__bench/noip/')) {

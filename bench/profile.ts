@@ -47,6 +47,8 @@ const STAGES: readonly Stage[] = [
     files: ['src/middleware/credentials.ts', 'src/lib/cookies.ts', 'src/lib/session-cache.ts'],
   },
   { name: 'Durable Object call wrapper', files: ['src/lib/do-call.ts'] },
+  { name: 'router inventoryFor', files: ['src/lib/inventory-router.ts', 'contracts/inventory-names.ts'] },
+  { name: 'response building (object-answers.ts)', files: ['src/lib/object-answers.ts'] },
   { name: 'route handlers (queue.ts, holds.ts)', files: ['src/routes/'] },
   { name: 'hono (routing, context, cookies, JSON)', files: ['node_modules/hono/', 'src/middleware/same-origin.ts', 'src/app.ts'] },
   { name: 'bench wrapper', files: ['bench/'] },
@@ -134,6 +136,34 @@ function summarize(profile: Profile, map: SourceMap): { stages: [string, number]
   return { stages: share(stageUs), top: share(selfUs).slice(0, 20) };
 }
 
+/**
+ * A hold's steps, each alone (bench/hold-micro.ts): at the edge for one admitted visitor, and inside
+ * a fresh Inventory of SEATS seats. The second of two runs is printed (the first warms the JIT).
+ */
+async function holdSteps(gw: Awaited<ReturnType<typeof startGateway>>): Promise<void> {
+  const event = 'steps-holds';
+  await gw.createEvent(event);
+  const [cookie] = (await admittedVisitors(gw, event, 1)).map(jarCookie);
+  let out: { edge: Record<string, number>; inObject: Record<string, number> } | null = null;
+  for (const run of [1, 2]) {
+    const fresh = `steps-fresh-${run}`;
+    await gw.createEvent(fresh);
+    const res = await fetch(`${gw.base}/__bench/micro-hold?n=300&event=${event}&fresh=${fresh}&seats=${SEATS}&perRow=${PER_ROW}`, {
+      method: 'POST',
+      body: cookie,
+    });
+    if (!res.ok) throw new Error(`micro-hold: ${res.status} ${await res.text()}`);
+    out = (await res.json()) as typeof out;
+  }
+  for (const [title, steps] of [
+    ['a hold at the edge', out!.edge],
+    ['a hold inside the Inventory', out!.inObject],
+  ] as const) {
+    console.log(`\n${title}, each step alone, mean of 300 calls:`);
+    for (const [step, us] of Object.entries(steps)) console.log(`${step.padEnd(52)}  ${String(us).padStart(6)} us`);
+  }
+}
+
 async function main(): Promise<void> {
   // Each step alone, no contention (bench-worker.ts micro()), in a Worker without the inspector: the
   // profiler slows the JavaScript it samples unevenly, so its shares are for direction and these
@@ -151,7 +181,9 @@ async function main(): Promise<void> {
   const steps = (await (await fetch(stepsUrl)).json()) as Record<string, number>;
   console.log(`\nwhole requests inside the Worker, mean of 300, one after another (second run):`);
   for (const [step, us] of Object.entries(steps)) console.log(`${step.padEnd(52)}  ${String(us).padStart(6)} us`);
+  await holdSteps(plain);
   await plain.mf.dispose();
+  if (process.env.PROFILE_STEPS_ONLY) return;
 
   const inspectorPort = await freePort();
   // Its own build, with a source map, so samples map back to source files.
@@ -210,8 +242,11 @@ async function main(): Promise<void> {
   const ids = (await (await fetch(`${gw.base}/__bench/seat-ids?count=${SEATS}&perRow=${PER_ROW}`)).json()) as string[];
   const random = prng(7);
   let n = 0;
-  await profiled('holds end to end', () =>
-    load(`${gw.base}/_wr/events/${holdEvent}/holds`, DURATION_S, {
+  // The same holds through the real gateway, with the Inventory behind it (`holds end to end`) and
+  // with the stub that stores nothing (`/__bench/stub/...`: the gateway's own share). The tokens and
+  // sessions are warmed first, as in a sale where each visitor holds more than once.
+  const holds = (prefix: string) =>
+    load(`${gw.base}${prefix}/_wr/events/${holdEvent}/holds`, DURATION_S, {
       requests: [
         {
           method: 'POST',
@@ -227,8 +262,10 @@ async function main(): Promise<void> {
           }),
         },
       ],
-    }),
-  );
+    });
+  for (const cookie of cookies) await fetch(`${gw.base}/_wr/events/${holdEvent}/seats?since=999999999`, { headers: { cookie } });
+  await profiled('holds end to end', () => holds(''));
+  await profiled('holds, gateway only (stub Inventory)', () => holds('/__bench/stub'));
   console.log(`\ndecision log lines: ${gw.logLines().toLocaleString()}`);
   cdp.close();
   await gw.mf.dispose();
