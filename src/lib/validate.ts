@@ -29,9 +29,16 @@ export function jsonDepth(raw: string): number {
   return max;
 }
 
+/** A `Content-Length` value: 1*DIGIT (RFC 9110 section 8.6). */
+const CONTENT_LENGTH = /^\d{1,15}$/;
+
 /**
  * Reads a request body as text, stopping as soon as it exceeds `maxBytes` (a declared
- * `Content-Length` over the limit is refused before reading anything).
+ * `Content-Length` over the limit is refused before reading anything). A body with a declared
+ * length within the limit is read whole in one runtime call (HTTP framing ends it at that length,
+ * and its size is checked again after reading); one without (chunked) is read chunk by chunk,
+ * cancelled at the first byte over. The one-call read saved about a quarter of a millisecond
+ * per hold over the chunk loop (docs/scaling.md, the hold profile).
  * @throws GatewayError PAYLOAD_TOO_LARGE (413)
  */
 export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES): Promise<string> {
@@ -39,6 +46,11 @@ export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES):
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
   if (!request.body) return '';
+  if (declared !== null && CONTENT_LENGTH.test(declared)) {
+    const whole = await request.arrayBuffer();
+    if (whole.byteLength > maxBytes) throw tooLarge();
+    return new TextDecoder().decode(whole);
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
