@@ -40,7 +40,10 @@ export class ChannelDesk {
    */
   settle(nowMs: number): boolean {
     const due = this.channelStore.dueAllocations(nowMs);
-    for (const id of due) this.channelStore.endAllocation(id, this.store.bumpVersion());
+    for (const id of due) {
+      this.store.bumpVersion();
+      this.channelStore.endAllocation(id);
+    }
     return due.length > 0;
   }
 
@@ -124,7 +127,8 @@ export class ChannelDesk {
       nowMs,
     });
     if (decision.kind !== 'apply') return decision;
-    const version = this.store.bumpVersion();
+    // The feed entries the seat moves below write carry this new version.
+    this.store.bumpVersion();
     const facts = {
       allocationId: request.allocationId,
       channelId: request.channelId,
@@ -136,7 +140,7 @@ export class ChannelDesk {
     };
     if (decision.create) this.channelStore.insertAllocation(facts, nowMs);
     else this.channelStore.updateAllocation(request.allocationId, decision.quantity, request.releaseAtMs);
-    this.channelStore.moveSeats(request.allocationId, decision.addSeats, decision.removeSeats, version);
+    this.channelStore.moveSeats(request.allocationId, decision.addSeats, decision.removeSeats);
     return { kind: 'ok', created: decision.create, allocation: this.view(request.allocationId, nowMs)! };
   }
 
@@ -146,9 +150,9 @@ export class ChannelDesk {
     const a = this.channelStore.allocation(allocationId);
     if (!a) return { kind: 'allocation_not_found' };
     if (!a.ended) {
-      const version = this.store.bumpVersion();
+      this.store.bumpVersion();
       if (a.releaseAtMs > nowMs) this.channelStore.updateAllocation(allocationId, a.quantity, nowMs);
-      this.channelStore.endAllocation(allocationId, version);
+      this.channelStore.endAllocation(allocationId);
     }
     return { kind: 'ok', allocation: this.view(allocationId, nowMs)! };
   }

@@ -120,16 +120,13 @@ export class ChannelStore {
     this.sql.run`UPDATE inv_allocations SET quantity = ${quantity}, release_at = ${releaseAtMs} WHERE allocation_id = ${allocationId}`;
   }
 
-  /** Adds and removes allocated seats; each change is a seat-map delta at `version` (the feed rows come from the triggers). */
-  moveSeats(allocationId: string, add: readonly string[], remove: readonly string[], version: number): void {
-    for (const id of add) {
-      this.sql.run`INSERT INTO inv_allocation_seats (seat_id, allocation_id) VALUES (${id}, ${allocationId})`;
-      this.sql.run`INSERT INTO inv_deltas (version, seat_id, status) VALUES (${version}, ${id}, 'ALLOCATED')`;
-    }
-    for (const id of remove) {
-      this.sql.run`DELETE FROM inv_allocation_seats WHERE seat_id = ${id} AND allocation_id = ${allocationId}`;
-      this.sql.run`INSERT INTO inv_deltas (version, seat_id, status) VALUES (${version}, ${id}, 'AVAILABLE')`;
-    }
+  /**
+   * Adds and removes allocated seats. Each change is a feed entry at the map version the caller
+   * bumped (the triggers of migration 5 write it), which is also the seat map's delta (migration 7).
+   */
+  moveSeats(allocationId: string, add: readonly string[], remove: readonly string[]): void {
+    for (const id of add) this.sql.run`INSERT INTO inv_allocation_seats (seat_id, allocation_id) VALUES (${id}, ${allocationId})`;
+    for (const id of remove) this.sql.run`DELETE FROM inv_allocation_seats WHERE seat_id = ${id} AND allocation_id = ${allocationId}`;
   }
 
   /** Allocations past their release time whose end is not yet written (settled), oldest first. */
@@ -138,9 +135,9 @@ export class ChannelStore {
       ORDER BY release_at, allocation_id`.map((r) => r.allocation_id);
   }
 
-  /** Writes an allocation's end at `version`: its seats leave it (a seat-map delta each), its quota stops reserving. */
-  endAllocation(allocationId: string, version: number): void {
-    this.moveSeats(allocationId, [], this.allocatedSeats(allocationId), version);
+  /** Writes an allocation's end at the version the caller bumped: its seats leave it (a feed entry each), its quota stops reserving. */
+  endAllocation(allocationId: string): void {
+    this.moveSeats(allocationId, [], this.allocatedSeats(allocationId));
     this.sql.run`UPDATE inv_allocations SET ended = 1 WHERE allocation_id = ${allocationId}`;
   }
 

@@ -93,12 +93,11 @@ export class PlanStore {
       this.sql.run`INSERT INTO inv_tiers (tier, capacity, price_minor) VALUES (${t.tier}, ${t.capacity}, ${t.priceMinor})`;
   }
 
-  /** Removes the seat plan, its seats, tiers and deltas (only ever with no hold stored). */
+  /** Removes the seat plan, its seats and tiers (only ever with no hold stored; a new plan's `pruned_through` hides older feed entries from its seat map). */
   deletePlan(): void {
     if (this.holdsExist()) throw new Error('invariant: a plan with holds is never deleted');
     this.sql.run`DELETE FROM inv_seats`;
     this.sql.run`DELETE FROM inv_tiers`;
-    this.sql.run`DELETE FROM inv_deltas`;
     this.sql.run`DELETE FROM inv_section_flags`;
     this.sql.run`DELETE FROM inv_plan`;
   }

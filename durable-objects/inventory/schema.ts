@@ -249,4 +249,23 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 7,
+    description: 'seat-map deltas are read from the change feed (inv_deltas dropped); two hold indexes fewer to write',
+    // Every seat change was written twice: a seat-map delta by the write paths and a feed entry by
+    // the triggers of migration 5 (the same seat, version and new status). The seat map now reads
+    // the feed's seat entries, so a seat change costs one log row. Deltas from before this
+    // migration are gone: a reader with an older version gets a snapshot, as after migration 2. The
+    // feed's version index serves `version > since` (no new index: each one is a write per entry).
+    // Each hold wrote five index entries and each transition rewrote three: `inv_holds_account`
+    // repeated the account prefix of UNIQUE (account, idempotency_key), which serves the per-account
+    // sum as well, and public holds (no allocation) need no entry in the allocation index.
+    sql: `
+      DROP TABLE inv_deltas;
+      UPDATE inv_plan SET pruned_through = version;
+      DROP INDEX inv_holds_account;
+      DROP INDEX inv_holds_allocation;
+      CREATE INDEX inv_holds_allocation ON inv_holds (allocation_id, status) WHERE allocation_id IS NOT NULL;
+    `,
+  },
 ];

@@ -1,4 +1,4 @@
-// The Inventory's SQL for seats, holds, tiers, deltas and the audit log (the plan row is plan-store.ts): reads and writes, nothing that decides.
+// The Inventory's SQL for seats, holds, tiers, the seat map's changes and the audit log (the plan row is plan-store.ts): reads and writes, nothing that decides.
 import type { Sql } from '../shared/sql';
 import type { Availability, SeatStatus } from './decide-hold';
 import { effectiveStatus, targetKey, type HoldStatus, type HoldTarget } from './hold-policy';
@@ -121,14 +121,15 @@ export class InventoryStore {
       VALUES (${hold.holdId}, ${hold.account}, 'HELD', ${target.kind}, ${hold.tier}, ${hold.quantity}, ${hold.priceMinor}, ${hold.currency}, ${nowMs}, ${hold.expiresAtMs},
         ${idempotencyKey}, ${targetKey(target)}, ${JSON.stringify(hold)}, ${by.channelId}, ${by.allocationId})`;
     if (target.kind === 'seats') {
-      for (const id of target.seatIds) {
-        this.sql.run`INSERT INTO inv_hold_seats (hold_id, seat_id) VALUES (${hold.holdId}, ${id})`;
-        const written = this.sql.all`UPDATE inv_seats SET status = 'HELD', hold_id = ${hold.holdId}, hold_expires_at = ${hold.expiresAtMs},
-          order_id = NULL, version = ${version} WHERE seat_id = ${id} AND status = 'AVAILABLE' RETURNING seat_id`;
-        // Throwing inside transactionSync rolls the whole hold back.
-        if (written.length !== 1) throw new Error(`invariant: seat ${id} changed between check and write`);
-        this.sql.run`INSERT INTO inv_deltas (version, seat_id, status) VALUES (${version}, ${id}, 'HELD')`;
-      }
+      // One statement each for the hold's seats (json_each), not three per seat: the seat map's
+      // deltas and the channels' feed are the feed entries the seat trigger writes (migration 5, 7).
+      const ids = JSON.stringify(target.seatIds);
+      this.sql.run`INSERT INTO inv_hold_seats (hold_id, seat_id) SELECT ${hold.holdId}, value FROM json_each(${ids})`;
+      const written = this.sql.all`UPDATE inv_seats SET status = 'HELD', hold_id = ${hold.holdId}, hold_expires_at = ${hold.expiresAtMs},
+        order_id = NULL, version = ${version} WHERE seat_id IN (SELECT value FROM json_each(${ids})) AND status = 'AVAILABLE' RETURNING seat_id`;
+      // Throwing inside transactionSync rolls the whole hold back.
+      if (written.length !== target.seatIds.length)
+        throw new Error(`invariant: a seat of hold ${hold.holdId} changed between check and write`);
     } else {
       const written = this.sql.all`UPDATE inv_tiers SET held = held + ${hold.quantity}
         WHERE tier = ${target.tier} AND held + sold + ${hold.quantity} <= capacity RETURNING tier`;
@@ -151,16 +152,11 @@ export class InventoryStore {
     const updated = this.sql.all`UPDATE inv_holds SET status = ${to}, expires_at = ${expiresAtMs}, order_id = COALESCE(${orderId}, order_id)
       WHERE hold_id = ${row.hold_id} AND status = ${row.status} RETURNING hold_id`;
     if (updated.length !== 1) throw new Error(`invariant: hold ${row.hold_id} changed under a transition`);
-    const seatDelta = (status: SeatStatus) => {
-      this.sql
-        .run`INSERT INTO inv_deltas (version, seat_id, status) SELECT ${version}, seat_id, ${status} FROM inv_hold_seats WHERE hold_id = ${row.hold_id}`;
-    };
     if (to === 'RELEASED' || to === 'EXPIRED') {
       if (row.kind === 'seats') {
         // Only seats still carrying this hold's id: a seat re-held or sold since is never touched.
         this.sql.run`UPDATE inv_seats SET status = 'AVAILABLE', hold_id = NULL, hold_expires_at = NULL, version = ${version}
           WHERE hold_id = ${row.hold_id} AND status = 'HELD'`;
-        seatDelta('AVAILABLE');
       } else {
         this.sql.run`UPDATE inv_tiers SET held = held - ${row.quantity} WHERE tier = ${row.tier}`;
       }
@@ -172,7 +168,6 @@ export class InventoryStore {
         const sold = this.sql.all`UPDATE inv_seats SET status = 'SOLD', order_id = ${orderId}, hold_expires_at = NULL, version = ${version}
           WHERE hold_id = ${row.hold_id} AND status = 'HELD' RETURNING seat_id`;
         if (sold.length !== row.quantity) throw new Error(`invariant: hold ${row.hold_id} no longer owns all its seats`);
-        seatDelta('SOLD');
       } else {
         this.sql.run`UPDATE inv_tiers SET held = held - ${row.quantity}, sold = sold + ${row.quantity} WHERE tier = ${row.tier}`;
       }
@@ -223,9 +218,7 @@ export class InventoryStore {
   changesSince(since: number, nowMs: number): { id: string; status: SeatStatus }[] {
     const ids = [
       ...new Set(
-        this.sql.all<{ seat_id: string }>`SELECT seat_id FROM inv_deltas WHERE version > ${since} ORDER BY version, rowid`.map(
-          (d) => d.seat_id,
-        ),
+        this.sql.all<{ name: string }>`SELECT name FROM inv_feed WHERE version > ${since} AND item = 'seat' ORDER BY id`.map((d) => d.name),
       ),
     ];
     if (ids.length === 0) return [];
@@ -286,13 +279,13 @@ export class InventoryStore {
       .run`INSERT INTO inv_audit (at, hold_id, from_status, to_status, actor, reason) VALUES (${at}, ${holdId}, ${from}, ${to}, ${actor}, ${reason})`;
   }
 
-  /** Bumps the map version (and now and then drops deltas and feed entries older than DELTA_RETENTION versions). */
+  /** Bumps the map version (and now and then drops feed entries older than DELTA_RETENTION versions). */
   bumpVersion(): number {
     const { version } = this.sql.one<{ version: number }>`UPDATE inv_plan SET version = version + 1 WHERE id = 1 RETURNING version`!;
     if (version % 1000 === 0 && version > DELTA_RETENTION) {
       const cut = version - DELTA_RETENTION;
-      this.sql.run`DELETE FROM inv_deltas WHERE version <= ${cut}`;
-      // The change feed (migration 5) is kept as long; cursors below `feed_from` read the snapshot first.
+      // The change feed (migration 5; the seat map's deltas too, migration 7): cursors below
+      // `feed_from` read the snapshot first, seat maps older than `pruned_through` too.
       this.sql
         .run`UPDATE inv_plan SET feed_from = MAX(feed_from, COALESCE((SELECT MAX(id) FROM inv_feed WHERE version <= ${cut}), 0)) WHERE id = 1`;
       this.sql.run`DELETE FROM inv_feed WHERE version <= ${cut}`;
