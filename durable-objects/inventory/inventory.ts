@@ -3,22 +3,19 @@
 // plan-store.ts and the pure rules beside them.
 import { DurableObject } from 'cloudflare:workers';
 import { DEFAULT_PAYMENT_GRACE_S, usesAccountLedger, type InventoryConfig } from '../../contracts/event-config';
-import { holdIdFor, parseInventoryName } from '../../contracts/inventory-names';
-import { RESERVATION_WINDOW_MS } from '../account-ledger/ledger-policy';
+import { parseInventoryName } from '../../contracts/inventory-names';
 import { AccountLimit } from './account-limit';
 import { AfterWrite, type InventoryIdentity } from './after-write';
 import { SeatMapReader } from './seat-map-read';
 import { Sql, migrate } from '../shared/sql';
-import { consistencyCounts } from './consistency';
-import { holdCounts, seatCounts } from './counts';
+import { readStats } from './stats-read';
+import { HoldFlow } from './hold-flow';
 import { HoldDesk } from './hold-desk';
-import { validateHoldTarget, type HoldAction } from './hold-policy';
 import { INVENTORY_MIGRATIONS } from './schema';
 import { PlanStore } from './plan-store';
-import { InventoryStore, type Actor } from './store';
+import { InventoryStore } from './store';
 import { ChannelDesk } from './channel-desk';
 import { ChannelStore } from './channel-store';
-import type { Holder } from './allocation-policy';
 import type {
   AllocationAnswer,
   AllocationRequest,
@@ -62,6 +59,7 @@ export class Inventory extends DurableObject<Env> {
   private readonly identity: InventoryIdentity | null;
   private readonly followUps: AfterWrite;
   private readonly maps: SeatMapReader;
+  private readonly flow: HoldFlow;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -73,6 +71,15 @@ export class Inventory extends DurableObject<Env> {
     this.identity = parseInventoryName(ctx.id.name ?? '');
     this.followUps = new AfterWrite(this.plans, this.store, this.identity);
     this.maps = new SeatMapReader(this.store);
+    this.flow = new HoldFlow({
+      plans: this.plans,
+      store: this.store,
+      holds: this.holds,
+      accountLimit: (config) => this.accountLimit(config),
+      write: (decide) => this.write(decide),
+      clock: () => this.clock(),
+      uuid: () => crypto.randomUUID(),
+    });
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage, 'inv', INVENTORY_MIGRATIONS);
       // A reset between a committed change and its setAlarm (the write is durable, the alarm call
@@ -134,28 +141,7 @@ export class Inventory extends DurableObject<Env> {
    * @param idempotencyKey client-chosen key, unique per intended hold, scoped to the account
    */
   async hold(account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
-    return this.placeHold({ kind: 'public' }, account, request, idempotencyKey);
-  }
-
-  /** `hold` for a holder: the public, or a sales channel (its allocations only; see `gateHold`). */
-  private async placeHold(holder: Holder, account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
-    const config = this.plans.plan();
-    if (!config) return { kind: 'event_not_found' };
-    const valid = validateHoldTarget(request);
-    if (!valid.ok) return { kind: 'invalid', detail: valid.detail };
-    const place = (holdId: string, reservedAtMs: number | null) =>
-      this.write((now): HoldAnswer =>
-        // The ledger reconciles a reservation only after this window: a hold arriving later could
-        // land after its reservation was dropped, so it is refused (the client retries).
-        reservedAtMs !== null && now > reservedAtMs + RESERVATION_WINDOW_MS
-          ? { kind: 'retry_later', retryAfterS: 1 }
-          : this.holds.place(holder, account, valid.target, idempotencyKey, now, { holdId }),
-      );
-    const ledger = this.accountLimit(config);
-    const newId = holdIdFor(config.section ?? null, crypto.randomUUID());
-    // An event with sections reserves the account's places in its ledger first; a replay needs no ledger call.
-    if (!ledger || this.store.holdByKey(account, idempotencyKey)) return place(newId, null);
-    return ledger.placeReserved({ account, idempotencyKey, target: valid.target, config, proposedHoldId: newId }, place);
+    return this.flow.place({ kind: 'public' }, account, request, idempotencyKey);
   }
 
   /** A hold by id. With `account` set, only its owner may read it. */
@@ -171,7 +157,7 @@ export class Inventory extends DurableObject<Env> {
    */
   async startPayment(holdId: string, account: string | null): Promise<HoldChangeAnswer> {
     const grace = this.plans.plan()?.paymentGraceMs ?? DEFAULT_PAYMENT_GRACE_S * 1000;
-    return this.change(holdId, { kind: 'payment_pending', account, graceMs: grace }, 'origin', 'payment started');
+    return this.flow.change(holdId, { kind: 'payment_pending', account, graceMs: grace }, 'origin', 'payment started');
   }
 
   /**
@@ -180,7 +166,7 @@ export class Inventory extends DurableObject<Env> {
    * Confirming again with the same order id returns the same result.
    */
   async confirm(holdId: string, orderId: string, amountMinor: number, account: string | null): Promise<HoldChangeAnswer> {
-    return this.change(holdId, { kind: 'confirm', orderId, amountMinor, account }, 'origin', `confirmed for order ${orderId}`);
+    return this.flow.change(holdId, { kind: 'confirm', orderId, amountMinor, account }, 'origin', `confirmed for order ${orderId}`);
   }
 
   /**
@@ -189,7 +175,7 @@ export class Inventory extends DurableObject<Env> {
    * Releasing a released hold again is a no-op.
    */
   async release(holdId: string, account: string | null, byOrigin: boolean): Promise<HoldChangeAnswer> {
-    return this.change(holdId, { kind: 'release', account, byOrigin }, byOrigin ? 'origin' : 'visitor', 'released');
+    return this.flow.change(holdId, { kind: 'release', account, byOrigin }, byOrigin ? 'origin' : 'visitor', 'released');
   }
 
   /**
@@ -231,27 +217,7 @@ export class Inventory extends DurableObject<Env> {
 
   /** Counts and consistency checks for the organizer and the crowd run. */
   async stats(): Promise<StatsAnswer> {
-    const config = this.plans.plan();
-    const head = this.plans.head();
-    if (!config || !head) return { kind: 'event_not_found' };
-    const pending = this.plans.pendingChange();
-    return {
-      kind: 'stats',
-      stats: {
-        config,
-        version: head.version,
-        seats: seatCounts(this.store.seatedByStatus(this.clock()), config.seats, this.clock()),
-        tiers: this.store.tiers(),
-        holds: holdCounts(this.store.holdCounts()),
-        consistency: consistencyCounts(this.sql),
-        salesClosed: head.salesClosed,
-        pendingChange: pending && {
-          startedAtMs: pending.startedAtMs,
-          leaseUntilMs: pending.leaseUntilMs,
-          createdPlan: pending.createdPlan,
-        },
-      },
-    };
+    return readStats(this.sql, this.store, this.plans, this.clock());
   }
 
   /**
@@ -320,26 +286,12 @@ export class Inventory extends DurableObject<Env> {
    * allocations only; the audit log names `channel:<id>`.
    */
   async channelHold(caller: ChannelCaller, account: string, request: HoldRequest, idempotencyKey: string): Promise<ChannelHoldAnswer> {
-    return (
-      this.desk.admit(caller) ??
-      this.placeHold({ kind: 'channel', channelId: caller.channelId }, channelAccount(caller, account), request, idempotencyKey)
-    );
+    return this.desk.admit(caller) ?? this.flow.channelHold(caller.channelId, account, request, idempotencyKey);
   }
 
   /** A sales channel reads, confirms or releases one of its holds (another's answers `not_found`). */
   async channelAct(caller: ChannelCaller, holdId: string, action: ChannelHoldAction): Promise<ChannelHoldChangeAnswer> {
-    const refused = this.desk.admit(caller);
-    if (refused) return refused;
-    if (this.store.holdRow(holdId)?.channel_id !== caller.channelId) return { kind: 'not_found' };
-    const actor: Actor = `channel:${caller.channelId}`;
-    if (action.kind === 'get') return this.getHold(holdId, null);
-    if (action.kind === 'release') return this.change(holdId, { kind: 'release', account: null, byOrigin: true }, actor, 'released');
-    return this.change(
-      holdId,
-      { kind: 'confirm', orderId: action.orderId, amountMinor: action.amountMinor, account: null },
-      actor,
-      `confirmed for order ${action.orderId}`,
-    );
+    return this.desk.admit(caller) ?? this.flow.channelAct(caller.channelId, holdId, action);
   }
 
   /** The change feed for a sales channel: entries after cursor `after`, at most `limit`, or the snapshot to start from. */
@@ -362,22 +314,6 @@ export class Inventory extends DurableObject<Env> {
   private sweep(nowMs: number): void {
     this.store.sweep(nowMs);
     if (this.desk.settle(nowMs)) this.maps.forget();
-  }
-
-  private async change(holdId: string, action: HoldAction, actor: Actor, reason: string): Promise<HoldChangeAnswer> {
-    const config = this.plans.plan();
-    const ledger = config && this.accountLimit(config);
-    // Across sections the per-account limit at confirm is the ledger's (read first; the
-    // transaction still checks this object's own).
-    if (ledger && action.kind === 'confirm') {
-      const refused = await ledger.refuseConfirm(this.store.holdRow(holdId), config.maxSeatsPerAccount, () =>
-        this.store.view(holdId, this.clock())!,
-      );
-      if (refused) return refused;
-    }
-    const answer = await this.write((now) => this.holds.change(holdId, action, actor, reason, now));
-    if (ledger && answer.kind === 'ok') await ledger.settleView(answer.hold);
-    return answer;
   }
 
   /** After every committed write: the alarm follows the deadlines, a sell-out is announced (after-write.ts). */
@@ -408,9 +344,4 @@ export class Inventory extends DurableObject<Env> {
     if (!usesAccountLedger(config) || !this.identity) return null;
     return new AccountLimit(this.env.ACCOUNT_LEDGER, this.identity.eventId, this.ctx.id.name!);
   }
-}
-
-/** A channel's customer account, scoped to the channel so its per-account limit never mixes with visitors' or other channels'. */
-function channelAccount(caller: ChannelCaller, account: string): string {
-  return `channel/${caller.channelId}/${account}`;
 }
