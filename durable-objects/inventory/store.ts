@@ -123,10 +123,11 @@ export class InventoryStore {
     if (target.kind === 'seats') {
       // One statement each for the hold's seats (json_each), not three per seat: the seat map's
       // deltas and the channels' feed are the feed entries the seat trigger writes (migration 5, 7).
+      // `+status`: found by seat id, never by the status index (see applyTransition).
       const ids = JSON.stringify(target.seatIds);
       this.sql.run`INSERT INTO inv_hold_seats (hold_id, seat_id) SELECT ${hold.holdId}, value FROM json_each(${ids})`;
       const written = this.sql.all`UPDATE inv_seats SET status = 'HELD', hold_id = ${hold.holdId}, hold_expires_at = ${hold.expiresAtMs},
-        order_id = NULL, version = ${version} WHERE seat_id IN (SELECT value FROM json_each(${ids})) AND status = 'AVAILABLE' RETURNING seat_id`;
+        order_id = NULL, version = ${version} WHERE seat_id IN (SELECT value FROM json_each(${ids})) AND +status = 'AVAILABLE' RETURNING seat_id`;
       // Throwing inside transactionSync rolls the whole hold back.
       if (written.length !== target.seatIds.length)
         throw new Error(`invariant: a seat of hold ${hold.holdId} changed between check and write`);
@@ -138,7 +139,11 @@ export class InventoryStore {
     this.audit(nowMs, hold.holdId, null, 'HELD', by.actor, 'hold placed');
   }
 
-  /** Writes one transition with its effects on seats or tier counters, audit and deltas. */
+  /**
+   * Writes one transition with its effects on seats or tier counters, audit and deltas. The seat
+   * statements find a hold's seats by `hold_id` (its index); `+status` keeps SQLite from choosing
+   * the status index instead, which reads every seat of that status (all HELD seats of the event).
+   */
   applyTransition(
     row: HoldRow,
     to: HoldStatus,
@@ -156,17 +161,17 @@ export class InventoryStore {
       if (row.kind === 'seats') {
         // Only seats still carrying this hold's id: a seat re-held or sold since is never touched.
         this.sql.run`UPDATE inv_seats SET status = 'AVAILABLE', hold_id = NULL, hold_expires_at = NULL, version = ${version}
-          WHERE hold_id = ${row.hold_id} AND status = 'HELD'`;
+          WHERE hold_id = ${row.hold_id} AND +status = 'HELD'`;
       } else {
         this.sql.run`UPDATE inv_tiers SET held = held - ${row.quantity} WHERE tier = ${row.tier}`;
       }
     } else if (to === 'PAYMENT_PENDING' && row.kind === 'seats') {
       // No deadline frees these seats any more: only the origin's confirm or release does.
-      this.sql.run`UPDATE inv_seats SET hold_expires_at = NULL, version = ${version} WHERE hold_id = ${row.hold_id} AND status = 'HELD'`;
+      this.sql.run`UPDATE inv_seats SET hold_expires_at = NULL, version = ${version} WHERE hold_id = ${row.hold_id} AND +status = 'HELD'`;
     } else if (to === 'SOLD') {
       if (row.kind === 'seats') {
         const sold = this.sql.all`UPDATE inv_seats SET status = 'SOLD', order_id = ${orderId}, hold_expires_at = NULL, version = ${version}
-          WHERE hold_id = ${row.hold_id} AND status = 'HELD' RETURNING seat_id`;
+          WHERE hold_id = ${row.hold_id} AND +status = 'HELD' RETURNING seat_id`;
         if (sold.length !== row.quantity) throw new Error(`invariant: hold ${row.hold_id} no longer owns all its seats`);
       } else {
         this.sql.run`UPDATE inv_tiers SET held = held - ${row.quantity}, sold = sold + ${row.quantity} WHERE tier = ${row.tier}`;
