@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 // In your own project: `from '@waiting-room/origin-sdk'` and `'@waiting-room/origin-sdk/hono'`.
-import { GatewayClient, HealthReporter, revokeSession, type Hold } from '../origin-sdk/src/index.ts';
+import { GatewayClient, HealthReporter, ORIGIN_PULL_HEADER, fromGateway, revokeSession, type Hold } from '../origin-sdk/src/index.ts';
 import { admissionMiddleware, healthMiddleware, type AdmissionVariables } from '../origin-sdk/src/hono.ts';
 
 /** Settings of the example origin (from the environment in server.ts). */
@@ -21,6 +21,12 @@ export interface ExampleOriginConfig {
   reportIntervalMs?: number;
   /** Extra service time of every event page and checkout, ms (a slow origin, to watch the rate fall; default 0). */
   slowMs?: number;
+  /**
+   * Refuse (403) every request without the gateway's origin-pull key (`X-WR-Origin-Pull`, origin
+   * SDK `fromGateway`): on when the site is reachable other than through the gateway. Default off,
+   * so the benches can time the origin directly.
+   */
+  requireGateway?: boolean;
 }
 
 const CSS = readFileSync(new URL('./static/site.css', import.meta.url), 'utf8');
@@ -42,6 +48,13 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
     if (cfg.slowMs) await new Promise((r) => setTimeout(r, cfg.slowMs));
   };
   const app = new Hono<{ Variables: AdmissionVariables }>();
+  // Requests that skipped the gateway (a bot that found the origin's address) get nothing.
+  if (cfg.requireGateway) {
+    app.use('*', async (c, next) => {
+      if (await fromGateway(c.req.header(ORIGIN_PULL_HEADER), [cfg.secret])) return next();
+      return c.text('Please use the ticket site through its public address.', 403);
+    });
+  }
   // Every request counts towards the origin's latency percentiles and error rate.
   app.use('*', healthMiddleware(health));
 

@@ -1,6 +1,7 @@
 // `npm run example-origin`: the example ticketing site on its own port, for the gateway's ORIGIN_URL.
 // Settings from the environment: GATEWAY_URL, ORIGIN_HMAC_SECRET (else read from ../.dev.vars),
-// EVENT_ID (default demo), PORT (default 8080), TOKEN_ISSUER, SLOW_MS.
+// EVENT_ID (default demo), PORT (default 8080), TOKEN_ISSUER, SLOW_MS, REQUIRE_GATEWAY (1: refuse
+// requests without the gateway's origin-pull key).
 import { existsSync, readFileSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import { exampleOrigin } from './app.ts';
@@ -27,6 +28,7 @@ const { app, health } = exampleOrigin({
   eventId: process.env.EVENT_ID ?? 'demo',
   issuer: process.env.TOKEN_ISSUER,
   slowMs: Number(process.env.SLOW_MS ?? 0),
+  requireGateway: process.env.REQUIRE_GATEWAY === '1',
 });
 health.start();
 const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) =>

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admissionTokenFor, gatewayKey, localServer } from '../../origin-sdk/test/fixtures.ts';
 import { exampleOrigin } from '../app.ts';
+import { ORIGIN_PULL_HEADER, originPullKey } from '../../origin-sdk/src/index.ts';
 
 let key: Awaited<ReturnType<typeof gatewayKey>>;
 let gateway: Awaited<ReturnType<typeof localServer>>;
@@ -19,6 +20,16 @@ beforeAll(async () => {
 afterAll(() => gateway.close());
 
 describe('example origin', () => {
+  it('with requireGateway, refuses every request without the origin-pull key (a bot at the origin directly)', async () => {
+    const { app } = exampleOrigin({ gatewayUrl: gateway.url, secret: 'pull-secret', eventId: 'demo', requireGateway: true });
+    expect((await app.request('/')).status).toBe(403);
+    expect((await app.request('/', { headers: { [ORIGIN_PULL_HEADER]: await originPullKey('other-secret') } })).status).toBe(403);
+    const viaGateway = { [ORIGIN_PULL_HEADER]: await originPullKey('pull-secret') };
+    expect((await app.request('/', { headers: viaGateway })).status).toBe(200);
+    // Through the gateway, the room still needs an admission.
+    expect((await app.request('/events/demo/', { headers: viaGateway })).status).toBe(401);
+  });
+
   it('serves the home page and its stylesheet to anyone, the event page only to admitted visitors', async () => {
     const { app, health } = exampleOrigin({ gatewayUrl: gateway.url, secret: 's', eventId: 'demo' });
     expect((await app.request('/')).status).toBe(200);

@@ -151,3 +151,46 @@ export function revokeSession(target: HeaderTarget): void {
   if ('headers' in target && target.headers instanceof Headers) return target.headers.set(COMMAND_HEADER, REVOKE_COMMAND);
   throw new TypeError('revokeSession needs a Headers, a Response or a Node response');
 }
+
+/**
+ * Header the gateway sets on every request it forwards to the origin (rooms and pass-through
+ * alike), overwriting any client-sent copy: the origin-pull key, so the origin can refuse requests
+ * that reached it without passing the gateway (bots find origin hosts through DNS history and
+ * certificates). The same idea as CloudFront's secret custom origin header; a network lock
+ * (Cloudflare Tunnel, Authenticated Origin Pulls, a firewall to Cloudflare's addresses) is stronger
+ * and can be combined with it.
+ */
+export const ORIGIN_PULL_HEADER = 'x-wr-origin-pull';
+
+const ORIGIN_PULL_LABEL = 'waiting-room-gateway origin pull v1';
+
+/**
+ * The origin-pull key for `secret` (the shared ORIGIN_HMAC_SECRET): hex HMAC-SHA256(secret,
+ * "waiting-room-gateway origin pull v1"), 64 characters. Derived, so no new secret is configured
+ * and the HMAC secret itself never travels; it changes when the secret is rotated.
+ *
+ * @throws TypeError when `secret` is empty
+ */
+export async function originPullKey(secret: string): Promise<string> {
+  requireSecret(secret);
+  return hex(await crypto.subtle.sign('HMAC', await hmacKey(secret, 'sign'), encoder.encode(ORIGIN_PULL_LABEL)));
+}
+
+/**
+ * True when a request came through the gateway: its `X-WR-Origin-Pull` header (`ORIGIN_PULL_HEADER`)
+ * is the origin-pull key of one of `secrets` (the current ORIGIN_HMAC_SECRET, and the previous one
+ * during a rotation). Compared in constant time (HMAC verify). A request without the header, or
+ * with any other value, is false: answer it 403, or send it to the gateway's URL.
+ *
+ * @param value the request's `X-WR-Origin-Pull` header, or null/undefined when absent
+ * @param secrets the secrets it may be derived from; empty strings are skipped
+ */
+export async function fromGateway(value: string | null | undefined, secrets: readonly string[]): Promise<boolean> {
+  const mac = typeof value === 'string' ? unhex(value) : null;
+  if (!mac) return false;
+  for (const secret of secrets) {
+    if (!secret) continue;
+    if (await crypto.subtle.verify('HMAC', await hmacKey(secret, 'verify'), mac, encoder.encode(ORIGIN_PULL_LABEL))) return true;
+  }
+  return false;
+}

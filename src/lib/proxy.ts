@@ -4,6 +4,7 @@ import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
 import { logDecision } from '../../contracts/log';
 import { originSettings } from './settings';
+import { ORIGIN_PULL_HEADER, originPullKey } from '../../origin-sdk/src/protocol.ts';
 
 /** Via entry the gateway adds to every forwarded request (RFC 9110 section 7.6.3). */
 export const VIA = '1.1 waiting-room-gateway';
@@ -61,13 +62,19 @@ const PATH_OVERRIDES = ['x-original-url', 'x-rewrite-url'];
  * - `X-Forwarded-For`: the client's list with `CF-Connecting-IP` (the address Cloudflare saw,
  *   which a Worker's subrequest would otherwise replace by the Worker's) as its last hop.
  *
+ * - `X-WR-Origin-Pull`: the origin-pull key `pull` (origin SDK `fromGateway` checks it), replacing
+ *   any client-sent value, so the origin can refuse requests that did not come through the gateway.
+ *
  * @param requestUrl the URL the visitor asked the gateway for
+ * @param pull the origin-pull key, or null to send none
  */
-export function forwardedHeaders(incoming: Headers, requestUrl: URL): Headers {
+export function forwardedHeaders(incoming: Headers, requestUrl: URL, pull: string | null = null): Headers {
   const headers = new Headers(incoming);
   dropHopByHop(headers, true);
   headers.delete(ADMISSION_HEADER);
   for (const field of PATH_OVERRIDES) headers.delete(field);
+  if (pull) headers.set(ORIGIN_PULL_HEADER, pull);
+  else headers.delete(ORIGIN_PULL_HEADER);
   const cookie = stripGatewayCookies(headers.get('cookie'));
   if (cookie) headers.set('cookie', cookie);
   else headers.delete('cookie');
@@ -117,7 +124,19 @@ export function originCommands(res: Response): string[] {
 }
 
 /** The bindings forwarding reads: the origin's settings, and the optional ORIGIN service binding. */
-type OriginEnv = Partial<Pick<Env, 'ORIGIN_URL' | 'ORIGIN_TIMEOUT_MS'>> & { ORIGIN?: Fetcher };
+type OriginEnv = Partial<Pick<Env, 'ORIGIN_URL' | 'ORIGIN_TIMEOUT_MS' | 'ORIGIN_HMAC_SECRET'>> & { ORIGIN?: Fetcher };
+
+let pullKey: { secret: string; key: Promise<string | null> } | null = null;
+
+/**
+ * The origin-pull key forwarded requests carry (origin SDK `originPullKey`), derived once per
+ * isolate and secret; null without an ORIGIN_HMAC_SECRET (then no request carries one).
+ */
+function originPull(env: OriginEnv): Promise<string | null> {
+  const secret = env.ORIGIN_HMAC_SECRET ?? '';
+  if (pullKey?.secret !== secret) pullKey = { secret, key: secret ? originPullKey(secret) : Promise.resolve(null) };
+  return pullKey.key;
+}
 
 /** Where a request goes: `ORIGIN_URL` (same path and query) when set, else the same URL over the ORIGIN binding. */
 function originTarget(url: URL, originUrl: string | null): URL {
@@ -179,7 +198,7 @@ export async function passThrough(request: Request, env: OriginEnv): Promise<Res
   const url = new URL(request.url);
   const forwarded = new Request(originTarget(url, origin.url), {
     method: request.method,
-    headers: forwardedHeaders(request.headers, url),
+    headers: forwardedHeaders(request.headers, url, await originPull(env)),
     body: request.body,
     redirect: 'manual',
   });
@@ -208,7 +227,7 @@ export async function proxyToOrigin(
 ): Promise<Response> {
   const origin = originSettings(env);
   const url = new URL(request.url);
-  const headers = forwardedHeaders(request.headers, url);
+  const headers = forwardedHeaders(request.headers, url, await originPull(env));
   headers.set(ADMISSION_HEADER, admissionToken);
   if (opts.stripAuthorization) headers.delete('authorization');
   const forwarded = new Request(originTarget(url, origin.url), {

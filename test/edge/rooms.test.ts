@@ -5,6 +5,7 @@ import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { DIRECTORY_NAME } from '../../contracts/names';
 import { VIA } from '../../src/lib/proxy';
+import { ORIGIN_PULL_HEADER, originPullKey } from '../../origin-sdk/src/protocol.ts';
 import { BASE, Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 import { NO_BYPASS, viaFreshApp } from '../helpers/rooms';
 
@@ -81,6 +82,7 @@ describe('pass-through (no room covers the request)', () => {
           'x-custom': 'kept',
           'x-forwarded-host': 'spoofed.example',
           'x-original-url': '/events/demo/',
+          'x-wr-origin-pull': 'forged-by-the-client',
           'x-rewrite-url': '/events/demo/',
           'x-forwarded-for': '198.51.100.7',
           'cf-connecting-ip': '203.0.113.9',
@@ -110,6 +112,9 @@ describe('pass-through (no room covers the request)', () => {
     expect(got.headers.get('authorization')).toBe('Bearer site-session');
     expect(got.headers.get('x-custom')).toBe('kept');
     expect(got.headers.get('via')).toBe(VIA);
+    // The origin-pull key replaces the client's value: the origin tells the gateway's requests
+    // from direct ones with the SDK's fromGateway (review: nothing told them apart).
+    expect(got.headers.get(ORIGIN_PULL_HEADER)).toBe(await originPullKey(env.ORIGIN_HMAC_SECRET));
     // The host and scheme the visitor asked for (a client-sent X-Forwarded-Host is overwritten), and
     // the address Cloudflare saw as the last X-Forwarded-For hop.
     expect(got.headers.get('x-forwarded-host')).toBe(new URL(BASE).host);
