@@ -4,6 +4,7 @@ import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { bundleWorker } from './scripts/lib/bundle.ts';
 import { generateDevSecrets, webhookSecret } from './scripts/lib/dev-secrets.ts';
+import { writePageAssets } from './scripts/page-assets.ts';
 
 const PROJECT = 'gateway';
 
@@ -18,6 +19,9 @@ const entryPrivateJwk = { ...entryKey.privateKey.export({ format: 'jwk' }), kid:
 
 // Auxiliary Workers cannot load their own wrangler.toml in the pool: bundle the stub first.
 bundleWorker('origin-stub/index.ts', '.build/origin-stub.js');
+// The pages' words and scripts are static assets (wrangler.toml `[assets]`): the pool reads the
+// directory but does not run wrangler's `[build] command`, so write them here.
+await writePageAssets();
 
 export default defineConfig({
   plugins: [

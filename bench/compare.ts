@@ -3,6 +3,7 @@
 // slices that alternate between the two, so whatever else the machine does slows both alike; the
 // table shows medians over slices of each side's ratio to its own no-op route, and of this tree's
 // req/s to the other's. Loopback only, bounded: SLICES x scenarios x 2 sides x SLICE_S seconds.
+import { writePageAssets } from '../scripts/page-assets.ts';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -112,6 +113,7 @@ function buildRevision(rev: string): string {
 async function main(): Promise<void> {
   const baseScript = buildRevision(REV);
   bundleWorker('bench/bench-worker.ts', '.build/bench-worker.js');
+  await writePageAssets();
   const secrets = generateDevSecrets();
   const mf = new Miniflare(
     convertV4MiniflareOptions({

@@ -1,6 +1,7 @@
 // Shared bench plumbing: the bench Worker under Miniflare, event creation, bounded autocannon loads
 // and cookie jars. Used by bench/gateway.ts (the table) and bench/profile.ts (where a request's time goes).
 import autocannon from 'autocannon';
+import { PAGE_ASSETS_DIR, writePageAssets } from '../scripts/page-assets.ts';
 import { Miniflare, convertV4MiniflareOptions, type V4WorkerOptions } from 'miniflare';
 import { bundleWorker } from '../scripts/lib/bundle.ts';
 import { generateDevSecrets, type DevSecrets } from '../scripts/lib/dev-secrets.ts';
@@ -74,6 +75,12 @@ export function benchWorker(name: string, scriptPath: string, secrets: DevSecret
     // hop, not a trip into Node.
     serviceBindings: { ORIGIN: 'origin' },
     ratelimits: { IP_RATE_LIMITER: { namespace_id: namespaceId, simple: { limit: 1_000_000, period: 10 } } },
+    // The pages' words and scripts (wrangler.toml `[assets]`; writePageAssets() writes them first).
+    assets: {
+      directory: PAGE_ASSETS_DIR,
+      binding: 'ASSETS',
+      routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: true },
+    },
   };
 }
 
@@ -119,6 +126,7 @@ export function gatewayAt(mf: Miniflare, url: string, secrets: DevSecrets, logLi
 export async function startGateway(opts: { inspectorPort?: number; scriptPath?: string } = {}): Promise<BenchGateway> {
   const scriptPath = opts.scriptPath ?? '.build/bench-worker.js';
   if (!opts.scriptPath) bundleWorker('bench/bench-worker.ts', scriptPath);
+  await writePageAssets();
   const secrets = generateDevSecrets();
   let logLines = 0;
   // Miniflare 5 takes a new options shape; it converts the familiar (v4) one.

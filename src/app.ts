@@ -7,7 +7,7 @@ import { logDecision } from '../contracts/log';
 import { gatewaySettings } from './lib/settings';
 import { publicJwks, tokenSettings } from './lib/token';
 import { sameOrigin } from './middleware/same-origin';
-import { DASHBOARD_SCRIPT, dashboardPage } from './pages/dashboard-page';
+import { DASHBOARD_PATH, PageAssets, SCRIPT_PATHS } from './lib/page-assets';
 import { pageSecurityHeaders } from './lib/security-headers';
 import { problemPage } from './pages/problem-page';
 import { adminApi } from './routes/admin';
@@ -32,6 +32,8 @@ export function createApp() {
 
   // This isolate's copy of the room table (one per app, so tests get their own).
   const rooms = new RoomTableCache();
+  // This isolate's copy of the page assets (words, scripts, the dashboard: src/lib/page-assets.ts).
+  const pages = new PageAssets();
 
   // Every variable is parsed once per env object (once per isolate): a missing or malformed one
   // fails each request with a 500 whose log line names the variable, instead of a silent default.
@@ -45,6 +47,7 @@ export function createApp() {
   // object call and no cookie. A room covers it: the room answers at that very URL.
   app.use('*', async function roomRouting(c, next) {
     c.set('rooms', rooms);
+    c.set('pages', pages);
     const url = new URL(c.req.url);
     if (isGatewayPath(url.pathname)) return next();
     const table = await rooms.table(tableSource(c.env, c.executionCtx), Date.now());
@@ -78,8 +81,10 @@ export function createApp() {
   app.get('/_wr/admin/', async (c) => {
     c.header('cache-control', 'no-store');
     // This page holds the admin token: only its own script may run.
-    for (const [k, v] of Object.entries(await pageSecurityHeaders([DASHBOARD_SCRIPT]))) c.header(k, v);
-    return c.html(dashboardPage());
+    const read = pages.reader(c.env.ASSETS);
+    const [html, script] = await Promise.all([read.text(DASHBOARD_PATH), read.text(SCRIPT_PATHS.dashboard)]);
+    for (const [k, v] of Object.entries(await pageSecurityHeaders([script]))) c.header(k, v);
+    return c.html(html);
   });
   app.route('/_wr/admin', adminApi);
   app.route('/_wr/origin', originApi);

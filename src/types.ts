@@ -4,6 +4,7 @@
 import type { Context } from 'hono';
 import { EVENT_ID_PATTERN } from '../contracts/names';
 import type { RoomTableCache } from './lib/room-table';
+import type { PageAssets } from './lib/page-assets';
 import { GatewayError } from './lib/errors';
 import type { VisitorClaims } from './lib/token';
 import type { ChannelCaller } from '../contracts/channel-answers';
@@ -35,6 +36,8 @@ export type AppEnv = { Bindings: Env; Variables: AdmissionVariables & OriginVari
 export interface RoomVariables {
   /** This isolate's room table; the organizer API drops it after a change. */
   rooms: RoomTableCache;
+  /** This isolate's page assets (the words and scripts of the gateway's pages). */
+  pages: PageAssets;
 }
 
 /**

@@ -5,99 +5,8 @@ import type { Challenge } from 'altcha-lib';
 import type { PageTemplate } from '../../contracts/event-config';
 import { LANG_NAMES, type Lang } from '../../contracts/i18n';
 import { accentOf, topBar } from './page-top';
-import { PROOF_HEADER } from '../../contracts/names';
-import { CHECK_MESSAGES } from './check-messages';
-import { solvePow } from './pow-solver';
+import type { CheckTexts } from './page-texts';
 import { css } from './waiting-page';
-
-/**
- * The page's script: static (its data is in a JSON block), so a CSP hash allows exactly it. It
- * solves the embedded challenge with `solvePow`'s own source, posts the solution to
- * `/_wr/events/{id}/join` (which sets the queue-ticket cookie) and reloads the room URL, which then
- * shows the waiting page. A challenge that expired, was used or became too easy meanwhile is
- * replaced by a fresh one (at most 4 rounds); 429/503/network failures are retried with the same
- * solution after `Retry-After` or a backoff. Back on this page within a minute of a successful
- * join means the browser dropped the cookie: it says so instead of solving forever.
- */
-export const CHECK_SCRIPT = `
-(() => {
-  const data = JSON.parse(document.getElementById('wr-data').textContent);
-  const { eventId, t } = data;
-  const solve = ${solvePow.toString()};
-  const $ = (id) => document.getElementById(id);
-  const say = (text) => ($('status').textContent = text);
-  const fill = (k, vals) => Object.entries(vals).reduce((a, [n, v]) => a.replace('{' + n + '}', v), t[k]);
-  const mark = 'wr_pow_joined_' + eventId;
-  $('bar').hidden = false;
-  try {
-    const at = Number(sessionStorage.getItem(mark));
-    sessionStorage.removeItem(mark);
-    if (at && Date.now() - at < 60_000) {
-      $('bar').hidden = true;
-      say(t.cookies);
-      return;
-    }
-  } catch {}
-  const fresh = async () => {
-    const r = await fetch('/_wr/events/' + eventId + '/challenge', { headers: { accept: 'application/json' }, credentials: 'same-origin' });
-    if (!r.ok) throw new Error('challenge ' + r.status);
-    return r.json();
-  };
-  const progress = (pct) => {
-    $('progress').style.width = pct + '%';
-    $('bar').setAttribute('aria-valuenow', String(pct));
-  };
-  async function run() {
-    let challenge = data.challenge;
-    for (let round = 0; round < 4; round++) {
-      if (round > 0) {
-        say(t.again);
-        challenge = await fresh();
-      }
-      const max = 2 ** challenge.parameters.data.bits;
-      const started = performance.now();
-      const solution = await solve(challenge.parameters, max, (n) => {
-        const pct = Math.min(99, Math.floor((100 * n) / max));
-        progress(pct);
-        say(fill('working', { p: pct }));
-      });
-      if (!solution) continue;
-      solution.time = Math.round(performance.now() - started);
-      progress(100);
-      say(t.joining);
-      const payload = btoa(JSON.stringify({ challenge, solution }));
-      for (let attempt = 0; attempt < 5; attempt++) {
-        let r = null;
-        try {
-          r = await fetch('/_wr/events/' + eventId + '/join', {
-            method: 'POST',
-            headers: { accept: 'application/json', '${PROOF_HEADER}': payload },
-            credentials: 'same-origin',
-          });
-        } catch {}
-        if (r && r.ok) {
-          try {
-            sessionStorage.setItem(mark, String(Date.now()));
-          } catch {}
-          location.reload();
-          return;
-        }
-        const code = r ? ((await r.json().catch(() => ({}))).code || '') : '';
-        if (/^PROOF_OF_WORK_(EXPIRED|USED|TOO_EASY|OTHER_EVENT|INVALID)$/.test(code)) break;
-        if (r && r.status < 500 && r.status !== 429) {
-          say(t.failed);
-          return;
-        }
-        const wait = Number(r && r.headers.get('retry-after')) * 1000 || Math.min(30_000, 2000 * 2 ** attempt);
-        say(fill('retrying', { s: Math.round(wait / 1000) }));
-        await new Promise((done) => setTimeout(done, wait));
-      }
-    }
-    say(t.failed);
-  }
-  run().catch(() => say(t.failed));
-})();
-`;
 
 /** JSON safe to embed inside a <script> element. */
 const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
@@ -110,8 +19,8 @@ const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c')
  * @param eventName the event's name as the waiting page shows it
  * @param challenge a fresh join challenge (src/lib/proof-of-work.ts `newChallenge`)
  */
-export function checkPage(eventId: string, eventName: string, challenge: Challenge, lang: Lang, page: PageTemplate) {
-  const t = CHECK_MESSAGES[lang];
+export function checkPage(eventId: string, eventName: string, challenge: Challenge, lang: Lang, page: PageTemplate, texts: CheckTexts) {
+  const { t } = texts;
   const accent = accentOf(page);
   return html`<!doctype html>
     <html lang="${lang}">
@@ -142,7 +51,7 @@ export function checkPage(eventId: string, eventName: string, challenge: Challen
         <script type="application/json" id="wr-data">
           ${raw(embed({ eventId, t, challenge }))}
         </script>
-        ${raw(`<script>${CHECK_SCRIPT}</script>`)}
+        ${raw(`<script>${texts.script}</script>`)}
       </body>
     </html>`;
 }

@@ -2,7 +2,7 @@
 import { html } from 'hono/html';
 import type { DrawRecord } from '../../contracts/queue/queue-policy';
 import { LANGS, LANG_NAMES, type Lang } from '../../contracts/i18n';
-import { MESSAGES } from './waiting-messages';
+import type { Messages } from './waiting-messages';
 import { prefersHtml } from '../lib/negotiate';
 
 /** Longest entrant id `?entrant=` takes (visitor ids are UUIDs, account ids `acct-` + 32 hex digits). */
@@ -39,8 +39,7 @@ export function wantsDrawPage(accept: string | undefined, format: string | undef
  * JSON (`?format=json`); with `entrant` (the visitor's own id, from their status: `?entrant=`),
  * that entrant's rank among all of them (not only those listed). Every value is escaped. No script.
  */
-export function drawPage(eventId: string, record: DrawRecord, lang: Lang, entrant: string | null) {
-  const t = MESSAGES[lang];
+export function drawPage(eventId: string, record: DrawRecord, lang: Lang, t: Messages, entrant: string | null) {
   const entrants = record.entrants ?? [];
   const shown = entrants.slice(0, DRAW_PAGE_ENTRANTS);
   const rank = entrant === null ? null : entrantRank(record, entrant);

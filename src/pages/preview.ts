@@ -4,7 +4,9 @@ import { GatewayError } from '../lib/errors';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import type { StatusBody } from '../lib/status-body';
 import { langOf } from '../../contracts/i18n';
-import { WAITING_SCRIPT, waitingPage } from './waiting-page';
+import type { AssetReader } from '../lib/page-assets';
+import { waitingTexts } from './page-texts';
+import { waitingPage } from './waiting-page';
 import type { Phase } from './waiting-view';
 
 /** The phases a preview can show (everything a waiting visitor can see; `admitted` is the sale page). */
@@ -60,9 +62,11 @@ export function previewStatus(
  * `waiting`) in `lang` (default English) with the event's name and template and sample numbers,
  * marked as a preview; its script renders but never polls. Same CSP as the real page, `no-store`.
  *
+ * @param read the page assets (the page's words and script)
  * @throws GatewayError INVALID_REQUEST for an unknown phase or language
  */
 export async function previewResponse(
+  read: AssetReader,
   cursor: AdmissionCursor,
   phaseParam: string | undefined,
   langParam: string | undefined,
@@ -73,12 +77,13 @@ export async function previewResponse(
     throw new GatewayError('INVALID_REQUEST', { detail: `phase must be one of ${PREVIEW_PHASES.join(', ')}` });
   const lang = langParam === undefined ? 'en' : langOf(langParam);
   if (!lang) throw new GatewayError('INVALID_REQUEST', { detail: 'lang must be one of en, zh-Hant, zh-Hans, ja, ko, es' });
-  const body = await waitingPage(cursor.eventId, previewStatus(phase, cursor, nowMs), lang, cursor.page, { preview: true, nowMs });
+  const texts = await waitingTexts(read, lang);
+  const body = await waitingPage(cursor.eventId, previewStatus(phase, cursor, nowMs), lang, cursor.page, texts, { preview: true, nowMs });
   return new Response(String(body), {
     headers: {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
-      ...(await pageSecurityHeaders([WAITING_SCRIPT])),
+      ...(await pageSecurityHeaders([texts.script])),
     },
   });
 }

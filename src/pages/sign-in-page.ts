@@ -3,7 +3,7 @@ import { html, raw } from 'hono/html';
 import type { PageTemplate } from '../../contracts/event-config';
 import { LANG_NAMES, type Lang } from '../../contracts/i18n';
 import { accentOf, topBar } from './page-top';
-import { SIGN_IN_MESSAGES } from './sign-in-messages';
+import type { SignInMessages } from './sign-in-messages';
 import { css } from './waiting-page';
 
 /** Query parameter the sign-in link adds: the room path (and query) to come back to after signing in. */
@@ -38,8 +38,16 @@ export function signInHref(signInUrl: string, returnTo: string): string {
  * template (every value escaped): why there is no place (`reason`) and one link to sign in. No
  * script, nothing polls: it hands out nothing.
  */
-export function signInPage(opts: { eventName: string; reason: SignInReason; href: string; lang: Lang; page: PageTemplate }) {
-  const t = SIGN_IN_MESSAGES[opts.lang];
+export function signInPage(opts: {
+  eventName: string;
+  reason: SignInReason;
+  href: string;
+  lang: Lang;
+  page: PageTemplate;
+  /** The page's words in `lang` (`signInWords`). */
+  t: SignInMessages;
+}) {
+  const { t } = opts;
   const accent = accentOf(opts.page);
   return html`<!doctype html>
     <html lang="${opts.lang}">

@@ -4,117 +4,9 @@ import type { PageTemplate } from '../../contracts/event-config';
 import type { StatusBody } from '../lib/status-body';
 import { LANG_NAMES, type Lang } from '../../contracts/i18n';
 import { accentOf, topBar } from './page-top';
-import { MESSAGES, type Messages } from './waiting-messages';
+import type { WaitingTexts } from './page-texts';
+import type { Messages } from './waiting-messages';
 import { waitingView } from './waiting-view';
-
-/**
- * The page's script: static (its data is in a JSON block), so a CSP hash can allow exactly it. It
- * renders with `waitingView`'s own source, so the first (server) render and each poll agree.
- */
-export const WAITING_SCRIPT = `
-(() => {
-  const data = JSON.parse(document.getElementById('wr-data').textContent);
-  const { eventId, t, lang, preview } = data;
-  const view = ${waitingView.toString()};
-  let s = data.s;
-  let failures = 0,
-    hiddenSince = null,
-    timer = null;
-  const $ = (id) => document.getElementById(id);
-  const show = (id, text) => {
-    const e = $(id);
-    e.textContent = text;
-    e.hidden = !text;
-  };
-  const fill = (k, vals) => Object.entries(vals).reduce((a, [n, v]) => a.replace('{' + n + '}', v), t[k]);
-  // The most people ever ahead of this browser's place (kept across reloads): the bar's start.
-  const firstKey = 'wr_first_' + eventId;
-  const remember = (ahead) => {
-    try {
-      const first = Number(localStorage.getItem(firstKey)) || 0;
-      if (ahead > first) localStorage.setItem(firstKey, String(ahead));
-      return Math.max(first, ahead);
-    } catch {
-      return ahead;
-    }
-  };
-  function render() {
-    const v = view(s, t, lang, Date.now());
-    $('headline').textContent = v.headline;
-    show('sub', v.sub);
-    show('bigLabel', v.bigLabel);
-    show('big', v.big);
-    show('ahead', v.ahead);
-    show('wait', v.wait);
-    show('countdown', v.countdown);
-    $('steps').hidden = v.step < 0;
-    document.querySelectorAll('#steps li').forEach((li, i) => {
-      li.className = i < v.step ? 'done' : i === v.step ? 'now' : '';
-      if (i === v.step) li.setAttribute('aria-current', 'step');
-      else li.removeAttribute('aria-current');
-    });
-    const inLine = (v.phase === 'waiting' || v.phase === 'paused') && s.ahead !== null;
-    const first = inLine ? remember(s.ahead) : 0;
-    const moved = first - (s.ahead || 0);
-    $('bar').hidden = !(inLine && moved > 0);
-    if (moved > 0) {
-      const pct = Math.round((100 * moved) / first);
-      $('progress').style.width = pct + '%';
-      $('bar').setAttribute('aria-valuenow', String(pct));
-    }
-    show('moved', inLine && moved > 0 ? fill('moved', { n: moved.toLocaleString(lang) }) : '');
-    if (!preview) $('updated').textContent = fill('updated', { t: new Date().toLocaleTimeString(lang) });
-  }
-  function schedule(ms) {
-    clearTimeout(timer);
-    timer = setTimeout(poll, ms * (0.8 + Math.random() * 0.4));
-  }
-  async function poll() {
-    // Long hidden: stop (the place is kept for the idle timeout); focus resumes at once.
-    if (document.hidden && hiddenSince !== null && Date.now() - hiddenSince > 30 * 60_000) return;
-    let wait = s.pollAfterMs || 5000;
-    try {
-      const r = await fetch('/_wr/events/' + eventId + '/status', {
-        headers: { accept: 'application/json' },
-        credentials: 'same-origin',
-      });
-      if (r.ok) {
-        s = await r.json();
-        failures = 0;
-      } else {
-        failures++;
-        const after = Number(r.headers.get('retry-after'));
-        wait = after > 0 ? after * 1000 : Math.min(60_000, 2000 * 2 ** failures);
-        $('updated').textContent = fill('retrying', { s: Math.round(wait / 1000) });
-      }
-    } catch {
-      failures++;
-      wait = Math.min(60_000, 2000 * 2 ** failures);
-      $('updated').textContent = fill('retrying', { s: Math.round(wait / 1000) });
-    }
-    if (failures === 0) render();
-    if (s.state === 'admitted') {
-      location.reload();
-      return;
-    }
-    if (s.state === 'closed') return;
-    schedule(wait);
-  }
-  document.addEventListener('visibilitychange', () => {
-    if (preview) return;
-    if (document.hidden) hiddenSince = Date.now();
-    else {
-      hiddenSince = null;
-      schedule(200);
-    }
-  });
-  render();
-  setInterval(() => {
-    if (s.state === 'not_open') render();
-  }, 1000);
-  if (!preview) schedule(s.pollAfterMs || 5000);
-})();
-`;
 
 /**
  * The page's style, compact (it is sent with every waiting page). Short lines wrap evenly, so no
@@ -181,8 +73,15 @@ export interface WaitingPageOptions {
  * JavaScript a `<meta refresh>` reloads it. The cookies carry the place, so reloads and tabs keep
  * it. A language switch (links with `?lang=`) sits at the top; only `lang`'s words are embedded.
  */
-export function waitingPage(eventId: string, status: StatusBody, lang: Lang, page: PageTemplate, opts: WaitingPageOptions = {}) {
-  const t = MESSAGES[lang];
+export function waitingPage(
+  eventId: string,
+  status: StatusBody,
+  lang: Lang,
+  page: PageTemplate,
+  texts: WaitingTexts,
+  opts: WaitingPageOptions = {},
+) {
+  const { t } = texts;
   const initial = { ...status, queueTicket: undefined, admissionToken: undefined };
   const v = waitingView(status, t, lang, opts.nowMs ?? Date.now());
   const refreshS = Math.max(2, Math.ceil(status.pollAfterMs / 1000));
@@ -248,7 +147,7 @@ export function waitingPage(eventId: string, status: StatusBody, lang: Lang, pag
         <script type="application/json" id="wr-data">
           ${raw(embed({ eventId, t: Object.fromEntries(SCRIPT_KEYS.map((k) => [k, t[k]])), lang, preview: opts.preview === true, s: initial }))}
         </script>
-        ${raw(`<script>${WAITING_SCRIPT}</script>`)}
+        ${raw(`<script>${texts.script}</script>`)}
       </body>
     </html>`;
 }

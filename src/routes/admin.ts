@@ -145,7 +145,7 @@ adminApi.get('/events/:eventId/preview', async (c) => {
     async () => (await c.env.WAITING_ROOM.getByName(eventId).cursor()) as AdmissionCursor | null,
   );
   if (!cursor) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
-  return previewResponse(cursor, c.req.query('phase'), c.req.query('lang'), Date.now());
+  return previewResponse(c.var.pages.reader(c.env.ASSETS), cursor, c.req.query('phase'), c.req.query('lang'), Date.now());
 });
 
 const rateOverride = z.strictObject({ fixedPerMinute: z.nullable(wholeNumber(0, 1_000_000)) });

@@ -19,6 +19,7 @@ import { fetchFromOrigin } from '../lib/proxy';
 import { ENTRY_HEADER, ENTRY_QUERY_PARAM } from '../../contracts/entry';
 import { CLOCK_TOLERANCE_S, TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
 import { ENTRANT_ID_PATTERN, drawPage, entrantRank, wantsDrawPage } from '../pages/draw-page';
+import { waitingWords } from '../pages/page-texts';
 import { preferredType } from '../lib/negotiate';
 import { langCookie, requestLang, type Lang } from '../../contracts/i18n';
 import { pageSecurityHeaders } from '../lib/security-headers';
@@ -299,7 +300,8 @@ queueApi.get('/:eventId/draw', async (c) => {
   c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsDrawPage(c.req.header('accept'), c.req.query('format'))) {
     for (const [k, v] of Object.entries(await pageSecurityHeaders([]))) c.header(k, v);
-    return c.html(drawPage(eventId, record, pageLang(c).lang, entrant));
+    const { lang } = pageLang(c);
+    return c.html(drawPage(eventId, record, lang, await waitingWords(c.var.pages.reader(c.env.ASSETS), lang), entrant));
   }
   return c.json({
     algorithm: 'order entrants by SHA-256 hex of "<seed>:<visitorId>", ascending; ties by id',

@@ -15,12 +15,13 @@ import { forgetSessions } from '../lib/session-cache';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import { readAdmission, type Admission } from '../middleware/credentials';
 import { langCookie } from '../../contracts/i18n';
-import { WAITING_SCRIPT, waitingPage } from '../pages/waiting-page';
+import { waitingPage } from '../pages/waiting-page';
+import { checkTexts, signInWords, waitingTexts } from '../pages/page-texts';
 import type { AppEnv } from '../types';
 import { answerTurn, edgeCursor, pageLang, proofCursor, statusHeaders, ticketOrNull, wantsJson } from './queue';
 import { PROOF_HEADER } from '../../contracts/names';
 import { newChallenge } from '../lib/proof-of-work';
-import { CHECK_SCRIPT, checkPage } from '../pages/check-page';
+import { checkPage } from '../pages/check-page';
 
 /**
  * Answers a request a room covers (the room table matched it to `eventId`, and no bypass rule
@@ -71,11 +72,12 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
   statusHeaders(c, turn);
   c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsJson(c)) return c.json(turn.body);
-  for (const [k, v] of Object.entries(await pageSecurityHeaders([WAITING_SCRIPT]))) c.header(k, v);
   const { lang, chosen } = pageLang(c);
+  const texts = await waitingTexts(c.var.pages.reader(c.env.ASSETS), lang);
+  for (const [k, v] of Object.entries(await pageSecurityHeaders([texts.script]))) c.header(k, v);
   // The switch's choice is remembered (this no-store page only; the cacheable draw page never sets it).
   if (chosen) c.header('set-cookie', langCookie(chosen, isSecure(c.req.url)), { append: true });
-  return c.html(waitingPage(eventId, turn.body, lang, turn.page), turn.pageStatus);
+  return c.html(waitingPage(eventId, turn.body, lang, turn.page, texts), turn.pageStatus);
 }
 
 /** The check step (src/pages/check-page.ts) with a fresh challenge: no place, no cookie yet. */
@@ -83,10 +85,11 @@ async function checkAnswer(c: Context<AppEnv>, eventId: string, cursor: NonNulla
   const challenge = await newChallenge(c.env, eventId, cursor.proofOfWork, Date.now());
   c.header('cache-control', 'no-store');
   c.header('vary', 'Accept, Accept-Language, Cookie');
-  for (const [k, v] of Object.entries(await pageSecurityHeaders([CHECK_SCRIPT]))) c.header(k, v);
   const { lang, chosen } = pageLang(c);
+  const texts = await checkTexts(c.var.pages.reader(c.env.ASSETS), lang);
+  for (const [k, v] of Object.entries(await pageSecurityHeaders([texts.script]))) c.header(k, v);
   if (chosen) c.header('set-cookie', langCookie(chosen, isSecure(c.req.url)), { append: true });
-  return c.html(checkPage(eventId, cursor.eventName, challenge, lang, cursor.page), cursor.pageStatus);
+  return c.html(checkPage(eventId, cursor.eventName, challenge, lang, cursor.page, texts), cursor.pageStatus);
 }
 
 /**
@@ -155,12 +158,14 @@ async function signInOnRefusal<T>(c: Context<AppEnv>, eventId: string, turn: () 
     const here = new URL(c.req.url);
     here.searchParams.delete(ENTRY_QUERY_PARAM);
     const signInUrl = typeof err.extra?.signInUrl === 'string' ? err.extra.signInUrl : (cursor?.entry?.signInUrl ?? '/');
+    const { lang } = pageLang(c);
     const page = signInPage({
       eventName: cursor?.eventName ?? eventId,
       reason: err.code,
       href: signInHref(signInUrl, here.pathname + here.search),
-      lang: pageLang(c).lang,
+      lang,
       page: cursor?.page ?? {},
+      t: await signInWords(c.var.pages.reader(c.env.ASSETS), lang),
     });
     for (const [k, v] of Object.entries(await pageSecurityHeaders([]))) c.header(k, v);
     // The URL may still carry the refused token: never send it on.

@@ -4,6 +4,7 @@ import { encode, type SourceMapSegment } from '@jridgewell/sourcemap-codec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { composition, groupOf } from '../../scripts/lib/bundle-composition.ts';
+import { GATEWAY_GZIP_BUDGET_KIB, overBudget } from '../../scripts/bundle-size.ts';
 import { startupFigures, wranglerActiveMs, type CpuProfile } from '../../scripts/lib/startup-profile.ts';
 
 const SOURCES = [
@@ -95,5 +96,15 @@ describe('startupFigures', () => {
   it("reads wrangler's Active figure and refuses output without one", () => {
     expect(wranglerActiveMs('│   Active: 38.5 ms (including 3.7 ms garbage collection)')).toBe(38.5);
     expect(() => wranglerActiveMs('✘ [ERROR] Failed to parse body')).toThrow(/no "Active/);
+  });
+});
+
+describe('the gateway budget (a step of npm test)', () => {
+  it('passes at the budget and fails just over it, naming the size, the budget and where to look', () => {
+    expect(overBudget(GATEWAY_GZIP_BUDGET_KIB)).toBeNull();
+    expect(overBudget(95.67)).toBeNull();
+    // 123.20 KiB gzip: main before this round's cuts, which npm test printed without failing.
+    expect(overBudget(123.2)).toMatch(/^gateway bundle is 123\.20 KiB gzip, over its budget of 100 KiB .*--composition/);
+    expect(overBudget(100.01)).not.toBeNull();
   });
 });

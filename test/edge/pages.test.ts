@@ -112,7 +112,7 @@ describe('draw record', () => {
   it('lists the first entrants of a drawn record, escaped, and says how many there are', async () => {
     const entrants = Array.from({ length: DRAW_PAGE_ENTRANTS + 5 }, (_, i) => `id-${i}`);
     entrants[0] = '<img src=x onerror=alert(1)>';
-    const html = String(await drawPage('ev', { commitment: 'c0ffee', drawn: true, seed: '5eed', entrants }, 'en', null));
+    const html = String(await drawPage('ev', { commitment: 'c0ffee', drawn: true, seed: '5eed', entrants }, 'en', MESSAGES.en, null));
     expect(html).toContain(`First ${DRAW_PAGE_ENTRANTS} of ${DRAW_PAGE_ENTRANTS + 5} in draw order`);
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(html).not.toContain('<img src=x');
@@ -123,11 +123,13 @@ describe('draw record', () => {
   it('finds an entrant’s own rank among all entrants (not only those listed), and says when the draw does not list them', async () => {
     const entrants = Array.from({ length: DRAW_PAGE_ENTRANTS + 5 }, (_, i) => `id-${i}`);
     const record = { commitment: 'c0ffee', drawn: true, seed: '5eed', entrants };
-    const page = async (lang: 'en' | 'es', id: string) => String(await drawPage('ev', record, lang, id));
+    const page = async (lang: 'en' | 'es', id: string) => String(await drawPage('ev', record, lang, MESSAGES[lang], id));
     expect(await page('en', 'id-103')).toContain(`Entrant id-103 is number 104 of ${DRAW_PAGE_ENTRANTS + 5} in the draw order.`);
     expect(await page('es', 'id-0')).toContain('El participante id-0 es el número 1 de 105');
     expect(await page('en', 'nobody')).toContain('Entrant nobody is not in this draw.');
-    const pending = String(await drawPage('ev', { commitment: 'c0ffee', drawn: false, seed: null, entrants: null }, 'en', 'id-1'));
+    const pending = String(
+      await drawPage('ev', { commitment: 'c0ffee', drawn: false, seed: null, entrants: null }, 'en', MESSAGES.en, 'id-1'),
+    );
     expect(pending).not.toContain('data-testid="entrant-rank"');
   });
 });

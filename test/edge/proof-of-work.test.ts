@@ -13,7 +13,7 @@ import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-roo
 import { CURSOR_CACHE_MS } from '../../src/lib/cursor-cache';
 import { scriptHash } from '../../src/lib/security-headers';
 import { CHECK_MESSAGES } from '../../src/pages/check-messages';
-import { CHECK_SCRIPT } from '../../src/pages/check-page';
+import { SCRIPT_PATHS } from '../../src/lib/page-assets';
 import { Visitor, createEvent, freshEventId } from '../helpers/client';
 import { fetchChallenge, solvedHeader } from '../helpers/proof-of-work';
 
@@ -152,8 +152,11 @@ describe('the room URL on a proof-of-work event', () => {
       const res = await v.fetch(`/events/${eventId}/?lang=${lang}`, { headers: { accept: 'text/html' } });
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
-      expect(res.headers.get('content-security-policy')).toContain(await scriptHash(CHECK_SCRIPT));
+      // The script the page embeds is the check-script asset, and the CSP allows exactly it.
+      const script = await (await env.ASSETS.fetch(`https://assets.invalid${SCRIPT_PATHS.check}`)).text();
+      expect(res.headers.get('content-security-policy')).toContain(await scriptHash(script));
       const page = await res.text();
+      expect(page).toContain(`<script>${script}</script>`);
       expect(page).toContain(`<h1 data-testid="headline">${CHECK_MESSAGES[lang].headline}</h1>`);
       expect(page).toContain(CHECK_MESSAGES[lang].noScript);
       expect(page).toContain('Check &lt;Concert&gt;');

@@ -1,0 +1,69 @@
+// Writes the page assets (the gateway pages' words in every language, their inline scripts, the
+// dashboard) into the Workers Static Assets directory, from src/pages/asset-sources.ts (#16).
+// wrangler.toml runs it before every build (`[build] command`: deploy, dry runs, `wrangler dev`);
+// the test and bench configs call writePageAssets() themselves. Files are rewritten only when their
+// text changed, and files no source names any more are removed.
+import { buildSync } from 'esbuild';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { ROOT } from './lib/dev-server.ts';
+
+/** The assets directory (wrangler.toml `[assets] directory`); git-ignored, generated. */
+export const PAGE_ASSETS_DIR = join(ROOT, '.build', 'page-assets');
+
+function listFiles(dir: string): string[] {
+  let out: string[] = [];
+  try {
+    for (const e of readdirSync(dir, { withFileTypes: true }))
+      out = out.concat(e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)]);
+  } catch {
+    // no directory yet
+  }
+  return out;
+}
+
+/**
+ * Bundles src/pages/asset-sources.ts for Node (esbuild, in memory), evaluates it and writes each
+ * asset under PAGE_ASSETS_DIR at its path.
+ * @returns the number of assets and how many of them changed
+ * @throws Error when the sources do not build
+ */
+export async function writePageAssets(): Promise<{ files: number; changed: number }> {
+  const built = buildSync({
+    entryPoints: [join(ROOT, 'src', 'pages', 'asset-sources.ts')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2024',
+    logLevel: 'warning',
+  });
+  const code = built.outputFiles[0]!.text;
+  const mod = (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as {
+    pageAssetSources: () => Record<string, string>;
+  };
+  const files = mod.pageAssetSources();
+  let changed = 0;
+  const wanted = new Set<string>();
+  for (const [path, text] of Object.entries(files)) {
+    const file = join(PAGE_ASSETS_DIR, ...path.split('/').filter(Boolean));
+    wanted.add(file);
+    let old: string | null = null;
+    try {
+      old = readFileSync(file, 'utf8');
+    } catch {
+      // new file
+    }
+    if (old === text) continue;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    changed++;
+  }
+  for (const file of listFiles(PAGE_ASSETS_DIR)) if (!wanted.has(file) && !relative(PAGE_ASSETS_DIR, file).startsWith('.')) rmSync(file);
+  return { files: Object.keys(files).length, changed };
+}
+
+if (import.meta.main) {
+  const { files, changed } = await writePageAssets();
+  console.log(`page assets: ${files} files in ${relative(ROOT, PAGE_ASSETS_DIR)}/ (${changed} changed)`);
+}

@@ -1,0 +1,27 @@
+// What scripts/page-assets.ts writes into the Workers Static Assets directory: every page asset
+// the Worker reads (src/lib/page-assets.ts), from the sources the tests also import. Only the
+// generator imports this module, so none of these texts is in the Worker's bundle (#16).
+import { LANGS } from '../../contracts/i18n';
+import { DASHBOARD_PATH, SCRIPT_PATHS, messagesPath } from '../lib/page-assets';
+import { CHECK_MESSAGES } from './check-messages';
+import { CHECK_SCRIPT } from './check-script';
+import { DASHBOARD_SCRIPT, dashboardPage } from './dashboard-page';
+import { SIGN_IN_MESSAGES } from './sign-in-messages';
+import { MESSAGES } from './waiting-messages';
+import { WAITING_SCRIPT } from './waiting-script';
+
+/** Each asset's path (as the Worker asks for it) and its exact text. */
+export function pageAssetSources(): Record<string, string> {
+  const files: Record<string, string> = {
+    [SCRIPT_PATHS.waiting]: WAITING_SCRIPT,
+    [SCRIPT_PATHS.check]: CHECK_SCRIPT,
+    [SCRIPT_PATHS.dashboard]: DASHBOARD_SCRIPT,
+    [DASHBOARD_PATH]: dashboardPage(),
+  };
+  for (const lang of LANGS) {
+    files[messagesPath('waiting', lang)] = JSON.stringify(MESSAGES[lang]);
+    files[messagesPath('sign-in', lang)] = JSON.stringify(SIGN_IN_MESSAGES[lang]);
+    files[messagesPath('check', lang)] = JSON.stringify(CHECK_MESSAGES[lang]);
+  }
+  return files;
+}
