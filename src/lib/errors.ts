@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'SEAT_NOT_FOUND'
   | 'SECTION_MIX'
+  | 'SECTIONS_NOT_SUPPORTED'
   | 'SEATS_UNAVAILABLE'
   | 'ACCOUNT_LIMIT'
   | 'HOLD_NOT_FOUND'
@@ -85,6 +86,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'The idempotency key was used for another request' },
   SEAT_NOT_FOUND: { status: 422, title: 'A requested seat does not exist' },
   SECTION_MIX: { status: 400, title: 'A hold takes seats of one section only' },
+  SECTIONS_NOT_SUPPORTED: { status: 422, title: 'Allocations of venue-section seats are not supported yet' },
   SEATS_UNAVAILABLE: { status: 409, title: 'A requested seat is not available' },
   ACCOUNT_LIMIT: { status: 409, title: 'The per-account seat limit would be exceeded' },
   HOLD_NOT_FOUND: { status: 404, title: 'No such hold' },

@@ -56,6 +56,7 @@ export async function setEventSales(env: Pick<Env, 'INVENTORY'>, eventId: string
  * event's own object's holds (bare uuids) first, then each section's (`<section>.<uuid>`) in plan
  * order; `afterHoldId` (the last hold of the previous page) says which object to resume, so
  * paging visits every object once.
+ * @throws GatewayError EVENT_NOT_FOUND (404) when the event has no plan
  */
 export async function eventPaymentHolds(
   env: Pick<Env, 'INVENTORY'>,
@@ -63,7 +64,9 @@ export async function eventPaymentHolds(
   afterHoldId: string,
   limit: number,
 ): Promise<HoldView[]> {
-  const sections = (await eventSections(env, eventId)) ?? [];
+  const sections = await eventSections(env, eventId);
+  // No plan: no event (review: a typo in the event id read as "nothing to reconcile").
+  if (sections === null) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
   const parts: (string | null)[] = [null, ...sections];
   const after = inventoryObjectName(eventId, { kind: 'hold', holdId: afterHoldId });
   const startAt = afterHoldId === '' || !after.ok ? 0 : Math.max(0, parts.indexOf(after.section));

@@ -1,6 +1,6 @@
 // Organizer API for sales channels (issue 19): create, re-activate and revoke channels (each with its
 // own derived key, shown once), and allocate seats or tier quotas to them until a release time.
-import { inventoryFor } from '../lib/inventory-router';
+import { eventSections, inventoryFor } from '../lib/inventory-router';
 import { Hono, type Context } from 'hono';
 import * as z from 'zod/mini';
 import { plainText, wholeNumber } from '../../contracts/zod';
@@ -24,6 +24,7 @@ import { requireEvent } from '../lib/object-answers';
 import { gatewaySettings } from '../lib/settings';
 import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
+import { sectionOfSeat } from '../../contracts/inventory-names';
 
 const channelBody = z.strictObject({ name: plainText(1, 100) });
 /** An ISO 8601 date-time with a time zone (`Z` or an offset), as everywhere in the API. */
@@ -94,6 +95,10 @@ channelAdmin.delete('/events/:eventId/channels/:channelId', async (c) => {
 channelAdmin.get('/events/:eventId/channels', async (c) => {
   const answer = await call<ChannelListAnswer>(c, 'channelList', async (inv) => inv.channelList(null));
   if (answer.kind !== 'ok') throw new Error('invariant: the organizer list is never refused');
+  // An empty list: tell an event without channels from no event at all (review: 200 for a typo).
+  if (answer.channels.length === 0 && answer.allocations.length === 0 && (await eventSections(c.env, eventIdParam(c))) === null) {
+    throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventIdParam(c)}"` });
+  }
   c.header('cache-control', 'no-store');
   return c.json({ channels: answer.channels.map((ch) => channelBodyOut(ch)), allocations: answer.allocations });
 });
@@ -103,6 +108,14 @@ channelAdmin.put('/events/:eventId/allocations/:allocationId', async (c) => {
   const allocationId = param(c, 'allocationId', ALLOCATION_ID_PATTERN);
   const body = await readJsonBody(c.req.raw, allocationBody);
   const target = 'tier' in body ? { tier: body.tier, quantity: body.quantity } : { seatIds: body.seatIds };
+  // Allocations live in the event's own object; section seats are in their section's (review: the
+  // seats existed but the answer said SEAT_NOT_FOUND).
+  const sectioned = 'seatIds' in body ? body.seatIds?.find((id) => sectionOfSeat(id) !== null) : undefined;
+  if (sectioned) {
+    throw new GatewayError('SECTIONS_NOT_SUPPORTED', {
+      detail: `${sectioned} is a venue-section seat: allocate a tier, or seats of an event without sections`,
+    });
+  }
   const request = { allocationId, channelId: body.channelId, target, releaseAtMs: Date.parse(body.releaseAt) };
   const { allocation, created } = allocationResult(
     await call<AllocationAnswer>(c, 'allocate', async (inv) => inv.allocate(request)),

@@ -8,6 +8,7 @@ import { signOriginRequest } from '../../contracts/hmac';
 import { sectionObjectName } from '../../contracts/inventory-names';
 import { BASE, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 import { checkInvariants } from '../helpers/inventory-invariants';
+import { allocate, createChannel, organizer } from '../helpers/channels';
 
 const SECTIONS = [
   { section: 'A', seats: 10, seatsPerRow: 5, priceMinor: 4000 },
@@ -174,5 +175,47 @@ describe('an event with venue sections', () => {
     const b = await v.hold(eventId, ['B-A1']);
     await origin(eventId, b.body.holdId as string, 'confirm', { orderId: 'o-b', amountMinor: 100 });
     expect(await soldOut()).toBe(1);
+  });
+});
+
+describe('sections with sales channels and origin reads (review, session 3)', () => {
+  it('refuses an allocation of section seats with 422 SECTIONS_NOT_SUPPORTED (it said SEAT_NOT_FOUND), and still allocates a tier', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, config());
+    await createChannel(eventId, 'box');
+    const seats = await allocate(eventId, 'a1', {
+      channelId: 'box',
+      seatIds: ['A-A1', 'A-A2'],
+      releaseAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(seats.status).toBe(422);
+    expect(seats.body).toMatchObject({ code: 'SECTIONS_NOT_SUPPORTED', detail: expect.stringContaining('A-A1') });
+    const tier = await allocate(eventId, 't1', {
+      channelId: 'box',
+      tier: 'floor',
+      quantity: 2,
+      releaseAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(tier.status).toBe(201);
+    expect((await organizer('GET', `/events/${eventId}/channels`)).body).toMatchObject({
+      allocations: [expect.objectContaining({ allocationId: 't1' })],
+    });
+  });
+
+  it('answers 404 EVENT_NOT_FOUND for the channel list and the origin hold list of an event that does not exist (they said 200 [])', async () => {
+    const nobody = freshEventId();
+    const list = await organizer('GET', `/events/${nobody}/channels`);
+    expect(list.status).toBe(404);
+    expect(list.body.code).toBe('EVENT_NOT_FOUND');
+    const path = `/_wr/origin/events/${nobody}/holds`;
+    const holds = await call(path, { headers: await signOriginRequest(env.ORIGIN_HMAC_SECRET, 'GET', path, '', Date.now()) });
+    expect(holds.status).toBe(404);
+    expect(holds.body.code).toBe('EVENT_NOT_FOUND');
+    // An event without channels or holds still answers 200 with empty lists.
+    const eventId = freshEventId();
+    await createEvent(eventId, config());
+    expect((await organizer('GET', `/events/${eventId}/channels`)).status).toBe(200);
+    const own = `/_wr/origin/events/${eventId}/holds`;
+    expect((await call(own, { headers: await signOriginRequest(env.ORIGIN_HMAC_SECRET, 'GET', own, '', Date.now()) })).status).toBe(200);
   });
 });
