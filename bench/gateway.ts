@@ -24,6 +24,7 @@ import { createHmac } from 'node:crypto';
 import { CHANNEL_KEY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signingInput } from '../origin-sdk/src/protocol.ts';
 import { benchNodeOrigin, nodeOriginRows } from './node-origin.ts';
 import { measureStartup, startupLine } from '../scripts/startup.ts';
+import { signEntryToken } from '../origin-sdk/src/entry.ts';
 
 const REPS = Number(process.env.BENCH_REPS) || 3;
 /** Scenario ids to run (comma-separated), for a short bounded run of a few rows; unset = all. */
@@ -263,6 +264,43 @@ const SCENARIOS: Scenario[] = [
       // Every WaitingRoom call the polls caused (stats are not counted).
       r.extra('callsPerPoll', ((await roomRequests()) - before) / s.total);
       r.fact('poll answers', JSON.stringify(s.codes));
+      return s;
+    },
+  },
+  {
+    // Polls of presale-lane visitors: accounts joined with entry tokens naming a lane (their own
+    // line and cursor), on a paused sale; answered at the edge from the lane's part of the cursor.
+    id: 'lane-polls',
+    run: async (r) => {
+      const event = `bench-lane-poll-${r.rep}`;
+      await r.gw.createEvent(event, {
+        entry: { require: 'account', signInUrl: '/login', lanes: [{ lane: 'presale', releaseSharePercent: 50 }] },
+      });
+      await fetch(`${r.gw.base}/_wr/admin/events/${event}/pause`, { method: 'POST', headers: r.gw.admin });
+      const cookies = await Promise.all(
+        Array.from({ length: VISITORS }, async (_, i) => {
+          const token = await signEntryToken(
+            { account: `member-${i}@bench.example`, eventId: event, lane: 'presale', ttlS: 120 },
+            r.gw.secrets.ORIGIN_HMAC_SECRET,
+          );
+          const jar = new Map<string, string>();
+          keepCookies(await fetch(`${r.gw.base}/_wr/events/${event}/join`, { method: 'POST', headers: { 'x-entry-token': token } }), jar);
+          return jarCookie(jar);
+        }),
+      );
+      const roomRequests = async () =>
+        (
+          (await (await fetch(`${r.gw.base}/_wr/admin/events/${event}`, { headers: r.gw.admin })).json()) as {
+            queue: { objectRequests: number };
+          }
+        ).queue.objectRequests;
+      const before = await roomRequests();
+      let p = 0;
+      const s = await load(`${r.gw.base}/_wr/events/${event}/status`, DURATION_S, {
+        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[p++ % VISITORS]! } }) }],
+      });
+      r.extra('callsPerLanePoll', ((await roomRequests()) - before) / s.total);
+      r.fact('lane poll answers', JSON.stringify(s.codes));
       return s;
     },
   },
@@ -531,6 +569,15 @@ const ROWS: Row[] = [
     note: (m) =>
       `ratio vs A; vs A' (target >= 0.70): ${(m.rps('polls') / m.rps('noop-shaped')).toFixed(2)}; object calls per poll ${m
         .extra('callsPerPoll')
+        .toFixed(4)} (target < 0.01)`,
+  },
+  {
+    id: 'lane-polls',
+    name: 'polls of presale-lane visitors (status)',
+    vs: 'noop',
+    note: (m) =>
+      `ratio vs A; vs the polls row: ${(m.rps('lane-polls') / m.rps('polls')).toFixed(2)}; object calls per poll ${m
+        .extra('callsPerLanePoll')
         .toFixed(4)} (target < 0.01)`,
   },
   {

@@ -55,19 +55,48 @@ export function laneTicks(store: RoomStore, room: Room): LaneTick[] {
   return lanesOf(room.config).map((l) => ({ ...l, queue: store.lanes.queueCounts(l.lane, sealedBefore) }));
 }
 
-/** Visitors in line (tick-plan waitingCount) from the stored counts, every lane's included. */
-export function roomWaiting(store: RoomStore, room: Room): number {
-  const { row } = room;
+/**
+ * Visitors in line in each line: the public queue (tick-plan waitingCount) and each lane, with its
+ * sale start; `drawDue` marks the public queue of a lottery not drawn yet.
+ */
+function lineWaiting(store: RoomStore, room: Room): { saleStartsAtMs: number; waiting: number; drawDue: boolean }[] {
+  const { row, config } = room;
   const drawn = row.drawn === 1;
-  const inLanes = laneTicks(store, room).reduce((a, l) => a + unreleasedArrivals(l.queue, { onlySealed: false }), 0);
-  return (
-    inLanes +
-    waitingCount(store.queueCounts(row), {
-      drawn,
-      preQueue: drawn ? 0 : store.preQueue(),
-      draw: { size: row.draw_size, released: row.draw_released },
-    })
-  );
+  const inPublic = waitingCount(store.queueCounts(row), {
+    drawn,
+    preQueue: drawn ? 0 : store.preQueue(),
+    draw: { size: row.draw_size, released: row.draw_released },
+  });
+  return [
+    { saleStartsAtMs: config.saleStartsAtMs, waiting: inPublic, drawDue: config.policy === 'random' && !drawn },
+    ...laneTicks(store, room).map((l) => ({
+      saleStartsAtMs: l.saleStartsAtMs,
+      waiting: unreleasedArrivals(l.queue, { onlySealed: false }),
+      drawDue: false,
+    })),
+  ];
+}
+
+/** Visitors in line from the stored counts, every lane's included. */
+export function roomWaiting(store: RoomStore, room: Room): number {
+  return lineWaiting(store, room).reduce((a, l) => a + l.waiting, 0);
+}
+
+/**
+ * The sale start the alarm plan waits for, epoch ms: the event's first (public or lane) while a
+ * line already on sale has visitors, else the next start of a line with visitors waiting (or the
+ * public queue's, when its lottery draw is due there), else the first. So a room whose open
+ * presale lane ran dry sleeps until the public queue's start instead of ticking for nobody; a
+ * join wakes it (alarm-plan `event`).
+ */
+function nextReleaseStartMs(
+  lines: readonly { saleStartsAtMs: number; waiting: number; drawDue: boolean }[],
+  first: number,
+  nowMs: number,
+): number {
+  if (lines.some((l) => l.saleStartsAtMs <= nowMs && l.waiting > 0)) return first;
+  const ahead = lines.filter((l) => l.saleStartsAtMs > nowMs && (l.waiting > 0 || l.drawDue)).map((l) => l.saleStartsAtMs);
+  return ahead.length > 0 ? Math.min(...ahead) : first;
 }
 
 /** Each lane's line for the organizer: its rule, visitors waiting in it and released from it. */
@@ -178,16 +207,17 @@ export async function roomStats(
 export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: number, cause: AlarmCause): AlarmFacts {
   const { row, config } = room;
   const window = claimWindowMs(config.idleTimeoutMs);
+  const lines = lineWaiting(store, room);
   return {
     nowMs,
     tickMs,
     cause,
     mode: row.mode,
     soldOut: row.sold_out === 1,
-    // A presale lane may open before the public queue: the room wakes for the first start.
-    saleStartsAtMs: firstSaleStartMs(config),
+    // A presale lane may open before the public queue, and may run dry before it opens.
+    saleStartsAtMs: nextReleaseStartMs(lines, firstSaleStartMs(config), nowMs),
     drawPending: config.policy === 'random' && row.drawn !== 1,
-    waiting: roomWaiting(store, room),
+    waiting: lines.reduce((a, l) => a + l.waiting, 0),
     freeSlots: freeSlots({
       maxActiveVisitors: config.maxActiveVisitors,
       activeLimit: row.active_limit ?? config.maxActiveVisitors,

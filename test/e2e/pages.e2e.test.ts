@@ -119,6 +119,11 @@ describe('waiting page', () => {
     await page.goto(`${stage.server.url}/events/${eventId}/`);
     expect(await page.textContent('[data-testid="headline"]')).toBe('您已登記抽籤');
     expect(await page.textContent('main')).not.toContain('暫停');
+    // The visitor's own entrant id (their ticket is HttpOnly), with the link that finds its rank.
+    const entrant = (await page.textContent('[data-testid="entrant"] code')) ?? '';
+    expect(entrant).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await page.textContent('[data-testid="entrant"]')).toContain('您在抽籤中的參加者編號');
+    expect(await page.getAttribute('[data-testid="entrant"] a', 'href')).toBe(`/_wr/events/${eventId}/draw?entrant=${entrant}`);
     await page.click('[data-testid="commitment"] a');
     await page.waitForSelector('[data-testid="commitment"]');
     expect(await page.textContent('h1')).toBe('抽籤紀錄');

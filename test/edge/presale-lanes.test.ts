@@ -178,7 +178,13 @@ describe('a presale lane', () => {
       expect((claims(again.ticket).pl as unknown[])[3]).toBe('presale');
     }
     expect(await shardRows(eventId)).toEqual(before);
+    expect((await join(eventId, 'fan@example.com')).body).toMatchObject({ state: 'not_open', lane: null });
     await tick(eventId);
+    // The lane ran dry and the public visitor cannot be released before the public start: the room sleeps
+    // until it instead of ticking for nobody (RELEASE_TICK_MS is an hour in tests, so a tick would
+    // be due about 5 s later than the start).
+    const alarm = await runInDurableObject(env.WAITING_ROOM.getByName(eventId), (_o, state) => state.storage.getAlarm());
+    expect(alarm).toBe(T0 + 3_600_000);
     expect(await poll(eventId, first.ticket)).toMatchObject({ state: 'admitted' });
   });
 
