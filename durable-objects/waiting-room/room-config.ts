@@ -141,3 +141,24 @@ export function controllerBounds(config: RoomConfig, fixedRate: number | null = 
     maxActive: config.maxActiveVisitors,
   };
 }
+
+/** A presale lane's rule with its sale start resolved (0 in the config = the event's own), epoch ms. */
+export interface LaneRuleNow {
+  lane: string;
+  saleStartsAtMs: number;
+  sharePercent: number;
+}
+
+/** The event's presale lanes in the organizer's (release) order, each with its own sale start. */
+export function lanesOf(config: RoomConfig): LaneRuleNow[] {
+  return (config.entry?.lanes ?? []).map((l) => ({
+    lane: l.lane,
+    saleStartsAtMs: l.saleStartsAtMs || config.saleStartsAtMs,
+    sharePercent: l.releaseSharePercent,
+  }));
+}
+
+/** The first sale start of the event's lines (the public queue's and its lanes'), epoch ms. */
+export function firstSaleStartMs(config: RoomConfig): number {
+  return Math.min(config.saleStartsAtMs, ...lanesOf(config).map((l) => l.saleStartsAtMs));
+}

@@ -7,7 +7,7 @@ import { decideAdmit, type AdmitDecision } from './admission-policy';
 import { claimWindowMs, measuredAdmissionRate, pendingLimit } from './admission-pace';
 import { nextSlotFreesAt, type AlarmCause, type AlarmFacts } from './alarm-plan';
 import { parseStoredHealth } from './health-intake';
-import type { RoomConfig } from './room-config';
+import { firstSaleStartMs, lanesOf, type RoomConfig } from './room-config';
 import { publishCursor, queueListing } from './room-cursor';
 import { bindingReport } from './room-report';
 import { cursorOf, lapsedOf, type RoomRow, type RoomStore } from './room-store';
@@ -26,27 +26,6 @@ const ADMISSION_SAMPLES_MS = 65_000;
 export interface Room {
   row: RoomRow;
   config: RoomConfig;
-}
-
-/** A presale lane's rule with its sale start resolved (0 in the config = the event's own), epoch ms. */
-export interface LaneRuleNow {
-  lane: string;
-  saleStartsAtMs: number;
-  sharePercent: number;
-}
-
-/** The event's presale lanes in the organizer's (release) order, each with its own sale start. */
-export function lanesOf(config: RoomConfig): LaneRuleNow[] {
-  return (config.entry?.lanes ?? []).map((l) => ({
-    lane: l.lane,
-    saleStartsAtMs: l.saleStartsAtMs || config.saleStartsAtMs,
-    sharePercent: l.releaseSharePercent,
-  }));
-}
-
-/** The first sale start of the event's lines (the public queue's and its lanes'), epoch ms. */
-export function firstSaleStartMs(config: RoomConfig): number {
-  return Math.min(config.saleStartsAtMs, ...lanesOf(config).map((l) => l.saleStartsAtMs));
 }
 
 /** Each lane as the tick reads it (tick-plan LaneTick): its rule and its own line's counts. */

@@ -1,10 +1,9 @@
 // The organizer's "what binds now" report from the room's numbers, pure (the dashboard reads it
 // from GET /_wr/admin/events/{id}; the rule itself is admission-pace.ts whatBinds).
-import { onSale } from '../../contracts/queue/queue-policy';
 import { pendingLimit, whatBinds } from './admission-pace';
 import { parseStoredHealth } from './health-intake';
 import { originDownReason } from './health-signals';
-import type { RoomConfig } from './room-config';
+import { firstSaleStartMs, type RoomConfig } from './room-config';
 import type { RoomRow } from './room-store';
 import type { Binding } from './room-types';
 import { expectedArrivals } from './tick-plan';
@@ -34,7 +33,8 @@ export function bindingReport(row: RoomRow, config: RoomConfig, c: BindingCounts
   const binds = whatBinds({
     mode: row.mode,
     soldOut: row.sold_out === 1,
-    onSale: onSale(config, c.nowMs),
+    // On sale from the first start of any line: a presale lane may release before the public start.
+    onSale: c.nowMs >= firstSaleStartMs(config),
     waiting: c.waiting,
     active: c.active,
     pending: c.unclaimed,

@@ -99,7 +99,9 @@ interface LaneStats {
 }
 
 /** The organizer's view: `GET /_wr/admin/events/{id}`. */
-async function adminView(eventId: string): Promise<{ queue: { waiting: number; admittedTotal: number; lanes: LaneStats[] } }> {
+async function adminView(
+  eventId: string,
+): Promise<{ queue: { waiting: number; admittedTotal: number; lanes: LaneStats[]; binding: { binds: string } } }> {
   const res = await new Visitor().fetch(`/_wr/admin/events/${eventId}`, { headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` } });
   expect(res.status).toBe(200);
   return res.json();
@@ -134,6 +136,8 @@ describe('a presale lane', () => {
     let view = await adminView(eventId);
     expect(view.queue.lanes).toEqual([expect.objectContaining({ lane: 'presale', releaseSharePercent: 50, waiting: 20, released: 10 })]);
     expect(view.queue.waiting).toBe(50);
+    // What binds: the presale is on sale, whatever the public start says.
+    expect(view.queue.binding.binds).not.toBe('not_on_sale');
     // The second presale visitor's status now counts only the presale line ahead of them.
     expect(await poll(eventId, presale[15]!)).toMatchObject({ state: 'waiting', position: 6 });
 
