@@ -43,7 +43,10 @@ interface Target {
 
 let ids: string[] = [];
 
-const TARGETS: Target[] = [
+/** Scenario ids to compare (comma-separated; the no-op and one-write baselines always run); unset = all. */
+const ONLY = process.env.BENCH_ONLY ? new Set(['noop', 'write', ...process.env.BENCH_ONLY.split(',')]) : null;
+
+const ALL_TARGETS: Target[] = [
   { id: 'noop', name: 'no-op Worker route (A)', prepare: async () => async (gw) => (await load(`${gw.base}/__bench/noop`, SLICE_S)).rps },
   {
     id: 'write',
@@ -60,6 +63,19 @@ const TARGETS: Target[] = [
         const event = `cmp-join-${side}-${slice++}`;
         await g.createEvent(event, { queueShards: 1 });
         return (await load(`${g.base}/_wr/events/${event}/join`, SLICE_S, { method: 'POST', headers: CLIENT })).rps;
+      };
+    },
+  },
+  {
+    id: 'joins-nolimit',
+    name: 'joins, 1 shard, no limiter call',
+    prepare: async (gw, side) => {
+      let slice = 0;
+      return async (g) => {
+        const event = `cmp-join-nl-${side}-${slice++}`;
+        await g.createEvent(event, { queueShards: 1 });
+        // No CF-Connecting-IP: the IP join limiter is not called (Miniflare emulates it as an HTTP call to one object).
+        return (await load(`${g.base}/_wr/events/${event}/join`, SLICE_S, { method: 'POST' })).rps;
       };
     },
   },
@@ -95,6 +111,8 @@ const TARGETS: Target[] = [
     },
   },
 ];
+
+const TARGETS = ALL_TARGETS.filter((t) => !ONLY || ONLY.has(t.id));
 
 /** Checks out `rev` under .build/ (git archive, node_modules linked) and bundles its bench Worker. */
 function buildRevision(rev: string): string {
@@ -166,9 +184,12 @@ async function main(): Promise<void> {
       ].join(''),
     );
   }
+  const vsC = (id: string) =>
+    rps.has(`${id}:now`)
+      ? `${REV} ${perSlice(`${id}:base`, 'write:base').toFixed(2)}, now ${perSlice(`${id}:now`, 'write:now').toFixed(2)}`
+      : '-';
   console.log(
-    `\nholds vs C: ${REV} ${perSlice('holds:base', 'write:base').toFixed(2)}, now ${perSlice('holds:now', 'write:now').toFixed(2)} (target >= 0.80); ` +
-      `joins vs C: ${REV} ${perSlice('joins:base', 'write:base').toFixed(2)}, now ${perSlice('joins:now', 'write:now').toFixed(2)}`,
+    `\nholds vs C: ${vsC('holds')} (target >= 0.80); joins vs C: ${vsC('joins')}; joins without the limiter call vs C: ${vsC('joins-nolimit')}`,
   );
   console.log(`\nsingle requests, one at a time, sides alternating (median of ${PAIRS} pairs):`);
   for (const [name, r] of Object.entries(paired))
@@ -195,6 +216,7 @@ async function pairedLatency(sides: Record<'now' | 'base', BenchGateway>) {
     let n = 0;
     return {
       join: () => fetch(`${gw.base}/_wr/events/${joinEvent}/join`, { method: 'POST', headers: CLIENT }),
+      joinNoLimit: () => fetch(`${gw.base}/_wr/events/${joinEvent}/join`, { method: 'POST' }),
       hold: () =>
         fetch(`${gw.base}/_wr/events/${holdEvent}/holds`, {
           method: 'POST',
@@ -207,7 +229,7 @@ async function pairedLatency(sides: Record<'now' | 'base', BenchGateway>) {
   };
   const calls = { now: await setup(sides.now, 'now'), base: await setup(sides.base, 'base') };
   const out: Record<string, { base: number; now: number; ratio: number }> = {};
-  for (const kind of ['noop', 'write', 'join', 'hold'] as const) {
+  for (const kind of ['noop', 'write', 'join', 'joinNoLimit', 'hold'] as const) {
     const base: number[] = [];
     const now: number[] = [];
     for (let i = 0; i < PAIRS; i++) {
@@ -223,6 +245,7 @@ async function pairedLatency(sides: Record<'now' | 'base', BenchGateway>) {
       noop: 'no-op Worker route (A)',
       write: 'one-SQLite-write round trip (C)',
       join: 'join, 1 queue shard',
+      joinNoLimit: 'join, no limiter call',
       hold: 'hold end to end',
     }[kind];
     out[name] = { base: median(base), now: median(now), ratio: median(now.map((v, i) => v / base[i]!)) };

@@ -60,12 +60,20 @@ export interface ShardCounts {
   lanes: Record<string, [number, number][]>;
 }
 
+/** The shard's one state row (qs_state): the pre-queue seal, the first open bucket, whether the room was woken this count cycle. */
+interface ShardState {
+  sealed: number;
+  min_bucket: number;
+  announced: number;
+}
+
 export class QueueShard extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
   clock: () => number = () => Date.now();
   /** Requests served by this instance since it started (the scale benchmark counts them). */
   requests = 0;
   private readonly sql: Sql;
+  private stateRow: ShardState | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -108,13 +116,21 @@ export class QueueShard extends DurableObject<Env> {
    * retries it (a lost answer costs the visitor a new challenge, never a second place).
    */
   async joinOnce(req: ShardJoin): Promise<FirstJoinAnswer<Place>> {
-    if (req.again || this.sql.one<{ seen: number }>`SELECT 1 AS seen FROM qs_visitors WHERE visitor_id = ${req.visitorId}`)
-      return { kind: 'used' };
-    return { kind: 'joined', place: await this.join(req) };
+    this.requests++;
+    const place = req.again ? null : this.placeNewcomer(req, this.clock());
+    if (!place) return { kind: 'used' };
+    await this.announce(req.eventId);
+    return { kind: 'joined', place };
   }
 
   private async place(req: ShardJoin): Promise<Place> {
     const now = this.clock();
+    // Most joins are of visitors new to this shard: one conditional insert, no read before it.
+    const fresh = req.again ? null : this.placeNewcomer(req, now);
+    if (fresh) {
+      await this.announce(req.eventId);
+      return fresh;
+    }
     const existing = this.sql.one<{ pre: number; bucket: number; idx: number; lane: string | null; left_at: number | null }>`
       SELECT pre, bucket, idx, lane, left_at FROM qs_visitors WHERE visitor_id = ${req.visitorId}`;
     const current = existing && existing.left_at === null ? placeOf(existing, req.shard) : null;
@@ -157,6 +173,48 @@ export class QueueShard extends DurableObject<Env> {
   }
 
   /**
+   * The place of a visitor this shard has never seen (no row, not even a left one), written with
+   * no read before it: the visitor row goes in only if there is none (`ON CONFLICT DO NOTHING`),
+   * with its index in the bucket (of its lane, or of the public queue) taken from that bucket's
+   * count inside the same statement, and the count goes up only when the row went in; both in one
+   * transaction. Null when the visitor has a row: then the caller decides from it (the same
+   * place, a re-join, or a refusal for `joinOnce`).
+   */
+  private placeNewcomer(req: ShardJoin, now: number): Place | null {
+    const state = this.state();
+    const decision = decideJoin(req, null, { sealed: state.sealed === 1, minBucket: state.min_bucket }, now);
+    if (decision.kind === 'keep') return null;
+    if (decision.pre) {
+      const row = this.sql.one<{ pre: number }>`
+        INSERT INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, 1, ${arrivalBucket(now, state.min_bucket)}, 0)
+        ON CONFLICT (visitor_id) DO NOTHING RETURNING pre`;
+      return row ? { pre: true } : null;
+    }
+    const { bucket } = decision;
+    const lane = req.lane;
+    return this.ctx.storage.transactionSync((): Place | null => {
+      if (lane !== undefined) {
+        const row = this.sql.one<{ idx: number }>`
+          INSERT INTO qs_visitors (visitor_id, pre, bucket, idx, lane)
+          VALUES (${req.visitorId}, 0, ${bucket}, COALESCE((SELECT count FROM qs_lane_buckets WHERE lane = ${lane} AND bucket = ${bucket}), 0), ${lane})
+          ON CONFLICT (visitor_id) DO NOTHING RETURNING idx`;
+        if (!row) return null;
+        this.sql.run`
+          INSERT INTO qs_lane_buckets (lane, bucket, count) VALUES (${lane}, ${bucket}, 1)
+          ON CONFLICT (lane, bucket) DO UPDATE SET count = count + 1`;
+        return { bucket, idx: row.idx, shard: req.shard, lane };
+      }
+      const row = this.sql.one<{ idx: number }>`
+        INSERT INTO qs_visitors (visitor_id, pre, bucket, idx)
+        VALUES (${req.visitorId}, 0, ${bucket}, COALESCE((SELECT count FROM qs_buckets WHERE bucket = ${bucket}), 0))
+        ON CONFLICT (visitor_id) DO NOTHING RETURNING idx`;
+      if (!row) return null;
+      this.sql.run`INSERT INTO qs_buckets (bucket, count) VALUES (${bucket}, 1) ON CONFLICT (bucket) DO UPDATE SET count = count + 1`;
+      return { bucket, idx: row.idx, shard: req.shard };
+    });
+  }
+
+  /**
    * Wakes the event's WaitingRoom once per count cycle (until the next `counts`). A wake that fails
    * is tried again by the next join: the place is already stored, so the join still succeeds.
    */
@@ -164,7 +222,7 @@ export class QueueShard extends DurableObject<Env> {
     if (this.state().announced === 1) return;
     try {
       await this.env.WAITING_ROOM.getByName(eventId).wake();
-      this.sql.run`UPDATE qs_state SET announced = 1`;
+      this.setState({ announced: 1 });
     } catch (err) {
       logDecision('fault', { eventId, call: 'waitingRoom.wake', error: err instanceof Error ? err.message : 'unknown' });
     }
@@ -179,7 +237,7 @@ export class QueueShard extends DurableObject<Env> {
   async counts(fromBucket: number, laneFrom: Record<string, number> = {}): Promise<ShardCounts> {
     this.requests++;
     const sealedBefore = arrivalBucket(this.clock(), this.state().min_bucket);
-    this.sql.run`UPDATE qs_state SET min_bucket = ${sealedBefore}, announced = 0`;
+    this.setState({ min_bucket: sealedBefore, announced: 0 });
     // The room never asks for buckets before its cursor again.
     this.sql.run`DELETE FROM qs_buckets WHERE bucket < ${fromBucket}`;
     const buckets = this.sql.all<{ bucket: number; count: number }>`SELECT bucket, count FROM qs_buckets ORDER BY bucket`.map(
@@ -205,7 +263,7 @@ export class QueueShard extends DurableObject<Env> {
    * not left. Idempotent: a retried draw gets the same list.
    */
   async entrants(): Promise<string[]> {
-    this.sql.run`UPDATE qs_state SET sealed = 1`;
+    this.setState({ sealed: 1 });
     return this.sql.all<{
       visitor_id: string;
     }>`SELECT visitor_id FROM qs_visitors WHERE pre = 1 AND left_at IS NULL ORDER BY visitor_id`.map((r) => r.visitor_id);
@@ -220,8 +278,20 @@ export class QueueShard extends DurableObject<Env> {
     );
   }
 
-  private state(): { sealed: number; min_bucket: number; announced: number } {
-    return this.sql.one<{ sealed: number; min_bucket: number; announced: number }>`SELECT sealed, min_bucket, announced FROM qs_state`!;
+  /**
+   * The shard's state row, read once per instance and kept in memory: only this object writes it,
+   * each write goes through `setState` (SQL first, then the copy), and an instance that is reset
+   * starts with a fresh read, so the copy never differs from the row.
+   */
+  private state(): ShardState {
+    this.stateRow ??= this.sql.one<ShardState>`SELECT sealed, min_bucket, announced FROM qs_state`!;
+    return this.stateRow;
+  }
+
+  private setState(patch: Partial<ShardState>): void {
+    const next = { ...this.state(), ...patch };
+    this.sql.run`UPDATE qs_state SET sealed = ${next.sealed}, min_bucket = ${next.min_bucket}, announced = ${next.announced}`;
+    this.stateRow = next;
   }
 }
 
