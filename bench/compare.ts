@@ -54,6 +54,16 @@ const ALL_TARGETS: Target[] = [
     prepare: async () => async (gw) => (await load(`${gw.base}/__bench/write-do`, SLICE_S)).rps,
   },
   {
+    id: 'forward',
+    name: 'bare forward to the origin (F)',
+    prepare: async () => async (gw) => (await load(`${gw.base}/__bench/forward`, SLICE_S)).rps,
+  },
+  {
+    id: 'pass-through',
+    name: 'pass-through (no room covers it)',
+    prepare: async () => async (gw) => (await load(`${gw.base}/site/home`, SLICE_S)).rps,
+  },
+  {
     id: 'joins',
     name: 'joins, 1 queue shard',
     prepare: async (gw, side) => {
@@ -188,6 +198,10 @@ async function main(): Promise<void> {
     rps.has(`${id}:now`)
       ? `${REV} ${perSlice(`${id}:base`, 'write:base').toFixed(2)}, now ${perSlice(`${id}:now`, 'write:now').toFixed(2)}`
       : '-';
+  if (rps.has('pass-through:now') && rps.has('forward:now'))
+    console.log(
+      `\npass-through vs F: ${REV} ${perSlice('pass-through:base', 'forward:base').toFixed(2)}, now ${perSlice('pass-through:now', 'forward:now').toFixed(2)} (target >= 0.90)`,
+    );
   console.log(
     `\nholds vs C: ${vsC('holds')} (target >= 0.80); joins vs C: ${vsC('joins')}; joins without the limiter call vs C: ${vsC('joins-nolimit')}`,
   );
@@ -224,12 +238,14 @@ async function pairedLatency(sides: Record<'now' | 'base', BenchGateway>) {
           body: JSON.stringify({ seatIds: pickSeatIndexes(random, SEATS, PER_ROW).map((k) => ids[k]!) }),
         }),
       noop: () => fetch(`${gw.base}/__bench/noop`),
+      forward: () => fetch(`${gw.base}/__bench/forward`),
+      pass: () => fetch(`${gw.base}/site/home`),
       write: () => fetch(`${gw.base}/__bench/write-do`),
     };
   };
   const calls = { now: await setup(sides.now, 'now'), base: await setup(sides.base, 'base') };
   const out: Record<string, { base: number; now: number; ratio: number }> = {};
-  for (const kind of ['noop', 'write', 'join', 'joinNoLimit', 'hold'] as const) {
+  for (const kind of ['noop', 'forward', 'pass', 'write', 'join', 'joinNoLimit', 'hold'] as const) {
     const base: number[] = [];
     const now: number[] = [];
     for (let i = 0; i < PAIRS; i++) {
@@ -243,6 +259,8 @@ async function pairedLatency(sides: Record<'now' | 'base', BenchGateway>) {
     }
     const name = {
       noop: 'no-op Worker route (A)',
+      forward: 'bare forward to the origin (F)',
+      pass: 'pass-through',
       write: 'one-SQLite-write round trip (C)',
       join: 'join, 1 queue shard',
       joinNoLimit: 'join, no limiter call',

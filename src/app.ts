@@ -50,9 +50,10 @@ export function createApp() {
     c.set('pages', pages);
     const url = new URL(c.req.url);
     if (isGatewayPath(url.pathname)) return next();
-    const table = await rooms.table(tableSource(c.env, c.executionCtx), Date.now());
+    const now = Date.now();
+    const table = rooms.fresh(now) ?? (await rooms.table(tableSource(c.env, c.executionCtx), now));
     const match = matchRoom(table, c.req.method, url.hostname, url.pathname);
-    if (match.kind !== 'room') return passThrough(c.req.raw, c.env);
+    if (match.kind !== 'room') return passThrough(c.req.raw, url, c.env);
     return serveRoom(c, match.room.eventId);
   });
 
@@ -109,8 +110,9 @@ export function createApp() {
         try {
           // Only the origin's settings matter here (passThrough reads them): the site stays up
           // even when a token secret is missing or malformed.
-          const table = await rooms.table(tableSource(env, ctx), Date.now());
-          if (matchRoom(table, request.method, url.hostname, url.pathname).kind !== 'room') return await passThrough(request, env);
+          const now = Date.now();
+          const table = rooms.fresh(now) ?? (await rooms.table(tableSource(env, ctx), now));
+          if (matchRoom(table, request.method, url.hostname, url.pathname).kind !== 'room') return await passThrough(request, url, env);
         } catch (err) {
           return renderError(err, request.method, request.headers.get('accept') ?? '', '*');
         }
@@ -128,6 +130,11 @@ export function createApp() {
  */
 export function isGatewayPath(pathname: string): boolean {
   if (pathname.startsWith('/_wr/') || pathname === '/.well-known/jwks.json') return true;
+  // Normalizing lowercases, decodes %XX and drops empty, "." and ";..." parts of segments, so a
+  // path that normalizes to a gateway path has "_wr" or "jwks" in some case, or a "%". Most
+  // pass-through paths have neither and skip the normalization (it ran on every request).
+  const lower = pathname.toLowerCase();
+  if (!lower.includes('_wr') && !lower.includes('jwks') && !pathname.includes('%')) return false;
   const path = normalizePath(pathname);
   return path === '/_wr' || path.startsWith('/_wr/') || path === '/.well-known/jwks.json';
 }

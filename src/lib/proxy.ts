@@ -190,12 +190,12 @@ export async function fetchFromOrigin(url: URL, env: OriginEnv, timeoutMs: numbe
  * (status, caching, cookies, 5xx included) comes back as it is. No object is called and no cookie
  * is set. No timeout is added (downloads and streams may be long); the platform's limits apply.
  *
+ * @param url the request's URL, already parsed by the caller (the router needs it anyway)
  * @throws GatewayError ORIGIN_UNAVAILABLE (503, Retry-After 10) when the origin cannot be reached
  *   or none is configured
  */
-export async function passThrough(request: Request, env: OriginEnv): Promise<Response> {
+export async function passThrough(request: Request, url: URL, env: OriginEnv): Promise<Response> {
   const origin = originSettings(env);
-  const url = new URL(request.url);
   const forwarded = new Request(originTarget(url, origin.url), {
     method: request.method,
     headers: forwardedHeaders(request.headers, url, await originPull(env)),

@@ -55,8 +55,23 @@ export class RoomTableCache {
    *   younger than ROOM_TABLE_ON_ERROR_MS to fall back on
    */
   async table(source: RoomTableSource, nowMs: number): Promise<CompiledTable> {
+    const mine = this.fresh(nowMs);
+    if (mine) return mine;
+    return this.refresh(source, nowMs);
+  }
+
+  /**
+   * This isolate's copy when it was taken under ROOM_TABLE_ISOLATE_MS ago, else null (then call
+   * `table`). Synchronous, so the routing of a request that needs no refresh (nearly all) builds
+   * no source and awaits nothing.
+   */
+  fresh(nowMs: number): CompiledTable | null {
     const mine = this.compiled;
-    if (mine && nowMs >= this.takenAtMs && nowMs - this.takenAtMs < ROOM_TABLE_ISOLATE_MS) return mine;
+    return mine && nowMs >= this.takenAtMs && nowMs - this.takenAtMs < ROOM_TABLE_ISOLATE_MS ? mine : null;
+  }
+
+  private async refresh(source: RoomTableSource, nowMs: number): Promise<CompiledTable> {
+    const mine = this.compiled;
     const refreshing = this.refreshingSinceMs !== null && nowMs - this.refreshingSinceMs < ROOM_TABLE_ISOLATE_MS;
     if (mine && refreshing && nowMs - this.fetchedAtMs < ROOM_TABLE_MAX_STALE_MS) return mine;
     const marker = nowMs;
