@@ -696,7 +696,7 @@ async function main(): Promise<void> {
   // `wrangler check startup` now, after the load is over (BENCH_ONLY=startup for this line alone).
   if (!ONLY || ONLY.has('startup'))
     try {
-      console.log(startupLine(measureStartup(REPS)));
+      for (const r of measureStartup(REPS)) console.log(startupLine(r));
     } catch (err) {
       console.log(`start-up failed: ${(err as Error).message}`);
       process.exitCode = 1;

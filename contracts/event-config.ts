@@ -33,147 +33,151 @@ export const MAX_SALE_START_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
 
 /**
  * Body of `PUT /_wr/admin/events/{eventId}`. Rates are *new visitors per minute*; durations are
- * seconds; `saleStartsAt` is an ISO 8601 instant (absent = on sale now).
+ * seconds; `saleStartsAt` is an ISO 8601 instant (absent = on sale now). Built on its first use
+ * (`z.lazy`), not when the module loads: it is the largest schema, and every cold isolate loads this
+ * module while only organizer calls parse it (#16, docs/scaling.md "The gateway's bundle and start-up").
  */
-export const eventConfigInput = z
-  .strictObject({
-    name: z.optional(plainText(1, 200)),
-    policy: z._default(z.enum(['fifo', 'random']), 'fifo'),
-    saleStartsAt: z.optional(z.iso.datetime({ offset: true })),
-    releaseRatePerMinute: wholeNumber(1, 1_000_000),
-    minReleaseRatePerMinute: z.optional(wholeNumber(0, 1_000_000)),
-    maxActiveVisitors: wholeNumber(1, 10_000_000),
-    seats: z._default(wholeNumber(0, 100_000), 0),
-    seatsPerRow: z._default(wholeNumber(1, 1_000), 25),
-    seatPriceMinor: z._default(wholeNumber(0, 100_000_000), DEFAULT_SEAT_PRICE_MINOR),
-    currency: z._default(z.string().check(z.regex(/^[A-Z]{3}$/)), 'EUR'),
-    tiers: z._default(
-      z
-        .array(
-          z.strictObject({
-            tier: z.string().check(z.regex(TIER_PATTERN)),
-            capacity: wholeNumber(1, 10_000_000),
-            priceMinor: wholeNumber(0, 100_000_000),
-          }),
-        )
-        .check(z.maxLength(20)),
-      [],
-    ),
-    // Numbered seats as venue sections, each its own Inventory object (docs/scaling.md): seat ids
-    // carry the section (`S2-A14`). Instead of `seats`/`seatsPerRow`/`seatPriceMinor`, not beside them.
-    sections: z.optional(
-      z
-        .array(
-          z.strictObject({
-            section: z.string().check(z.regex(SECTION_PATTERN)),
-            seats: wholeNumber(1, 100_000),
-            seatsPerRow: z._default(wholeNumber(1, 1_000), 25),
-            priceMinor: wholeNumber(0, 100_000_000),
-          }),
-        )
-        .check(z.minLength(1), z.maxLength(MAX_SECTIONS)),
-    ),
-    paymentGraceSeconds: z._default(wholeNumber(10, 900), DEFAULT_PAYMENT_GRACE_S),
-    holdTtlSeconds: z._default(wholeNumber(10, 3_600), DEFAULT_HOLD_TTL_S),
-    admissionTtlSeconds: z._default(wholeNumber(30, 7_200), DEFAULT_ADMISSION_TTL_S),
-    idleTimeoutSeconds: z._default(wholeNumber(30, 3_600), DEFAULT_IDLE_TIMEOUT_S),
-    maxSeatsPerAccount: z._default(wholeNumber(1, 100), DEFAULT_MAX_SEATS_PER_ACCOUNT),
-    targetP99Ms: z._default(wholeNumber(1, 60_000), DEFAULT_TARGET_P99_MS),
-    maxErrorRate: z._default(z.number().check(z.minimum(0), z.maximum(1)), DEFAULT_MAX_ERROR_RATE),
-    holdTargetP99Ms: z._default(wholeNumber(1, 60_000), DEFAULT_HOLD_TARGET_P99_MS),
-    onOriginDown: z._default(z.enum(['minimum', 'pause']), 'minimum'),
-    queueShards: z._default(wholeNumber(1, 64), 1),
-    waitingPageStatus: z._default(z.union([z.literal(200), z.literal(202), z.literal(429)]), 200),
-    // URL patterns the event's room covers (grammar: contracts/room-patterns.ts, checked by the
-    // organizer API with its own ROUTE_* codes); absent = `/events/{eventId}/*`.
-    patterns: z.optional(z.array(z.string().check(z.maxLength(MAX_PATTERN_LENGTH))).check(z.maxLength(MAX_PATTERNS))),
-    // Requests of the room that go to the origin untouched and uncounted.
-    bypass: z._default(
-      z.strictObject({
-        pathPrefixes: z._default(z.array(z.string().check(z.maxLength(MAX_PATTERN_LENGTH))).check(z.maxLength(MAX_BYPASS_ENTRIES)), []),
-        extensions: z._default(z.array(z.string().check(z.maxLength(16))).check(z.maxLength(MAX_BYPASS_ENTRIES)), []),
-        methods: z._default(z.array(z.string().check(z.maxLength(16))).check(z.maxLength(MAX_BYPASS_ENTRIES)), []),
+export const eventConfigInput = z.lazy(() =>
+  z
+    .strictObject({
+      name: z.optional(plainText(1, 200)),
+      policy: z._default(z.enum(['fifo', 'random']), 'fifo'),
+      saleStartsAt: z.optional(z.iso.datetime({ offset: true })),
+      releaseRatePerMinute: wholeNumber(1, 1_000_000),
+      minReleaseRatePerMinute: z.optional(wholeNumber(0, 1_000_000)),
+      maxActiveVisitors: wholeNumber(1, 10_000_000),
+      seats: z._default(wholeNumber(0, 100_000), 0),
+      seatsPerRow: z._default(wholeNumber(1, 1_000), 25),
+      seatPriceMinor: z._default(wholeNumber(0, 100_000_000), DEFAULT_SEAT_PRICE_MINOR),
+      currency: z._default(z.string().check(z.regex(/^[A-Z]{3}$/)), 'EUR'),
+      tiers: z._default(
+        z
+          .array(
+            z.strictObject({
+              tier: z.string().check(z.regex(TIER_PATTERN)),
+              capacity: wholeNumber(1, 10_000_000),
+              priceMinor: wholeNumber(0, 100_000_000),
+            }),
+          )
+          .check(z.maxLength(20)),
+        [],
+      ),
+      // Numbered seats as venue sections, each its own Inventory object (docs/scaling.md): seat ids
+      // carry the section (`S2-A14`). Instead of `seats`/`seatsPerRow`/`seatPriceMinor`, not beside them.
+      sections: z.optional(
+        z
+          .array(
+            z.strictObject({
+              section: z.string().check(z.regex(SECTION_PATTERN)),
+              seats: wholeNumber(1, 100_000),
+              seatsPerRow: z._default(wholeNumber(1, 1_000), 25),
+              priceMinor: wholeNumber(0, 100_000_000),
+            }),
+          )
+          .check(z.minLength(1), z.maxLength(MAX_SECTIONS)),
+      ),
+      paymentGraceSeconds: z._default(wholeNumber(10, 900), DEFAULT_PAYMENT_GRACE_S),
+      holdTtlSeconds: z._default(wholeNumber(10, 3_600), DEFAULT_HOLD_TTL_S),
+      admissionTtlSeconds: z._default(wholeNumber(30, 7_200), DEFAULT_ADMISSION_TTL_S),
+      idleTimeoutSeconds: z._default(wholeNumber(30, 3_600), DEFAULT_IDLE_TIMEOUT_S),
+      maxSeatsPerAccount: z._default(wholeNumber(1, 100), DEFAULT_MAX_SEATS_PER_ACCOUNT),
+      targetP99Ms: z._default(wholeNumber(1, 60_000), DEFAULT_TARGET_P99_MS),
+      maxErrorRate: z._default(z.number().check(z.minimum(0), z.maximum(1)), DEFAULT_MAX_ERROR_RATE),
+      holdTargetP99Ms: z._default(wholeNumber(1, 60_000), DEFAULT_HOLD_TARGET_P99_MS),
+      onOriginDown: z._default(z.enum(['minimum', 'pause']), 'minimum'),
+      queueShards: z._default(wholeNumber(1, 64), 1),
+      waitingPageStatus: z._default(z.union([z.literal(200), z.literal(202), z.literal(429)]), 200),
+      // URL patterns the event's room covers (grammar: contracts/room-patterns.ts, checked by the
+      // organizer API with its own ROUTE_* codes); absent = `/events/{eventId}/*`.
+      patterns: z.optional(z.array(z.string().check(z.maxLength(MAX_PATTERN_LENGTH))).check(z.maxLength(MAX_PATTERNS))),
+      // Requests of the room that go to the origin untouched and uncounted.
+      bypass: z._default(
+        z.strictObject({
+          pathPrefixes: z._default(z.array(z.string().check(z.maxLength(MAX_PATTERN_LENGTH))).check(z.maxLength(MAX_BYPASS_ENTRIES)), []),
+          extensions: z._default(z.array(z.string().check(z.maxLength(16))).check(z.maxLength(MAX_BYPASS_ENTRIES)), []),
+          methods: z._default(z.array(z.string().check(z.maxLength(16))).check(z.maxLength(MAX_BYPASS_ENTRIES)), []),
+        }),
+        { pathPrefixes: [], extensions: [], methods: [] },
+      ),
+      page: z._default(
+        z.strictObject({
+          accentColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/))),
+          logoUrl: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(500))),
+          message: z.optional(plainText(0, 500, { newlines: true })),
+        }),
+        {},
+      ),
+      // Entry tokens (contracts/entry.ts, docs/api.md "Entry tokens"): absent = an open event. The
+      // sign-in URL's site is checked by the organizer API against the room's patterns (SIGN_IN_URL_INVALID).
+      entry: z.optional(
+        z.strictObject({
+          require: z.literal('account'),
+          signInUrl: z.string().check(z.minLength(1), z.maxLength(MAX_SIGN_IN_URL_LENGTH)),
+          issuer: z._default(z.string().check(z.minLength(1), z.maxLength(200)), DEFAULT_ENTRY_ISSUER),
+          jwksPath: z.optional(z.string().check(z.regex(JWKS_PATH_PATTERN))),
+          lanes: z._default(
+            z
+              .array(
+                z.strictObject({
+                  lane: z.string().check(z.regex(LANE_PATTERN)),
+                  saleStartsAt: z.optional(z.iso.datetime({ offset: true })),
+                  releaseSharePercent: wholeNumber(0, 100),
+                }),
+              )
+              .check(z.maxLength(MAX_LANES)),
+            [],
+          ),
+        }),
+      ),
+      // A proof of work on join (contracts/proof-of-work.ts); absent = none.
+      proofOfWork: z.optional(z.strictObject({ difficultyBits: wholeNumber(MIN_DIFFICULTY_BITS, MAX_DIFFICULTY_BITS) })),
+    })
+    .check(
+      z.refine((c) => c.policy !== 'random' || c.saleStartsAt !== undefined, {
+        message: 'a lottery (policy "random") needs saleStartsAt: visitors who arrive before it are drawn in random order then',
+        path: ['saleStartsAt'],
       }),
-      { pathPrefixes: [], extensions: [], methods: [] },
-    ),
-    page: z._default(
-      z.strictObject({
-        accentColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/))),
-        logoUrl: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(500))),
-        message: z.optional(plainText(0, 500, { newlines: true })),
+      z.refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
+        message: 'minReleaseRatePerMinute must not exceed releaseRatePerMinute',
+        path: ['minReleaseRatePerMinute'],
       }),
-      {},
-    ),
-    // Entry tokens (contracts/entry.ts, docs/api.md "Entry tokens"): absent = an open event. The
-    // sign-in URL's site is checked by the organizer API against the room's patterns (SIGN_IN_URL_INVALID).
-    entry: z.optional(
-      z.strictObject({
-        require: z.literal('account'),
-        signInUrl: z.string().check(z.minLength(1), z.maxLength(MAX_SIGN_IN_URL_LENGTH)),
-        issuer: z._default(z.string().check(z.minLength(1), z.maxLength(200)), DEFAULT_ENTRY_ISSUER),
-        jwksPath: z.optional(z.string().check(z.regex(JWKS_PATH_PATTERN))),
-        lanes: z._default(
-          z
-            .array(
-              z.strictObject({
-                lane: z.string().check(z.regex(LANE_PATTERN)),
-                saleStartsAt: z.optional(z.iso.datetime({ offset: true })),
-                releaseSharePercent: wholeNumber(0, 100),
-              }),
-            )
-            .check(z.maxLength(MAX_LANES)),
-          [],
-        ),
+      z.refine((c) => !c.saleStartsAt || Date.parse(c.saleStartsAt) < Date.now() + MAX_SALE_START_AHEAD_MS, {
+        message: 'saleStartsAt must be within 5 years',
+        path: ['saleStartsAt'],
       }),
-    ),
-    // A proof of work on join (contracts/proof-of-work.ts); absent = none.
-    proofOfWork: z.optional(z.strictObject({ difficultyBits: wholeNumber(MIN_DIFFICULTY_BITS, MAX_DIFFICULTY_BITS) })),
-  })
-  .check(
-    z.refine((c) => c.policy !== 'random' || c.saleStartsAt !== undefined, {
-      message: 'a lottery (policy "random") needs saleStartsAt: visitors who arrive before it are drawn in random order then',
-      path: ['saleStartsAt'],
-    }),
-    z.refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
-      message: 'minReleaseRatePerMinute must not exceed releaseRatePerMinute',
-      path: ['minReleaseRatePerMinute'],
-    }),
-    z.refine((c) => !c.saleStartsAt || Date.parse(c.saleStartsAt) < Date.now() + MAX_SALE_START_AHEAD_MS, {
-      message: 'saleStartsAt must be within 5 years',
-      path: ['saleStartsAt'],
-    }),
-    z.refine((c) => c.seats > 0 || c.tiers.length > 0 || c.sections !== undefined, {
-      message: 'an event needs numbered seats or at least one tier',
-      path: ['seats'],
-    }),
-    z.refine((c) => c.sections === undefined || c.seats === 0, {
-      message: 'numbered seats come as sections or as one block of seats, not both',
-      path: ['sections'],
-    }),
-    z.refine((c) => c.sections === undefined || new Set(c.sections.map((s) => s.section)).size === c.sections.length, {
-      message: 'section names must be distinct',
-      path: ['sections'],
-    }),
-    z.refine((c) => new Set(c.tiers.map((t) => t.tier)).size === c.tiers.length, {
-      message: 'tier names must be distinct',
-      path: ['tiers'],
-    }),
-    z.refine(
-      (c) => !c.entry || c.entry.lanes.every((l) => !l.saleStartsAt || Date.parse(l.saleStartsAt) < Date.now() + MAX_SALE_START_AHEAD_MS),
-      {
-        message: 'a lane saleStartsAt must be within 5 years',
+      z.refine((c) => c.seats > 0 || c.tiers.length > 0 || c.sections !== undefined, {
+        message: 'an event needs numbered seats or at least one tier',
+        path: ['seats'],
+      }),
+      z.refine((c) => c.sections === undefined || c.seats === 0, {
+        message: 'numbered seats come as sections or as one block of seats, not both',
+        path: ['sections'],
+      }),
+      z.refine((c) => c.sections === undefined || new Set(c.sections.map((s) => s.section)).size === c.sections.length, {
+        message: 'section names must be distinct',
+        path: ['sections'],
+      }),
+      z.refine((c) => new Set(c.tiers.map((t) => t.tier)).size === c.tiers.length, {
+        message: 'tier names must be distinct',
+        path: ['tiers'],
+      }),
+      z.refine(
+        (c) => !c.entry || c.entry.lanes.every((l) => !l.saleStartsAt || Date.parse(l.saleStartsAt) < Date.now() + MAX_SALE_START_AHEAD_MS),
+        {
+          message: 'a lane saleStartsAt must be within 5 years',
+          path: ['entry', 'lanes'],
+        },
+      ),
+      z.refine((c) => !c.entry || new Set(c.entry.lanes.map((l) => l.lane)).size === c.entry.lanes.length, {
+        message: 'lane names must be distinct',
         path: ['entry', 'lanes'],
-      },
+      }),
+      z.refine((c) => !c.entry || c.entry.lanes.reduce((sum, l) => sum + l.releaseSharePercent, 0) <= 100, {
+        message: 'the release shares of the lanes must add up to at most 100 percent',
+        path: ['entry', 'lanes'],
+      }),
     ),
-    z.refine((c) => !c.entry || new Set(c.entry.lanes.map((l) => l.lane)).size === c.entry.lanes.length, {
-      message: 'lane names must be distinct',
-      path: ['entry', 'lanes'],
-    }),
-    z.refine((c) => !c.entry || c.entry.lanes.reduce((sum, l) => sum + l.releaseSharePercent, 0) <= 100, {
-      message: 'the release shares of the lanes must add up to at most 100 percent',
-      path: ['entry', 'lanes'],
-    }),
-  );
+);
 
 /** A validated event configuration as the organizer sent it (defaults applied). */
 export type EventConfigInput = z.infer<typeof eventConfigInput>;

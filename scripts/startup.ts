@@ -14,6 +14,8 @@ const ENV = { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANN
 
 /** Medians over the repetitions, ms. */
 export interface StartupResult {
+  /** Which gateway tree (`gateway`, or the `--base` one). */
+  label: string;
   reps: number;
   /** Wrangler's "Active" figure (CPU while the isolate starts and evaluates the script), gateway. */
   gatewayActiveMs: number;
@@ -42,50 +44,76 @@ function build(name: string, cwd: string): string {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** One gateway tree to time: this checkout, or another revision's (`--base DIR`, with its own node_modules). */
+export interface StartupTarget {
+  label: string;
+  root: string;
+}
+
 /**
- * Builds both Workers once, then runs `wrangler check startup` `reps` times on each, alternating.
+ * Builds each gateway tree and the no-op Worker once, then runs `wrangler check startup` `reps`
+ * times on each, alternating (so a busy machine slows all of them alike).
+ * @param targets the gateway trees (default: this checkout alone)
+ * @returns one result per target, in order
  * @throws Error with wrangler's output when a build or a start-up fails
  */
-export function measureStartup(reps = 3): StartupResult {
+export function measureStartup(reps = 3, targets: StartupTarget[] = [{ label: 'gateway', root: ROOT }]): StartupResult[] {
   mkdirSync(join(OUT, 'noop-src'), { recursive: true });
   writeFileSync(join(OUT, 'noop-src', 'index.js'), 'export default { fetch: () => new Response("ok") };\n');
   writeFileSync(join(OUT, 'noop-src', 'wrangler.toml'), 'name = "noop"\nmain = "index.js"\ncompatibility_date = "2026-11-01"\n');
-  const forms = { gateway: build('gateway', ROOT), noop: build('noop', join(OUT, 'noop-src')) };
-  const map = JSON.parse(readFileSync(join(OUT, 'gateway', 'index.js.map'), 'utf8')) as SourceMapV3;
-  const active = { gateway: [] as number[], noop: [] as number[] };
-  const script: { ms: number; groups: Map<string, number> }[] = [];
-  let bundle = '';
+  const noopForm = build('noop', join(OUT, 'noop-src'));
+  const runs = targets.map((t, k) => {
+    const name = `gateway-${k}`;
+    const form = build(name, t.root);
+    const map = JSON.parse(readFileSync(join(OUT, name, 'index.js.map'), 'utf8')) as SourceMapV3;
+    return { name, form, map, active: [] as number[], script: [] as { ms: number; groups: Map<string, number> }[], bundle: '' };
+  });
+  const noopActive: number[] = [];
   for (let i = 0; i < reps; i++) {
-    for (const name of ['gateway', 'noop'] as const) {
-      const profilePath = join(OUT, `${name}-${i}.cpuprofile`);
-      const stdout = run(['check', 'startup', '--worker', forms[name], '--outfile', profilePath], ROOT);
-      active[name].push(wranglerActiveMs(stdout));
-      if (name !== 'gateway') continue;
-      bundle = /Bundle: (.*KiB)/.exec(stdout)?.[1] ?? '';
+    for (const r of runs) {
+      const profilePath = join(OUT, `${r.name}-${i}.cpuprofile`);
+      const stdout = run(['check', 'startup', '--worker', r.form, '--outfile', profilePath], ROOT);
+      r.active.push(wranglerActiveMs(stdout));
+      r.bundle = /Bundle: (.*KiB)/.exec(stdout)?.[1] ?? '';
       const profile = JSON.parse(readFileSync(profilePath, 'utf8')) as CpuProfile;
-      const f = startupFigures(profile, (url) => url.endsWith('index.js'), map);
-      script.push({ ms: f.scriptMs, groups: f.byGroup });
+      const f = startupFigures(profile, (url) => url.endsWith('index.js'), r.map);
+      r.script.push({ ms: f.scriptMs, groups: f.byGroup });
     }
+    noopActive.push(
+      wranglerActiveMs(run(['check', 'startup', '--worker', noopForm, '--outfile', join(OUT, `noop-${i}.cpuprofile`)], ROOT)),
+    );
   }
-  const mid = [...script].sort((a, b) => a.ms - b.ms)[Math.floor(script.length / 2)]!;
-  return {
-    reps,
-    gatewayActiveMs: median(active.gateway),
-    noopActiveMs: median(active.noop),
-    gatewayScriptMs: mid.ms,
-    topGroups: [...mid.groups].sort((a, b) => b[1] - a[1]).slice(0, 5),
-    bundle,
-  };
+  return runs.map((r, k) => {
+    const mid = [...r.script].sort((a, b) => a.ms - b.ms)[Math.floor(r.script.length / 2)]!;
+    return {
+      label: targets[k]!.label,
+      reps,
+      gatewayActiveMs: median(r.active),
+      noopActiveMs: median(noopActive),
+      gatewayScriptMs: mid.ms,
+      topGroups: [...mid.groups].sort((a, b) => b[1] - a[1]).slice(0, 5),
+      bundle: r.bundle,
+    };
+  });
 }
 
 /** The printed line (bench and this script): medians, the ratio to the no-op Worker, where the time goes. */
 export function startupLine(r: StartupResult): string {
   const parts = r.topGroups.map(([g, ms]) => `${g} ${ms.toFixed(0)}`).join(', ');
   return (
-    `start-up (wrangler check startup, median of ${r.reps}): gateway ${r.gatewayActiveMs.toFixed(1)} ms active vs no-op Worker ` +
+    `start-up (wrangler check startup, median of ${r.reps}): ${r.label} ${r.gatewayActiveMs.toFixed(1)} ms active vs no-op Worker ` +
     `${r.noopActiveMs.toFixed(1)} ms (+${(r.gatewayActiveMs - r.noopActiveMs).toFixed(1)} ms); the bundle's top-level code ` +
     `${r.gatewayScriptMs.toFixed(1)} ms (${parts}); bundle ${r.bundle}`
   );
 }
 
-if (import.meta.main) console.log(startupLine(measureStartup(Number(process.argv[2] ?? 3))));
+if (import.meta.main) {
+  // node scripts/startup.ts [reps] [--base DIR]: DIR is another revision's tree (e.g. `git archive`
+  // of it, with node_modules linked), timed in the same run for a before/after.
+  const args = process.argv.slice(2);
+  const baseAt = args.indexOf('--base');
+  const targets: StartupTarget[] = [{ label: 'gateway', root: ROOT }];
+  if (baseAt >= 0) targets.unshift({ label: `base (${args[baseAt + 1]})`, root: args[baseAt + 1]! });
+  const reps = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--base') ?? 3);
+  for (const r of measureStartup(reps, targets)) console.log(startupLine(r));
+}
