@@ -24,6 +24,9 @@ export const SCRIPT_PATHS = {
   dashboard: `${PAGE_ASSET_DIR}/dashboard.js`,
 } as const;
 
+/** The style the waiting, check and sign-in pages share (each sets `--accent` in front of it). */
+export const STYLE_PATH = `${PAGE_ASSET_DIR}/page.css`;
+
 /** The organizer dashboard, a static page (its script included). */
 export const DASHBOARD_PATH = `${PAGE_ASSET_DIR}/dashboard.html`;
 

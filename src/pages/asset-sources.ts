@@ -2,11 +2,12 @@
 // the Worker reads (src/lib/page-assets.ts), from the sources the tests also import. Only the
 // generator imports this module, so none of these texts is in the Worker's bundle (#16).
 import { LANGS } from '../../contracts/i18n';
-import { DASHBOARD_PATH, SCRIPT_PATHS, messagesPath } from '../lib/page-assets';
+import { DASHBOARD_PATH, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../lib/page-assets';
 import { CHECK_MESSAGES } from './check-messages';
 import { CHECK_SCRIPT } from './check-script';
 import { DASHBOARD_SCRIPT, dashboardPage } from './dashboard-page';
 import { SIGN_IN_MESSAGES } from './sign-in-messages';
+import { PAGE_STYLE } from './page-style';
 import { MESSAGES } from './waiting-messages';
 import { WAITING_SCRIPT } from './waiting-script';
 
@@ -17,6 +18,7 @@ export function pageAssetSources(): Record<string, string> {
     [SCRIPT_PATHS.check]: CHECK_SCRIPT,
     [SCRIPT_PATHS.dashboard]: DASHBOARD_SCRIPT,
     [DASHBOARD_PATH]: dashboardPage(),
+    [STYLE_PATH]: PAGE_STYLE,
   };
   for (const lang of LANGS) {
     files[messagesPath('waiting', lang)] = JSON.stringify(MESSAGES[lang]);

@@ -4,9 +4,8 @@ import { html, raw } from 'hono/html';
 import type { Challenge } from 'altcha-lib';
 import type { PageTemplate } from '../../contracts/event-config';
 import { LANG_NAMES, type Lang } from '../../contracts/i18n';
-import { accentOf, topBar } from './page-top';
+import { accentOf, accentStyle, topBar } from './page-top';
 import type { CheckTexts } from './page-texts';
-import { css } from './waiting-page';
 
 /** JSON safe to embed inside a <script> element. */
 const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
@@ -30,7 +29,7 @@ export function checkPage(eventId: string, eventName: string, challenge: Challen
         <meta name="robots" content="noindex" />
         <title>${eventName} - ${t.headline}</title>
         <style>
-          ${raw(css(accent))}
+          ${raw(accentStyle(accent, texts.style))}
         </style>
       </head>
       <body>

@@ -1,7 +1,7 @@
 // The words and scripts each page renders with, read from the page assets (src/lib/page-assets.ts)
 // once per isolate, so the Worker's bundle carries none of them (#16).
 import type { Lang } from '../../contracts/i18n';
-import { SCRIPT_PATHS, messagesPath, type AssetReader } from '../lib/page-assets';
+import { SCRIPT_PATHS, STYLE_PATH, messagesPath, type AssetReader } from '../lib/page-assets';
 import type { CheckMessages } from './check-messages';
 import type { SignInMessages } from './sign-in-messages';
 import type { Messages } from './waiting-messages';
@@ -10,12 +10,16 @@ import type { Messages } from './waiting-messages';
 export interface WaitingTexts {
   t: Messages;
   script: string;
+  /** The pages' shared style (`pageStyle`). */
+  style: string;
 }
 
 /** What the check page needs: its words in one language and its script's exact text. */
 export interface CheckTexts {
   t: CheckMessages;
   script: string;
+  /** The pages' shared style (`pageStyle`). */
+  style: string;
 }
 
 /**
@@ -23,8 +27,8 @@ export interface CheckTexts {
  * @throws Error when an asset is missing (scripts/page-assets.ts did not run: a 500)
  */
 export async function waitingTexts(read: AssetReader, lang: Lang): Promise<WaitingTexts> {
-  const [t, script] = await Promise.all([waitingWords(read, lang), read.text(SCRIPT_PATHS.waiting)]);
-  return { t, script };
+  const [t, script, style] = await Promise.all([waitingWords(read, lang), read.text(SCRIPT_PATHS.waiting), pageStyle(read)]);
+  return { t, script, style };
 }
 
 /** The words of the waiting page and the draw page in `lang`. */
@@ -34,11 +38,20 @@ export function waitingWords(read: AssetReader, lang: Lang): Promise<Messages> {
 
 /** The check page's words in `lang` and its script. */
 export async function checkTexts(read: AssetReader, lang: Lang): Promise<CheckTexts> {
-  const [t, script] = await Promise.all([read.json<CheckMessages>(messagesPath('check', lang)), read.text(SCRIPT_PATHS.check)]);
-  return { t, script };
+  const [t, script, style] = await Promise.all([
+    read.json<CheckMessages>(messagesPath('check', lang)),
+    read.text(SCRIPT_PATHS.check),
+    pageStyle(read),
+  ]);
+  return { t, script, style };
 }
 
 /** The sign-in page's words in `lang`. */
 export function signInWords(read: AssetReader, lang: Lang): Promise<SignInMessages> {
   return read.json<SignInMessages>(messagesPath('sign-in', lang));
+}
+
+/** The style the waiting, check and sign-in pages share (without the accent colour: `accentStyle`). */
+export function pageStyle(read: AssetReader): Promise<string> {
+  return read.text(STYLE_PATH);
 }

@@ -34,3 +34,11 @@ export function topBar(lang: Lang, page: PageTemplate, switchLabel: string) {
     </details>
   </header>`;
 }
+
+/**
+ * The `<style>` text of a page: the organizer's accent colour (`accentOf`: a validated `#rrggbb`)
+ * as `--accent`, then the pages' shared style (an asset: `pageStyle`).
+ */
+export function accentStyle(accent: string, style: string): string {
+  return `:root {--accent: ${accent};}${style}`;
+}

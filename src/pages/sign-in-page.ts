@@ -2,9 +2,8 @@
 import { html, raw } from 'hono/html';
 import type { PageTemplate } from '../../contracts/event-config';
 import { LANG_NAMES, type Lang } from '../../contracts/i18n';
-import { accentOf, topBar } from './page-top';
+import { accentOf, accentStyle, topBar } from './page-top';
 import type { SignInMessages } from './sign-in-messages';
-import { css } from './waiting-page';
 
 /** Query parameter the sign-in link adds: the room path (and query) to come back to after signing in. */
 export const RETURN_PARAM = 'wr_return';
@@ -46,6 +45,8 @@ export function signInPage(opts: {
   page: PageTemplate;
   /** The page's words in `lang` (`signInWords`). */
   t: SignInMessages;
+  /** The pages' shared style (`pageStyle`). */
+  style: string;
 }) {
   const { t } = opts;
   const accent = accentOf(opts.page);
@@ -57,7 +58,7 @@ export function signInPage(opts: {
         <meta name="robots" content="noindex" />
         <title>${opts.eventName} - ${t.title}</title>
         <style>
-          ${raw(css(accent))} .button {
+          ${raw(accentStyle(accent, opts.style))} .button {
             display: inline-block;
             margin-top: 0.5rem;
             padding: 0.7rem 1.6rem;

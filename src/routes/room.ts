@@ -16,7 +16,7 @@ import { pageSecurityHeaders } from '../lib/security-headers';
 import { readAdmission, type Admission } from '../middleware/credentials';
 import { langCookie } from '../../contracts/i18n';
 import { waitingPage } from '../pages/waiting-page';
-import { checkTexts, signInWords, waitingTexts } from '../pages/page-texts';
+import { checkTexts, pageStyle, signInWords, waitingTexts } from '../pages/page-texts';
 import type { AppEnv } from '../types';
 import { answerTurn, edgeCursor, pageLang, proofCursor, statusHeaders, ticketOrNull, wantsJson } from './queue';
 import { PROOF_HEADER } from '../../contracts/names';
@@ -166,6 +166,7 @@ async function signInOnRefusal<T>(c: Context<AppEnv>, eventId: string, turn: () 
       lang,
       page: cursor?.page ?? {},
       t: await signInWords(c.var.pages.reader(c.env.ASSETS), lang),
+      style: await pageStyle(c.var.pages.reader(c.env.ASSETS)),
     });
     for (const [k, v] of Object.entries(await pageSecurityHeaders([]))) c.header(k, v);
     // The URL may still carry the refused token: never send it on.
