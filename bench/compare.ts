@@ -120,7 +120,51 @@ const ALL_TARGETS: Target[] = [
         ).rps;
     },
   },
+  {
+    // The Inventory RPC alone: the bench Worker calls Inventory.hold with the body, no gateway code.
+    id: 'hold-direct',
+    name: 'holds, Worker -> Inventory RPC only',
+    prepare: async (gw, side) => {
+      const event = `cmp-direct-${side}`;
+      await gw.createEvent(event);
+      const random = prng(17);
+      return async (g) =>
+        (
+          await load(`${g.base}/__bench/hold-direct?event=${event}`, SLICE_S, {
+            requests: [
+              {
+                method: 'POST',
+                setupRequest: (req) => ({
+                  ...req,
+                  body: JSON.stringify({ seatIds: pickSeatIndexes(random, SEATS, PER_ROW).map((k) => ids[k]!) }),
+                }),
+              },
+            ],
+          })
+        ).rps;
+    },
+  },
+  {
+    // Holds back to back inside a fresh Inventory (one request, no network): the object's own cost.
+    id: 'in-object',
+    name: 'holds inside the object',
+    prepare: async (_gw, side) => {
+      let slice = 0;
+      return async (g) => {
+        const event = `cmp-in-${side}-${slice++}`;
+        await g.createEvent(event);
+        const t0 = performance.now();
+        const res = await fetch(
+          `${g.base}/__bench/in-object?event=${event}&n=${IN_OBJECT_HOLDS}&seats=${SEATS}&perRow=${PER_ROW}&seed=${slice}`,
+        );
+        await res.arrayBuffer();
+        return IN_OBJECT_HOLDS / ((performance.now() - t0) / 1000);
+      };
+    },
+  },
 ];
+/** Holds per slice of the in-object scenario. */
+const IN_OBJECT_HOLDS = 600;
 
 const TARGETS = ALL_TARGETS.filter((t) => !ONLY || ONLY.has(t.id));
 
@@ -173,7 +217,7 @@ async function main(): Promise<void> {
   }
   // Paired latency: one request at a time, alternating sides request by request, so each pair
   // sees the same moment of the machine; the median of per-pair ratios is robust to its swings.
-  const paired = await pairedLatency(sides);
+  const paired = process.env.BENCH_PAIRS === '0' ? {} : await pairedLatency(sides);
   await mf.dispose();
   const m = (k: string) => median(rps.get(k)!);
   const perSlice = (a: string, b: string) => median(rps.get(a)!.map((v, i) => v / rps.get(b)![i]!));
@@ -203,7 +247,8 @@ async function main(): Promise<void> {
       `\npass-through vs F: ${REV} ${perSlice('pass-through:base', 'forward:base').toFixed(2)}, now ${perSlice('pass-through:now', 'forward:now').toFixed(2)} (target >= 0.90)`,
     );
   console.log(
-    `\nholds vs C: ${vsC('holds')} (target >= 0.80); joins vs C: ${vsC('joins')}; joins without the limiter call vs C: ${vsC('joins-nolimit')}`,
+    `\nholds vs C: ${vsC('holds')} (target >= 0.80); joins vs C: ${vsC('joins')}; joins without the limiter call vs C: ${vsC('joins-nolimit')}; ` +
+      `Inventory RPC alone vs C: ${vsC('hold-direct')}; holds inside the object vs C: ${vsC('in-object')}`,
   );
   console.log(`\nsingle requests, one at a time, sides alternating (median of ${PAIRS} pairs):`);
   for (const [name, r] of Object.entries(paired))
