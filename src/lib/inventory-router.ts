@@ -1,7 +1,7 @@
 // The one way the edge reaches an event's Inventory: from what a request names (seats, a tier, a
 // hold id, a section) to the Durable Object stub that serves it (contracts/inventory-names.ts).
 import { inventoryObjectName, type InventoryRoute } from '../../contracts/inventory-names';
-import type { HoldView, StatsAnswer } from '../../contracts/inventory-answers';
+import type { HoldAnswer, HoldRequest, HoldView, StatsAnswer } from '../../contracts/inventory-answers';
 import { GatewayError } from './errors';
 import { mergeStats } from './sectioned-inventory';
 
@@ -24,6 +24,25 @@ export function inventoryFor(env: Pick<Env, 'INVENTORY'>, eventId: string, route
   const target = inventoryObjectName(eventId, route);
   if (!target.ok) throw new GatewayError(target.code, { detail: target.detail });
   return env.INVENTORY.getByName(target.name);
+}
+
+/**
+ * A hold's answer as the event sees it: seats that name a section the event does not have reach a
+ * section object with no plan, which answers `event_not_found`; the event exists (its own object
+ * says so), so the seats are unknown (`unknown_seats`, 422 SEAT_NOT_FOUND), not the event (#16
+ * review failing input: `{"seatIds":["S9-A1"]}` on the demo event answered 404 "no event demo").
+ * Any other answer passes unchanged; the extra call is made only for that refusal.
+ */
+export async function holdAnswerOfEvent<A extends { kind: string }>(
+  env: Pick<Env, 'INVENTORY'>,
+  eventId: string,
+  request: HoldRequest,
+  answer: A,
+): Promise<A | Extract<HoldAnswer, { kind: 'unknown_seats' }>> {
+  if (answer.kind !== 'event_not_found' || !('seatIds' in request)) return answer;
+  const target = inventoryObjectName(eventId, { kind: 'seats', seatIds: request.seatIds });
+  if (!target.ok || target.section === null || (await eventSections(env, eventId)) === null) return answer;
+  return { kind: 'unknown_seats', seatIds: request.seatIds };
 }
 
 /** The sections of an event (names, plan order; [] without sections), or null when there is no event. */

@@ -5,7 +5,7 @@ import '../../contracts/zod';
 import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMapAnswer } from '../../contracts/inventory-answers';
 import { requireAdmission } from '../middleware/credentials';
 import { callDurableObject } from '../lib/do-call';
-import { inventoryFor } from '../lib/inventory-router';
+import { holdAnswerOfEvent, inventoryFor } from '../lib/inventory-router';
 import { eventSeatMap } from '../lib/sectioned-inventory';
 import { sectionObjectName } from '../../contracts/inventory-names';
 import { SECTION_PATTERN } from '../../contracts/names';
@@ -104,7 +104,7 @@ holdsApi.post('/:eventId/holds', async (c) => {
   // hold cost a tenth of the hold path (docs/scaling.md). The Inventory keeps every hold.
   let result: { hold: HoldView; replayed: boolean };
   try {
-    result = holdResult(answer, eventId);
+    result = holdResult(await holdAnswerOfEvent(c.env, eventId, request, answer), eventId);
   } catch (err) {
     if (err instanceof GatewayError) recordDecision(eventId, 'hold.refused', { code: err.code, ms });
     throw err;

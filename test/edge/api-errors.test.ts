@@ -159,6 +159,8 @@ describe('hold input', () => {
     [{ seatIds: ['A1', 'A1'] }, 400, 'INVALID_REQUEST'],
     [{ seatIds: ['a1; DROP TABLE'] }, 400, 'INVALID_REQUEST'],
     [{ seatIds: ['A1', 'Z99'] }, 422, 'SEAT_NOT_FOUND'],
+    // #16 review failing input: seats of a section the event does not have answered 404 "no event".
+    [{ seatIds: ['S9-A1'] }, 422, 'SEAT_NOT_FOUND'],
     [{ tier: 'floor', quantity: 0 }, 400, 'INVALID_REQUEST'],
     [{ tier: 'floor', quantity: -2 }, 400, 'INVALID_REQUEST'],
     [{ tier: 'floor', quantity: 1.5 }, 400, 'INVALID_REQUEST'],

@@ -48,6 +48,8 @@ describe('an event with venue sections', () => {
     // A mix of sections: 400 with a code, and nothing held anywhere.
     const mix = await v.hold(eventId, ['A-A1', 'B-A1']);
     expect(mix).toMatchObject({ status: 400, body: { code: 'SECTION_MIX' } });
+    // A section the event does not have: its seats are unknown, the event is not (#16 review: 404 "no event").
+    expect(await v.hold(eventId, ['C-A1'])).toMatchObject({ status: 422, body: { code: 'SEAT_NOT_FOUND', seatIds: ['C-A1'] } });
 
     const a = await v.hold(eventId, ['A-A1', 'A-A2'], 'k-a');
     expect(a).toMatchObject({ status: 201, body: { seatIds: ['A-A1', 'A-A2'], priceMinor: 8000 } });
