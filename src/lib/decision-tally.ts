@@ -11,7 +11,17 @@ const MAX_SAMPLES = 1_000;
 const MAX_EVENTS = 1_000;
 
 /** The decisions counted rather than written one by one. */
-export type TalliedDecision = 'joined' | 'requeued' | 'admitted' | 'hold.granted' | 'hold.replayed' | 'hold.refused' | 'ratelimit.refused';
+export type TalliedDecision =
+  | 'joined'
+  | 'requeued'
+  | 'admitted'
+  | 'hold.granted'
+  | 'hold.replayed'
+  | 'hold.refused'
+  | 'channel.hold.granted'
+  | 'channel.hold.replayed'
+  | 'channel.hold.refused'
+  | 'ratelimit.refused';
 
 interface Line {
   decision: TalliedDecision;

@@ -1,6 +1,6 @@
 // Sales-channel API (issue 19): a box office or partner holds and confirms seats of its allocations
 // directly (no queue) and follows the inventory's change feed, each call signed with the channel's own key.
-import { inventoryFor } from '../lib/inventory-router';
+import { holdAnswerOfEvent, inventoryFor } from '../lib/inventory-router';
 import type { InventoryRoute } from '../../contracts/inventory-names';
 import { Hono, type Context } from 'hono';
 import * as z from 'zod/mini';
@@ -12,12 +12,14 @@ import type {
   ChannelListAnswer,
   FeedAnswer,
 } from '../../contracts/channel-answers';
+import type { HoldView } from '../../contracts/inventory-answers';
 import { channelSignature } from '../middleware/channel-signature';
 import { callDurableObject } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
 import { channelChangeResult, channelHoldResult, feedResult, requireChannel } from '../lib/channel-results';
 import { holdBody, holdChangeResult, holdResult } from '../lib/object-answers';
 import { logDecision } from '../../contracts/log';
+import { recordDecision } from '../lib/decision-tally';
 import { parseJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 import { holdRequest, IDEMPOTENCY_KEY } from './holds';
@@ -61,6 +63,7 @@ channelApi.post('/events/:eventId/holds', async (c) => {
   if (!IDEMPOTENCY_KEY.test(key))
     throw new GatewayError('INVALID_REQUEST', { detail: 'Idempotency-Key must be 1-128 visible ASCII characters' });
   const { account, request } = parseJsonBody(c.var.rawBody, channelHold);
+  const started = Date.now();
   // Idempotent by its key: a retry after a transient failure returns the first result.
   const answer = await callDurableObject<ChannelHoldAnswer>(
     async () =>
@@ -76,12 +79,19 @@ channelApi.post('/events/:eventId/holds', async (c) => {
       eventId,
     },
   );
-  const { hold, replayed } = holdResult(channelHoldResult(answer), eventId);
-  logDecision(replayed ? 'channel.hold_replayed' : 'channel.hold', {
-    eventId,
-    actor: `channel:${c.var.channel.channelId}`,
-    holdId: hold.holdId,
-  });
+  const ms = Date.now() - started;
+  // Counted per isolate, a summary line per event and code every few seconds (decision-tally.ts),
+  // as online holds: a line per hold was the channel row's one log cost. The Inventory's audit log
+  // keeps every hold with its channel (`channel:<id>`).
+  let result: { hold: HoldView; replayed: boolean };
+  try {
+    result = holdResult(channelHoldResult(await holdAnswerOfEvent(c.env, eventId, request, answer)), eventId);
+  } catch (err) {
+    if (err instanceof GatewayError) recordDecision(eventId, 'channel.hold.refused', { code: err.code, ms });
+    throw err;
+  }
+  const { hold, replayed } = result;
+  recordDecision(eventId, replayed ? 'channel.hold.replayed' : 'channel.hold.granted', { ms });
   if (replayed) c.header('idempotent-replayed', 'true');
   return c.json(holdBody(hold), 201);
 });
