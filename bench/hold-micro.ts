@@ -55,10 +55,16 @@ export async function edgeHoldSteps(
   const url = `http://127.0.0.1/_wr/events/${eventId}/holds`;
   const body = (i: number) =>
     JSON.stringify({ seatIds: seatIds.slice((i * 4) % (seatIds.length - 4), ((i * 4) % (seatIds.length - 4)) + 4) });
-  const request = (i: number, key: boolean) =>
+  const request = (i: number, key: boolean, length = false) =>
     new Request(url, {
       method: 'POST',
-      headers: { cookie, 'content-type': 'application/json', ...(key ? { 'idempotency-key': `m-${i}-${Math.random()}` } : {}) },
+      headers: {
+        cookie,
+        'content-type': 'application/json',
+        ...(key ? { 'idempotency-key': `m-${i}-${Math.random()}` } : {}),
+        // As over HTTP; a body given as a string here carries no length of its own.
+        ...(length ? { 'content-length': String(new TextEncoder().encode(body(i)).byteLength) } : {}),
+      },
       body: body(i),
     });
   const settings = tokenSettings(run.env);
@@ -78,14 +84,17 @@ export async function edgeHoldSteps(
     orderId: null,
   };
   // Warm: the JIT, the room settings, the token cache and the session cache.
-  for (let i = 0; i < 20; i++) await (await run.gateway(request(i, true))).arrayBuffer();
+  for (let i = 0; i < 20; i++) await (await run.gateway(request(i, true, true))).arrayBuffer();
   const out: StepTimes = {};
-  out['gateway hold, whole route (stub Inventory)'] = await timed(n, async (i) => (await run.gateway(request(i, true))).arrayBuffer());
+  out['gateway hold, whole route (stub Inventory)'] = await timed(n, async (i) =>
+    (await run.gateway(request(i, true, true))).arrayBuffer(),
+  );
   out['  of it: no-op Durable Object RPC (floor)'] = await timed(n, () => run.ping());
   out['  of it: refused before the object (no key)'] = await timed(n, async (i) => (await run.gateway(request(i, false))).arrayBuffer());
   out['  the stub Inventory hold RPC alone'] = await timed(n, () => run.stubHold(hold.seatIds));
-  out['  Request object + body text (platform)'] = await timed(n, (i) => request(i, true).text());
-  out['  Request object + body read (readBodyText)'] = await timed(n, (i) => readBodyText(request(i, true)));
+  out['  Request object + body text (platform)'] = await timed(n, (i) => request(i, true, true).text());
+  out['  Request object + body read, chunked (readBodyText)'] = await timed(n, (i) => readBodyText(request(i, true)));
+  out['  Request object + body read, Content-Length (readBodyText)'] = await timed(n, (i) => readBodyText(request(i, true, true)));
   out['  cookie parsing (2 cookies)'] = await timed(n, () => [readCookie(cookie, aName), readCookie(cookie, tName)]);
   out['  token checks, cached (admission + ticket)'] = await timed(n, async () => {
     await verifyToken(settings, 'admission', admission, eventId, Date.now());
