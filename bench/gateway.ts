@@ -198,6 +198,28 @@ const usPer = (rps: number) => 1e6 / rps;
 /** Cookies of waiting visitors on a paused sale, per repetition (the poll rows share them). */
 const waitingCookies = new Map<number, string[]>();
 
+/**
+ * Status polls of `cookies`' visitors (round robin) for DURATION_S, with every WaitingRoom call
+ * they caused per poll recorded as `extra` (the room's own request count, stats not counted) and
+ * the answers' status codes as `fact`.
+ */
+async function pollLoad(r: Rep, event: string, cookies: string[], extra: string, fact: string): Promise<Sample> {
+  const roomRequests = async () =>
+    (
+      (await (await fetch(`${r.gw.base}/_wr/admin/events/${event}`, { headers: r.gw.admin })).json()) as {
+        queue: { objectRequests: number };
+      }
+    ).queue.objectRequests;
+  const before = await roomRequests();
+  let p = 0;
+  const s = await load(`${r.gw.base}/_wr/events/${event}/status`, DURATION_S, {
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[p++ % cookies.length]! } }) }],
+  });
+  r.extra(extra, ((await roomRequests()) - before) / s.total);
+  r.fact(fact, JSON.stringify(s.codes));
+  return s;
+}
+
 const SCENARIOS: Scenario[] = [
   { id: 'noop', run: noopRoute },
   // The origin behind a bare forward (no gateway code): what the hop itself costs.
@@ -250,21 +272,7 @@ const SCENARIOS: Scenario[] = [
         }),
       );
       waitingCookies.set(r.rep, cookies);
-      const roomRequests = async () =>
-        (
-          (await (await fetch(`${r.gw.base}/_wr/admin/events/${event}`, { headers: r.gw.admin })).json()) as {
-            queue: { objectRequests: number };
-          }
-        ).queue.objectRequests;
-      const before = await roomRequests();
-      let p = 0;
-      const s = await load(`${r.gw.base}/_wr/events/${event}/status`, DURATION_S, {
-        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[p++ % VISITORS]! } }) }],
-      });
-      // Every WaitingRoom call the polls caused (stats are not counted).
-      r.extra('callsPerPoll', ((await roomRequests()) - before) / s.total);
-      r.fact('poll answers', JSON.stringify(s.codes));
-      return s;
+      return pollLoad(r, event, cookies, 'callsPerPoll', 'poll answers');
     },
   },
   {
@@ -288,20 +296,7 @@ const SCENARIOS: Scenario[] = [
           return jarCookie(jar);
         }),
       );
-      const roomRequests = async () =>
-        (
-          (await (await fetch(`${r.gw.base}/_wr/admin/events/${event}`, { headers: r.gw.admin })).json()) as {
-            queue: { objectRequests: number };
-          }
-        ).queue.objectRequests;
-      const before = await roomRequests();
-      let p = 0;
-      const s = await load(`${r.gw.base}/_wr/events/${event}/status`, DURATION_S, {
-        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[p++ % VISITORS]! } }) }],
-      });
-      r.extra('callsPerLanePoll', ((await roomRequests()) - before) / s.total);
-      r.fact('lane poll answers', JSON.stringify(s.codes));
-      return s;
+      return pollLoad(r, event, cookies, 'callsPerLanePoll', 'lane poll answers');
     },
   },
   {
