@@ -116,11 +116,12 @@ export function whatBinds(i: BindingInput): { binds: BindingConstraint; detail: 
   return { binds: 'release_rate', detail: `the release rate: ${fmt(i.admitPerMinute)}/min admitted` };
 }
 
-/** One dashboard sample as the wait estimate reads it: the time, releases so far, visitors waiting. */
+/** One dashboard sample as the wait estimate reads it: the time, releases so far, visitors waiting, active visitors. */
 export interface AdmissionSample {
   at: number;
   admittedTotal: number;
   waiting: number;
+  active: number;
 }
 
 /** The measured admission rate needs at least this much backlogged time, ms. */
@@ -129,32 +130,47 @@ export const MIN_MEASURED_SPAN_MS = 10_000;
 export const MEASURE_WINDOW_MS = 60_000;
 
 /**
- * Admissions per minute actually achieved while visitors were waiting, over the last
- * MEASURE_WINDOW_MS: only intervals that began with a queue count (an idle room releases
+ * Admissions per minute a waiting visitor can count on, measured over the last MEASURE_WINDOW_MS
+ * while visitors waited: only intervals that began with a queue count (an idle room releases
  * whoever comes, which says nothing about the pace of a queue), and only after `fromMs` (the sale
- * start). With under MIN_MEASURED_SPAN_MS of such time, `fallbackPerMinute` (the admission rate
- * in force). The basis of the waiting page's estimate.
+ * start). The basis of the waiting page's estimate; 0 means "we cannot estimate yet" (the
+ * estimate is then null, queue-policy estimateWaitSeconds).
+ * - **A slot bound full now** (`slotsFull`: the controller's active limit or the organizer's max
+ *   active, admission-pace whatBinds `active_limit`/`max_active`): the line moves only as slots
+ *   free, so the rate is the releases that replaced a departure: releases minus the rise of the
+ *   active visitors over those intervals (a release that filled a free slot frees nothing later).
+ *   With under MIN_MEASURED_SPAN_MS measured, or nothing freed, it is 0: nothing may free for up
+ *   to the admission TTL, so any number would be a guess (review F11: "less than a minute" for a
+ *   line behind a full max active, from the release rate or from the releases that filled it).
+ * - **Otherwise**: the releases measured; with under MIN_MEASURED_SPAN_MS of such time,
+ *   `fallbackPerMinute` (the admission rate in force).
  *
  * @param samples samples oldest first, plus the current state as the last one
  * @param nowMs the current time, epoch ms
  * @param fromMs ignore time before this (sale start), epoch ms
- * @param fallbackPerMinute the rate to use without enough measured time
+ * @param fallbackPerMinute the rate to use without enough measured time (slots not full)
+ * @param slotsFull whether a slot bound leaves no room now
+ * @returns admissions per minute, 0 when it cannot be estimated
  */
 export function measuredAdmissionRate(
   samples: readonly AdmissionSample[],
   nowMs: number,
   fromMs: number,
   fallbackPerMinute: number,
+  slotsFull = false,
 ): number {
   let span = 0;
   let admitted = 0;
+  let activeRise = 0;
   for (let k = 1; k < samples.length; k++) {
     const a = samples[k - 1]!;
     const b = samples[k]!;
     if (a.at < Math.max(fromMs, nowMs - MEASURE_WINDOW_MS) || a.waiting <= 0 || b.at <= a.at) continue;
     span += b.at - a.at;
     admitted += Math.max(0, b.admittedTotal - a.admittedTotal);
+    activeRise += b.active - a.active;
   }
-  if (span < MIN_MEASURED_SPAN_MS) return fallbackPerMinute;
-  return (admitted * 60_000) / span;
+  if (span < MIN_MEASURED_SPAN_MS) return slotsFull ? 0 : fallbackPerMinute;
+  const counted = slotsFull ? Math.max(0, admitted - Math.max(0, activeRise)) : admitted;
+  return (counted * 60_000) / span;
 }

@@ -4,7 +4,7 @@
 import { CURSOR_QUEUE_BUCKETS, type AdmissionCursor, type FifoPlace, type LaneCursor, type Place } from '../../contracts/queue/cursor';
 import { seedCommitment } from '../../contracts/queue/queue-policy';
 import { decideAdmit, type AdmitDecision } from './admission-policy';
-import { claimWindowMs, measuredAdmissionRate, pendingLimit } from './admission-pace';
+import { claimWindowMs, measuredAdmissionRate, pendingLimit, type BindingConstraint } from './admission-pace';
 import { nextSlotFreesAt, type AlarmCause, type AlarmFacts } from './alarm-plan';
 import { parseStoredHealth } from './health-intake';
 import { firstSaleStartMs, lanesOf, type RoomConfig } from './room-config';
@@ -92,9 +92,10 @@ export function laneStats(store: RoomStore, room: Room): LaneStats[] {
 
 /**
  * The admission cursor the edge answers polls from (room-cursor.ts publishCursor), with the
- * admission rate measured over about the last minute for wait estimates.
+ * admission rate measured over about the last minute for wait estimates (0 = cannot estimate).
+ * @param tickMs the room's release tick, ms (what binds: a slot bound full now changes the estimate)
  */
-export function roomCursor(store: RoomStore, room: Room, nowMs: number): AdmissionCursor {
+export function roomCursor(store: RoomStore, room: Room, nowMs: number, tickMs: number): AdmissionCursor {
   const { row, config } = room;
   const fifo = cursorOf(row);
   const queue = queueListing(fifo, store.arrivals(fifo.bucket), CURSOR_QUEUE_BUCKETS);
@@ -112,7 +113,7 @@ export function roomCursor(store: RoomStore, room: Room, nowMs: number): Admissi
     queue,
     lanes,
     releasedKey: row.draw_released > 0 ? store.drawKey(row.draw_released) : null,
-    admitPerMinute: recentAdmissionRate(store, room, nowMs, waitingNow),
+    admitPerMinute: recentAdmissionRate(store, room, nowMs, waitingNow, roomBinding(store, room, nowMs, tickMs).binds),
     nowMs,
   });
 }
@@ -120,15 +121,18 @@ export function roomCursor(store: RoomStore, room: Room, nowMs: number): Admissi
 /**
  * Admissions per minute actually achieved while visitors waited, over about the last minute
  * (admission-pace.ts measuredAdmissionRate over the samples), or the admission rate in force
- * without enough such time: the honest basis for a wait estimate.
+ * without enough such time; behind a full slot bound, only the pace at which slots freed (0 =
+ * cannot estimate): the honest basis for a wait estimate.
  * @param waitingNow visitors waiting now (the current state closes the last interval)
+ * @param binds what binds admissions now (roomBinding)
  */
-function recentAdmissionRate(store: RoomStore, { row, config }: Room, nowMs: number, waitingNow: number): number {
+function recentAdmissionRate(store: RoomStore, { row, config }: Room, nowMs: number, waitingNow: number, binds: BindingConstraint): number {
   const samples = store.admissionSamples(nowMs - ADMISSION_SAMPLES_MS);
-  samples.push({ at: nowMs, admittedTotal: row.admitted_total, waiting: waitingNow });
+  samples.push({ at: nowMs, admittedTotal: row.admitted_total, waiting: waitingNow, active: store.activeCount(nowMs) });
   // Only time on sale counts: before the first sale start (of the public queue or a lane, or a
   // lottery draw) nobody could be admitted.
-  return measuredAdmissionRate(samples, nowMs, firstSaleStartMs(config), row.admit_rate || row.rate);
+  const full = binds === 'active_limit' || binds === 'max_active';
+  return measuredAdmissionRate(samples, nowMs, firstSaleStartMs(config), row.admit_rate || row.rate, full);
 }
 
 /** What binds admissions now, with the numbers behind it (room-report.ts bindingReport). */

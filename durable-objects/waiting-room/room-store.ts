@@ -343,9 +343,9 @@ export class RoomStore {
       FROM wr_samples WHERE at > ${sinceMs} ORDER BY at`;
   }
 
-  /** Admitted totals and waiting counts of the samples since `sinceMs`, oldest first (for measuredAdmissionRate). */
+  /** Admitted totals, waiting and active counts of the samples since `sinceMs`, oldest first (for measuredAdmissionRate). */
   admissionSamples(sinceMs: number): AdmissionSample[] {
     return this.sql
-      .all<AdmissionSample>`SELECT at, admitted_total AS admittedTotal, waiting FROM wr_samples WHERE at >= ${sinceMs} ORDER BY at`;
+      .all<AdmissionSample>`SELECT at, admitted_total AS admittedTotal, waiting, active FROM wr_samples WHERE at >= ${sinceMs} ORDER BY at`;
   }
 }

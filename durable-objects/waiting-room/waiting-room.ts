@@ -132,7 +132,7 @@ export class WaitingRoom extends DurableObject<Env> {
     this.requests++;
     const room = this.room();
     if (!room) return null;
-    return roomCursor(this.store, room, this.clock());
+    return roomCursor(this.store, room, this.clock(), this.tickMs);
   }
 
   /**

@@ -159,7 +159,12 @@ describe('whatBinds', () => {
 });
 
 describe('measuredAdmissionRate', () => {
-  const sample = (agoS: number, admittedTotal: number, waiting: number) => ({ at: NOW - agoS * 1000, admittedTotal, waiting });
+  const sample = (agoS: number, admittedTotal: number, waiting: number, active = 0) => ({
+    at: NOW - agoS * 1000,
+    admittedTotal,
+    waiting,
+    active,
+  });
 
   // Issue #13, failing input: a burst of 20 into an idle room at 10/min. The old estimate averaged
   // the idle half minute before (1 admission in 30 s: 2/min) and showed 630-729 s; about 120 s was real.
@@ -185,6 +190,45 @@ describe('measuredAdmissionRate', () => {
     const s = [sample(30, 0, 50), sample(20, 0, 50), sample(10, 0, 50), sample(0, 20, 50)];
     expect(measuredAdmissionRate(s, NOW, NOW - 10_000, 60)).toBe(120);
     expect(measuredAdmissionRate(s, NOW, NOW - 5_000, 60)).toBe(60);
+  });
+
+  // Review F11, failing input: max active 2 at 600/min; 7 joined at once, 2 admitted and stayed.
+  // The estimate said 1-5 s at first (the rate in force) and 48 s later (the 2 releases that filled
+  // the room), while nothing could free for up to the 600 s admission TTL.
+  it('behind a full slot bound: 0 (cannot estimate) without a measured span, and for releases that only filled free slots', () => {
+    const fresh = [sample(5, 0, 7, 0), sample(0, 2, 5, 2)];
+    expect(measuredAdmissionRate(fresh, NOW, 0, 600, false)).toBe(600);
+    expect(measuredAdmissionRate(fresh, NOW, 0, 600, true)).toBe(0);
+    const filled = [sample(30, 0, 7, 0), sample(25, 2, 5, 2), sample(20, 2, 5, 2), sample(10, 2, 5, 2), sample(0, 2, 5, 2)];
+    expect(measuredAdmissionRate(filled, NOW, 0, 600, false)).toBe(4);
+    expect(measuredAdmissionRate(filled, NOW, 0, 600, true)).toBe(0);
+    expect(estimateWaitSeconds(5, 0)).toBeNull();
+  });
+
+  it('behind a full slot bound: the pace at which departures were replaced', () => {
+    // Full at 2 the whole time: one leaves and is replaced every 10 s (6/min).
+    const s = [sample(30, 10, 5, 2), sample(20, 11, 5, 2), sample(10, 12, 4, 2), sample(0, 13, 3, 2)];
+    expect(measuredAdmissionRate(s, NOW, 0, 600, true)).toBe(6);
+    // A departure whose replacement has not claimed yet (active 2 -> 1 with 1 release) counts once.
+    const unclaimed = [sample(20, 10, 5, 2), sample(10, 11, 4, 1), sample(0, 11, 4, 1)];
+    expect(measuredAdmissionRate(unclaimed, NOW, 0, 600, true)).toBe(3);
+  });
+
+  it('behind a full slot bound never exceeds the releases measured, and is never negative (property)', () => {
+    const step = fc.record({ dt: fc.integer({ min: 1, max: 10_000 }), released: fc.nat(50), waiting: fc.nat(100), active: fc.nat(500) });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 20 }), fc.integer({ min: 0, max: 5000 }), (steps, fallback) => {
+        let at = NOW - steps.reduce((a, x) => a + x.dt, 0);
+        let total = 0;
+        const s = [{ at, admittedTotal: 0, waiting: 1, active: 0 }];
+        for (const x of steps) s.push({ at: (at += x.dt), admittedTotal: (total += x.released), waiting: x.waiting, active: x.active });
+        const full = measuredAdmissionRate(s, NOW, 0, fallback, true);
+        const open = measuredAdmissionRate(s, NOW, 0, fallback, false);
+        expect(full).toBeGreaterThanOrEqual(0);
+        // Measured (not the fallback): the full-slot pace is at most the releases' pace.
+        if (open !== fallback) expect(full).toBeLessThanOrEqual(open + 1e-9);
+      }),
+    );
   });
 });
 

@@ -51,7 +51,7 @@ describe('waiting view', () => {
   const cases: [string, Partial<ViewStatus>, Partial<ReturnType<typeof waitingView>>][] = [
     ['in line', {}, { phase: 'waiting', big: '#4', ahead: '3 people ahead of you', wait: 'Estimated wait: about 8-13 min', step: 1 }],
     ['next', { position: 1, ahead: 0, estimatedWaitSeconds: 20 }, { ahead: 'You are next.', wait: 'Estimated wait: less than a minute' }],
-    ['no estimate yet', { estimatedWaitSeconds: null }, { wait: 'Estimated wait: shown once visitors are let in' }],
+    ['no estimate yet', { estimatedWaitSeconds: null }, { wait: 'Estimated wait: we cannot estimate it yet' }],
     ['paused', { state: 'paused' }, { phase: 'paused', wait: 'Estimated wait: on hold while the line is paused', step: 1 }],
     [
       'FIFO before the sale',
