@@ -7,7 +7,10 @@
 // - path: `/`-separated segments of RFC 3986 pchars (no `;`, `?`, `#`, `*`, no empty, `.` or `..`
 //   segment). A trailing `/*` covers the path itself and everything below it (`/a/*` covers `/a`,
 //   `/a/` and `/a/b`, not `/ab`); without it the pattern covers that one path (with or without a
-//   trailing slash).
+//   trailing slash), its directory index (`/a/index.html`, `/a/default.aspx`), and, when its last
+//   segment names a file (`/shop/checkout.aspx`), the paths below it (PATH_INFO: PHP, ASP.NET and
+//   servlets run `checkout.aspx/x.css` as checkout.aspx) and the file without its extension
+//   (ASP.NET FriendlyUrls and Apache MultiViews serve `/shop/checkout` as checkout.aspx).
 // Case rule: paths are matched case-insensitively (ASCII), although RFC 3986 section 6.2.2.1 makes
 // them case-sensitive, because many origins (IIS, case-insensitive file systems, some frameworks)
 // serve `/Concerts/` as `/concerts/`: a room must cover every spelling the origin would serve, or a
@@ -243,6 +246,12 @@ export interface CompiledTable {
   version: number;
   exact: Map<string, RoomRules>;
   wildcard: Map<string, RoomRules>;
+  /**
+   * Exact patterns whose last segment names a file (`/shop/checkout.aspx`), keyed by that path and
+   * by its stem (`/shop/checkout`): each covers the paths below it too (PATH_INFO), after the
+   * organizer's own exact and wildcard patterns.
+   */
+  scripts: Map<string, RoomRules>;
   /** True when some pattern names a host (otherwise host lookups are skipped). */
   anyHost: boolean;
   size: number;
@@ -255,16 +264,24 @@ export interface CompiledTable {
 export function compileTable(rooms: readonly RoomRules[], version: number): CompiledTable {
   const exact = new Map<string, RoomRules>();
   const wildcard = new Map<string, RoomRules>();
+  const scripts = new Map<string, RoomRules>();
   let anyHost = false;
   for (const room of rooms) {
     for (const source of room.patterns) {
       const p = parsePattern(source);
       if ('code' in p) continue;
       anyHost ||= p.host !== null;
-      (p.wildcard ? wildcard : exact).set(`${p.host ?? ''}\n${p.path}`, room);
+      const key = `${p.host ?? ''}\n${p.path}`;
+      (p.wildcard ? wildcard : exact).set(key, room);
+      const dot = p.path.lastIndexOf('.');
+      if (!p.wildcard && dot > p.path.lastIndexOf('/') + 1) {
+        if (!scripts.has(key)) scripts.set(key, room);
+        const stem = key.slice(0, key.length - (p.path.length - dot));
+        if (!scripts.has(stem)) scripts.set(stem, room);
+      }
     }
   }
-  return { version, exact, wildcard, anyHost, size: exact.size + wildcard.size };
+  return { version, exact, wildcard, scripts, anyHost, size: exact.size + wildcard.size };
 }
 
 /** How a request relates to the room table. */
@@ -274,9 +291,14 @@ export type RoomMatch =
   /** Covered by the room, but its bypass rules let it through to the origin uncounted. */
   | { kind: 'bypass'; room: RoomRules; rule: 'method' | 'prefix' | 'extension' };
 
+/** A directory index file (`index.html`, `default.aspx`): servers answer `/a/` with it, so it is `/a`. */
+const INDEX_FILE = /\/(?:index|default)\.[a-z0-9]+$/;
+
 /**
  * Finds the room covering a request. Most specific wins: the longest matching path; at equal
- * length an exact pattern beats a wildcard; then a pattern naming the host beats one without.
+ * length an exact pattern beats a wildcard, which beats what an exact file pattern covers below
+ * itself (see `CompiledTable.scripts`); then a pattern naming the host beats one without. A
+ * directory index (`/a/index.html`) is matched as its directory.
  * Then the room's bypass rules: method, case-sensitive path prefix of the raw path, or extension
  * of its last segment (case-insensitive) when no segment between the room's pattern and the last
  * one has a dot (PATH_INFO: `/room/buy.php/x.css` runs buy.php). A raw path with `%`, `;` or `//`
@@ -292,11 +314,13 @@ export function matchRoom(table: CompiledTable, method: string, hostname: string
   const path = normalizePath(pathname);
   let room: RoomRules | undefined;
   const find = (map: Map<string, RoomRules>, p: string) => (table.anyHost ? map.get(`${host}\n${p}`) : undefined) ?? map.get(`\n${p}`);
-  room = find(table.exact, path);
+  room = find(table.exact, path) ?? (INDEX_FILE.test(path) ? find(table.exact, path.slice(0, path.lastIndexOf('/')) || '/') : undefined);
   let matchedAt = path;
   for (let p = path; !room;) {
     room = find(table.wildcard, p);
     matchedAt = p;
+    // Below a script, every path is the script (no extension bypass): matched at the full path.
+    if (!room && (room = find(table.scripts, p))) matchedAt = path;
     if (p === '/') break;
     const cut = p.lastIndexOf('/');
     p = cut === 0 ? '/' : p.slice(0, cut);

@@ -53,7 +53,7 @@ export function createApp() {
     const now = Date.now();
     const table = rooms.fresh(now) ?? (await rooms.table(tableSource(c.env, c.executionCtx), now));
     const match = matchRoom(table, c.req.method, url.hostname, url.pathname);
-    if (match.kind !== 'room') return passThrough(c.req.raw, url, c.env);
+    if (match.kind !== 'room') return passThrough(c.req.raw, url, c.env, match.kind === 'bypass');
     return serveRoom(c, match.room.eventId);
   });
 

@@ -51,6 +51,15 @@ function dropHopByHop(headers: Headers, keepWebSocketUpgrade: boolean): void {
 const PATH_OVERRIDES = ['x-original-url', 'x-rewrite-url'];
 
 /**
+ * Request fields many frameworks read as the method instead of the request line (Express's
+ * method-override, Rails' and Laravel's `_method` kin, ASP.NET Web API, Google APIs): dropped from
+ * requests a room's bypass rules let through, because the bypass was decided by the method on the
+ * request line (`bypass.methods`), and an `OPTIONS` with `X-HTTP-Method-Override: POST` must not
+ * reach the origin as a POST.
+ */
+export const METHOD_OVERRIDES = ['x-http-method-override', 'x-http-method', 'x-method-override'];
+
+/**
  * The headers the origin gets: the client's, without hop-by-hop fields, without `X-Original-URL`
  * and `X-Rewrite-URL` (PATH_OVERRIDES), and without the gateway's
  * own credentials (its cookies, and any client-sent `X-Admission-Token`: the origin sees an
@@ -191,14 +200,18 @@ export async function fetchFromOrigin(url: URL, env: OriginEnv, timeoutMs: numbe
  * is set. No timeout is added (downloads and streams may be long); the platform's limits apply.
  *
  * @param url the request's URL, already parsed by the caller (the router needs it anyway)
+ * @param bypassed true when a room covers the URL and its bypass rules let it through: the
+ *   method-override fields (METHOD_OVERRIDES) are dropped too
  * @throws GatewayError ORIGIN_UNAVAILABLE (503, Retry-After 10) when the origin cannot be reached
  *   or none is configured
  */
-export async function passThrough(request: Request, url: URL, env: OriginEnv): Promise<Response> {
+export async function passThrough(request: Request, url: URL, env: OriginEnv, bypassed = false): Promise<Response> {
   const origin = originSettings(env);
+  const headers = forwardedHeaders(request.headers, url, await originPull(env));
+  if (bypassed) for (const field of METHOD_OVERRIDES) headers.delete(field);
   const forwarded = new Request(originTarget(url, origin.url), {
     method: request.method,
-    headers: forwardedHeaders(request.headers, url, await originPull(env)),
+    headers,
     body: request.body,
     redirect: 'manual',
   });

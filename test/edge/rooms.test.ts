@@ -242,6 +242,28 @@ describe('rooms at their own URLs', () => {
     const stats = await admin(`/events/${eventId}`);
     expect(stats.body.queue).toMatchObject({ waiting: 1 });
   });
+
+  // Review (session 4, G2): a bypassed OPTIONS carrying X-HTTP-Method-Override: POST reached the
+  // origin with it, and frameworks honouring it would run a POST that never waited.
+  it('drops method-override fields from bypassed requests only', async () => {
+    const eventId = freshEventId('mo');
+    await put(eventId, { patterns: [`/shop/${eventId}/*`], bypass: { pathPrefixes: [], extensions: [], methods: ['OPTIONS'] } });
+    const overrides = { 'x-http-method-override': 'POST', 'x-http-method': 'POST', 'x-method-override': 'POST' };
+    const { seen, bindings } = instrumented();
+    expect((await viaFreshApp(`/shop/${eventId}/checkout`, { method: 'OPTIONS', headers: overrides }, bindings)).status).toBe(200);
+    expect((await viaFreshApp(`/elsewhere/${eventId}`, { method: 'OPTIONS', headers: overrides }, bindings)).status).toBe(200);
+    expect(
+      seen.map((r) => [
+        r.method,
+        r.headers.get('x-http-method-override'),
+        r.headers.get('x-http-method'),
+        r.headers.get('x-method-override'),
+      ]),
+    ).toEqual([
+      ['OPTIONS', null, null, null],
+      ['OPTIONS', 'POST', 'POST', 'POST'],
+    ]);
+  });
 });
 
 describe('bad patterns are refused and change nothing', () => {

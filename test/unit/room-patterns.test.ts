@@ -243,6 +243,37 @@ describe('matchRoom', () => {
   });
 });
 
+// Review (session 4, G1): an exact pattern on a script file was reachable through PATH_INFO, the
+// file without its extension (ASP.NET FriendlyUrls, Apache MultiViews) and the directory index.
+describe('matchRoom: what an exact pattern covers besides its path', () => {
+  const rooms = [
+    room('shop', ['/shop/*'], { pathPrefixes: [], extensions: ['css'], methods: [] }),
+    room('checkout', ['/shop/checkout.aspx']),
+    room('exact', ['/exact-sale']),
+    room('cart', ['/shop/cart']),
+    room('page', ['/shop/cart.html']),
+  ];
+  it.each([
+    ['https://gw.test/shop/checkout.aspx', 'room:checkout'],
+    ['https://gw.test/shop/checkout.aspx/x.css', 'room:checkout'],
+    ['https://gw.test/shop/Checkout.aspx/a/b', 'room:checkout'],
+    ['https://gw.test/shop/checkout', 'room:checkout'],
+    ['https://gw.test/shop/checkout/x.css', 'room:checkout'],
+    ['https://gw.test/shop/checkouts', 'room:shop'],
+    ['https://gw.test/shop/site.css', 'bypass:shop'],
+    ['https://gw.test/exact-sale/index.html', 'room:exact'],
+    ['https://gw.test/exact-sale/Default.aspx', 'room:exact'],
+    ['https://gw.test/exact-sale/other.html', 'none'],
+    ['https://gw.test/exact-sale/index', 'none'],
+    // The organizer's own exact pattern wins over another's file stem.
+    ['https://gw.test/shop/cart', 'room:cart'],
+    ['https://gw.test/shop/cart.html', 'room:page'],
+    ['https://gw.test/shop/cart.html/x', 'room:page'],
+  ])('%s -> %s', (url, expected) => {
+    expect(matchOf(rooms, url)).toBe(expected);
+  });
+});
+
 // Property tests: random rooms from a small alphabet of segments, so patterns nest and collide.
 const segment = fc.constantFrom('a', 'b', 'tour', 'x-1', 'Taipei');
 const patternArb = fc.record({
