@@ -1,6 +1,7 @@
 // Organizer API: create/update an event, read its live numbers, pause and resume.
 import { forgetCursor } from '../lib/cursor-cache';
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { Hono } from '../lib/hono';
 import * as z from 'zod/mini';
 import { wholeNumber } from '../../contracts/zod';
 import { bearerAuth } from 'hono/bearer-auth';

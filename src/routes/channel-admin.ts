@@ -1,7 +1,8 @@
 // Organizer API for sales channels (issue 19): create, re-activate and revoke channels (each with its
 // own derived key, shown once), and allocate seats or tier quotas to them until a release time.
 import { eventSections, inventoryFor } from '../lib/inventory-router';
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { Hono } from '../lib/hono';
 import * as z from 'zod/mini';
 import { plainText, wholeNumber } from '../../contracts/zod';
 import {

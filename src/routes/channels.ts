@@ -2,7 +2,8 @@
 // directly (no queue) and follows the inventory's change feed, each call signed with the channel's own key.
 import { holdAnswerOfEvent, inventoryFor } from '../lib/inventory-router';
 import type { InventoryRoute } from '../../contracts/inventory-names';
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { Hono } from '../lib/hono';
 import * as z from 'zod/mini';
 import { visibleId, wholeNumber } from '../../contracts/zod';
 import type {

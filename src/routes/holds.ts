@@ -1,5 +1,5 @@
 // Seat map and seat holds for admitted visitors: the account is the admission token's subject.
-import { Hono } from 'hono';
+import { Hono } from '../lib/hono';
 import * as z from 'zod/mini';
 import '../../contracts/zod';
 import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMapAnswer } from '../../contracts/inventory-answers';
