@@ -19,6 +19,13 @@ const START: LaneLine = { cursor: { bucket: 0, idx: 0, shard: 0 }, lapsed: { buc
 
 /** Lane queries over the synchronous SQLite API (no await inside any of them). */
 export class LaneStore {
+  /**
+   * Each line's rounding credit between ticks (lane-split.ts `LaneSplit.credit`), by lane id, the
+   * public queue under `''`. In memory only: it is under 2 visitors per line, so a restart that
+   * loses it costs at most that, and no schema row is worth it.
+   */
+  credit = new Map<string, number>();
+
   constructor(private readonly sql: Sql) {}
 
   /** The stored line of each lane that has one (a lane nobody was released from yet has none: START). */

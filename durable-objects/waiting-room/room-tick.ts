@@ -51,6 +51,7 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
     logDecision('rate_changed', { eventId: config.eventId, ratePerMinute: rate, activeLimit: limit, reason: decision.reason });
   }
 
+  const lanes = laneTicks(store, room);
   const plan = planRelease({
     nowMs,
     mode: r.mode,
@@ -71,13 +72,15 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
     },
     draw: { size: r.draw_size, released: r.draw_released },
     queue: store.queueCounts(r),
-    lanes: laneTicks(store, room),
+    lanes,
+    laneCredit: lanes.map((l) => store.lanes.credit.get(l.lane) ?? 0).concat(store.lanes.credit.get('') ?? 0),
   });
   let admitted = 0;
   if (plan.kind === 'release') {
     admitted = plan.lanes.reduce((a, l) => a + l.released, plan.fromDraw + plan.fromQueue);
     const id = store.applyRelease(nowMs, plan.fromDraw, admitted, r.draw_released + plan.fromDraw, plan.cursor, plan.cursorMoved);
     for (const l of plan.lanes) if (l.released > 0 || l.cursorMoved) store.lanes.applyRelease(l.lane, id, l.released, l.cursor);
+    store.lanes.credit = new Map([...lanes.map((l, i): [string, number] => [l.lane, plan.credit[i]!]), ['', plan.credit[lanes.length]!]]);
     if (admitted > 0) logDecision('released', { eventId: config.eventId, count: admitted, eligible: plan.eligible, slots: plan.admit });
   }
   store.endTick(nowMs, {

@@ -133,6 +133,11 @@ export interface TickInput {
   queue: QueueCounts;
   /** The event's presale lanes in the organizer's (release) order; empty for an event without lanes. */
   lanes: readonly LaneTick[];
+  /**
+   * Each line's carried rounding credit from the last tick's plan (`credit`: the lanes in order,
+   * then the public queue; missing: 0). Kept in memory: a restart loses under 2 visitors' worth.
+   */
+  laneCredit?: readonly number[];
 }
 
 /** A presale lane as one tick reads it. */
@@ -177,14 +182,16 @@ export type ReleasePlan =
       cursorMoved: boolean;
       /** Each lane's part, in the lanes' order (lane places released = the sum of `released`). */
       lanes: LaneRelease[];
+      /** Each line's rounding credit to pass as the next tick's `laneCredit` (lane-split.ts). */
+      credit: number[];
     };
 
 /**
  * The tick's release: whether it may release (from the first sale start of the public queue and
  * the lanes on), its budget (releaseBudget over the elapsed time, free slots and the visitors
  * eligible now), how that budget is split among the lanes in the organizer's order and then the
- * public queue (lane-split.ts splitLaneBudget: each its share, capped by what it can release; what
- * one cannot use flows on to the next in order), and each line's new cursor. A line releases
+ * public queue (lane-split.ts splitLaneBudget: each its share, rounding carried from tick to tick,
+ * capped by what it can release; what one cannot use flows on to the next in order), and each line's new cursor. A line releases
  * nobody before its own sale start. In the public queue draw ranks go first, then FIFO places.
  */
 export function planRelease(t: TickInput): ReleasePlan {
@@ -196,10 +203,14 @@ export function planRelease(t: TickInput): ReleasePlan {
   const eligible = laneEligible.reduce((a, b) => a + b, publicEligible);
   const budget = releaseBudget(t.admitPerMinute, t.carry, t.nowMs - t.lastTickAtMs, freeSlots(t.occupancy), eligible);
   const laneShares = t.lanes.reduce((a, l) => a + l.sharePercent, 0);
-  const split = splitLaneBudget(budget.admit, [
-    ...t.lanes.map((l, i) => ({ eligible: laneEligible[i]!, sharePercent: l.sharePercent })),
-    { eligible: publicEligible, sharePercent: Math.max(0, 100 - laneShares) },
-  ]);
+  const { admit: split, credit } = splitLaneBudget(
+    budget.admit,
+    [
+      ...t.lanes.map((l, i) => ({ eligible: laneEligible[i]!, sharePercent: l.sharePercent })),
+      { eligible: publicEligible, sharePercent: Math.max(0, 100 - laneShares) },
+    ],
+    t.laneCredit,
+  );
   const publicAdmit = split[t.lanes.length]!;
   const fromDraw = Math.min(publicAdmit, t.draw.size - t.draw.released);
   const moved = advanceCursor(t.queue.cursor, t.queue.counts, t.queue.sealedBefore, publicAdmit - fromDraw);
@@ -217,6 +228,7 @@ export function planRelease(t: TickInput): ReleasePlan {
     cursor: moved.cursor,
     cursorMoved: comparePlaces(moved.cursor, t.queue.cursor) !== 0,
     lanes,
+    credit,
   };
 }
 

@@ -102,7 +102,7 @@ describe('planRelease with presale lanes', () => {
     );
   });
 
-  it('gives every open lane with enough visitors at least its share, and more only when every line before it is served', () => {
+  it('gives every open lane with enough visitors at least its share, and more than it rounded up only when every line before it is served', () => {
     fc.assert(
       fc.property(tickArb, (t) => {
         const plan = planRelease(t);
@@ -112,7 +112,8 @@ describe('planRelease with presale lanes', () => {
           const eligible = lane.saleStartsAtMs <= NOW ? waitingIn(lane.queue) : 0;
           const share = Math.floor((plan.admit * lane.sharePercent) / 100);
           expect(l.released).toBeGreaterThanOrEqual(Math.min(eligible, share));
-          if (l.released > share) {
+          // Rounding gives a line its share rounded up or down (lane-split.ts: largest remainder).
+          if (l.released > Math.ceil((plan.admit * lane.sharePercent) / 100)) {
             // Extra share flows on in order: every lane before this one got all it could.
             for (let j = 0; j < i; j++) {
               const before = t.lanes[j]!;
