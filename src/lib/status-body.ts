@@ -6,19 +6,21 @@ import type { QueueState } from '../../contracts/queue/queue-policy';
 export interface StatusBody {
   state: QueueState;
   eventName: string;
+  /** The policy of the visitor's line: the event's, but `fifo` for a presale lane (first come, first served, on lottery events too). */
   policy: AdmissionCursor['policy'];
   position: number | null;
   ahead: number | null;
   estimatedWaitSeconds: number | null;
   pollAfterMs: number;
-  /** ISO 8601, or null when the sale was open from creation. */
+  /** When the visitor's line opens (the event's sale start, or their presale lane's), ISO 8601; null when the sale was open from creation. */
   saleStartsAt: string | null;
-  /** Lottery events: the draw's commitment (SHA-256 of the secret seed); null otherwise. */
+  /** Lottery events: the draw's commitment (SHA-256 of the secret seed); null otherwise, and for presale lane places. */
   commitment: string | null;
   /**
    * Lottery events: the visitor's own entrant id, as the published draw lists it (a random id, or
    * the keyed hash of the account on entry events), so they can find their rank in it
-   * (`GET /_wr/events/{id}/draw?entrant=`); null otherwise, and when a closed sale took nobody.
+   * (`GET /_wr/events/{id}/draw?entrant=`); null otherwise, for presale lane places (not in the
+   * draw), and when a closed sale took nobody.
    */
   entrantId: string | null;
   /** The presale lane the visitor's place is in line in; null for the public queue. */

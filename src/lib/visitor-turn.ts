@@ -114,18 +114,24 @@ export async function takeTurn(ports: TurnPorts, req: TurnRequest): Promise<Turn
 export function turnBody(turn: Exclude<Turn, { kind: 'event_not_found' }>): { body: StatusBody; retryAfterS: number | null } {
   const cursor = turn.cursor;
   const visitor = turn.kind === 'closed' ? null : turn;
+  // A presale lane is a first-come line of its own with its own sale start, on lottery events too
+  // (review G7: a lane visitor was shown the public start and the draw, which they are not in).
+  const lane = visitor ? laneOf(visitor.place) : null;
+  const line = lane === null ? null : cursor.lanes?.find((l) => l.lane === lane);
+  const startMs = line ? line.saleStartsAtMs : cursor.saleStartsAtMs;
+  const lottery = cursor.policy === 'random' && lane === null;
   const body = (
     state: StatusBody['state'],
     v: Pick<StatusBody, 'position' | 'ahead' | 'estimatedWaitSeconds' | 'pollAfterMs'>,
   ): StatusBody => ({
     state,
     eventName: cursor.eventName,
-    policy: cursor.policy,
+    policy: lane === null ? cursor.policy : 'fifo',
     ...v,
-    saleStartsAt: cursor.saleStartsAtMs > 0 ? new Date(cursor.saleStartsAtMs).toISOString() : null,
-    commitment: cursor.commitment,
-    entrantId: cursor.policy === 'random' && visitor ? visitor.visitorId : null,
-    lane: visitor ? laneOf(visitor.place) : null,
+    saleStartsAt: startMs > 0 ? new Date(startMs).toISOString() : null,
+    commitment: lane === null ? cursor.commitment : null,
+    entrantId: lottery && visitor ? visitor.visitorId : null,
+    lane,
   });
   switch (turn.kind) {
     case 'closed':

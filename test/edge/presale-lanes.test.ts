@@ -192,6 +192,37 @@ describe('a presale lane', () => {
     expect(await poll(eventId, first.ticket)).toMatchObject({ state: 'admitted' });
   });
 
+  // Review (session 4, G7): on a lottery event a lane visitor was shown the public sale start and
+  // countdown, the lottery's rule and an entrant id in a draw they are not in.
+  it('tells a lane visitor of a lottery their own line: its start, first come first served, no draw', async () => {
+    const eventId = freshEventId('lanelot');
+    const laneStartMs = T0 + 600_000;
+    const publicStartMs = T0 + 1_200_000;
+    const res = await createEvent(eventId, {
+      ...RATE,
+      policy: 'random',
+      saleStartsAt: iso(publicStartMs),
+      entry: {
+        require: 'account',
+        signInUrl: '/login',
+        lanes: [{ lane: 'presale', saleStartsAt: iso(laneStartMs), releaseSharePercent: 50 }],
+      },
+    });
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
+    const fan = await new Visitor().json<Body & Record<string, unknown>>(`/_wr/events/${eventId}/join`, {
+      method: 'POST',
+      headers: { 'x-entry-token': await entryToken(eventId, 'fan-1', 'presale') },
+    });
+    expect(fan.body).toMatchObject({ lane: 'presale', policy: 'fifo', saleStartsAt: iso(laneStartMs), entrantId: null, commitment: null });
+    const pub = await new Visitor().json<Body & Record<string, unknown>>(`/_wr/events/${eventId}/join`, {
+      method: 'POST',
+      headers: { 'x-entry-token': await entryToken(eventId, 'public-1') },
+    });
+    expect(pub.body).toMatchObject({ lane: null, policy: 'random', saleStartsAt: iso(publicStartMs) });
+    expect(pub.body.entrantId).toEqual(expect.any(String));
+    expect(pub.body.commitment).toEqual(expect.any(String));
+  });
+
   it('refuses a ticket whose lane was tampered with, and a change that removes a lane visitors joined', async () => {
     const eventId = freshEventId('presale');
     await presaleEvent(eventId);
