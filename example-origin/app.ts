@@ -92,21 +92,28 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
   });
   // Checkout with the SDK's hold client: read the hold, payment pending, (your payment provider
   // here, with the order id as its idempotency key), confirm with the order id and the price.
+  // One order per hold (docs/origin-contract.md): the order id is derived from the hold id, so a
+  // double-clicked Buy or a retried request is the same order, authorized once, with one answer.
   app.post(`${room}/checkout`, async (c) => {
     await slow();
     const body = (await c.req.json().catch(() => null)) as { holdId?: unknown } | null;
     if (typeof body?.holdId !== 'string' || !body.holdId || body.holdId.length > 128)
       return c.json({ status: 'FAILED', message: 'holdId is required' }, 400);
     const account = c.var.admission.visitorId;
+    const orderId = await orderIdOf(body.holdId);
     const read = await gateway.getHold(body.holdId);
     if (read.kind === 'no_answer') return c.json({ status: 'FAILED', message: 'The ticket system did not answer. Try again.' }, 503);
-    if (read.kind === 'refused' || read.hold.account !== account || read.hold.status !== 'HELD')
+    const { hold } = read.kind === 'ok' && read.hold.account === account ? read : { hold: null };
+    const open = hold?.status === 'HELD' || hold?.status === 'PAYMENT_PENDING';
+    if (!hold || (!open && !(hold.status === 'SOLD' && hold.orderId === orderId)))
       return c.json({ status: 'FAILED', message: 'This hold is not active for you.' }, 409);
-    const pending = await gateway.paymentPending(body.holdId, { account });
-    if (pending.kind !== 'ok') return c.json({ status: 'FAILED', message: 'The hold could not be moved to payment.' }, 409);
-    const orderId = `ord-${crypto.randomUUID()}`;
+    if (open) {
+      const pending = await gateway.paymentPending(body.holdId, { account });
+      if (pending.kind !== 'ok') return c.json({ status: 'FAILED', message: 'The hold could not be moved to payment.' }, 409);
+    }
     // A real site authorizes the card here (docs/origin-contract.md); this example takes it as paid.
-    const sold = await gateway.confirm(body.holdId, { orderId, amountMinor: read.hold.priceMinor, account });
+    // Confirming again with the same order id and amount answers the same SOLD hold.
+    const sold = await gateway.confirm(body.holdId, { orderId, amountMinor: hold.priceMinor, account });
     if (sold.kind === 'no_answer')
       return c.json({ status: 'PROCESSING', orderId, message: 'Confirming your seats; do not pay again.' }, 202);
     if (sold.kind === 'refused') return c.json({ status: 'FAILED', orderId, message: `Not confirmed (${sold.code}).` }, 409);
@@ -120,6 +127,12 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
     });
   });
   return { app, health };
+}
+
+/** The order of a hold: `ord-` and the first 32 hex digits of the hold id's SHA-256 (one order per hold, within the 128 characters an order id may have). */
+async function orderIdOf(holdId: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(holdId)));
+  return 'ord-' + Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function label(h: Hold): string {

@@ -53,3 +53,61 @@ describe('example origin', () => {
     expect(gateway.requests.at(-1)!.url).toBe('/_wr/origin/events/demo/health');
   });
 });
+
+// Review (session 4, G9): three concurrent checkouts of one hold each minted an order and
+// confirmed it: one PAID, two "Not confirmed (HOLD_ALREADY_CONFIRMED)" to the buyer who had paid.
+describe('example origin checkout', () => {
+  it('is one order per hold: concurrent and repeated checkouts of a hold all answer the same paid order', async () => {
+    // A stand-in of the gateway's origin API for one hold, with the Inventory's rules for it
+    // (payment-pending and confirm are idempotent; another order id is HOLD_ALREADY_CONFIRMED).
+    const hold = {
+      holdId: 'h-1',
+      status: 'HELD',
+      account: 'visitor-1',
+      seatIds: ['A1'],
+      tier: null,
+      quantity: 1,
+      priceMinor: 5000,
+      currency: 'EUR',
+      expiresAtMs: Date.now() + 300_000,
+      orderId: null as string | null,
+    };
+    const confirms: string[] = [];
+    const api = await localServer((req, body, res) => {
+      const answer = (status: number, data: object) =>
+        setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(data)), 5 + Math.random() * 20);
+      if (req.url === '/.well-known/jwks.json') return answer(200, { keys: [key.jwk] });
+      if (req.method === 'GET' && req.url === '/_wr/origin/events/demo/holds/h-1') return answer(200, hold);
+      if (req.url === '/_wr/origin/events/demo/holds/h-1/payment-pending') {
+        if (hold.status === 'HELD') hold.status = 'PAYMENT_PENDING';
+        return hold.status === 'PAYMENT_PENDING' ? answer(200, hold) : answer(409, { code: 'HOLD_NOT_ACTIVE' });
+      }
+      if (req.url === '/_wr/origin/events/demo/holds/h-1/confirm') {
+        const { orderId } = JSON.parse(body) as { orderId: string };
+        confirms.push(orderId);
+        if (hold.status === 'SOLD' && hold.orderId !== orderId) return answer(409, { code: 'HOLD_ALREADY_CONFIRMED' });
+        Object.assign(hold, { status: 'SOLD', orderId });
+        return answer(200, hold);
+      }
+      res.writeHead(204).end();
+    });
+    try {
+      const { app } = exampleOrigin({ gatewayUrl: api.url, secret: 's', eventId: 'demo' });
+      const token = await admissionTokenFor(key, { nowMs: Date.now(), eventId: 'demo' });
+      const checkout = async () => {
+        const res = await app.request('/events/demo/checkout', {
+          method: 'POST',
+          headers: { 'x-admission-token': token, 'content-type': 'application/json' },
+          body: JSON.stringify({ holdId: 'h-1' }),
+        });
+        const answer = (await res.json()) as { status: string; orderId: string };
+        return { http: res.status, status: answer.status, orderId: answer.orderId };
+      };
+      const answers = [...(await Promise.all([checkout(), checkout(), checkout()])), await checkout()];
+      expect(answers.map((a) => [a.http, a.status, a.orderId])).toEqual(Array(4).fill([200, 'PAID', answers[0]!.orderId]));
+      expect(new Set(confirms).size).toBe(1);
+    } finally {
+      await api.close();
+    }
+  });
+});
