@@ -198,24 +198,26 @@ const usPer = (rps: number) => 1e6 / rps;
 /** Cookies of waiting visitors on a paused sale, per repetition (the poll rows share them). */
 const waitingCookies = new Map<number, string[]>();
 
+/** Calls the event's WaitingRoom has served so far (its own count; the stats call is not counted). */
+async function roomRequests(r: Rep, event: string): Promise<number> {
+  const stats = (await (await fetch(`${r.gw.base}/_wr/admin/events/${event}`, { headers: r.gw.admin })).json()) as {
+    queue: { objectRequests: number };
+  };
+  return stats.queue.objectRequests;
+}
+
 /**
  * Status polls of `cookies`' visitors (round robin) for DURATION_S, with every WaitingRoom call
  * they caused per poll recorded as `extra` (the room's own request count, stats not counted) and
  * the answers' status codes as `fact`.
  */
 async function pollLoad(r: Rep, event: string, cookies: string[], extra: string, fact: string): Promise<Sample> {
-  const roomRequests = async () =>
-    (
-      (await (await fetch(`${r.gw.base}/_wr/admin/events/${event}`, { headers: r.gw.admin })).json()) as {
-        queue: { objectRequests: number };
-      }
-    ).queue.objectRequests;
-  const before = await roomRequests();
+  const before = await roomRequests(r, event);
   let p = 0;
   const s = await load(`${r.gw.base}/_wr/events/${event}/status`, DURATION_S, {
     requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[p++ % cookies.length]! } }) }],
   });
-  r.extra(extra, ((await roomRequests()) - before) / s.total);
+  r.extra(extra, ((await roomRequests(r, event)) - before) / s.total);
   r.fact(fact, JSON.stringify(s.codes));
   return s;
 }
@@ -348,6 +350,7 @@ const SCENARIOS: Scenario[] = [
       const cookies = (await admittedVisitors(r.gw, event, VISITORS)).map(jarCookie);
       const body = holdBodies(1000 + r.rep);
       let n = 0;
+      const roomBefore = await roomRequests(r, event);
       const s = await load(`${r.gw.base}/_wr/events/${event}/holds`, DURATION_S, {
         requests: [
           {
@@ -365,6 +368,8 @@ const SCENARIOS: Scenario[] = [
           },
         ],
       });
+      // The session check's cost: WaitingRoom calls per hold (0 when the edge needs none).
+      r.extra('roomCallsPerHold', ((await roomRequests(r, event)) - roomBefore) / s.total);
       const other = Object.entries(s.codes).filter(([c]) => c !== '201' && c !== '409');
       r.fact(
         'end-to-end hold answers',
@@ -587,7 +592,9 @@ const ROWS: Row[] = [
     vs: 'write-do',
     target: 0.8,
     note: (m) =>
-      `ratio vs C; vs B: ${(m.rps('holds') / m.rps('noop-do')).toFixed(2)}; vs the RPC alone: ${(m.rps('holds') / m.rps('hold-direct')).toFixed(2)}`,
+      `ratio vs C; vs B: ${(m.rps('holds') / m.rps('noop-do')).toFixed(2)}; vs the RPC alone: ${(m.rps('holds') / m.rps('hold-direct')).toFixed(2)}; WaitingRoom calls per hold ${m
+        .extra('roomCallsPerHold')
+        .toFixed(3)}`,
   },
   {
     id: 'channel-holds',
