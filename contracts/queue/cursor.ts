@@ -3,6 +3,7 @@
 import type { PageTemplate, QueueConfig } from '../event-config';
 import type { CursorEntry } from '../entry';
 import type { ProofOfWorkConfig } from '../proof-of-work';
+import type { EndedSessions } from './ended-sessions';
 import { estimateWaitSeconds, onSale, pollAfterMs, waitingState, type QueueState, type RoomMode } from './queue-policy';
 
 /** Arrivals are grouped in buckets of this many ms; FIFO holds exactly across buckets. */
@@ -182,6 +183,12 @@ export interface AdmissionCursor {
   proofOfWork?: ProofOfWorkConfig | null;
   /** Each presale lane's line, in release order (absent in cursors of rooms older than lanes = none). */
   lanes?: LaneCursor[];
+  /**
+   * Admission sessions ended before their `exp` (left, revoked, admitted again), until that `exp`
+   * (ended-sessions.ts): the edge's session check. Absent in cursors of rooms older than the list =
+   * unknown (the edge asks the WaitingRoom).
+   */
+  endedSessions?: EndedSessions;
 }
 
 /** One presale lane's line as the cursor publishes it, so polls of lane places stay answered at the edge. */

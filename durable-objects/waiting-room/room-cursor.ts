@@ -2,6 +2,7 @@
 // unreleased arrivals per bucket (for positions). Pure. (The rate for estimates: admission-pace.ts.)
 import { releasedInBucket, type AdmissionCursor, type FifoPlace, type LaneCursor } from '../../contracts/queue/cursor';
 import { cursorEntry } from '../../contracts/entry';
+import type { EndedSessions } from '../../contracts/queue/ended-sessions';
 import type { RoomConfig } from './room-config';
 import { cursorOf, type RoomRow } from './room-store';
 
@@ -28,12 +29,20 @@ export function queueListing(
  * The admission cursor from the room's row and config: everything a waiting visitor's poll needs,
  * nothing personal. The lottery's seed appears only once drawn.
  * @param read what the room read for it: the queue listing, each presale lane's line, the last
- *   released draw key, the admission rate for estimates, and the time of publication (epoch ms)
+ *   released draw key, the admission rate for estimates, the sessions ended before their `exp`
+ *   (ended-store.ts), and the time of publication (epoch ms)
  */
 export function publishCursor(
   row: RoomRow,
   config: RoomConfig,
-  read: { queue: [number, number][]; lanes: LaneCursor[]; releasedKey: string | null; admitPerMinute: number; nowMs: number },
+  read: {
+    queue: [number, number][];
+    lanes: LaneCursor[];
+    releasedKey: string | null;
+    admitPerMinute: number;
+    endedSessions: EndedSessions;
+    nowMs: number;
+  },
 ): AdmissionCursor {
   const drawn = row.drawn === 1;
   return {
@@ -59,5 +68,6 @@ export function publishCursor(
     entry: cursorEntry(config.entry),
     proofOfWork: config.proofOfWork,
     lanes: read.lanes,
+    endedSessions: read.endedSessions,
   };
 }

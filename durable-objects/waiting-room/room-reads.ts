@@ -3,6 +3,7 @@
 // line. Reads only: nothing here writes, so the object class keeps only RPC, storage calls and I/O.
 import { CURSOR_QUEUE_BUCKETS, type AdmissionCursor, type FifoPlace, type LaneCursor, type Place } from '../../contracts/queue/cursor';
 import { seedCommitment } from '../../contracts/queue/queue-policy';
+import { ENDED_SESSIONS_MAX } from '../../contracts/queue/ended-sessions';
 import { decideAdmit, type AdmitDecision } from './admission-policy';
 import { claimWindowMs, measuredAdmissionRate, pendingLimit, type BindingConstraint } from './admission-pace';
 import { nextSlotFreesAt, type AlarmCause, type AlarmFacts } from './alarm-plan';
@@ -114,6 +115,7 @@ export function roomCursor(store: RoomStore, room: Room, nowMs: number, tickMs: 
     lanes,
     releasedKey: row.draw_released > 0 ? store.drawKey(row.draw_released) : null,
     admitPerMinute: recentAdmissionRate(store, room, nowMs, waitingNow, roomBinding(store, room, nowMs, tickMs).binds),
+    endedSessions: store.ended.published(nowMs, ENDED_SESSIONS_MAX),
     nowMs,
   });
 }

@@ -10,6 +10,7 @@ import type { GatewaySignals } from './release-controller';
 import type { Sample } from './room-types';
 import type { QueueCounts, SignalSums } from './tick-plan';
 import { noShowWindow } from './tick-plan';
+import { EndedStore, type EndedAdmission } from './ended-store';
 import { LaneStore } from './lane-store';
 
 /** The room's one row (wr_room). Times epoch ms, rates per minute, flags 0/1. */
@@ -70,9 +71,12 @@ export function lapsedOf(room: RoomRow): FifoPlace {
 export class RoomStore {
   /** The presale lanes' rows (lane-store.ts). */
   readonly lanes: LaneStore;
+  /** Sessions ended before their `exp`, published in the cursor (ended-store.ts). */
+  readonly ended: EndedStore;
 
   constructor(private readonly sql: Sql) {
     this.lanes = new LaneStore(sql);
+    this.ended = new EndedStore(sql);
   }
 
   room(): RoomRow | null {
@@ -126,23 +130,31 @@ export class RoomStore {
     return this.sql.one<AdmissionRow>`SELECT * FROM wr_admissions WHERE visitor_id = ${visitorId}`;
   }
 
-  /** Stores a new admission from `release` and counts the claim: pending (unclaimed) places shrink. Call inside a transaction. */
+  /**
+   * Stores a new admission from `release` and counts the claim: pending (unclaimed) places shrink.
+   * A session of the visitor it replaces that had time left is listed as ended. Call inside a transaction.
+   */
   claim(visitorId: string, placeKey: string, release: ReleaseRef, admittedAtMs: number, expiresAtMs: number): void {
+    const prior = this.admission(visitorId);
+    if (prior?.state === 'admitted') this.ended.list(prior, admittedAtMs);
     this.sql.run`INSERT OR REPLACE INTO wr_admissions (visitor_id, place, released_at, admitted_at, expires_at, state)
       VALUES (${visitorId}, ${placeKey}, ${release.atMs}, ${admittedAtMs}, ${expiresAtMs}, 'admitted')`;
     this.sql.run`UPDATE wr_releases SET claimed = claimed + 1 WHERE id = ${release.id}`;
   }
 
-  /** Ends a visitor's admission; false when they had none active. */
-  leave(visitorId: string): boolean {
-    return (
-      this.sql.all`UPDATE wr_admissions SET state = 'left' WHERE visitor_id = ${visitorId} AND state = 'admitted' RETURNING visitor_id`
-        .length > 0
-    );
+  /** Ends a visitor's admission and lists it as ended until its `exp`; false when they had none active. */
+  leave(visitorId: string, nowMs: number): boolean {
+    const ended = this.sql.all<EndedAdmission>`
+      UPDATE wr_admissions SET state = 'left' WHERE visitor_id = ${visitorId} AND state = 'admitted'
+      RETURNING visitor_id, admitted_at, expires_at`;
+    for (const a of ended) this.ended.list(a, nowMs);
+    return ended.length > 0;
   }
 
+  /** Ends admissions past their `exp`, and forgets listed ends past theirs (the token's `exp` ends them now). */
   endExpiredAdmissions(nowMs: number): void {
     this.sql.run`UPDATE wr_admissions SET state = 'left' WHERE state = 'admitted' AND expires_at <= ${nowMs}`;
+    this.ended.prune(nowMs);
   }
 
   activeCount(nowMs: number): number {

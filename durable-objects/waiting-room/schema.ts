@@ -175,4 +175,13 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
     description: 'release controller: report time of the last cut (one cut per report window, again while the overload persists)',
     sql: `ALTER TABLE wr_room ADD COLUMN last_cut_at INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    id: 8,
+    description: 'sessions ended before exp (leave, revoke, re-admission), published in the cursor until their exp',
+    sql: `
+      CREATE TABLE wr_ended (tag INTEGER NOT NULL, expires_at INTEGER NOT NULL);
+      CREATE INDEX wr_ended_tag ON wr_ended (tag);
+      CREATE INDEX wr_ended_expires ON wr_ended (expires_at);
+    `,
+  },
 ];

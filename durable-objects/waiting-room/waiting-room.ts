@@ -45,6 +45,8 @@ export class WaitingRoom extends DurableObject<Env> {
   private drawing = false;
   /** Requests served by this instance since it started (the scale benchmark counts them). */
   requests = 0;
+  /** `isActive` calls among them: the edge's per-visitor session checks (tests count them). */
+  sessionChecks = 0;
   /** Wake-ups received by this instance: a tick that saw one arrive while it ran keeps ticking. */
   private wakes = 0;
 
@@ -156,10 +158,12 @@ export class WaitingRoom extends DurableObject<Env> {
 
   /**
    * Whether an admission session is still active: the visitor is admitted, by this very admission
-   * (`sessionId` = its admission time), and it has not expired or been left.
+   * (`sessionId` = its admission time), and it has not expired or been left. The edge asks only
+   * when the cursor's list of ended sessions names the session or is not complete (credentials.ts).
    */
   async isActive(visitorId: string, sessionId: string): Promise<boolean> {
     this.requests++;
+    this.sessionChecks++;
     if (!this.ready) return false;
     const a = this.store.admission(visitorId);
     return a !== null && a.state === 'admitted' && String(a.admitted_at) === sessionId && a.expires_at > this.clock();
@@ -189,13 +193,14 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /**
-   * Ends a visitor's admission (checked out, or gave up): their active slot frees at once. (A
-   * waiting visitor gives up their place at their queue shard.)
+   * Ends a visitor's admission (checked out, or gave up): their active slot frees at once, and the
+   * cursor lists the session as ended until its `exp` (ended-store.ts). (A waiting visitor gives up
+   * their place at their queue shard.)
    * @returns false when the visitor is not active
    */
   async leave(visitorId: string): Promise<boolean> {
     if (!this.ready) return false;
-    const left = this.store.leave(visitorId);
+    const left = this.store.leave(visitorId, this.clock());
     // A freed slot may let a room that sleeps with every slot taken release again.
     if (left) await this.ensureAlarm(this.clock(), NOT_IN_ALARM, 'capacity');
     return left;

@@ -5,7 +5,10 @@ import { admissionCookie, isSecure, readCookie, ticketCookie } from '../lib/cook
 import { callDurableObject } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
 import { ADMISSION_HEADER } from '../../contracts/names';
-import { rememberActiveSession, sessionRecentlyActive } from '../lib/session-cache';
+import { readCursor } from '../lib/cursor-cache';
+import { leftRecently, rememberActiveSession, sessionRecentlyActive } from '../lib/session-cache';
+import type { AdmissionCursor } from '../../contracts/queue/cursor';
+import { lookUpSession, sessionTag } from '../../contracts/queue/ended-sessions';
 import { tokenSettings, verifyToken, type VisitorClaims } from '../lib/token';
 import { eventIdParam, type AppEnv } from '../types';
 
@@ -57,8 +60,7 @@ export interface Admission {
 /**
  * The verified admission of this visitor. An admission token counts only together with the queue
  * ticket it names (same subject, same event), so a token copied to another browser is useless, and
- * only while its session is active in the WaitingRoom (asked at most every SESSION_CACHE_MS per
- * isolate), so leaving ends it before `exp`.
+ * only while its session is active (`checkSession`), so leaving ends it before `exp`.
  *
  * @throws GatewayError ADMISSION_REQUIRED when absent; TOKEN_EXPIRED / TOKEN_INVALID when it does
  *   not verify; SESSION_ENDED when the visitor left or was admitted again since
@@ -72,19 +74,47 @@ export async function readAdmission(c: Context<AppEnv>, eventId: string, nowMs: 
   if (!ticket || ticket.visitorId !== claims.visitorId) {
     throw new GatewayError('TOKEN_INVALID', { detail: 'the admission token does not belong to this visitor' });
   }
-  const sessionId = claims.sessionId!;
-  if (!sessionRecentlyActive(eventId, claims.visitorId, sessionId, nowMs)) {
-    const active = await callDurableObject(() => c.env.WAITING_ROOM.getByName(eventId).isActive(claims.visitorId, sessionId), {
-      idempotent: true,
-      name: 'waitingRoom.isActive',
-      eventId,
-    });
-    if (!active) {
-      throw new GatewayError('SESSION_ENDED', { detail: 'this admission has ended; join the queue again' });
-    }
-    rememberActiveSession(eventId, claims.visitorId, sessionId, nowMs);
-  }
+  await checkSession(c, eventId, claims.visitorId, claims.sessionId!, nowMs);
   return { claims, token, ticketFromBearer: raw!.fromBearer };
+}
+
+/**
+ * The session check: a session the gateway signed is active until its `exp` unless the WaitingRoom
+ * ended it early (a leave, an origin's revoke, a re-admission). The edge reads those ends from the
+ * admission cursor it caches anyway (contracts/queue/ended-sessions.ts; at most CURSOR_MAX_STALE_MS
+ * old), so an admitted visitor's request costs no object call. It asks the WaitingRoom itself
+ * (`isActive`) only when the list names the session, when the visitor left through this isolate
+ * within LEFT_HERE_MS (its cursor may predate the leave), or when the cursor has no complete list
+ * (more than ENDED_SESSIONS_MAX ends, or an older room; then, as before the list, a confirmation is
+ * trusted for SESSION_CACHE_MS). A leave thus ends the admission at once in the isolate that
+ * handled it and within CURSOR_MAX_STALE_MS (2 s) everywhere.
+ *
+ * @param sessionId the admission's `sid` (its admission time, epoch ms, as a string)
+ * @throws GatewayError SESSION_ENDED when the session ended (or the event no longer exists);
+ *   OVERLOADED when the WaitingRoom is (see do-call.ts)
+ */
+async function checkSession(c: Context<AppEnv>, eventId: string, visitorId: string, sessionId: string, nowMs: number): Promise<void> {
+  const room = () => c.env.WAITING_ROOM.getByName(eventId);
+  const cursor = await readCursor(
+    eventId,
+    nowMs,
+    async () => (await room().cursor()) as AdmissionCursor | null,
+    (p) => c.executionCtx.waitUntil(p),
+  );
+  if (!cursor) throw new GatewayError('SESSION_ENDED', { detail: 'this event has no waiting room any more' });
+  const seen = lookUpSession(cursor.endedSessions, sessionTag(visitorId, sessionId));
+  const left = leftRecently(eventId, visitorId, nowMs);
+  if (seen === 'unlisted' && !left) return;
+  // Only a complete list is fresher than a confirmation: with it, a listed session is asked anew.
+  const cached = seen === 'unknown' && !left;
+  if (cached && sessionRecentlyActive(eventId, visitorId, sessionId, nowMs)) return;
+  const active = await callDurableObject(() => room().isActive(visitorId, sessionId), {
+    idempotent: true,
+    name: 'waitingRoom.isActive',
+    eventId,
+  });
+  if (!active) throw new GatewayError('SESSION_ENDED', { detail: 'this admission has ended; join the queue again' });
+  if (cached) rememberActiveSession(eventId, visitorId, sessionId, nowMs);
 }
 
 /** Middleware for `/:eventId/...` routes that only admitted visitors may use; sets `admission`. */

@@ -277,7 +277,7 @@ queueApi.post('/:eventId/leave', async (c) => {
     }),
   ]);
   const left = admission || place;
-  forgetSessions(eventId, ticket.visitorId);
+  forgetSessions(eventId, ticket.visitorId, Date.now());
   // Both cookies go: the next visit starts at the back of the line.
   // Cleared with the attributes they were set with (HttpOnly, SameSite), never weaker.
   c.header('set-cookie', clearedCookie(admissionCookie(eventId, isSecure(c.req.url)), c.req.url), { append: true });

@@ -121,7 +121,7 @@ async function admittedAnswer(
       name: 'waitingRoom.leave',
       eventId,
     });
-    forgetSessions(eventId, visitorId);
+    forgetSessions(eventId, visitorId, Date.now());
     res.headers.append('set-cookie', clearedCookie(admissionName, c.req.url));
     logDecision('revoked', { eventId });
   }
