@@ -73,7 +73,7 @@ export interface ControllerState {
   overloadLimit: number;
   /**
    * `reportedAtMs` of the report that last cut (0 = none yet): the next cut waits CUT_SPACING_MS
-   * from it, and comes then even while the active visitors still exceed the limit.
+   * (two report windows) from it, and comes then even while the active visitors still exceed the limit.
    */
   lastCutAtMs: number;
 }
@@ -92,12 +92,15 @@ export const MAX_NO_SHOW_FACTOR = 2;
 export const LIMIT_CUT = 0.7;
 /**
  * At most one cut per this many ms of report time, and a cut again once it has passed while the
- * overload persists: the origin SDK's report window (DEFAULT_WINDOW_MS, 10 s), so the report that
- * cuts again measured only requests made after the last cut. TCP's rule: at most one
- * multiplicative decrease per round trip (Jacobson 1988; RFC 5681 section 3.1), and Gradient2
- * updates its limit once per sample window.
+ * overload persists: two of the origin SDK's report windows (DEFAULT_WINDOW_MS, 10 s). A report
+ * window's slow requests stay in the reports for a whole window after they end, so an excursion
+ * of up to one window shows over target for up to two: the report that may cut again measured
+ * only requests made a whole window after the last cut, and a single excursion never cuts twice
+ * (one window, 10 s, cut again on the same excursion's lingering window: bench:control 17:08 took a
+ * healthy origin's limit 152 -> 23 -> 10). TCP's rule: at most one multiplicative decrease per
+ * round trip (Jacobson 1988; RFC 5681 section 3.1); Gradient2 updates once per sample window.
  */
-export const CUT_SPACING_MS = 10_000;
+export const CUT_SPACING_MS = 20_000;
 /** The active limit slow start begins from, once the origin's first report arrives; also the floor of cuts. */
 export const INITIAL_LIMIT = 10;
 
@@ -149,8 +152,9 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  *   by target/p99 within [MIN_CUT_FACTOR, MAX_CUT_FACTOR] (a gradient, as Netflix's Gradient2), or
  *   by DECREASE_FACTOR / LIMIT_CUT for causes not measured in latency; the limit from
  *   the active visitors, so new admissions stop at once, never below INITIAL_LIMIT; at most once
- *   per report window (CUT_SPACING_MS, TCP's one decrease per round trip: reports inside it hold),
- *   and again each window while the overload persists, from the load then. With
+ *   per CUT_SPACING_MS (two report windows, so one excursion never cuts twice; TCP's one decrease
+ *   per round trip: reports inside it hold), and again after it while the overload persists, from
+ *   the load then. With
  *   fewer than INITIAL_LIMIT active, the room's visitors cannot be the cause: slow start stays on
  *   and the load is not remembered as the origin's knee.
  * A missing, stale, malformed or failing report means the origin is down (see originDownReason):
@@ -225,13 +229,14 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   const firstNote = first ? `first health report, slow start from ${fmt(current)} active` : '';
   const label = (why: string) => (firstNote ? `${firstNote}; ${why}` : why);
   const cut = (why: string, factor: number, limitFactor: number) => {
-    // One cut per report window (CUT_SPACING_MS): a report inside it still holds requests made
-    // before the last cut, so cutting on it would compound that cut.
+    // One cut per CUT_SPACING_MS (two report windows): a report inside it may still hold requests
+    // made before the last cut, or in the excursion that caused it, so cutting on it would
+    // compound that cut.
     const since = at - state.lastCutAtMs;
     if (!first && state.lastCutAtMs > 0 && since < CUT_SPACING_MS) {
-      return hold(`${why}, already cut ${fmt(since / 1000)} s ago (one cut per ${fmt(CUT_SPACING_MS / 1000)} s report window)`);
+      return hold(`${why}, already cut ${fmt(since / 1000)} s ago (one cut per ${fmt(CUT_SPACING_MS / 1000)} s, two report windows)`);
     }
-    // A window later the overload persists: cut again from the load now (Gradient2's limit =
+    // Two windows later the overload persists: cut again from the load now (Gradient2's limit =
     // in flight x gradient), even while the active visitors still exceed the last cut's limit.
     // Waiting for them to fall under it first (the old rule) held a halved origin at p99 2 s for
     // 87 s in bench:control: visitors whose pages took 2 s stayed admitted for over a minute, and

@@ -47,6 +47,12 @@ export interface SimOptions {
    * many and the rest wait at the client.
    */
   visit?: { pages: number; thinkS: number; clientConcurrency: number };
+  /**
+   * Latency added to every request of a tick whatever the load, ms (0): the machine's, not the
+   * origin's knee (bench:control's stub shares two cores with the gateway and the crowd, so a
+   * join burst or another process shows as origin p99 while our visitors are few).
+   */
+  noiseMs?: (tick: number) => number;
 }
 
 export interface SimTick {
@@ -171,6 +177,7 @@ export function simulate(o: SimOptions): SimTick[] {
       const each = concurrent > 0 ? loop.pagesPerS / concurrent : 0;
       visits = visits.map((left) => left - each).filter((left) => left > 0);
     }
+    p99 += o.noiseMs?.(tick) ?? 0;
     served.push({ latencyMs: p99, errorRate, requests });
     if (served.length > windowS) served.shift();
     if (tick % every === 0 && tick < (o.reportsUntil ?? Infinity)) {

@@ -159,4 +159,35 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     // window's stale p99 left the limit at 10 and 44 active then).
     expect(at(settled + 30).concurrent).toBeGreaterThanOrEqual(58);
   });
+
+  // Issue #13, failing input (bench:control 16:13 and 17:08, healthy origin, 0.75 and 0.22 x the
+  // maximum): the stub's p99 rose past the target for one report window while 13-18 visitors were
+  // active (the join burst, and other processes on the shared 2 cores: the stub's knee is 50
+  // requests), once at the first report and once later. The first cut took the limit 700 -> 10 and
+  // ended slow start; congestion avoidance then grew it by 1-4 a report (20 -> 43 in 11 s at p99
+  // 200-500 ms), and repeat cuts on the same excursion's lingering window took it back to 10.
+  it('a healthy origin with two one-window p99 excursions not caused by the load: one cut each, and >= 90 % of the maximum within 30 s of each', () => {
+    const b = { ...bounds, minPerMinute: 150, maxPerMinute: 600, maxActive: 700 };
+    const excursion = (t: number) => (t >= 2 && t < 8) || (t >= 60 && t < 66);
+    const run = simulate({
+      ticks: 150,
+      bounds: b,
+      knee: () => 1000,
+      baseLatencyMs: 200,
+      sessionS: 4,
+      claimDelayS: [2, 6],
+      noiseMs: (t) => (excursion(t) ? 900 : 0),
+    });
+    const cuts = run.filter((t) => t.reason?.includes('over 800 ms target')).map((t) => t.tick);
+    const share = (from: number, to: number) => releasedPerMinute(run, from, to) / b.maxPerMinute;
+    console.log(
+      `healthy origin, excursions at ticks 2-7 and 60-65: cuts at ticks ${cuts.join(', ')}; released ${share(30, 60).toFixed(2)} x the maximum ` +
+        `over ticks 30-60, ${share(90, 150).toFixed(2)} over 90-150; limits ${[10, 20, 30, 60, 70, 80, 90].map((k) => run[k]!.limit).join(', ')}`,
+    );
+    // One cut per excursion: its window lingers in the reports for up to two windows (20 s).
+    expect(cuts.filter((t) => t < 30)).toHaveLength(1);
+    expect(cuts.filter((t) => t >= 60)).toHaveLength(1);
+    expect(share(30, 60)).toBeGreaterThanOrEqual(0.9);
+    expect(share(90, 150)).toBeGreaterThanOrEqual(0.9);
+  });
 });
