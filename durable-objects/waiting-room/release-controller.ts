@@ -156,7 +156,8 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  *   per round trip: reports inside it hold), and again after it while the overload persists, from
  *   the load then. With
  *   fewer than INITIAL_LIMIT active, the room's visitors cannot be the cause: slow start stays on
- *   and the load is not remembered as the origin's knee.
+ *   and the load is not remembered as the origin's knee; nor on the first report, whose window
+ *   measured visitors admitted before any learned limit.
  * A missing, stale, malformed or failing report means the origin is down (see originDownReason):
  * the rate halves toward the minimum (or drops to 0 when the organizer chose `pause`) and the
  * limit never grows, so the gateway never climbs blind. A high conflict rate holds both. An
@@ -247,7 +248,11 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     // INITIAL_LIMIT active), slow start stays on to recover quickly, and their load is no knee to
     // creep near (a W_max of 10 once held a healthy origin's limit at 10-13).
     const limit = Math.min(current, Math.max(INITIAL_LIMIT, active * limitFactor));
-    const few = active < INITIAL_LIMIT;
+    // Nor is the first report's load a knee: its window measured visitors admitted before any
+    // learned limit, at the minimum rate under the organizer's cap, often during the join burst
+    // (crowd 17:08: p99 907 ms with 15 active on the shared machine ended slow start, and
+    // congestion avoidance then grew the limit by 1 a report from 10).
+    const few = active < INITIAL_LIMIT || first;
     return decide(rateOr(clamp(state.ratePerMinute * factor)), limit, at, label(why), 1, {
       slowStart: few && state.slowStart,
       cssRounds: few ? state.cssRounds : 0,

@@ -24,6 +24,8 @@ export interface SimOptions {
    */
   reportWindowS?: number;
   reportsUntil?: number;
+  /** The origin's first report comes at this tick (0); silent before it (the minimum rate, the organizer's cap). */
+  reportsFrom?: number;
   /** Share of released visitors who never claim (0). */
   noShowShare?: number;
   /** A visitor who shows claims this many s after release: [min, max] (uniform; [1, 1]). */
@@ -180,7 +182,7 @@ export function simulate(o: SimOptions): SimTick[] {
     p99 += o.noiseMs?.(tick) ?? 0;
     served.push({ latencyMs: p99, errorRate, requests });
     if (served.length > windowS) served.shift();
-    if (tick % every === 0 && tick < (o.reportsUntil ?? Infinity)) {
+    if (tick % every === 0 && tick >= (o.reportsFrom ?? 0) && tick < (o.reportsUntil ?? Infinity)) {
       const w = windowStats(served);
       report =
         w.requests === 0 && o.idleReport

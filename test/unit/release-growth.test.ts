@@ -166,6 +166,15 @@ describe('the active limit grows while in use', () => {
     expect(real.state).toMatchObject({ slowStart: false, overloadLimit: 80 });
   });
 
+  // Issue #13, failing input (crowd 17:08): the first report, p99 907 ms with 15 active admitted at
+  // the minimum rate under the organizer's cap of 700, ended slow start and remembered 15 as the knee.
+  it('a cut on the first report keeps slow start and remembers no knee, whatever the load', () => {
+    const first = initialControllerState({ ...bounds, maxActive: 700, minPerMinute: 150 });
+    const d = step(first, report({ p99LatencyMs: 907 }), { maxActive: 700, minPerMinute: 150 }, {}, 15);
+    expect(d.state).toMatchObject({ slowStart: true, overloadLimit: 0, activeLimit: 13, lastCutAtMs: NOW });
+    expect(d.reason).toBe('first health report, slow start from 15 active; p99 907 ms over 800 ms target, x0.88: active limit 700 -> 13');
+  });
+
   // Issue #13: the limit sat at 10 with `pending 22, active 1`: unclaimed places filled it, but the
   // law only counted claimed visitors as use, so it never grew and the queue stalled.
   it('grows a limit filled by unclaimed places, whether or not their visitors have claimed yet', () => {
