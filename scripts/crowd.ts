@@ -29,6 +29,7 @@ const { values: opts } = parseArgs({
     'target-p99': { type: 'string', default: '800' },
     'max-seconds': { type: 'string', default: '600' },
     concurrency: { type: 'string', default: '48' },
+    coupled: { type: 'boolean', default: false },
     seed: { type: 'string', default: '1' },
     'no-show': { type: 'string', default: '0' },
     'stay-s': { type: 'string', default: '0' },
@@ -47,9 +48,13 @@ if (opts.help) {
   --min-rate N      min release rate per minute (rate / 4)
   --max-active N    max active visitors (200)      --target-p99 MS  the event's p99 target (800)
   --max-seconds N   stop after this long (600)     --seed N         PRNG seed (1)
-  --concurrency N   requests in flight at most (48)
+  --concurrency N   joins' and waiting visitors' polls in flight at most (48); admitted visitors
+                    are each their own browser (one request at a time, no shared cap)
+  --coupled         the crowd before 2026-12-01: admitted visitors' requests also share the
+                    --concurrency cap, and a stay is stay-s / 2 pages however long each takes
   --no-show S       share of visitors (0..1) who join and never come back (0)
-  --stay-s N        admitted visitors browse the sale page N s (a page every 2 s) before buying (0)
+  --stay-s N        admitted visitors browse the sale page for N s of wall time (a page, ~2 s of
+                    thought, again) before buying (0)
   --origin MS:KNEE  the origin stub's capacity model: base latency ms and the concurrent requests
                     it serves at that latency (the stub's default is 20:50)
   --origin-after S:MS:KNEE  change the model after S seconds (repeatable), e.g. halve the knee
@@ -76,6 +81,7 @@ const crowd = {
   targetP99Ms: Number(opts['target-p99']),
   maxSeconds: Number(opts['max-seconds']),
   concurrency: Number(opts.concurrency),
+  coupled: opts.coupled,
   seed: Number(opts.seed),
   noShowShare: Number(opts['no-show']),
   staySeconds: Number(opts['stay-s']),
@@ -120,6 +126,12 @@ row(`admitted per minute from 30 s after the first report (${after.toFixed(0)} s
 row('places released per minute while visitors waited', ratio(releasedPerMinute(r, q.fromS, q.toS)));
 row('first health report acted on at', r.firstReportS === null ? 'never' : `${r.firstReportS.toFixed(0)} s`);
 row('origin p99 seen (median / max of reports), ms', p99s.length ? `${median(p99s)} / ${Math.max(...p99s)}` : '-');
+const visitS = r.visits.map((v) => v.toS - v.fromS);
+row('visits finished / their length (median / 90th pct / max), s', visitS.length ? `${visitS.length} / ${quantiles(visitS)}` : '0');
+row(
+  'requests in flight, most seen (shared client / admitted visitors)',
+  `${Math.max(0, ...r.samples.map((s) => s.sharedInFlight))} / ${Math.max(0, ...r.samples.map((s) => s.visitorInFlight))}`,
+);
 row('what bound admissions, over time', '');
 console.log(`    ${bindingTimeline(r)}`);
 console.log('  rate and limit changes, newest first:');
@@ -134,6 +146,12 @@ console.log(`\nConsistency check: ${r.consistent ? 'PASS' : 'FAIL'}`);
 await server.stop?.();
 if (state) rmSync(state, { recursive: true, force: true });
 process.exit(r.consistent ? 0 : 1);
+
+function quantiles(xs: number[]): string {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!.toFixed(1);
+  return `${at(0.5)} / ${at(0.9)} / ${s.at(-1)!.toFixed(1)}`;
+}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -26,12 +26,26 @@ export interface CrowdOptions {
   targetP99Ms: number;
   /** Stop after this long, s. */
   maxSeconds: number;
-  /** Requests in flight at most. */
+  /**
+   * Requests in flight at most for joins and waiting visitors' polls (one shared client, so a
+   * flash crowd does not open thousands of sockets at once). Admitted visitors' requests do not
+   * wait behind it: each is its own browser (one request at a time, its own think time).
+   */
   concurrency: number;
+  /**
+   * The crowd before 2026-12-01 (kept to reproduce it): admitted visitors' requests also wait
+   * behind the shared `concurrency` cap, and a stay is a fixed number of pages (staySeconds / 2)
+   * however long each takes. With a slow origin that coupled every visit to the cap: 48 requests
+   * shared by ~360 visitors stretched 20 s visits to minutes and active never drained.
+   */
+  coupled: boolean;
   seed: number;
   /** Share of visitors (0..1) who join, then never come back: their released place is never claimed. */
   noShowShare: number;
-  /** Admitted visitors browse the sale page this long (one page every 2 s) before buying, s. */
+  /**
+   * Admitted visitors browse the sale page for this long, s of wall time (a page, then ~2 s of
+   * thought, until it has passed), then buy: a slow origin means fewer pages, not a longer stay.
+   */
   staySeconds: number;
   /** The origin's capacity model from the start (null: the stub's own, 20 ms and 50). */
   origin: OriginModel | null;
@@ -50,6 +64,7 @@ export const DEFAULT_CROWD: CrowdOptions = {
   targetP99Ms: 800,
   maxSeconds: 600,
   concurrency: 48,
+  coupled: false,
   seed: 1,
   noShowShare: 0,
   staySeconds: 0,
@@ -74,6 +89,9 @@ export interface CrowdSample {
   /** The origin's last reported p99, ms (null before its first report), and when it was reported (s). */
   p99: number | null;
   reportedAtS: number | null;
+  /** Requests in flight now: through the shared client (joins, polls), and admitted visitors' own. */
+  sharedInFlight: number;
+  visitorInFlight: number;
 }
 
 /** What a run measured. */
@@ -85,6 +103,8 @@ export interface CrowdResult {
   noShows: number;
   /** When each visitor claimed an admission, s since start. */
   admittedAtS: number[];
+  /** Each finished visit: claimed at, and left (POST /leave answered) at, s since start. */
+  visits: { fromS: number; toS: number }[];
   samples: CrowdSample[];
   /** Every change of rate or limit during the run, newest first. */
   rateLog: { at: number; rate: number; reason: string }[];
@@ -114,7 +134,7 @@ function prng(seed: number): () => number {
  * FIFO queue a loaded run measured the crowd's own queue (no claim for 49 s while 700 joins queued).
  */
 class Gate {
-  private active = 0;
+  active = 0;
   private readonly waiting: { first: (() => void)[]; joins: (() => void)[] } = { first: [], joins: [] };
   private readonly limit: number;
   constructor(limit: number) {
@@ -180,6 +200,7 @@ export async function runCrowd(
     rateLimited: 0,
   };
   const admittedAt: number[] = [];
+  const visits: { fromS: number; toS: number }[] = [];
   const paidSeats = new Map<string, string>();
   let paidTwice = 0;
   const eventId = `crowd-${Date.now().toString(36)}-${Math.floor(random() * 1e6).toString(36)}`;
@@ -202,9 +223,11 @@ export async function runCrowd(
   };
   if (o.origin) log(`  origin model ${JSON.stringify(o.origin)}: ${await applyModel(o.origin)}`);
 
-  async function request(jar: CookieJar, path: string, init: RequestInit = {}, kind: 'join' | 'other' = 'other') {
+  let visitorInFlight = 0;
+  /** One request; `kind` 'visitor' is an admitted visitor's own (no shared cap, unless `coupled`). */
+  async function request(jar: CookieJar, path: string, init: RequestInit = {}, kind: 'join' | 'other' | 'visitor' = 'other') {
     const url = base + path;
-    return gate.run(async () => {
+    const send = async () => {
       const headers = new Headers(init.headers);
       const cookie = await jar.getCookieString(url);
       if (cookie) headers.set('cookie', cookie);
@@ -222,7 +245,16 @@ export async function runCrowd(
       if (res.status >= 500) counts.httpErrors!++;
       if (res.status === 429) counts.rateLimited!++;
       return { status: res.status, body, retryAfterS: Number(res.headers.get('retry-after')) || 0 };
-    }, kind);
+    };
+    if (kind === 'visitor' && !o.coupled) {
+      visitorInFlight++;
+      try {
+        return await send();
+      } finally {
+        visitorInFlight--;
+      }
+    }
+    return gate.run(send, kind === 'join' ? 'join' : 'other');
   }
 
   const started = Date.now();
@@ -253,14 +285,27 @@ export async function runCrowd(
       s = await request(jar, `/_wr/events/${eventId}/status`);
     }
     counts.admitted!++;
-    admittedAt.push(sinceS());
-    await request(jar, `/events/${eventId}/`); // the sale page, proxied to the origin
-    for (let k = 0; k < o.staySeconds / 2 && Date.now() < deadline; k++) {
-      await sleep(2_000 * (0.8 + random() * 0.4));
-      await request(jar, `/events/${eventId}/`);
+    const claimedAtS = sinceS();
+    admittedAt.push(claimedAtS);
+    const own = (path: string, init: RequestInit = {}) => request(jar, path, init, 'visitor');
+    await own(`/events/${eventId}/`); // the sale page, proxied to the origin
+    if (o.coupled) {
+      for (let k = 0; k < o.staySeconds / 2 && Date.now() < deadline; k++) {
+        await sleep(2_000 * (0.8 + random() * 0.4));
+        await own(`/events/${eventId}/`);
+      }
+    } else {
+      // Browses for staySeconds of wall time: think ~2 s, load a page, until the stay is over.
+      const leaveAt = Date.now() + o.staySeconds * 1000;
+      while (Date.now() < deadline) {
+        const think = 2_000 * (0.8 + random() * 0.4);
+        if (Date.now() + think >= leaveAt) break;
+        await sleep(think);
+        await own(`/events/${eventId}/`);
+      }
     }
     if (Date.now() > deadline) return;
-    const map = await request(jar, `/_wr/events/${eventId}/seats`);
+    const map = await own(`/_wr/events/${eventId}/seats`);
     const all = (map.body.seats as { id: string; status: string }[] | undefined) ?? [];
     const seats = all.map((x) => x.id);
     const free = all.filter((x) => x.status === 'AVAILABLE').map((x) => x.id);
@@ -268,14 +313,14 @@ export async function runCrowd(
     const want = 1 + Math.floor(random() * 4);
     const pick = [...new Set(Array.from({ length: want }, () => pool[Math.floor(random() * pool.length)]!))];
     const key = crypto.randomUUID();
-    const hold = await request(jar, `/_wr/events/${eventId}/holds`, {
+    const hold = await own(`/_wr/events/${eventId}/holds`, {
       method: 'POST',
       headers: { 'idempotency-key': key },
       body: JSON.stringify({ seatIds: pick }),
     });
     if (hold.status === 201 && random() < 0.1) {
       // A client retry after a lost response: the same key must return the same hold.
-      const again = await request(jar, `/_wr/events/${eventId}/holds`, {
+      const again = await own(`/_wr/events/${eventId}/holds`, {
         method: 'POST',
         headers: { 'idempotency-key': key },
         body: JSON.stringify({ seatIds: pick }),
@@ -290,7 +335,7 @@ export async function runCrowd(
       if (r < 0.7) {
         // 5 % declined cards, 3 % cards whose authorization answer is lost (PROCESSING until the webhook).
         const card = r < 0.05 ? '4000 0000 0000 0002' : r < 0.08 ? '4000 0000 0000 0119' : '4242 4242 4242 4242';
-        let paid = await request(jar, `/events/${eventId}/checkout`, {
+        let paid = await own(`/events/${eventId}/checkout`, {
           method: 'POST',
           body: JSON.stringify({ holdId: hold.body.holdId, card }),
         });
@@ -298,7 +343,7 @@ export async function runCrowd(
           counts.processing!++;
           for (let i = 0; i < 60 && paid.body.status === 'PROCESSING' && Date.now() < deadline; i++) {
             await sleep(1_000);
-            paid = await request(jar, `/events/${eventId}/orders/${String(paid.body.orderId)}`);
+            paid = await own(`/events/${eventId}/orders/${String(paid.body.orderId)}`);
           }
         }
         if (paid.body.status === 'PAID') {
@@ -311,10 +356,11 @@ export async function runCrowd(
         else counts.checkoutFailed!++;
       } else {
         counts.abandoned!++;
-        if (r < 0.85) await request(jar, `/_wr/events/${eventId}/holds/${hold.body.holdId}`, { method: 'DELETE' });
+        if (r < 0.85) await own(`/_wr/events/${eventId}/holds/${hold.body.holdId}`, { method: 'DELETE' });
       }
     }
-    await request(jar, `/_wr/events/${eventId}/leave`, { method: 'POST' });
+    await own(`/_wr/events/${eventId}/leave`, { method: 'POST' });
+    visits.push({ fromS: claimedAtS, toS: sinceS() });
   }
 
   const samples: CrowdSample[] = [];
@@ -345,6 +391,8 @@ export async function runCrowd(
           released: q.admittedTotal,
           p99: q.lastHealth?.p99LatencyMs ?? null,
           reportedAtS: q.lastHealth ? (q.lastHealth.reportedAtMs - started) / 1000 : null,
+          sharedInFlight: gate.active,
+          visitorInFlight,
         });
       } catch {
         // the gateway is busy; the next sample will do
@@ -390,6 +438,7 @@ export async function runCrowd(
     admitted: counts.admitted!,
     noShows: counts.noShows!,
     admittedAtS: admittedAt,
+    visits,
     samples,
     rateLog: [...rateLog.values()].sort((a, b) => b.at - a.at),
     originModelApplied,
