@@ -255,6 +255,8 @@ export interface CompiledTable {
   /** True when some pattern names a host (otherwise host lookups are skipped). */
   anyHost: boolean;
   size: number;
+  /** Every event the table lists (the edge refuses other ids without an object call). */
+  events: ReadonlySet<string>;
 }
 
 /**
@@ -266,7 +268,9 @@ export function compileTable(rooms: readonly RoomRules[], version: number): Comp
   const wildcard = new Map<string, RoomRules>();
   const scripts = new Map<string, RoomRules>();
   let anyHost = false;
+  const events = new Set<string>();
   for (const room of rooms) {
+    events.add(room.eventId);
     for (const source of room.patterns) {
       const p = parsePattern(source);
       if ('code' in p) continue;
@@ -281,7 +285,7 @@ export function compileTable(rooms: readonly RoomRules[], version: number): Comp
       }
     }
   }
-  return { version, exact, wildcard, scripts, anyHost, size: exact.size + wildcard.size };
+  return { version, exact, wildcard, scripts, anyHost, size: exact.size + wildcard.size, events };
 }
 
 /** How a request relates to the room table. */

@@ -7,6 +7,7 @@ import { logDecision } from '../contracts/log';
 import { gatewaySettings } from './lib/settings';
 import { publicJwks, tokenSettings } from './lib/token';
 import { sameOrigin } from './middleware/same-origin';
+import { knownEvent } from './middleware/known-event';
 import { DASHBOARD_PATH, PageAssets, SCRIPT_PATHS } from './lib/page-assets';
 import { pageSecurityHeaders } from './lib/security-headers';
 import { problemPage } from './pages/problem-page';
@@ -18,11 +19,9 @@ import { channelApi } from './routes/channels';
 import { queueApi } from './routes/queue';
 import { serveRoom } from './routes/room';
 import { keepPrivate } from './lib/cache-control';
-import { callDurableObject } from './lib/do-call';
 import { passThrough } from './lib/proxy';
 import { normalizePath, matchRoom } from '../contracts/room-patterns';
-import { RoomTableCache, defaultCache, type RoomTableSource } from './lib/room-table';
-import { DIRECTORY_NAME } from '../contracts/names';
+import { RoomTableCache, directorySource } from './lib/room-table';
 import type { AppEnv } from './types';
 import { prefersHtml } from './lib/negotiate';
 
@@ -51,7 +50,7 @@ export function createApp() {
     const url = new URL(c.req.url);
     if (isGatewayPath(url.pathname)) return next();
     const now = Date.now();
-    const table = rooms.fresh(now) ?? (await rooms.table(tableSource(c.env, c.executionCtx), now));
+    const table = rooms.fresh(now) ?? (await rooms.table(directorySource(c.env, c.executionCtx), now));
     const match = matchRoom(table, c.req.method, url.hostname, url.pathname);
     if (match.kind !== 'room') return passThrough(c.req.raw, url, c.env, match.kind === 'bypass');
     return serveRoom(c, match.room.eventId);
@@ -71,6 +70,8 @@ export function createApp() {
   });
   // Visitor endpoints authenticate by cookie: refuse cross-site state changes (CSRF).
   app.use('/_wr/events/*', sameOrigin());
+  // Made-up event ids end here, before any object is asked (review F10).
+  app.use('/_wr/events/:eventId/*', knownEvent());
   // Rate limits sit where a request costs something: every new place in line counts against the
   // client IP's join limit (src/routes/queue.ts joinShard), holds against the account inside the
   // Inventory. Status polls are answered at the edge without an object call: not limited.
@@ -111,7 +112,7 @@ export function createApp() {
           // Only the origin's settings matter here (passThrough reads them): the site stays up
           // even when a token secret is missing or malformed.
           const now = Date.now();
-          const table = rooms.fresh(now) ?? (await rooms.table(tableSource(env, ctx), now));
+          const table = rooms.fresh(now) ?? (await rooms.table(directorySource(env, ctx), now));
           if (matchRoom(table, request.method, url.hostname, url.pathname).kind !== 'room') return await passThrough(request, url, env);
         } catch (err) {
           return renderError(err, request.method, request.headers.get('accept') ?? '', '*');
@@ -137,16 +138,6 @@ export function isGatewayPath(pathname: string): boolean {
   if (!lower.includes('_wr') && !lower.includes('jwks') && !pathname.includes('%')) return false;
   const path = normalizePath(pathname);
   return path === '/_wr' || path.startsWith('/_wr/') || path === '/.well-known/jwks.json';
-}
-
-/** Where an isolate's room table comes from: the EventDirectory, through the data centre's cache. */
-function tableSource(env: Env, ctx: Pick<ExecutionContext, 'waitUntil'>): RoomTableSource {
-  return {
-    read: () =>
-      callDurableObject(async () => env.DIRECTORY.getByName(DIRECTORY_NAME).roomTable(), { idempotent: true, name: 'directory.roomTable' }),
-    cache: defaultCache(),
-    waitUntil: (p) => ctx.waitUntil(p),
-  };
 }
 
 /**

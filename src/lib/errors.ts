@@ -38,6 +38,7 @@ export type ErrorCode =
   | 'ROUTE_OVERLAP'
   | 'ROUTE_TAKEN'
   | 'ORIGIN_UNAVAILABLE'
+  | 'ORIGIN_TIMEOUT'
   | 'RATE_LIMITED'
   | 'PROOF_OF_WORK_REQUIRED'
   | 'PROOF_OF_WORK_MALFORMED'
@@ -47,6 +48,7 @@ export type ErrorCode =
   | 'PROOF_OF_WORK_TOO_EASY'
   | 'PROOF_OF_WORK_USED'
   | 'OVERLOADED'
+  | 'ROOM_TABLE_UNAVAILABLE'
   | 'ENTRY_REQUIRED'
   | 'ENTRY_TOKEN_INVALID'
   | 'ENTRY_TOKEN_EXPIRED'
@@ -105,6 +107,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   ROUTE_OVERLAP: { status: 400, title: 'Two URL patterns of the event overlap' },
   ROUTE_TAKEN: { status: 409, title: 'Another event already covers this URL pattern' },
   ORIGIN_UNAVAILABLE: { status: 503, title: 'The ticketing site is not answering' },
+  ORIGIN_TIMEOUT: { status: 504, title: 'The site did not start answering in time' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   PROOF_OF_WORK_REQUIRED: { status: 401, title: 'This event asks for a proof of work to join' },
   PROOF_OF_WORK_MALFORMED: { status: 400, title: 'The proof of work is malformed' },
@@ -114,6 +117,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   PROOF_OF_WORK_TOO_EASY: { status: 409, title: 'The proof-of-work challenge is easier than the event asks' },
   PROOF_OF_WORK_USED: { status: 409, title: 'The proof of work was already used' },
   OVERLOADED: { status: 503, title: 'The event is busy; try again shortly' },
+  ROOM_TABLE_UNAVAILABLE: { status: 503, title: 'The gateway cannot route requests yet; try again shortly' },
   ENTRY_REQUIRED: { status: 401, title: 'Sign in to join this queue' },
   ENTRY_TOKEN_INVALID: { status: 401, title: 'The entry token is invalid' },
   ENTRY_TOKEN_EXPIRED: { status: 401, title: 'The entry token has expired' },

@@ -172,6 +172,7 @@ async function send(forwarded: Request, env: OriginEnv, originUrl: string | null
   try {
     return originUrl ? await fetch(forwarded) : await env.ORIGIN!.fetch(forwarded);
   } catch (err) {
+    if (err instanceof GatewayError) throw err; // aborted by passThrough's timer, which logged it
     const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
     throw unavailable(eventId, timedOut ? 'timeout' : 'unreachable', err);
   }
@@ -197,25 +198,46 @@ export async function fetchFromOrigin(url: URL, env: OriginEnv, timeoutMs: numbe
  * reverse proxy must (RFC 9110 section 7.6): hop-by-hop fields dropped both ways, a Via entry
  * added, the gateway's own credentials removed; nothing else changes, the origin's answer
  * (status, caching, cookies, 5xx included) comes back as it is. No object is called and no cookie
- * is set. No timeout is added (downloads and streams may be long); the platform's limits apply.
+ * is set. Only the wait for the origin's response headers is bounded (`ORIGIN_TIMEOUT_MS`, as in
+ * rooms); once they arrive the body streams as long as it takes (downloads, server-sent events).
  *
  * @param url the request's URL, already parsed by the caller (the router needs it anyway)
  * @param bypassed true when a room covers the URL and its bypass rules let it through: the
  *   method-override fields (METHOD_OVERRIDES) are dropped too
- * @throws GatewayError ORIGIN_UNAVAILABLE (503, Retry-After 10) when the origin cannot be reached
- *   or none is configured
+ * @throws GatewayError ORIGIN_TIMEOUT (504, Retry-After 10) when the origin's headers do not
+ *   arrive within `ORIGIN_TIMEOUT_MS`; ORIGIN_UNAVAILABLE (503, Retry-After 10) when the origin
+ *   cannot be reached or none is configured
  */
 export async function passThrough(request: Request, url: URL, env: OriginEnv, bypassed = false): Promise<Response> {
   const origin = originSettings(env);
   const headers = forwardedHeaders(request.headers, url, await originPull(env));
   if (bypassed) for (const field of METHOD_OVERRIDES) headers.delete(field);
+  const abort = new AbortController();
   const forwarded = new Request(originTarget(url, origin.url), {
     method: request.method,
     headers,
     body: request.body,
     redirect: 'manual',
+    signal: abort.signal,
   });
-  return returnedResponse(await send(forwarded, env, origin.url, null));
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  // A race as well as the abort: the answer is bounded even where a binding ignores the signal.
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      logDecision('origin.fault', { eventId: null, code: 'ORIGIN_TIMEOUT', cause: 'timeout', timeoutMs: origin.timeoutMs });
+      const err = new GatewayError('ORIGIN_TIMEOUT', {
+        detail: `the site did not start answering within ${origin.timeoutMs} ms`,
+        retryAfterS: ORIGIN_RETRY_AFTER_S,
+      });
+      reject(err);
+      abort.abort(err);
+    }, origin.timeoutMs);
+  });
+  try {
+    return returnedResponse(await Promise.race([send(forwarded, env, origin.url, null), late]));
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -1,23 +1,45 @@
 // The room table at the edge: read from the EventDirectory, kept per isolate and in the data
 // centre's Cache API, so routing a request (room or pass-through) costs no object call in steady
-// state.
+// state; a last-known-good copy keeps the site routing while the directory cannot be read.
 import type { RoomTable } from '../../contracts/room-table';
 import { compileTable, type CompiledTable } from '../../contracts/room-patterns';
+import { logDecision } from '../../contracts/log';
+import { GatewayError } from './errors';
+import { callDurableObject } from './do-call';
+import { DIRECTORY_NAME } from '../../contracts/names';
 
 /** How long an isolate routes by its copy without looking again, ms. */
-export const ROOM_TABLE_ISOLATE_MS = 2_000;
+export const ROOM_TABLE_ISOLATE_MS = 1_000;
+/**
+ * After ROOM_TABLE_ISOLATE_MS, for this much longer a request is still routed by the isolate's
+ * copy while one refresh runs after the response (`waitUntil`): stale-while-revalidate (RFC 5861
+ * section 3), so a busy isolate never makes a request wait for the table, ms.
+ */
+export const ROOM_TABLE_REVALIDATE_MS = 1_000;
 /** How old a copy in the Cache API may be when an isolate takes it, ms (from the directory read). */
 export const ROOM_TABLE_SHARED_MS = 3_000;
 /**
  * A change reaches every isolate within this long, ms: the isolate and data centre that made it at
  * once (the organizer API drops both copies), any other within ROOM_TABLE_SHARED_MS +
- * ROOM_TABLE_ISOLATE_MS.
+ * ROOM_TABLE_ISOLATE_MS + ROOM_TABLE_REVALIDATE_MS, while the directory answers.
  */
-export const ROOM_TABLE_MAX_STALE_MS = ROOM_TABLE_SHARED_MS + ROOM_TABLE_ISOLATE_MS;
-/** When the directory cannot be read, a copy up to this old keeps routing (the site stays up), ms. */
-export const ROOM_TABLE_ON_ERROR_MS = 60_000;
+export const ROOM_TABLE_MAX_STALE_MS = ROOM_TABLE_SHARED_MS + ROOM_TABLE_ISOLATE_MS + ROOM_TABLE_REVALIDATE_MS;
+/**
+ * How long the data centre keeps its last-known-good copy, s: read only when the directory read
+ * fails (issue #16, review F12), so a new isolate routes by the table it last saw instead of
+ * answering 503 to every request of the site.
+ */
+export const ROOM_TABLE_LAST_GOOD_S = 7 * 24 * 60 * 60;
+/** Retry-After of ROOM_TABLE_UNAVAILABLE, seconds. */
+export const ROOM_TABLE_RETRY_AFTER_S = 5;
 
-const CACHE_KEY = 'https://wr-room-table.internal/v1';
+/** The Cache API keys: the shared copy (max-age ROOM_TABLE_SHARED_MS) and the last-known-good one (ROOM_TABLE_LAST_GOOD_S). */
+export const ROOM_TABLE_CACHE_KEYS = {
+  shared: 'https://wr-room-table.internal/v1',
+  lastGood: 'https://wr-room-table.internal/last-good/v1',
+} as const;
+const CACHE_KEY = ROOM_TABLE_CACHE_KEYS.shared;
+const LAST_GOOD_KEY = ROOM_TABLE_CACHE_KEYS.lastGood;
 
 interface Snapshot {
   table: RoomTable;
@@ -31,33 +53,66 @@ export interface RoomTableSource {
   read(): Promise<RoomTable>;
   /** The data centre's cache (`caches.default`), or null where there is none. */
   cache: Cache | null;
-  /** Keeps a Cache API write alive after the response. */
+  /** Keeps work (a Cache API write, a refresh) alive after the response. */
   waitUntil(p: Promise<unknown>): void;
 }
 
 /**
  * One isolate's copy of the room table, compiled for matching. Create one per app (per isolate).
- * While one request refreshes, the isolate's other requests keep routing by the copy they have (it
- * is within the staleness bound), so an isolate looks at most once per ROOM_TABLE_ISOLATE_MS and
- * the directory sees about one read per data centre per ROOM_TABLE_SHARED_MS.
+ * A copy under ROOM_TABLE_ISOLATE_MS old is used as it is; one under ROOM_TABLE_ISOLATE_MS +
+ * ROOM_TABLE_REVALIDATE_MS is used while one refresh runs in `waitUntil`; an older one (or none)
+ * makes the request wait for the refresh. The directory sees about one read per data centre per
+ * ROOM_TABLE_SHARED_MS. When the read fails, the newest copy known (the isolate's, else the data
+ * centre's last-known-good) keeps routing, and a `room_table.stale` line says how old it is.
  */
 export class RoomTableCache {
   private compiled: CompiledTable | null = null;
-  /** When this isolate last took a copy (from the Cache API or the directory), epoch ms. */
+  /** When this isolate last took a copy (or last failed to get a newer one), epoch ms. */
   private takenAtMs = -Infinity;
   private fetchedAtMs = -Infinity;
   private refreshingSinceMs: number | null = null;
+  /** Bumped by `forget`: a refresh that started before it must not put back the table it dropped. */
+  private generation = 0;
+  /** When a refresh with no copy to fall back on last failed, epoch ms. */
+  private failedAtMs = -Infinity;
+  /** When a miss of `lists` last looked again, epoch ms. */
+  private missLookedAtMs = -Infinity;
 
   /**
-   * The compiled table, fresh within the bounds above.
+   * The compiled table, as described on the class.
    *
-   * @throws the directory read's error (GatewayError OVERLOADED from do-call) when there is no copy
-   *   younger than ROOM_TABLE_ON_ERROR_MS to fall back on
+   * @throws GatewayError ROOM_TABLE_UNAVAILABLE (503, Retry-After 5) when the directory read fails
+   *   and neither this isolate nor the data centre has ever had a copy
    */
   async table(source: RoomTableSource, nowMs: number): Promise<CompiledTable> {
     const mine = this.fresh(nowMs);
     if (mine) return mine;
+    const age = nowMs - this.takenAtMs;
+    if (this.compiled && age >= 0 && age < ROOM_TABLE_ISOLATE_MS + ROOM_TABLE_REVALIDATE_MS) {
+      if (!this.refreshing(nowMs)) source.waitUntil(this.refresh(source, nowMs).catch(() => {}));
+      return this.compiled;
+    }
+    if (this.compiled && this.refreshing(nowMs) && nowMs - this.fetchedAtMs < ROOM_TABLE_MAX_STALE_MS) return this.compiled;
+    // With no copy at all, a directory that just failed is not asked again by every request.
+    if (!this.compiled && nowMs >= this.failedAtMs && nowMs - this.failedAtMs < ROOM_TABLE_ISOLATE_MS) throw unavailable();
     return this.refresh(source, nowMs);
+  }
+
+  /**
+   * Whether the table lists `eventId` (review F10: visitor routes of other ids are refused without
+   * an object call). A miss looks again once, the data centre's copy first (at most once per
+   * ROOM_TABLE_ISOLATE_MS for all misses of the isolate, so made-up ids add no directory reads):
+   * an event created in this data centre is listed at once, elsewhere within ROOM_TABLE_SHARED_MS.
+   *
+   * @throws GatewayError ROOM_TABLE_UNAVAILABLE as `table` does
+   */
+  async lists(source: RoomTableSource, eventId: string, nowMs: number): Promise<boolean> {
+    const table = this.fresh(nowMs) ?? (await this.table(source, nowMs));
+    if (table.events.has(eventId)) return true;
+    // A refresh already under way (stale-while-revalidate) counts as the look.
+    if (this.refreshing(nowMs) || (nowMs >= this.missLookedAtMs && nowMs - this.missLookedAtMs < ROOM_TABLE_ISOLATE_MS)) return false;
+    this.missLookedAtMs = nowMs;
+    return (await this.refresh(source, nowMs)).events.has(eventId);
   }
 
   /**
@@ -70,59 +125,109 @@ export class RoomTableCache {
     return mine && nowMs >= this.takenAtMs && nowMs - this.takenAtMs < ROOM_TABLE_ISOLATE_MS ? mine : null;
   }
 
+  private refreshing(nowMs: number): boolean {
+    return this.refreshingSinceMs !== null && nowMs >= this.refreshingSinceMs && nowMs - this.refreshingSinceMs < ROOM_TABLE_ISOLATE_MS;
+  }
+
   private async refresh(source: RoomTableSource, nowMs: number): Promise<CompiledTable> {
-    const mine = this.compiled;
-    const refreshing = this.refreshingSinceMs !== null && nowMs - this.refreshingSinceMs < ROOM_TABLE_ISOLATE_MS;
-    if (mine && refreshing && nowMs - this.fetchedAtMs < ROOM_TABLE_MAX_STALE_MS) return mine;
     const marker = nowMs;
+    const generation = this.generation;
     this.refreshingSinceMs = marker;
     try {
-      const hit = await source.cache?.match(CACHE_KEY);
-      if (hit) {
-        const shared = (await hit.json()) as Snapshot;
-        // Never step back to an older version (a slow request may have put one after a change).
-        const current = nowMs >= shared.fetchedAtMs && nowMs - shared.fetchedAtMs < ROOM_TABLE_SHARED_MS;
-        if (current && shared.table.version >= (mine?.version ?? 0)) return this.take(shared, nowMs);
-      }
+      const shared = await readSnapshot(source.cache, CACHE_KEY);
+      // Never step back to an older version (a slow request may have put one after a change).
+      const current = shared && nowMs >= shared.fetchedAtMs && nowMs - shared.fetchedAtMs < ROOM_TABLE_SHARED_MS;
+      if (current && shared.table.version >= (this.compiled?.version ?? 0)) return this.take(shared, nowMs, generation);
       let fresh: Snapshot;
       try {
         fresh = { table: await source.read(), fetchedAtMs: nowMs };
       } catch (err) {
-        if (mine && nowMs - this.fetchedAtMs < ROOM_TABLE_ON_ERROR_MS) return mine;
-        throw err;
+        return this.lastKnownGood(source, nowMs, generation, err);
       }
       if (source.cache) {
-        const body = new Response(JSON.stringify(fresh), {
-          headers: { 'content-type': 'application/json', 'cache-control': `max-age=${Math.ceil(ROOM_TABLE_SHARED_MS / 1000)}` },
-        });
-        source.waitUntil(source.cache.put(CACHE_KEY, body).catch(() => {}));
+        const put = (key: string, maxAgeS: number) =>
+          source.cache!.put(
+            key,
+            new Response(JSON.stringify(fresh), { headers: { 'content-type': 'application/json', 'cache-control': `max-age=${maxAgeS}` } }),
+          );
+        source.waitUntil(
+          Promise.all([put(CACHE_KEY, Math.ceil(ROOM_TABLE_SHARED_MS / 1000)), put(LAST_GOOD_KEY, ROOM_TABLE_LAST_GOOD_S)]).catch(() => {}),
+        );
       }
-      return this.take(fresh, nowMs);
+      return this.take(fresh, nowMs, generation);
     } finally {
       if (this.refreshingSinceMs === marker) this.refreshingSinceMs = null;
     }
   }
 
+  /** The newest copy known when the directory cannot be read: the isolate's, else the data centre's last-known-good. */
+  private async lastKnownGood(source: RoomTableSource, nowMs: number, generation: number, err: unknown): Promise<CompiledTable> {
+    const saved = await readSnapshot(source.cache, LAST_GOOD_KEY);
+    const mine = this.compiled;
+    const useSaved = saved && (!mine || saved.table.version > mine.version);
+    const fetchedAtMs = useSaved ? saved.fetchedAtMs : this.fetchedAtMs;
+    logDecision('room_table.stale', {
+      copy: useSaved ? 'data_centre' : mine ? 'isolate' : 'none',
+      ageMs: mine || useSaved ? nowMs - fetchedAtMs : null,
+      error: err instanceof Error ? err.name : 'non-Error thrown',
+    });
+    if (useSaved) return this.take(saved, nowMs, generation);
+    if (!mine) {
+      if (generation === this.generation) this.failedAtMs = nowMs;
+      throw unavailable(err);
+    }
+    // Look again after ROOM_TABLE_ISOLATE_MS (in the background while requests keep coming), not on every request.
+    if (generation === this.generation) this.takenAtMs = nowMs;
+    return mine;
+  }
+
   /**
    * Drops this isolate's copy and the data centre's (after an organizer change), so both route by
-   * the new table on their next request.
+   * the new table on their next request. The last-known-good copy stays (it is read only when the
+   * directory fails, and the next read replaces it).
    */
   async forget(cache: Cache | null): Promise<void> {
     this.compiled = null;
     this.takenAtMs = -Infinity;
     this.fetchedAtMs = -Infinity;
+    this.refreshingSinceMs = null;
+    this.generation++;
     await cache?.delete(CACHE_KEY).catch(() => false);
   }
 
-  private take(snapshot: Snapshot, nowMs: number): CompiledTable {
+  private take(snapshot: Snapshot, nowMs: number, generation: number): CompiledTable {
     // The same version compiles to the same table: keep the one we have.
-    if (!this.compiled || this.compiled.version !== snapshot.table.version) {
-      this.compiled = compileTable(snapshot.table.rooms, snapshot.table.version);
-    }
+    const compiled =
+      this.compiled?.version === snapshot.table.version ? this.compiled : compileTable(snapshot.table.rooms, snapshot.table.version);
+    if (generation !== this.generation) return compiled;
+    this.compiled = compiled;
     this.takenAtMs = nowMs;
     this.fetchedAtMs = snapshot.fetchedAtMs;
-    return this.compiled;
+    return compiled;
   }
+}
+
+function unavailable(cause?: unknown): GatewayError {
+  return new GatewayError('ROOM_TABLE_UNAVAILABLE', {
+    detail: 'the gateway cannot read its room table yet; nothing was changed',
+    retryAfterS: ROOM_TABLE_RETRY_AFTER_S,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+async function readSnapshot(cache: Cache | null, key: string): Promise<Snapshot | null> {
+  const hit = await cache?.match(key).catch(() => undefined);
+  return hit ? ((await hit.json().catch(() => null)) as Snapshot | null) : null;
+}
+
+/** Where an isolate's room table comes from: the EventDirectory, through the data centre's cache. */
+export function directorySource(env: Pick<Env, 'DIRECTORY'>, ctx: Pick<ExecutionContext, 'waitUntil'>): RoomTableSource {
+  return {
+    read: () =>
+      callDurableObject(async () => env.DIRECTORY.getByName(DIRECTORY_NAME).roomTable(), { idempotent: true, name: 'directory.roomTable' }),
+    cache: defaultCache(),
+    waitUntil: (p) => ctx.waitUntil(p),
+  };
 }
 
 /** The data centre's Cache API, when the runtime offers one. */
