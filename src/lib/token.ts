@@ -9,6 +9,17 @@ import { macTicket, ticketKey, verifyMacTicket, type TicketKey } from './ticket-
 
 /** Queue tickets live this long, in seconds (a visitor may wait for hours). */
 export const TICKET_TTL_S = 24 * 60 * 60;
+/**
+ * Whether a poll at `nowMs` re-issues the visitor's queue ticket (same visitor, same place, a new
+ * TICKET_TTL_S): once less than half of its life is left (review F14), so a visitor who keeps the
+ * page open keeps the place however far off the sale start is, and a visitor who polls at least
+ * once per TICKET_TTL_S / 2 never meets an expired ticket.
+ *
+ * @param expiresAtMs the verified ticket's `exp`, epoch ms
+ */
+export function ticketNeedsRenewal(expiresAtMs: number, nowMs: number): boolean {
+  return expiresAtMs - nowMs < (TICKET_TTL_S * 1000) / 2;
+}
 /** Longest lifetime an admission token may claim, in seconds (the admission TTL's upper bound). */
 export const MAX_ADMISSION_AGE_S = 2 * 60 * 60;
 /** Clock skew tolerated on `exp` / `nbf` / `iat`, in seconds. */

@@ -18,7 +18,15 @@ import { forgetSessions } from '../lib/session-cache';
 import { ENTRY_JWKS_TIMEOUT_MS, accountSecrets, decideEntry, originEntryKeys, type EntryDecision } from '../lib/entry-token';
 import { fetchFromOrigin } from '../lib/proxy';
 import { ENTRY_HEADER, ENTRY_QUERY_PARAM } from '../../contracts/entry';
-import { CLOCK_TOLERANCE_S, TICKET_TTL_S, signAdmission, signQueueTicket, tokenSettings, type VisitorClaims } from '../lib/token';
+import {
+  CLOCK_TOLERANCE_S,
+  TICKET_TTL_S,
+  signAdmission,
+  signQueueTicket,
+  ticketNeedsRenewal,
+  tokenSettings,
+  type VisitorClaims,
+} from '../lib/token';
 import { ENTRANT_ID_PATTERN, drawPage, entrantRank, wantsDrawPage } from '../pages/draw-page';
 import { waitingWords } from '../pages/page-texts';
 import { preferredType } from '../lib/negotiate';
@@ -100,7 +108,8 @@ function turnPorts(c: Context<AppEnv>, entry: EntryDecision, provenVisitorId: st
 }
 
 /**
- * A visitor's turn (src/lib/visitor-turn.ts) answered: a new place's queue ticket and an
+ * A visitor's turn (src/lib/visitor-turn.ts) answered: a new place's queue ticket (or the same
+ * place's, when the visitor's ticket is past half its life: `ticketNeedsRenewal`) and an
  * admission's token are signed and set as cookies, each cookie's Max-Age the whole seconds its
  * token has left (never longer).
  * @throws GatewayError EVENT_NOT_FOUND, and what the ports throw
@@ -122,7 +131,8 @@ export async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: Vi
   if (turn.kind !== 'closed') {
     const settings = tokenSettings(c.env);
     const secure = isSecure(c.req.url);
-    if (turn.newTicket) {
+    // A poll past half the ticket's life gets the same place in a new ticket (review F14).
+    if (turn.newTicket || (ticket !== null && ticketNeedsRenewal(ticket.expiresAtMs, now))) {
       body.queueTicket = await signQueueTicket(settings, eventId, turn.visitorId, turn.place, now);
       const expS = numericDate(now + TICKET_TTL_S * 1000);
       setCookie(c, ticketCookie(eventId, secure), body.queueTicket, cookieOptions(c.req.url, cookieMaxAgeS(now, expS)));
