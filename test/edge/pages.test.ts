@@ -102,7 +102,7 @@ describe('draw record', () => {
     expect(refused.headers.get('content-type')).toContain('text/html');
     const app = await new Visitor().fetch(`/events/${eventId}/`, { headers: { accept: 'text/html;q=0.5, application/json' } });
     expect(app.headers.get('content-type')).toContain('application/json');
-    const missing = await new Visitor().fetch(`/_wr/events/${freshEventId()}/status`, {
+    const missing = await new Visitor().fetch(`/_wr/events/${eventId}/status`, {
       headers: { accept: 'application/json;q=0, text/html' },
     });
     expect(missing.status).toBe(401);

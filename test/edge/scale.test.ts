@@ -161,13 +161,17 @@ describe('an overloaded waiting room', () => {
       await waitOnExecutionContext(ctx);
       return res;
     };
-    const api = await send(`/_wr/events/${freshEventId()}/join`, { method: 'POST', headers: { accept: 'application/json' } });
+    // A real event (the edge refuses ids its room table does not list before any object call), and
+    // a room claimed before this app's first request reads the table.
+    const eventId = freshEventId();
+    expect((await createEvent(eventId)).status).toBe(201);
+    const roomId = freshEventId();
+    await claimRoomDirectly(roomId, [`/events/${roomId}/*`]);
+    const api = await send(`/_wr/events/${eventId}/join`, { method: 'POST', headers: { accept: 'application/json' } });
     expect(api.status).toBe(503);
     expect(Number(api.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await api.json()).toMatchObject({ code: 'OVERLOADED' });
     expect(calls).toBe(1);
-    const roomId = freshEventId();
-    await claimRoomDirectly(roomId, [`/events/${roomId}/*`]);
     const page = await send(`/events/${roomId}/`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(503);
     expect(page.headers.get('retry-after')).not.toBeNull();
