@@ -138,11 +138,22 @@ async function admittedAnswer(
 async function enterRoom(c: Context<AppEnv>, eventId: string): Promise<Response> {
   const answer = await signInOnRefusal(c, eventId, async () => answerTurn(c, eventId, await ticketOrNull(c, eventId)));
   if (answer instanceof Response) return answer;
-  const clean = new URL(c.req.url);
-  clean.searchParams.delete(ENTRY_QUERY_PARAM);
   c.header('cache-control', 'no-store');
   c.header('referrer-policy', 'no-referrer');
-  return c.redirect(clean.pathname + clean.search, 303);
+  return c.redirect(sameSitePath(c.req.url), 303);
+}
+
+/**
+ * The request's path and query without the entry token, as a same-site reference: leading
+ * slashes and backslashes collapse to one `/`, because `//host/...` or `/\host/...` in a
+ * `Location` (or a sign-in return) is another site's URL (RFC 3986 section 4.2 network-path
+ * reference; browsers read `\` as `/`). Review (session 4, G11): `//evil.example/..%2Fevents/x/`
+ * matched the room and was answered `303 Location: //evil.example/...`.
+ */
+function sameSitePath(requestUrl: string): string {
+  const url = new URL(requestUrl);
+  url.searchParams.delete(ENTRY_QUERY_PARAM);
+  return '/' + url.pathname.replace(/^[/\\]+/, '') + url.search;
 }
 
 /**
@@ -155,14 +166,12 @@ async function signInOnRefusal<T>(c: Context<AppEnv>, eventId: string, turn: () 
   } catch (err) {
     if (!(err instanceof GatewayError) || !isSignInReason(err.code) || wantsJson(c)) throw err;
     const cursor = await edgeCursor(c, eventId, Date.now());
-    const here = new URL(c.req.url);
-    here.searchParams.delete(ENTRY_QUERY_PARAM);
     const signInUrl = typeof err.extra?.signInUrl === 'string' ? err.extra.signInUrl : (cursor?.entry?.signInUrl ?? '/');
     const { lang } = pageLang(c);
     const page = signInPage({
       eventName: cursor?.eventName ?? eventId,
       reason: err.code,
-      href: signInHref(signInUrl, here.pathname + here.search),
+      href: signInHref(signInUrl, sameSitePath(c.req.url)),
       lang,
       page: cursor?.page ?? {},
       t: await signInWords(c.var.pages.reader(c.env.ASSETS), lang),

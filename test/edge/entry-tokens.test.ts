@@ -76,6 +76,23 @@ describe('an event that requires an entry token', () => {
     expect(await shardRows(eventId)).toHaveLength(1);
   });
 
+  // Review (session 4, G11): the room matched `//evil.example/..%2Fevents/<id>/` (the matching
+  // normal form) and the 303 went to `//evil.example/...`, another site; `//events/<id>/` to host "events".
+  it('redirects back from signing in only within the site, and returns there, whatever the path’s leading slashes', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { entry: ENTRY });
+    for (const [path, location] of [
+      [`//evil.example/..%2Fevents/${eventId}/`, `/evil.example/..%2Fevents/${eventId}/`],
+      [`//events/${eventId}/`, `/events/${eventId}/`],
+      [`/%5C/events/${eventId}/`, `/%5C/events/${eventId}/`],
+    ] as const) {
+      const res = await new Visitor().fetch(`${path}?wr_entry=${await entryToken(eventId, 'fan@example.com')}`, { redirect: 'manual' });
+      expect([res.status, res.headers.get('location')], path).toEqual([303, location]);
+    }
+    const signIn = await new Visitor().fetch(`//evil.example/..%2Fevents/${eventId}/`, { headers: { accept: 'text/html' } });
+    expect(await signIn.text()).toContain(`wr_return=%2Fevil.example%2F..%252Fevents%2F${eventId}%2F"`);
+  });
+
   it('gives a second browser of the same account the same place, and a second account its own', async () => {
     const eventId = freshEventId();
     await createEvent(eventId, { entry: ENTRY });
