@@ -85,3 +85,28 @@ export function entryUrl(roomUrl: string | URL, token: string): string {
   url.searchParams.set(ENTRY_QUERY_PARAM, token);
   return url.toString();
 }
+
+/**
+ * The room URL to send a signed-in visitor back to, from the `wr_return` the gateway put on the
+ * sign-in link: `wrReturn` resolved against your site, when the result stays on your site
+ * (same origin as `site`), else `fallback`. A check on the text alone is not enough: the WHATWG
+ * URL parser (every browser, Node, Workers) reads `/\evil.example/x` and `/\t/evil.example`
+ * as `https://evil.example/...` (review, session 4), which would hand the visitor's fresh entry
+ * token to another site.
+ *
+ * @param wrReturn the `wr_return` query value as received (null or absent: `fallback`)
+ * @param site your site's origin, e.g. `https://tickets.example.com`
+ * @param fallback the room's own path on your site, e.g. `/concerts/2027-taipei/`
+ * @returns an absolute URL on `site`, for `entryUrl`
+ * @throws TypeError when `site` is not an absolute http(s) URL or `fallback` leaves it
+ */
+export function safeReturnUrl(wrReturn: string | null | undefined, site: string | URL, fallback: string): URL {
+  const base = new URL(site);
+  if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('site must be an http(s) URL');
+  const home = new URL(fallback, base);
+  if (home.origin !== base.origin) throw new TypeError('fallback must be a path on the site');
+  // Only a path: not a scheme, not a network-path reference, nothing the parser could read as a host.
+  if (typeof wrReturn !== 'string' || !wrReturn.startsWith('/') || /^\/[\\/]|[\u0000-\u001f\u007f\\]/.test(wrReturn)) return home;
+  const back = new URL(wrReturn, base);
+  return back.origin === base.origin ? back : home;
+}

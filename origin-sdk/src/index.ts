@@ -50,6 +50,7 @@ export {
   MAX_ACCOUNT_LENGTH,
   MAX_ENTRY_TOKEN_TTL_S,
   entryUrl,
+  safeReturnUrl,
   signEntryToken,
   type EntryTokenInput,
 } from './entry.ts';

@@ -1,7 +1,8 @@
 // signEntryToken: the token is exactly what the gateway verifies (header, claims, lifetime), and bad input throws.
+import fc from 'fast-check';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ENTRY_ISSUER, ENTRY_TYP, MAX_ENTRY_TOKEN_TTL_S, entryUrl, signEntryToken } from '../src/index.ts';
+import { DEFAULT_ENTRY_ISSUER, ENTRY_TYP, MAX_ENTRY_TOKEN_TTL_S, entryUrl, safeReturnUrl, signEntryToken } from '../src/index.ts';
 
 const SECRET = 'origin-shared-secret';
 const NOW = Date.UTC(2026, 11, 1, 9);
@@ -54,5 +55,49 @@ describe('entryUrl', () => {
       'https://tickets.example.com/concerts/x/?lang=ja&wr_entry=T.O.K',
     );
     expect(() => entryUrl('javascript:alert(1)', 't')).toThrow(TypeError);
+  });
+});
+
+// Review (session 4, G12): the README's check (starts with "/", not "//") let `/\\evil.com/x` and
+// `/\t/evil.com` through, which the URL parser reads as https://evil.com/...
+describe('safeReturnUrl', () => {
+  const site = 'https://tickets.example.com';
+  const home = `${site}/concerts/x/`;
+  it.each([
+    ['/concerts/x/seats?lang=ja', `${site}/concerts/x/seats?lang=ja`],
+    ['/concerts/x/', home],
+    ['/\\evil.com/x', home],
+    ['/\t/evil.com', home],
+    ['//evil.com/x', home],
+    ['/%5Cevil.com/x', `${site}/%5Cevil.com/x`],
+    ['https://evil.com/', home],
+    ['javascript:alert(1)', home],
+    ['concerts/x/', home],
+    ['', home],
+    [null, home],
+    [undefined, home],
+  ])('%j -> %s', (wrReturn, expected) => {
+    expect(safeReturnUrl(wrReturn, site, '/concerts/x/').href).toBe(expected);
+  });
+
+  it('never leaves the site, for any string', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string().map((s) => '/' + s),
+          fc.constantFrom('/\\', '//', '/\t/', '/\n/', '\\\\'),
+        ),
+        (wrReturn) => {
+          expect(new URL(entryUrl(safeReturnUrl(wrReturn, site, '/concerts/x/'), 'T')).origin).toBe(site);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('refuses a site that is not http(s) and a fallback off the site', () => {
+    expect(() => safeReturnUrl('/x', 'ftp://tickets.example.com', '/x')).toThrow(TypeError);
+    expect(() => safeReturnUrl('/x', site, '//evil.com/')).toThrow(TypeError);
   });
 });
