@@ -67,14 +67,12 @@ export interface RoomTableSource {
  */
 export class RoomTableCache {
   private compiled: CompiledTable | null = null;
-  /** When this isolate last took a copy (or last failed to get a newer one), epoch ms. */
+  /** When this isolate last took a copy (or last failed to get one), epoch ms. */
   private takenAtMs = -Infinity;
   private fetchedAtMs = -Infinity;
-  private refreshingSinceMs: number | null = null;
+  private refreshingSinceMs = -Infinity;
   /** Bumped by `forget`: a refresh that started before it must not put back the table it dropped. */
   private generation = 0;
-  /** When a refresh with no copy to fall back on last failed, epoch ms. */
-  private failedAtMs = -Infinity;
   /** When a miss of `lists` last looked again, epoch ms. */
   private missLookedAtMs = -Infinity;
 
@@ -87,14 +85,14 @@ export class RoomTableCache {
   async table(source: RoomTableSource, nowMs: number): Promise<CompiledTable> {
     const mine = this.fresh(nowMs);
     if (mine) return mine;
-    const age = nowMs - this.takenAtMs;
-    if (this.compiled && age >= 0 && age < ROOM_TABLE_ISOLATE_MS + ROOM_TABLE_REVALIDATE_MS) {
-      if (!this.refreshing(nowMs)) source.waitUntil(this.refresh(source, nowMs).catch(() => {}));
+    const refreshing = within(nowMs, this.refreshingSinceMs, ROOM_TABLE_ISOLATE_MS);
+    if (this.compiled && within(nowMs, this.takenAtMs, ROOM_TABLE_ISOLATE_MS + ROOM_TABLE_REVALIDATE_MS)) {
+      if (!refreshing) source.waitUntil(this.refresh(source, nowMs).catch(() => {}));
       return this.compiled;
     }
-    if (this.compiled && this.refreshing(nowMs) && nowMs - this.fetchedAtMs < ROOM_TABLE_MAX_STALE_MS) return this.compiled;
+    if (this.compiled && refreshing && nowMs - this.fetchedAtMs < ROOM_TABLE_MAX_STALE_MS) return this.compiled;
     // With no copy at all, a directory that just failed is not asked again by every request.
-    if (!this.compiled && nowMs >= this.failedAtMs && nowMs - this.failedAtMs < ROOM_TABLE_ISOLATE_MS) throw unavailable();
+    if (!this.compiled && within(nowMs, this.takenAtMs, ROOM_TABLE_ISOLATE_MS)) throw unavailable();
     return this.refresh(source, nowMs);
   }
 
@@ -110,7 +108,7 @@ export class RoomTableCache {
     const table = this.fresh(nowMs) ?? (await this.table(source, nowMs));
     if (table.events.has(eventId)) return true;
     // A refresh already under way (stale-while-revalidate) counts as the look.
-    if (this.refreshing(nowMs) || (nowMs >= this.missLookedAtMs && nowMs - this.missLookedAtMs < ROOM_TABLE_ISOLATE_MS)) return false;
+    if (within(nowMs, Math.max(this.refreshingSinceMs, this.missLookedAtMs), ROOM_TABLE_ISOLATE_MS)) return false;
     this.missLookedAtMs = nowMs;
     return (await this.refresh(source, nowMs)).events.has(eventId);
   }
@@ -121,12 +119,7 @@ export class RoomTableCache {
    * no source and awaits nothing.
    */
   fresh(nowMs: number): CompiledTable | null {
-    const mine = this.compiled;
-    return mine && nowMs >= this.takenAtMs && nowMs - this.takenAtMs < ROOM_TABLE_ISOLATE_MS ? mine : null;
-  }
-
-  private refreshing(nowMs: number): boolean {
-    return this.refreshingSinceMs !== null && nowMs >= this.refreshingSinceMs && nowMs - this.refreshingSinceMs < ROOM_TABLE_ISOLATE_MS;
+    return within(nowMs, this.takenAtMs, ROOM_TABLE_ISOLATE_MS) ? this.compiled : null;
   }
 
   private async refresh(source: RoomTableSource, nowMs: number): Promise<CompiledTable> {
@@ -136,49 +129,38 @@ export class RoomTableCache {
     try {
       const shared = await readSnapshot(source.cache, CACHE_KEY);
       // Never step back to an older version (a slow request may have put one after a change).
-      const current = shared && nowMs >= shared.fetchedAtMs && nowMs - shared.fetchedAtMs < ROOM_TABLE_SHARED_MS;
-      if (current && shared.table.version >= (this.compiled?.version ?? 0)) return this.take(shared, nowMs, generation);
+      if (shared && within(nowMs, shared.fetchedAtMs, ROOM_TABLE_SHARED_MS) && shared.table.version >= (this.compiled?.version ?? 0))
+        return this.take(shared, nowMs, generation);
       let fresh: Snapshot;
       try {
         fresh = { table: await source.read(), fetchedAtMs: nowMs };
       } catch (err) {
-        return this.lastKnownGood(source, nowMs, generation, err);
+        // The newest copy known: the isolate's, else the data centre's last-known-good.
+        const saved = await readSnapshot(source.cache, LAST_GOOD_KEY);
+        const mine = this.compiled;
+        const useSaved = saved && (!mine || saved.table.version > mine.version);
+        logDecision('room_table.stale', {
+          copy: useSaved ? 'data_centre' : mine ? 'isolate' : 'none',
+          ageMs: useSaved ? nowMs - saved.fetchedAtMs : mine ? nowMs - this.fetchedAtMs : null,
+        });
+        if (useSaved) return this.take(saved, nowMs, generation);
+        // Look again after ROOM_TABLE_ISOLATE_MS (in the background while requests keep coming), not on every request.
+        if (generation === this.generation) this.takenAtMs = nowMs;
+        if (!mine) throw unavailable(err);
+        return mine;
       }
-      if (source.cache) {
-        const put = (key: string, maxAgeS: number) =>
-          source.cache!.put(
-            key,
-            new Response(JSON.stringify(fresh), { headers: { 'content-type': 'application/json', 'cache-control': `max-age=${maxAgeS}` } }),
-          );
-        source.waitUntil(
-          Promise.all([put(CACHE_KEY, Math.ceil(ROOM_TABLE_SHARED_MS / 1000)), put(LAST_GOOD_KEY, ROOM_TABLE_LAST_GOOD_S)]).catch(() => {}),
-        );
+      const body = JSON.stringify(fresh);
+      for (const [key, maxAgeS] of [
+        [CACHE_KEY, ROOM_TABLE_SHARED_MS / 1000],
+        [LAST_GOOD_KEY, ROOM_TABLE_LAST_GOOD_S],
+      ] as const) {
+        const put = source.cache?.put(key, new Response(body, { headers: { 'cache-control': `max-age=${maxAgeS}` } }));
+        if (put) source.waitUntil(put.catch(() => {}));
       }
       return this.take(fresh, nowMs, generation);
     } finally {
-      if (this.refreshingSinceMs === marker) this.refreshingSinceMs = null;
+      if (this.refreshingSinceMs === marker) this.refreshingSinceMs = -Infinity;
     }
-  }
-
-  /** The newest copy known when the directory cannot be read: the isolate's, else the data centre's last-known-good. */
-  private async lastKnownGood(source: RoomTableSource, nowMs: number, generation: number, err: unknown): Promise<CompiledTable> {
-    const saved = await readSnapshot(source.cache, LAST_GOOD_KEY);
-    const mine = this.compiled;
-    const useSaved = saved && (!mine || saved.table.version > mine.version);
-    const fetchedAtMs = useSaved ? saved.fetchedAtMs : this.fetchedAtMs;
-    logDecision('room_table.stale', {
-      copy: useSaved ? 'data_centre' : mine ? 'isolate' : 'none',
-      ageMs: mine || useSaved ? nowMs - fetchedAtMs : null,
-      error: err instanceof Error ? err.name : 'non-Error thrown',
-    });
-    if (useSaved) return this.take(saved, nowMs, generation);
-    if (!mine) {
-      if (generation === this.generation) this.failedAtMs = nowMs;
-      throw unavailable(err);
-    }
-    // Look again after ROOM_TABLE_ISOLATE_MS (in the background while requests keep coming), not on every request.
-    if (generation === this.generation) this.takenAtMs = nowMs;
-    return mine;
   }
 
   /**
@@ -190,7 +172,7 @@ export class RoomTableCache {
     this.compiled = null;
     this.takenAtMs = -Infinity;
     this.fetchedAtMs = -Infinity;
-    this.refreshingSinceMs = null;
+    this.refreshingSinceMs = -Infinity;
     this.generation++;
     await cache?.delete(CACHE_KEY).catch(() => false);
   }
@@ -207,12 +189,11 @@ export class RoomTableCache {
   }
 }
 
+/** Whether `nowMs` is within `ms` after `sinceMs` (never for a clock that stepped back). */
+const within = (nowMs: number, sinceMs: number, ms: number) => nowMs >= sinceMs && nowMs - sinceMs < ms;
+
 function unavailable(cause?: unknown): GatewayError {
-  return new GatewayError('ROOM_TABLE_UNAVAILABLE', {
-    detail: 'the gateway cannot read its room table yet; nothing was changed',
-    retryAfterS: ROOM_TABLE_RETRY_AFTER_S,
-    ...(cause === undefined ? {} : { cause }),
-  });
+  return new GatewayError('ROOM_TABLE_UNAVAILABLE', { detail: 'no room table yet', retryAfterS: ROOM_TABLE_RETRY_AFTER_S, cause });
 }
 
 async function readSnapshot(cache: Cache | null, key: string): Promise<Snapshot | null> {
