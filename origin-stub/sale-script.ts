@@ -23,23 +23,34 @@ export const SALE_SCRIPT = `
     const data = await r.json().catch(() => ({}));
     return { ok: r.ok, status: r.status, data };
   }
-  const rowOf = (id) => id.match(/^[A-Z]+/)[0];
+  // A seat id is [venue section "-"] row letters, seat number: A14, or S2-A14 on an event with
+  // sections (a row is then "S2-A", so rows of two venue sections never mix).
+  const rowOf = (id) => id.match(/^(?:[A-Z0-9]+-)?[A-Z]+/)[0];
   const numOf = (id) => Number(id.slice(rowOf(id).length));
-  // Sections: blocks of at most maxRows rows, each split into at most maxSeats seats across
-  // (left / centre / right for up to three), so one section fits a phone.
-  function plan(ids) {
-    const rows = [...new Set(ids.map(rowOf))];
-    const perRow = Math.max(...ids.map(numOf));
-    const blocks = Math.max(1, Math.ceil(perRow / maxSeats));
-    const size = Math.ceil(perRow / blocks);
-    const names = blocks === 2 ? [t.left, t.right] : blocks === 3 ? [t.left, t.centre, t.right] : null;
+  const venueOf = (id) => (id.match(/^([A-Z0-9]+)-/) || [])[1] || '';
+  const rowName = (row) => row.slice(row.indexOf('-') + 1);
+  // Each venue section's own seat price (events with sections), else the event's.
+  const venuePrice = new Map();
+  const priceOf = (id) => price && { minor: venuePrice.get(venueOf(id)) ?? price.minor, currency: price.currency };
+  // Blocks: per venue section, at most maxRows rows, each split into at most maxSeats seats
+  // across (left / centre / right for up to three), so one block fits a phone.
+  function plan(all) {
     const out = [];
-    for (let g = 0; g * maxRows < rows.length; g++) {
-      const rs = rows.slice(g * maxRows, (g + 1) * maxRows);
-      for (let b = 0; b < blocks; b++) {
-        const from = b * size + 1, to = Math.min(perRow, (b + 1) * size);
-        const block = blocks === 1 ? '' : names ? names[b] : fill('block', { n: b + 1 });
-        out.push({ key: g + ':' + b, rows: rs, from, to, block, range: fill('rows', { from: rs[0], to: rs[rs.length - 1] }) });
+    for (const venue of [...new Set(all.map(venueOf))]) {
+      const ids = all.filter((id) => venueOf(id) === venue);
+      const perRow = Math.max(...ids.map(numOf));
+      const blocks = Math.max(1, Math.ceil(perRow / maxSeats));
+      const size = Math.ceil(perRow / blocks);
+      const names = blocks === 2 ? [t.left, t.right] : blocks === 3 ? [t.left, t.centre, t.right] : null;
+      const rows = [...new Set(ids.map(rowOf))];
+      for (let g = 0; g * maxRows < rows.length; g++) {
+        const rs = rows.slice(g * maxRows, (g + 1) * maxRows);
+        const range = fill('rows', { from: rowName(rs[0]), to: rowName(rs[rs.length - 1]) });
+        for (let b = 0; b < blocks; b++) {
+          const from = b * size + 1, to = Math.min(perRow, (b + 1) * size);
+          const block = blocks === 1 ? '' : names ? names[b] : fill('block', { n: b + 1 });
+          out.push({ key: venue + g + ':' + b, rows: rs, from, to, block, range: venue ? venue + ' · ' + range : range });
+        }
       }
     }
     return out;
@@ -72,7 +83,7 @@ export const SALE_SCRIPT = `
       const div = document.createElement('div');
       div.className = 'row';
       const label = document.createElement('b');
-      label.textContent = row;
+      label.textContent = rowName(row);
       label.setAttribute('aria-hidden', 'true');
       div.append(label);
       for (let n = current.from; n <= current.to; n++) {
@@ -83,7 +94,7 @@ export const SALE_SCRIPT = `
         b.type = 'button';
         b.className = 'seat' + (mine ? ' mine' : selected.has(id) ? ' selected' : '');
         b.textContent = n; b.dataset.seat = id; b.dataset.status = status.get(id);
-        b.setAttribute('aria-label', fill('seat', { r: row, n }) + ', ' + stateText(id) + (price && status.get(id) === 'AVAILABLE' ? ', ' + formatMoney(price.minor, price.currency) : ''));
+        b.setAttribute('aria-label', fill('seat', { r: rowName(row), n }) + ', ' + stateText(id) + (price && status.get(id) === 'AVAILABLE' ? ', ' + formatMoney(priceOf(id).minor, price.currency) : ''));
         b.setAttribute('aria-pressed', String(selected.has(id) || Boolean(mine)));
         b.disabled = !mine && status.get(id) !== 'AVAILABLE' && !selected.has(id);
         b.onclick = () => toggle(id);
@@ -98,7 +109,10 @@ export const SALE_SCRIPT = `
     if (!r.ok) { say(r.data.detail || t.mapError, 'ERROR'); return; }
     if (Number.isInteger(r.data.seatPriceMinor) && typeof r.data.currency === 'string') {
       price = { minor: r.data.seatPriceMinor, currency: r.data.currency };
-      $('price').textContent = fill('priceEach', { p: formatMoney(price.minor, price.currency) });
+      for (const v of r.data.sections || []) if (Number.isInteger(v.seatPriceMinor)) venuePrice.set(v.section, v.seatPriceMinor);
+      const all = venuePrice.size ? [...venuePrice.values()] : [price.minor];
+      const lo = Math.min(...all), hi = Math.max(...all);
+      $('price').textContent = fill('priceEach', { p: formatMoney(lo, price.currency) + (hi > lo ? ' - ' + formatMoney(hi, price.currency) : '') });
     }
     for (const s of r.data.seats) status.set(s.id, s.status);
     if (!sections.length && status.size) {
@@ -108,13 +122,15 @@ export const SALE_SCRIPT = `
     draw();
   }
   function showSelection() {
-    const total = price && selected.size ? ' (' + formatMoney(selected.size * price.minor, price.currency) + ')' : '';
+    const total = price && selected.size ? ' (' + formatMoney([...selected].reduce((a, id) => a + priceOf(id).minor, 0), price.currency) + ')' : '';
     $('selection').textContent = selected.size ? fill('selected', { seats: [...selected].join(', ') }) + total : t.noneSelected;
     $('hold').disabled = hold !== null || selected.size === 0;
     $('hold').hidden = hold !== null;
   }
   function toggle(id) {
     if (hold) return;
+    // A hold is of one venue section (the gateway refuses a mix): a seat of another starts anew.
+    for (const other of selected) if (venueOf(other) !== venueOf(id)) selected.delete(other);
     if (selected.has(id)) selected.delete(id); else if (selected.size < 6) selected.add(id); else say(t.atMost);
     showSelection();
     draw();

@@ -67,6 +67,35 @@ describe('browser', () => {
     await context.close();
   });
 
+  // Review (session 4, G10): with venue sections (seat ids S1-A1) the page showed no seat at all
+  // and the event's default price.
+  it('shows an event with venue sections by section, each at its price, and holds a seat of one', async () => {
+    const eventId = `e2e-sec-${Date.now().toString(36)}`;
+    await putEvent(stage.server, eventId, {
+      releaseRatePerMinute: 600,
+      minReleaseRatePerMinute: 600,
+      maxActiveVisitors: 100,
+      seats: 0,
+      sections: [
+        { section: 'FLOOR', seats: 40, seatsPerRow: 20, priceMinor: 9000 },
+        { section: 'B1', seats: 20, seatsPerRow: 10, priceMinor: 5000 },
+      ],
+    });
+    const context = await stage.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${stage.server.url}/events/${eventId}/`);
+    await page.waitForSelector('button.seat[data-seat="FLOOR-A1"]', { timeout: 60_000 });
+    expect(await page.textContent('#price')).toContain('EUR 50.00 - EUR 90.00');
+    const blocks = await page.locator('#sections button').allTextContents();
+    expect(blocks.some((b) => b.includes('FLOOR')) && blocks.some((b) => b.includes('B1')), blocks.join(' | ')).toBe(true);
+    await page.locator('#sections button', { hasText: 'B1' }).first().click();
+    await page.click('button.seat[data-seat="B1-B3"]');
+    expect(await page.textContent('#selection')).toContain('EUR 50.00');
+    await page.click('#hold');
+    await expect.poll(() => page.textContent('#message')).toContain('Held B1-B3');
+    await context.close();
+  });
+
   it('keeps the same place after a reload and in a second tab', async () => {
     const eventId = `e2e-slow-${Date.now().toString(36)}`;
     await putEvent(stage.server, eventId, { releaseRatePerMinute: 1, minReleaseRatePerMinute: 1, maxActiveVisitors: 1, seats: 10 });
