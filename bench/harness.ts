@@ -75,14 +75,20 @@ export function benchWorker(name: string, scriptPath: string, secrets: DevSecret
     // hop, not a trip into Node.
     serviceBindings: { ORIGIN: 'origin' },
     ratelimits: { IP_RATE_LIMITER: { namespace_id: namespaceId, simple: { limit: 1_000_000, period: 10 } } },
-    // The pages' words and scripts (wrangler.toml `[assets]`; writePageAssets() writes them first).
-    assets: {
-      directory: PAGE_ASSETS_DIR,
-      binding: 'ASSETS',
-      routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: true },
-    },
+    assets: BENCH_ASSETS,
   };
 }
+
+/**
+ * The Worker's static assets as wrangler.toml `[assets]` declares them: the pages' words and scripts
+ * and the objects' SQL migrations (a fresh object reads its list from them). Call writePageAssets()
+ * (scripts/page-assets.ts) first.
+ */
+export const BENCH_ASSETS = {
+  directory: PAGE_ASSETS_DIR,
+  binding: 'ASSETS',
+  routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: true },
+};
 
 /** The origin behind the bench gateway: a Worker that answers a fixed page, with no work of its own. */
 export const ORIGIN_WORKER: V4WorkerOptions = {

@@ -4,6 +4,8 @@
 // own work; a no-op object RPC measured in the same run is the floor a call's round trip adds.
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { bundleWorker } from '../scripts/lib/bundle.ts';
+import { BENCH_ASSETS } from './harness.ts';
+import { writePageAssets } from '../scripts/page-assets.ts';
 
 const REPS = Number(process.env.BENCH_REPS) || 3;
 const SEATS = 50_000;
@@ -15,6 +17,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main(): Promise<void> {
   bundleWorker('bench/inventory-budget-worker.ts', '.build/inventory-budget-worker.js');
+  await writePageAssets();
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       port: 0,
@@ -29,6 +32,7 @@ async function main(): Promise<void> {
             INVENTORY: { className: 'BudgetInventory', useSQLite: true },
             NOOP: { className: 'Noop', useSQLite: true },
           },
+          assets: BENCH_ASSETS,
         },
       ],
     }),

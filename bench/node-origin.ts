@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { bundleWorker } from '../scripts/lib/bundle.ts';
+import { BENCH_ASSETS } from './harness.ts';
+import { writePageAssets } from '../scripts/page-assets.ts';
 import { generateDevSecrets } from '../scripts/lib/dev-secrets.ts';
 import { freePort, nodeBinary, ROOT } from '../scripts/lib/dev-server.ts';
 
@@ -39,6 +41,7 @@ async function load(url: string, headers: Record<string, string>, connections: n
  */
 export async function benchNodeOrigin(opts: { reps: number; durationS: number; connections: number }) {
   bundleWorker('bench/bench-worker.ts', '.build/bench-worker.js');
+  await writePageAssets();
   const secrets = generateDevSecrets();
   const originPort = await freePort();
   const mf = new Miniflare(
@@ -66,6 +69,7 @@ export async function benchNodeOrigin(opts: { reps: number; durationS: number; c
           },
           serviceBindings: { ORIGIN: async () => new Response('unused: ORIGIN_URL is set') },
           ratelimits: { IP_RATE_LIMITER: { namespace_id: '7102', simple: { limit: 1_000_000, period: 10 } } },
+          assets: BENCH_ASSETS,
         },
       ],
     }),

@@ -3,6 +3,8 @@
 // (issue #16): none while nothing can change; the selling room is the control.
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { bundleWorker } from '../scripts/lib/bundle.ts';
+import { BENCH_ASSETS } from './harness.ts';
+import { writePageAssets } from '../scripts/page-assets.ts';
 import { generateDevSecrets } from '../scripts/lib/dev-secrets.ts';
 
 const WINDOW_S = Number(process.env.BENCH_WAKE_SECONDS) || 60;
@@ -24,6 +26,7 @@ const STATES: { name: string; event: Record<string, unknown>; joins: number; aft
 
 async function main(): Promise<void> {
   bundleWorker('bench/wakeups-worker.ts', '.build/wakeups-worker.js');
+  await writePageAssets();
   const secrets = generateDevSecrets();
   const mf = new Miniflare(
     convertV4MiniflareOptions({
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
           },
           serviceBindings: { ORIGIN: async () => new Response('origin') },
           ratelimits: { IP_RATE_LIMITER: { namespace_id: '7102', simple: { limit: 1_000_000, period: 10 } } },
+          assets: BENCH_ASSETS,
         },
       ],
     }),

@@ -3,29 +3,9 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { RoomRules } from '../contracts/room-patterns';
 import type { ClaimAnswer, RoomClaim, RoomTable } from '../contracts/room-table';
-import { Sql, migrate, type Migration } from './shared/sql';
-
-/** The directory's schema steps (append only). */
-export const DIRECTORY_MIGRATIONS: readonly Migration[] = [
-  {
-    id: 1,
-    description: 'events',
-    sql: `CREATE TABLE dir_events (event_id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
-  },
-  {
-    id: 2,
-    description: 'room table: one row per claimed pattern key, the rules per event, a version; existing events get /events/{id}/*',
-    sql: `CREATE TABLE dir_room_keys (pattern_key TEXT PRIMARY KEY, event_id TEXT NOT NULL);
-      CREATE INDEX dir_room_keys_event ON dir_room_keys (event_id);
-      CREATE TABLE dir_rooms (event_id TEXT PRIMARY KEY, rules TEXT NOT NULL);
-      CREATE TABLE dir_room_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
-      INSERT INTO dir_room_version (id, version) VALUES (1, 1);
-      INSERT INTO dir_room_keys (pattern_key, event_id) SELECT '/events/' || event_id || '/*', event_id FROM dir_events;
-      INSERT INTO dir_rooms (event_id, rules) SELECT event_id, json_object('eventId', event_id,
-        'patterns', json_array('/events/' || event_id || '/*'),
-        'bypass', json_object('pathPrefixes', json('[]'), 'extensions', json('[]'), 'methods', json('[]'))) FROM dir_events`,
-  },
-];
+import { Sql } from './shared/sql';
+import { migrateFromAssets } from './shared/schema-assets';
+import { SCHEMAS } from './shared/schemas';
 
 /** One listed event. Times epoch ms. */
 export interface DirectoryEntry {
@@ -42,7 +22,7 @@ export class EventDirectory extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
-    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, 'dir', DIRECTORY_MIGRATIONS));
+    void ctx.blockConcurrencyWhile(() => migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.directory));
   }
 
   /** Adds or renames an event. */

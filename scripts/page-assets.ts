@@ -1,5 +1,6 @@
 // Writes the page assets (the gateway pages' words in every language, their inline scripts, the
-// dashboard) into the Workers Static Assets directory, from src/pages/asset-sources.ts (#16).
+// dashboard) and the objects' SQL migrations into the Workers Static Assets directory, from
+// src/pages/asset-sources.ts and durable-objects/shared/schema-sources.ts (#16).
 // wrangler.toml runs it before every build (`[build] command`: deploy, dry runs, `wrangler dev`);
 // the test and bench configs call writePageAssets() themselves. Files are rewritten only when their
 // text changed, and files no source names any more are removed.
@@ -22,15 +23,10 @@ function listFiles(dir: string): string[] {
   return out;
 }
 
-/**
- * Bundles src/pages/asset-sources.ts for Node (esbuild, in memory), evaluates it and writes each
- * asset under PAGE_ASSETS_DIR at its path.
- * @returns the number of assets and how many of them changed
- * @throws Error when the sources do not build
- */
-export async function writePageAssets(): Promise<{ files: number; changed: number }> {
+/** Bundles one sources module for Node (esbuild, in memory) and evaluates it. */
+async function loadSources<T>(entry: string): Promise<T> {
   const built = buildSync({
-    entryPoints: [join(ROOT, 'src', 'pages', 'asset-sources.ts')],
+    entryPoints: [join(ROOT, entry)],
     bundle: true,
     write: false,
     format: 'esm',
@@ -39,10 +35,22 @@ export async function writePageAssets(): Promise<{ files: number; changed: numbe
     logLevel: 'warning',
   });
   const code = built.outputFiles[0]!.text;
-  const mod = (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as {
-    pageAssetSources: () => Record<string, string>;
-  };
-  const files = mod.pageAssetSources();
+  return (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as T;
+}
+
+/**
+ * Evaluates src/pages/asset-sources.ts (the pages' words, scripts and style) and
+ * durable-objects/shared/schema-sources.ts (the objects' SQL migrations) and writes each asset
+ * under PAGE_ASSETS_DIR at its path.
+ * @returns the number of assets and how many of them changed
+ * @throws Error when the sources do not build
+ */
+export async function writePageAssets(): Promise<{ files: number; changed: number }> {
+  const pages = await loadSources<{ pageAssetSources: () => Record<string, string> }>(join('src', 'pages', 'asset-sources.ts'));
+  const schemas = await loadSources<{ schemaAssetSources: () => Record<string, string> }>(
+    join('durable-objects', 'shared', 'schema-sources.ts'),
+  );
+  const files = { ...pages.pageAssetSources(), ...schemas.schemaAssetSources() };
   let changed = 0;
   const wanted = new Set<string>();
   for (const [path, text] of Object.entries(files)) {

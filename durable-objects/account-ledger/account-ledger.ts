@@ -2,9 +2,10 @@
 // Inventory objects (one shard per account hash). A thin adapter over ledger-policy.ts.
 import { DurableObject } from 'cloudflare:workers';
 import type { HoldSettlement, ReserveAnswer, ReserveRequest } from '../../contracts/ledger-answers';
-import { Sql, migrate } from '../shared/sql';
+import { Sql } from '../shared/sql';
+import { migrateFromAssets } from '../shared/schema-assets';
+import { SCHEMAS } from '../shared/schemas';
 import { confirmAllowed, decideReserve, fateOf, reconcile, type HoldFate, type LedgerEntry } from './ledger-policy';
-import { LEDGER_MIGRATIONS } from './schema';
 
 /** Due entries reconciled per alarm run (the rest re-arm the alarm at once). */
 const RECONCILE_BATCH = 50;
@@ -44,7 +45,7 @@ export class AccountLedger extends DurableObject<Env> {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
-      migrate(ctx.storage, 'led', LEDGER_MIGRATIONS);
+      await migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.accountLedger);
     });
   }
 

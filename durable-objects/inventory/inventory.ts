@@ -7,11 +7,12 @@ import { parseInventoryName } from '../../contracts/inventory-names';
 import { AccountLimit } from './account-limit';
 import { AfterWrite, type InventoryIdentity } from './after-write';
 import { SeatMapReader } from './seat-map-read';
-import { Sql, migrate } from '../shared/sql';
+import { Sql } from '../shared/sql';
+import { migrateFromAssets } from '../shared/schema-assets';
+import { SCHEMAS } from '../shared/schemas';
 import { readStats } from './stats-read';
 import { HoldFlow } from './hold-flow';
 import { HoldDesk } from './hold-desk';
-import { INVENTORY_MIGRATIONS } from './schema';
 import { PlanStore } from './plan-store';
 import { InventoryStore } from './store';
 import { ChannelDesk } from './channel-desk';
@@ -81,7 +82,7 @@ export class Inventory extends DurableObject<Env> {
       uuid: () => crypto.randomUUID(),
     });
     void ctx.blockConcurrencyWhile(async () => {
-      migrate(ctx.storage, 'inv', INVENTORY_MIGRATIONS);
+      await migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.inventory);
       // A reset between a committed change and its setAlarm (the write is durable, the alarm call
       // never ran) would leave a deadline with no timer: every start re-arms from the table.
       await this.armAlarm();

@@ -83,3 +83,10 @@ export function migrate(storage: DurableObjectStorage, prefix: string, migration
 export function hasSchema(storage: DurableObjectStorage, prefix: string): boolean {
   return storage.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, `${prefix}_migrations`).toArray().length > 0;
 }
+
+/** The id of the last migration applied to this object's database (`<prefix>_migrations`), or 0 before any. */
+export function appliedThrough(storage: DurableObjectStorage, prefix: string): number {
+  if (!hasSchema(storage, prefix)) return 0;
+  const row = storage.sql.exec<{ last: number | null }>(`SELECT MAX(id) AS last FROM ${prefix}_migrations`).one();
+  return row.last ?? 0;
+}

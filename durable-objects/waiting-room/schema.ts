@@ -1,4 +1,6 @@
 // WaitingRoom schema: append-only migrations (never edit an applied entry).
+// The Worker never imports this list: it is a static asset (durable-objects/shared/schema-assets.ts);
+// raise SCHEMAS.waitingRoom.latest (durable-objects/shared/schemas.ts) with each new entry.
 import type { Migration } from '../shared/sql';
 
 export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [

@@ -9,7 +9,9 @@ import { onSale, seedCommitment, type RoomMode } from '../../contracts/queue/que
 import { DONE, EVENT_NOT_FOUND } from '../../contracts/answers';
 import type { AdmitAnswer, FixedRateAnswer, HealthAnswer, ModeAnswer, RoomConfigureAnswer } from '../../contracts/room-answers';
 import { releaseTickMs } from '../../contracts/settings';
-import { Sql, hasSchema, migrate } from '../shared/sql';
+import { Sql, hasSchema } from '../shared/sql';
+import { migrateFromAssets } from '../shared/schema-assets';
+import { SCHEMAS } from '../shared/schemas';
 import { alarmChange, planAlarm, type AlarmCause } from './alarm-plan';
 import { acceptHealthReport, parseStoredHealth } from './health-intake';
 import type { HealthReport } from './health-signals';
@@ -27,7 +29,6 @@ import { RoomStore } from './room-store';
 import { runTick } from './room-tick';
 import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
 import type { HoldSignals, RoomStats } from './room-types';
-import { WAITING_ROOM_MIGRATIONS } from './schema';
 import { SIGNAL_WINDOW_MS } from './tick-plan';
 
 export type { Binding, HoldSignals, RoomStats, Sample } from './room-types';
@@ -62,14 +63,14 @@ export class WaitingRoom extends DurableObject<Env> {
     this.tickMs = releaseTickMs(env.RELEASE_TICK_MS);
     this.store = new RoomStore(new Sql(ctx.storage.sql));
     void ctx.blockConcurrencyWhile(async () => {
-      if (hasSchema(ctx.storage, 'wr')) this.setUp();
+      if (hasSchema(ctx.storage, 'wr')) await this.setUp();
     });
   }
 
   /** Creates or upgrades the schema (once per instance). */
-  private setUp(): void {
+  private async setUp(): Promise<void> {
     if (this.ready) return;
-    migrate(this.ctx.storage, 'wr', WAITING_ROOM_MIGRATIONS);
+    await migrateFromAssets(this.ctx.storage, this.env.ASSETS, SCHEMAS.waitingRoom);
     this.ready = true;
   }
 
@@ -80,7 +81,7 @@ export class WaitingRoom extends DurableObject<Env> {
    * @returns `ok` (with `created`) or `conflict` with a reason
    */
   async configure(config: QueueConfig, dryRun = false): Promise<RoomConfigureAnswer> {
-    if (!dryRun) this.setUp();
+    if (!dryRun) await this.setUp();
     // The seed and its public commitment are made before reading state, so no await splits the
     // check from the write below.
     const seed = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');

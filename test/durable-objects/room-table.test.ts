@@ -4,7 +4,8 @@
 import { env } from 'cloudflare:workers';
 import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { DIRECTORY_MIGRATIONS, type EventDirectory } from '../../durable-objects/event-directory';
+import type { EventDirectory } from '../../durable-objects/event-directory';
+import { DIRECTORY_MIGRATIONS } from '../../durable-objects/event-directory-schema';
 import { migrate } from '../../durable-objects/shared/sql';
 import { roomClaim } from '../../src/lib/room-claims';
 import { freshEventId } from '../helpers/client';
