@@ -227,7 +227,12 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   // The first report starts the limit's slow start from what is in flight now.
   const first = state.lastReportAtMs === 0;
   const current = first ? clampLimit(Math.max(INITIAL_LIMIT, inFlight)) : state.activeLimit;
-  const firstNote = first ? `first health report, slow start from ${fmt(current)} active` : '';
+  const pendingNow = Math.max(0, signals.pending);
+  const startLoad =
+    pendingNow > 0 && inFlight > INITIAL_LIMIT
+      ? `${fmt(current)} in flight (${fmt(active)} active + ${fmt(pendingNow)} unclaimed)`
+      : `${fmt(current)} active`;
+  const firstNote = first ? `first health report, slow start from ${startLoad}` : '';
   const label = (why: string) => (firstNote ? `${firstNote}; ${why}` : why);
   const cut = (why: string, factor: number, limitFactor: number) => {
     // One cut per CUT_SPACING_MS (two report windows): a report inside it may still hold requests
@@ -248,12 +253,17 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     // INITIAL_LIMIT active), slow start stays on to recover quickly, and their load is no knee to
     // creep near (a W_max of 10 once held a healthy origin's limit at 10-13).
     const limit = Math.min(current, Math.max(INITIAL_LIMIT, active * limitFactor));
+    // Name the load the limit was cut from (review G5: "x0.90: active limit 33 -> 16" was 18
+    // active x0.90, and "slow start from 59 active" counted unclaimed places the cut did not use).
+    const floor = active * limitFactor < INITIAL_LIMIT ? `, floor ${INITIAL_LIMIT}` : '';
+    const times = limitFactor === factor ? '' : ` x${limitFactor.toFixed(2)}`;
+    const from = clampLimit(limit) < current ? ` (the limit from ${fmt(active)} active${times}${floor})` : '';
     // Nor is the first report's load a knee: its window measured visitors admitted before any
     // learned limit, at the minimum rate under the organizer's cap, often during the join burst
     // (crowd 17:08: p99 907 ms with 15 active on the shared machine ended slow start, and
     // congestion avoidance then grew the limit by 1 a report from 10).
     const few = active < INITIAL_LIMIT || first;
-    return decide(rateOr(clamp(state.ratePerMinute * factor)), limit, at, label(why), 1, {
+    return decide(rateOr(clamp(state.ratePerMinute * factor)), limit, at, label(`${why}${from}`), 1, {
       slowStart: few && state.slowStart,
       cssRounds: few ? state.cssRounds : 0,
       overloadLimit: few ? state.overloadLimit : active,

@@ -141,9 +141,9 @@ export const DASHBOARD_SCRIPT = `
       $('maxActive').value = cfg.maxActiveVisitors; $('target').value = cfg.targetP99Ms;
     }
     const pts = (k) => samples.map((s) => [s.at, s[k]]);
-    // Actual admissions per minute, from the admitted totals of consecutive samples.
+    // Places released per minute (claimed or not: admittedTotal counts releases), from consecutive samples.
     const admitted = samples.slice(1).map((s, i) => [s.at, ((s.admittedTotal - samples[i].admittedTotal) * 60_000) / Math.max(1, s.at - samples[i].at)]);
-    chart('chartRate', [{ name: 'release rate', color: '#2563eb', points: pts('rate') }, { name: 'admitted', color: '#16a34a', points: admitted }], { unit: '/min' });
+    chart('chartRate', [{ name: 'release rate', color: '#2563eb', points: pts('rate') }, { name: 'released', color: '#16a34a', points: admitted }], { unit: '/min' });
     chart('chartP99', [{ name: 'origin p99', color: '#9333ea', points: pts('originP99Ms') }], { line: cfg.targetP99Ms, unit: ' ms' });
     chart('chartQueue', [{ name: 'waiting', color: '#ea580c', points: pts('waiting') }, { name: 'active', color: '#0891b2', points: pts('active') }]);
     $('log').replaceChildren(...q.rateLog.map((e) => {
@@ -282,7 +282,7 @@ export function dashboardPage(): string {
   <section class="grid" aria-label="Live numbers">
     <div class="card binds"><span>What limits admissions now</span><b data-k="binds">-</b><small data-k="bindsWhy"></small></div>
     <div class="card"><span>Waiting</span><b data-k="waiting">-</b></div>
-    <div class="card"><span>Admitted per minute (last minute)</span><b data-k="admittedPerMinute">-</b></div>
+    <div class="card"><span>Released per minute (last minute; claimed or not)</span><b data-k="admittedPerMinute">-</b></div>
     <div class="card"><span>Active / limit / max</span><b data-k="active">-</b></div>
     <div class="card"><span>Release rate per minute</span><b data-k="rate">-</b></div>
     <div class="card"><span>Unclaimed places / bound</span><b data-k="unclaimed">-</b></div>
