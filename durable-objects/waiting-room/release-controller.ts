@@ -227,12 +227,9 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   // The first report starts the limit's slow start from what is in flight now.
   const first = state.lastReportAtMs === 0;
   const current = first ? clampLimit(Math.max(INITIAL_LIMIT, inFlight)) : state.activeLimit;
-  const pendingNow = Math.max(0, signals.pending);
-  const startLoad =
-    pendingNow > 0 && inFlight > INITIAL_LIMIT
-      ? `${fmt(current)} in flight (${fmt(active)} active + ${fmt(pendingNow)} unclaimed)`
-      : `${fmt(current)} active`;
-  const firstNote = first ? `first health report, slow start from ${startLoad}` : '';
+  // Unclaimed places count in the load slow start begins from (review G5).
+  const unclaimed = signals.pending > 0 && inFlight > INITIAL_LIMIT ? ' active + unclaimed' : ' active';
+  const firstNote = first ? `first health report, slow start from ${fmt(current)}${unclaimed}` : '';
   const label = (why: string) => (firstNote ? `${firstNote}; ${why}` : why);
   const cut = (why: string, factor: number, limitFactor: number) => {
     // One cut per CUT_SPACING_MS (two report windows): a report inside it may still hold requests
@@ -240,7 +237,7 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     // compound that cut.
     const since = at - state.lastCutAtMs;
     if (!first && state.lastCutAtMs > 0 && since < CUT_SPACING_MS) {
-      return hold(`${why}, already cut ${fmt(since / 1000)} s ago (one cut per ${fmt(CUT_SPACING_MS / 1000)} s, two report windows)`);
+      return hold(why);
     }
     // Two windows later the overload persists: cut again from the load now (Gradient2's limit =
     // in flight x gradient), even while the active visitors still exceed the last cut's limit.
@@ -255,9 +252,7 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     const limit = Math.min(current, Math.max(INITIAL_LIMIT, active * limitFactor));
     // Name the load the limit was cut from (review G5: "x0.90: active limit 33 -> 16" was 18
     // active x0.90, and "slow start from 59 active" counted unclaimed places the cut did not use).
-    const floor = active * limitFactor < INITIAL_LIMIT ? `, floor ${INITIAL_LIMIT}` : '';
-    const times = limitFactor === factor ? '' : ` x${limitFactor.toFixed(2)}`;
-    const from = clampLimit(limit) < current ? ` (the limit from ${fmt(active)} active${times}${floor})` : '';
+    const from = limit < current ? ` (limit: ${fmt(active)} active x${limitFactor.toFixed(2)})` : '';
     // Nor is the first report's load a knee: its window measured visitors admitted before any
     // learned limit, at the minimum rate under the organizer's cap, often during the join burst
     // (crowd 17:08: p99 907 ms with 15 active on the shared machine ended slow start, and

@@ -106,14 +106,14 @@ export function growthStep(i: GrowthInput): GrowthStep {
   });
   if (phase.slowStart) {
     if (u < SLOW_START_EXIT) {
-      const resumed = phase.cssRounds > 0 ? `, slow start resumes (p99 back under ${pct(SLOW_START_EXIT)} of target)` : '';
+      const resumed = phase.cssRounds > 0 ? ', slow start resumes' : '';
       return grow(1 + headroom, `${resumed}, slow start x${(1 + headroom).toFixed(2)}`, { cssRounds: 0 });
     }
     const rounds = phase.cssRounds + 1;
     const over = rounds >= CSS_ROUNDS;
     const moved: Partial<GrowthPhase> = over ? { slowStart: false, cssRounds: 0 } : { cssRounds: rounds };
     const where = over
-      ? `slow start ends after ${CSS_ROUNDS} reports at ${pct(SLOW_START_EXIT)} of target or more`
+      ? `slow start ends after ${CSS_ROUNDS} such reports`
       : `conservative slow start ${rounds}/${CSS_ROUNDS} (p99 at ${pct(u)} of target)`;
     if (u >= GROW_BELOW) return hold(`, ${where}, near target: hold`, moved);
     const g = 1 + headroom / CSS_GROWTH_DIVISOR;

@@ -26,7 +26,7 @@ describe('nextReleaseRate', () => {
       {},
       150,
       50,
-      /^p99 1,840 ms over 800 ms target, x0.50 \(the limit from 100 active\): rate 300 -> 150\/min, active limit 200 -> 50$/,
+      /^p99 1,840 ms over 800 ms target, x0.50 \(limit: 100 active x0.50\): rate 300 -> 150\/min, active limit 200 -> 50$/,
     ],
     [
       'p99 just over target cuts gently (x0.9), not by half',
@@ -35,7 +35,7 @@ describe('nextReleaseRate', () => {
       {},
       270,
       90,
-      /^p99 850 ms over 800 ms target, x0.90 \(the limit from 100 active\): rate 300 -> 270\/min, active limit 200 -> 90$/,
+      /^p99 850 ms over 800 ms target, x0.90 \(limit: 100 active x0.90\): rate 300 -> 270\/min, active limit 200 -> 90$/,
     ],
     [
       'errors over the limit halve',
@@ -44,7 +44,7 @@ describe('nextReleaseRate', () => {
       {},
       150,
       70,
-      /^error rate 10.0% over 2.0% \(the limit from 100 active x0.70\): rate 300 -> 150\/min, active limit 200 -> 70$/,
+      /^error rate 10.0% over 2.0% \(limit: 100 active x0.70\): rate 300 -> 150\/min, active limit 200 -> 70$/,
     ],
     ['slow seat holds halve', report({}), {}, { holdP99Ms: 450 }, 150, 70, /^seat-hold p99 450 ms over 300 ms/],
     [

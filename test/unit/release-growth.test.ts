@@ -172,11 +172,11 @@ describe('the active limit grows while in use', () => {
     const first = initialControllerState({ ...bounds, maxActive: 100 });
     const d = step(first, report({ p99LatencyMs: 1581 }), { maxActive: 100 }, {}, 37, NOW, 22);
     expect(d.reason).toBe(
-      'first health report, slow start from 59 in flight (37 active + 22 unclaimed); p99 1,581 ms over 800 ms target, x0.51 (the limit from 37 active): active limit 100 -> 18',
+      'first health report, slow start from 59 active + unclaimed; p99 1,581 ms over 800 ms target, x0.51 (limit: 37 active x0.51): active limit 100 -> 18',
     );
     const floor = step(state({ activeLimit: 33 }), report({ p99LatencyMs: 2000 }), {}, {}, 12);
     expect(floor.reason).toBe(
-      'p99 2,000 ms over 800 ms target, x0.50 (the limit from 12 active, floor 10): rate 300 -> 150/min, active limit 33 -> 10',
+      'p99 2,000 ms over 800 ms target, x0.50 (limit: 12 active x0.50): rate 300 -> 150/min, active limit 33 -> 10',
     );
   });
 
@@ -187,7 +187,7 @@ describe('the active limit grows while in use', () => {
     const d = step(first, report({ p99LatencyMs: 907 }), { maxActive: 700, minPerMinute: 150 }, {}, 15);
     expect(d.state).toMatchObject({ slowStart: true, overloadLimit: 0, activeLimit: 13, lastCutAtMs: NOW });
     expect(d.reason).toBe(
-      'first health report, slow start from 15 active; p99 907 ms over 800 ms target, x0.88 (the limit from 15 active): active limit 700 -> 13',
+      'first health report, slow start from 15 active; p99 907 ms over 800 ms target, x0.88 (limit: 15 active x0.88): active limit 700 -> 13',
     );
   });
 
@@ -207,9 +207,7 @@ describe('the active limit grows while in use', () => {
     const s = state({ ratePerMinute: 302, activeLimit: 186, overloadLimit: 372, lastCutAtMs: NOW - CUT_SPACING_MS });
     const d = step(s, report({ p99LatencyMs: 1998 }), { minPerMinute: 150 }, {}, 350);
     expect(d.state).toMatchObject({ ratePerMinute: 151, activeLimit: 175, overloadLimit: 350, lastCutAtMs: NOW });
-    expect(d.reason).toBe(
-      'p99 1,998 ms over 800 ms target, x0.50 (the limit from 350 active): rate 302 -> 151/min, active limit 186 -> 175',
-    );
+    expect(d.reason).toBe('p99 1,998 ms over 800 ms target, x0.50 (limit: 350 active x0.50): rate 302 -> 151/min, active limit 186 -> 175');
     // Never above the limit in force: with the load still at twice the limit, the rate alone falls.
     const high = step(s, report({ p99LatencyMs: 1998 }), { minPerMinute: 150 }, {}, 400);
     expect(high.state).toMatchObject({ ratePerMinute: 151, activeLimit: 186, lastCutAtMs: NOW });
