@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { portToPid } from 'pid-port';
 import { ensureDevVars, parseDevVars } from './dev-secrets.ts';
 
 /** Project root (this file lives in scripts/lib/). */
@@ -12,6 +13,7 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 export interface DevServer {
   url: string;
   adminToken: string;
+  /** The process guard (scripts/lib/process-guard.ts): the leader of wrangler's process group. */
   process: ChildProcess;
   stop(): Promise<void>;
 }
@@ -38,6 +40,7 @@ export const DEMO_EVENT = {
  * @param opts.persistTo storage folder (default .wrangler/state)
  * @param opts.quiet hide wrangler's output
  * @param opts.vars gateway settings to override (`wrangler dev --var`), e.g. `{ ORIGIN_URL: 'http://127.0.0.1:8080' }`
+ * @throws PortInUseError when `port` is taken (naming the holder: an orphaned workerd of this checkout, a running server, another process)
  * @throws Error when the gateway does not answer within 60 s
  */
 export async function startDevServer(
@@ -45,6 +48,8 @@ export async function startDevServer(
 ): Promise<DevServer> {
   ensureDevVars(ROOT);
   const port = opts.port ?? 8787;
+  // wrangler would start, fail to bind and leave a confusing trace: say who holds the port instead.
+  if (!(await portIsFree(port))) throw new PortInUseError(port, await portHolder(port));
   // Run wrangler's JS entry with the project's Node (>= 22), whatever `node` is first on PATH.
   const wrangler = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
   const args = [
@@ -62,9 +67,13 @@ export async function startDevServer(
     '--show-interactive-dev-session=false',
     ...Object.entries(opts.vars ?? {}).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
   ];
-  const child = spawn(nodeBinary(), [wrangler, ...args], {
+  // wrangler runs under a process guard (process-guard.ts), the leader of a process group of its own
+  // (`detached`): stop() signals the whole group, and if this process dies without stopping it
+  // (`kill -9`, a closed terminal) the guard reads end-of-file on its stdin and takes the group down
+  // within GUARD_GRACE_MS, so no workerd keeps holding the port.
+  const child = spawn(nodeBinary(), [join(ROOT, 'scripts', 'lib', 'process-guard.ts'), nodeBinary(), wrangler, ...args], {
     cwd: ROOT,
-    stdio: opts.quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
+    stdio: opts.quiet ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'inherit', 'inherit'],
     env: { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}`, WRANGLER_SEND_METRICS: 'false' },
     detached: true,
   });
@@ -148,6 +157,83 @@ service = "origin-stub"
   writeFileSync(temp, overlay);
   renameSync(temp, path);
   return DEV_CONFIG;
+}
+
+/** `startDevServer`'s port is taken: `message` says by whom and what to do. */
+export class PortInUseError extends Error {
+  /** The port asked for. */
+  readonly port: number;
+
+  constructor(port: number, holder: PortHolder) {
+    super(`port ${port} on 127.0.0.1 is in use by ${holder.who}. ${holder.remedy}, or start on another port: PORT=${port + 1} npm start`);
+    this.port = port;
+  }
+}
+
+/** Whether a listener could bind 127.0.0.1:`port` right now. */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/** Who holds a port (`who`) and what to do about it (`remedy`, a sentence without its full stop). */
+export interface PortHolder {
+  who: string;
+  remedy: string;
+}
+
+/** A process's command line from /proc (Linux), or null (gone, or another OS). */
+function commandLine(pid: number): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return null;
+  }
+}
+
+/** Fields of /proc/<pid>/stat (Linux): the parent pid and the process group, or null (gone, or another OS). */
+function procStat(pid: number): { ppid: number; pgid: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After "pid (name) ": state, ppid, pgrp, ... (the name may hold spaces and parentheses).
+    const [, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(ppid), pgid: Number(pgid) };
+  } catch {
+    return null;
+  }
+}
+
+/** A process's parent pid (from /proc), or null (gone, or another OS). */
+export function parentPid(pid: number): number | null {
+  return procStat(pid)?.ppid ?? null;
+}
+
+/**
+ * Who listens on 127.0.0.1:`port`, in words for PortInUseError: an orphaned workerd of this
+ * checkout (its wrangler gone: a `kill -9` of `npm start` before the process guard), a running
+ * `wrangler dev` of this checkout, or another process, each with the pid to stop. The pid comes
+ * from `pid-port` (`ss`/`netstat`); the command lines from /proc, where there is one.
+ */
+export async function portHolder(port: number): Promise<PortHolder> {
+  const pid = await portToPid({ port, host: '127.0.0.1' }).catch(() => undefined);
+  if (!pid) return { who: 'another process (not visible to this user)', remedy: 'Stop it' };
+  const cmd = commandLine(pid);
+  const ours = cmd !== null && cmd[0] === join(ROOT, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd');
+  if (!ours) return { who: `pid ${pid} (${cmd ? cmd.join(' ').slice(0, 120) : 'command unknown'})`, remedy: `Stop it (\`kill ${pid}\`)` };
+  const parent = parentPid(pid);
+  const group = procStat(pid)?.pgid;
+  if (parent && commandLine(parent)?.some((a) => a.includes('wrangler')))
+    return {
+      who: `a wrangler dev of this checkout (wrangler pid ${parent}, workerd pid ${pid}: another npm start or test run, or one left running by a kill -9 before the process guard)`,
+      remedy: `Stop it and its workerd processes with \`kill -- -${group}\``,
+    };
+  return {
+    who: `an orphaned workerd of this checkout (pid ${pid}: its wrangler dev is gone)`,
+    remedy: `Stop it with \`kill ${pid}\``,
+  };
 }
 
 /** A TCP port on 127.0.0.1 that is free right now. */
