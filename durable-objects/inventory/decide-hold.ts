@@ -45,29 +45,47 @@ export function decideHold(facts: {
   nowMs: number;
 }): HoldDecision {
   const { target, availability, owned, rules, nowMs } = facts;
+  const unknown = unknownPlaces(target, availability);
+  if (unknown) return unknown;
   let quantity: number;
   let priceMinor: number;
   if (target.kind === 'seats') {
     if (availability.kind !== 'seats') throw new Error('invariant: seat target needs seat availability');
     quantity = target.seatIds.length;
-    if (availability.found.length !== quantity) {
-      const known = new Set(availability.found.map((s) => s.seatId));
-      return { kind: 'unknown_seats', seatIds: target.seatIds.filter((id) => !known.has(id)) };
-    }
     const taken = availability.found.filter((s) => s.status !== 'AVAILABLE').map((s) => s.seatId);
     if (taken.length > 0) return { kind: 'unavailable', seatIds: taken };
     priceMinor = quantity * rules.seatPriceMinor;
   } else {
     if (availability.kind !== 'tier') throw new Error('invariant: tier target needs tier availability');
     quantity = target.quantity;
-    const tier = availability.tier;
-    if (!tier) return { kind: 'unknown_tier', tier: target.tier };
+    const tier = availability.tier!;
     const remaining = tier.capacity - tier.held - tier.sold;
     if (remaining < quantity) return { kind: 'unavailable', seatIds: [], remaining };
     priceMinor = quantity * tier.priceMinor;
   }
   if (owned + quantity > rules.maxSeatsPerAccount) return { kind: 'account_limit', limit: rules.maxSeatsPerAccount, owned };
   return { kind: 'grant', quantity, priceMinor, currency: rules.currency, expiresAtMs: nowMs + rules.holdTtlMs };
+}
+
+/**
+ * The refusal of a target that names places this object does not have: seats that do not exist
+ * (`unknown_seats`, listing them) or no such tier (`unknown_tier`); null when all exist. Asked
+ * first by `decideHold`, and before an account ledger reservation, so such a request never counts
+ * against the account's limit, not even while in flight.
+ * @throws Error when `availability` was read for the other kind of target (a bug)
+ */
+export function unknownPlaces(
+  target: HoldTarget,
+  availability: Availability,
+): Extract<HoldRefusalAnswer, { kind: 'unknown_seats' | 'unknown_tier' }> | null {
+  if (target.kind === 'seats') {
+    if (availability.kind !== 'seats') throw new Error('invariant: seat target needs seat availability');
+    if (availability.found.length === target.seatIds.length) return null;
+    const known = new Set(availability.found.map((s) => s.seatId));
+    return { kind: 'unknown_seats', seatIds: target.seatIds.filter((id) => !known.has(id)) };
+  }
+  if (availability.kind !== 'tier') throw new Error('invariant: tier target needs tier availability');
+  return availability.tier ? null : { kind: 'unknown_tier', tier: target.tier };
 }
 
 /** The new hold a grant describes, as callers see it (HELD, no order yet). */

@@ -7,6 +7,7 @@ import { holdIdFor } from '../../contracts/inventory-names';
 import { RESERVATION_WINDOW_MS } from '../account-ledger/ledger-policy';
 import type { AccountLimit } from './account-limit';
 import type { Holder } from './allocation-policy';
+import { unknownPlaces } from './decide-hold';
 import type { HoldDesk } from './hold-desk';
 import { validateHoldTarget, type HoldAction } from './hold-policy';
 import type { PlanStore } from './plan-store';
@@ -36,7 +37,8 @@ export class HoldFlow {
    * event with sections, reserves the account's places in its ledger first (a replay needs no
    * ledger call); the transaction is `HoldDesk.place`. A reservation older than the ledger's
    * RESERVATION_WINDOW_MS when the transaction runs is refused `retry_later` (the ledger may have
-   * dropped it), so the ledger never undercounts.
+   * dropped it), so the ledger never undercounts. Seats or a tier the object does not have are
+   * refused before the ledger is asked (`unknownPlaces`), so they never count against the account.
    * @returns the hold answer; `event_not_found` without a plan, `invalid` for a bad target (nothing stored)
    */
   async place(holder: Holder, account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
@@ -53,6 +55,10 @@ export class HoldFlow {
     const ledger = this.p.accountLimit(config);
     const newId = holdIdFor(config.section ?? null, this.p.uuid());
     if (!ledger || this.p.store.holdByKey(account, idempotencyKey)) return place(newId, null);
+    // Seats (or a tier) this object does not have could never be held: refused before the ledger
+    // counts them (concurrent ones answered ACCOUNT_LIMIT or IDEMPOTENCY_KEY_REUSED; review G3).
+    const unknown = unknownPlaces(valid.target, this.p.store.availability(valid.target));
+    if (unknown) return unknown;
     return ledger.placeReserved({ account, idempotencyKey, target: valid.target, config, proposedHoldId: newId }, place);
   }
 

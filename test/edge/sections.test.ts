@@ -99,6 +99,30 @@ describe('an event with venue sections', () => {
     for (const s of ['A', 'B']) await checkInvariants(section(eventId, s));
   });
 
+  it('refuses concurrent holds of seats a section does not have with 422 SEAT_NOT_FOUND, never ACCOUNT_LIMIT or IDEMPOTENCY_KEY_REUSED', async () => {
+    const eventId = freshEventId('sec');
+    expect((await createEvent(eventId, config())).status).toBe(201);
+    const v = await admittedVisitor(eventId);
+    // The failing input: 30 at once of one account (12 x 422 and 18 x 409 ACCOUNT_LIMIT, with nothing held).
+    const many = await Promise.all(Array.from({ length: 30 }, (_, i) => v.hold(eventId, [`A-Z${i + 1}`])));
+    expect(many.map((r) => `${r.status} ${r.body.code}`)).toEqual(Array(30).fill('422 SEAT_NOT_FOUND'));
+    // One key, three bodies at once: a missing seat, a tier, a missing seat of the other section
+    // (the tier got 422 IDEMPOTENCY_KEY_REUSED): only the tier can hold, and does.
+    const [a, tier, b] = await Promise.all([
+      v.hold(eventId, ['A-F1'], 'one-key'),
+      v.json<Record<string, unknown>>(`/_wr/events/${eventId}/holds`, {
+        method: 'POST',
+        headers: { 'idempotency-key': 'one-key' },
+        body: JSON.stringify({ tier: 'floor', quantity: 1 }),
+      }),
+      v.hold(eventId, ['B-F1'], 'one-key'),
+    ]);
+    expect([a.status, a.body.code, b.status, b.body.code]).toEqual([422, 'SEAT_NOT_FOUND', 422, 'SEAT_NOT_FOUND']);
+    expect(tier.status).toBe(201);
+    // The account's limit is untouched: 3 more seats (4 in all) still fit.
+    expect((await v.hold(eventId, ['A-A1', 'A-A2', 'A-A3'])).status).toBe(201);
+  });
+
   it('serves one seat map merged over the sections, and each section’s deltas by its own version', async () => {
     const eventId = freshEventId('secmap');
     await createEvent(eventId, config());
