@@ -17,6 +17,9 @@ export interface PlanHead {
 
 /** The event's plan and configuration changes. Call the writers inside `transactionSync`. */
 export class PlanStore {
+  /** The last plan parsed and the stored text it came from: a hold reads the plan 2-3 times. */
+  private parsed: { raw: string; plan: Readonly<InventoryConfig> } | null = null;
+
   constructor(private readonly sql: Sql) {}
 
   /**
@@ -55,10 +58,15 @@ export class PlanStore {
     return { kind: 'ok' };
   }
 
-  /** The stored configuration, with defaults for fields added after it was stored; null = no event. */
-  plan(): InventoryConfig | null {
+  /**
+   * The stored configuration, with defaults for fields added after it was stored; null = no event.
+   * Read from storage on every call (so a write, or a rolled-back one, is seen at once); parsed
+   * again only when the stored text changed. Callers must not modify it (frozen).
+   */
+  plan(): Readonly<InventoryConfig> | null {
     const row = this.sql.one<{ config: string }>`SELECT config FROM inv_plan WHERE id = 1`;
     if (!row) return null;
+    if (this.parsed?.raw === row.config) return this.parsed.plan;
     // Plans stored before prices, tiers and payment grace existed get the defaults.
     const defaults = {
       seatPriceMinor: DEFAULT_SEAT_PRICE_MINOR,
@@ -66,7 +74,9 @@ export class PlanStore {
       tiers: [],
       paymentGraceMs: DEFAULT_PAYMENT_GRACE_S * 1000,
     };
-    return { ...defaults, ...(JSON.parse(row.config) as Partial<InventoryConfig>) } as InventoryConfig;
+    const plan = Object.freeze({ ...defaults, ...(JSON.parse(row.config) as Partial<InventoryConfig>) } as InventoryConfig);
+    this.parsed = { raw: row.config, plan };
+    return plan;
   }
 
   head(): PlanHead | null {
