@@ -4,6 +4,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { Inventory } from '../durable-objects/inventory/inventory';
 import { seatIdsFor } from '../durable-objects/inventory/hold-policy';
 import gateway from '../src/index';
+import { STUB_HEADER } from './bench-routes';
 import { pickSeatIndexes, prng } from './hotspot';
 import { logDecision } from '../contracts/log';
 import { recordDecision } from '../src/lib/decision-tally';
@@ -225,6 +226,8 @@ async function benchFetch(request: Request, env: BenchEnv, ctx: ExecutionContext
     const inner = new Request(new URL(url.pathname.slice('/__bench/stub'.length) + url.search, url), request);
     return gateway.fetch(inner, derivedEnv(stubbedEnvs, env, stubbedEnv) as unknown as Env, ctx);
   }
+  // The same stub objects chosen by a header (bench-routes.ts): no Request copy.
+  if (request.headers.has(STUB_HEADER)) return gateway.fetch(request, derivedEnv(stubbedEnvs, env, stubbedEnv) as unknown as Env, ctx);
   // BenchInventory is an Inventory, so this is the gateway's own Env.
   return gateway.fetch(request, env as unknown as Env, ctx);
 }

@@ -18,6 +18,7 @@ import {
   type BenchGateway,
   type Sample,
 } from './harness.ts';
+import { STUB_HEADER } from './bench-routes.ts';
 import { pickSeatIndexes, prng } from './hotspot.ts';
 import { solvedProofs } from './proofs.ts';
 import { createHmac } from 'node:crypto';
@@ -387,7 +388,7 @@ const SCENARIOS: Scenario[] = [
       const { event, cookies } = seatMapCookies.get(r.rep)!;
       const body = holdBodies(3000 + r.rep);
       let n = 0;
-      return load(`${r.gw.base}/__bench/stub/_wr/events/${event}/holds`, DURATION_S, {
+      return load(`${r.gw.base}/_wr/events/${event}/holds`, DURATION_S, {
         requests: [
           {
             method: 'POST',
@@ -395,6 +396,8 @@ const SCENARIOS: Scenario[] = [
               ...req,
               headers: {
                 ...req.headers,
+                // The stub objects by header, not by `/__bench/stub/` (whose Request copy re-streams the body).
+                [STUB_HEADER]: '1',
                 cookie: cookies[n % VISITORS]!,
                 'content-type': 'application/json',
                 'idempotency-key': `s-${r.rep}-${n++}`,

@@ -4,6 +4,7 @@
 // stage's share of the samples: a stage owns every sample whose stack passes through one of its
 // functions (first match in STAGES order wins, so nested stages are listed before their callers).
 import { PER_ROW, SEATS, admittedVisitors, jarCookie, load, startGateway } from './harness.ts';
+import { STUB_HEADER } from './bench-routes.ts';
 import { pickSeatIndexes, prng } from './hotspot.ts';
 import { freePort } from '../scripts/lib/dev-server.ts';
 import { buildSync } from 'esbuild';
@@ -243,10 +244,10 @@ async function main(): Promise<void> {
   const random = prng(7);
   let n = 0;
   // The same holds through the real gateway, with the Inventory behind it (`holds end to end`) and
-  // with the stub that stores nothing (`/__bench/stub/...`: the gateway's own share). The tokens and
+  // with the stub that stores nothing (the STUB_HEADER: the gateway's own share). The tokens and
   // sessions are warmed first, as in a sale where each visitor holds more than once.
-  const holds = (prefix: string) =>
-    load(`${gw.base}${prefix}/_wr/events/${holdEvent}/holds`, DURATION_S, {
+  const holds = (stub: boolean) =>
+    load(`${gw.base}/_wr/events/${holdEvent}/holds`, DURATION_S, {
       requests: [
         {
           method: 'POST',
@@ -254,6 +255,7 @@ async function main(): Promise<void> {
             ...req,
             headers: {
               ...req.headers,
+              ...(stub ? { [STUB_HEADER]: '1' } : {}),
               cookie: cookies[n % cookies.length]!,
               'content-type': 'application/json',
               'idempotency-key': `p-${n++}`,
@@ -264,8 +266,8 @@ async function main(): Promise<void> {
       ],
     });
   for (const cookie of cookies) await fetch(`${gw.base}/_wr/events/${holdEvent}/seats?since=999999999`, { headers: { cookie } });
-  await profiled('holds end to end', () => holds(''));
-  await profiled('holds, gateway only (stub Inventory)', () => holds('/__bench/stub'));
+  await profiled('holds end to end', () => holds(false));
+  await profiled('holds, gateway only (stub Inventory)', () => holds(true));
   console.log(`\ndecision log lines: ${gw.logLines().toLocaleString()}`);
   cdp.close();
   await gw.mf.dispose();
