@@ -10,7 +10,8 @@
 //   trailing slash), its directory index (`/a/index.html`, `/a/default.aspx`), and, when its last
 //   segment names a file (`/shop/checkout.aspx`), the paths below it (PATH_INFO: PHP, ASP.NET and
 //   servlets run `checkout.aspx/x.css` as checkout.aspx) and the file without its extension
-//   (ASP.NET FriendlyUrls and Apache MultiViews serve `/shop/checkout` as checkout.aspx).
+//   (ASP.NET FriendlyUrls and Apache MultiViews serve `/shop/checkout` as checkout.aspx); and a
+//   pattern without an extension covers its page files (`/a.html`, `/a.php`: "pretty URL" servers).
 // Case rule: paths are matched case-insensitively (ASCII), although RFC 3986 section 6.2.2.1 makes
 // them case-sensitive, because many origins (IIS, case-insensitive file systems, some frameworks)
 // serve `/Concerts/` as `/concerts/`: a room must cover every spelling the origin would serve, or a
@@ -297,6 +298,12 @@ export type RoomMatch =
 
 /** A directory index file (`index.html`, `default.aspx`): servers answer `/a/` with it, so it is `/a`. */
 const INDEX_FILE = /\/(?:index|default)\.[a-z0-9]+$/;
+/**
+ * A page file's extension: servers with "pretty URLs" (nginx `try_files $uri $uri.html`, static
+ * exports, Apache MultiViews, PHP front controllers) serve `/a` from `a.html` or `a.php`, so an
+ * exact pattern `/a` covers those files too (review, session 4, H1).
+ */
+const PAGE_FILE = /\.(?:html?|xhtml|shtml|php\d?|aspx?|jspx?|cfm|do|action)$/;
 
 /**
  * Finds the room covering a request. Most specific wins: the longest matching path; at equal
@@ -318,7 +325,10 @@ export function matchRoom(table: CompiledTable, method: string, hostname: string
   const path = normalizePath(pathname);
   let room: RoomRules | undefined;
   const find = (map: Map<string, RoomRules>, p: string) => (table.anyHost ? map.get(`${host}\n${p}`) : undefined) ?? map.get(`\n${p}`);
-  room = find(table.exact, path) ?? (INDEX_FILE.test(path) ? find(table.exact, path.slice(0, path.lastIndexOf('/')) || '/') : undefined);
+  room =
+    find(table.exact, path) ??
+    (INDEX_FILE.test(path) ? find(table.exact, path.slice(0, path.lastIndexOf('/')) || '/') : undefined) ??
+    (PAGE_FILE.test(path) ? find(table.exact, path.slice(0, path.lastIndexOf('.'))) : undefined);
   let matchedAt = path;
   for (let p = path; !room;) {
     room = find(table.wildcard, p);

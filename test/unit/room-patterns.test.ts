@@ -265,6 +265,12 @@ describe('matchRoom: what an exact pattern covers besides its path', () => {
     ['https://gw.test/exact-sale/Default.aspx', 'room:exact'],
     ['https://gw.test/exact-sale/other.html', 'none'],
     ['https://gw.test/exact-sale/index', 'none'],
+    // Review (session 4, H1): "pretty URL" servers serve /exact-sale from exact-sale.html or .php.
+    ['https://gw.test/exact-sale.html', 'room:exact'],
+    ['https://gw.test/Exact-Sale.PHP', 'room:exact'],
+    ['https://gw.test/exact-sale.aspx', 'room:exact'],
+    ['https://gw.test/exact-sale.css', 'none'],
+    ['https://gw.test/exact-sale.html.bak', 'none'],
     // The organizer's own exact pattern wins over another's file stem.
     ['https://gw.test/shop/cart', 'room:cart'],
     ['https://gw.test/shop/cart.html', 'room:page'],
@@ -335,7 +341,9 @@ describe('matchRoom properties', () => {
         for (const t of tricks) {
           if (t === 'upper') segs = segs.map((s) => s.toUpperCase());
           if (t === 'param') segs = segs.map((s) => `${s};v=1`);
-          if (t === 'encode') segs = segs.map((s) => s.replace(/[a-z]/, (c) => `%${c.charCodeAt(0).toString(16)}`));
+          // A letter outside an escape: re-encoding an escape's own hex digit is double encoding
+          // (`%6f` -> `%6%66`), which the matcher documents as not matched (CI found it at 30,000 runs).
+          if (t === 'encode') segs = segs.map((s) => s.replace(/(?<!%|%[0-9a-f])[a-z]/, (c) => `%${c.charCodeAt(0).toString(16)}`));
           if (t === 'encoded-slash' && segs.length > 1) segs = [segs.slice(0, 2).join('%2F'), ...segs.slice(2)];
           // The URL parser resolves dot segments before "//" could merge (what the origin sees too).
           if (t === 'dots' && !tricks.includes('slashes')) segs = ['zz', '..', ...segs, '.'];
