@@ -101,9 +101,18 @@ export const DASHBOARD_SCRIPT = `
     return true;
   }
 
+  // Refreshes overlap (the 2 s timer, and one after each action): only the last one started may
+  // draw. An older answer that arrives later (read before a pause or resume) is dropped, so the
+  // page never shows the state from before the organizer's last action. The timer starts none while
+  // one is on its way, so slow answers (over 2 s) still draw.
+  let refreshes = 0, inFlight = 0;
   async function refresh() {
     if (!token || !eventId) return;
-    const r = await api('GET', '/events/' + encodeURIComponent(eventId));
+    const mine = ++refreshes;
+    inFlight++;
+    let r;
+    try { r = await api('GET', '/events/' + encodeURIComponent(eventId)); } finally { inFlight--; }
+    if (mine !== refreshes) return;
     if (!r.ok) { say(r.data.detail || r.data.title || 'Could not load the event', true); return; }
     current = r.data;
     const q = r.data.queue, inv = r.data.inventory, cfg = r.data.config;
@@ -199,7 +208,7 @@ export const DASHBOARD_SCRIPT = `
     if (await loadEvents()) { sessionStorage.setItem('wr_admin_token', token); show(true); say('Signed in', false, true); refresh(); } else { token = ''; say('Wrong token', true, true); }
   };
   (async () => { if (token && (await loadEvents())) { show(true); refresh(); } })();
-  setInterval(() => { if (!document.hidden) refresh(); }, 2000);
+  setInterval(() => { if (!document.hidden && inFlight === 0) refresh(); }, 2000);
 })();
 `;
 
