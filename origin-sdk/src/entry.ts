@@ -108,5 +108,7 @@ export function safeReturnUrl(wrReturn: string | null | undefined, site: string 
   // Only a path: not a scheme, not a network-path reference, nothing the parser could read as a host.
   if (typeof wrReturn !== 'string' || !wrReturn.startsWith('/') || /^\/[\\/]|[\u0000-\u001f\u007f\\]/.test(wrReturn)) return home;
   const back = new URL(wrReturn, base);
-  return back.origin === base.origin ? back : home;
+  // Dot segments can leave a path of `//host` (`/.//evil.example`): same origin, but a site that
+  // redirects by the path alone would send the visitor to that host.
+  return back.origin === base.origin && !back.pathname.startsWith('//') ? back : home;
 }

@@ -69,6 +69,10 @@ describe('safeReturnUrl', () => {
     ['/\\evil.com/x', home],
     ['/\t/evil.com', home],
     ['//evil.com/x', home],
+    // The follow-up review: dot segments resolve to a path of //evil.com.
+    ['/.//evil.com', home],
+    ['/..//evil.com/x', home],
+    ['/a/..//evil.com', home],
     ['/%5Cevil.com/x', `${site}/%5Cevil.com/x`],
     ['https://evil.com/', home],
     ['javascript:alert(1)', home],
@@ -86,10 +90,12 @@ describe('safeReturnUrl', () => {
         fc.oneof(
           fc.string(),
           fc.string().map((s) => '/' + s),
-          fc.constantFrom('/\\', '//', '/\t/', '/\n/', '\\\\'),
+          fc.tuple(fc.constantFrom('/\\', '//', '/\t/', '/\n/', '\\\\', '/.//', '/..//', '/x/..//'), fc.string()).map(([a, b]) => a + b),
         ),
         (wrReturn) => {
-          expect(new URL(entryUrl(safeReturnUrl(wrReturn, site, '/concerts/x/'), 'T')).origin).toBe(site);
+          const back = new URL(entryUrl(safeReturnUrl(wrReturn, site, '/concerts/x/'), 'T'));
+          expect(back.origin).toBe(site);
+          expect(back.pathname.startsWith('//')).toBe(false);
         },
       ),
       { numRuns: 2000 },
