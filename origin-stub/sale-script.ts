@@ -29,7 +29,7 @@ export const SALE_SCRIPT = `
   const numOf = (id) => Number(id.slice(rowOf(id).length));
   const venueOf = (id) => (id.match(/^([A-Z0-9]+)-/) || [])[1] || '';
   const rowName = (row) => row.slice(row.indexOf('-') + 1);
-  // Each venue section's own seat price (events with sections), else the event's.
+  // Each venue section's own seat price for events with sections, else the event's.
   const venuePrice = new Map();
   const priceOf = (id) => price && { minor: venuePrice.get(venueOf(id)) ?? price.minor, currency: price.currency };
   // Blocks: per venue section, at most maxRows rows, each split into at most maxSeats seats
