@@ -6,10 +6,14 @@ import { MAX_FUTURE_SKEW_S, SIGNATURE_WINDOW_S } from '../origin-sdk/src/protoco
 
 export {
   MAX_FUTURE_SKEW_S,
+  SIGNATURE_V2_PREFIX,
   SIGNATURE_WINDOW_S,
+  signChannelRequest,
   signingInput,
+  signingInputV2,
   signOriginRequest,
   timestampFresh,
+  verifyChannelSignature,
   verifyOriginSignature,
 } from '../origin-sdk/src/protocol.ts';
 

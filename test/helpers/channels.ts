@@ -1,7 +1,7 @@
 // Sales channels in tests: the organizer's channel and allocation calls, and a channel client that
 // signs its requests with its own key, all through the gateway's real fetch handler.
 import { env, exports } from 'cloudflare:workers';
-import { signOriginRequest } from '../../contracts/hmac';
+import { signChannelRequest, signOriginRequest } from '../../contracts/hmac';
 import { CHANNEL_KEY_HEADER } from '../../contracts/names';
 import { BASE } from './client';
 
@@ -46,21 +46,41 @@ export class ChannelClient {
     readonly secret: string,
   ) {}
 
-  /** A signed request to `/_wr/channel/events/<event><path>` (the signature covers the path without query). */
-  async request<T = Record<string, unknown>>(
+  /**
+   * The headers and body of a signed request to `/_wr/channel/events/<event><path>` (the signature
+   * covers the path without query): signed v2 (covering `headers['idempotency-key']`), or v1 with
+   * `opts.version: 1` (the legacy scheme, no key covered).
+   */
+  async signed(
     method: string,
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},
-  ): Promise<Answer<T>> {
+    opts: { version?: 1 | 2 } = {},
+  ): Promise<{ url: URL; init: RequestInit }> {
     const url = new URL(`${BASE}/_wr/channel/events/${this.eventId}${path}`);
     const text = body === undefined ? '' : JSON.stringify(body);
-    const signed = await signOriginRequest(this.secret, method, url.pathname, text, Date.now());
+    const signed =
+      opts.version === 1
+        ? await signOriginRequest(this.secret, method, url.pathname, text, Date.now())
+        : await signChannelRequest(this.secret, method, url.pathname, text, Date.now(), headers['idempotency-key'] ?? '');
     const init: RequestInit = {
       method,
       headers: { 'content-type': 'application/json', [CHANNEL_KEY_HEADER]: this.keyId, ...signed, ...headers },
     };
     if (method !== 'GET') init.body = text;
+    return { url, init };
+  }
+
+  /** A signed request (see `signed`), sent through the gateway's fetch handler. */
+  async request<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    opts: { version?: 1 | 2 } = {},
+  ): Promise<Answer<T>> {
+    const { url, init } = await this.signed(method, path, body, headers, opts);
     return answer<T>(await exports.default.fetch(new Request(url, init)));
   }
 
