@@ -5,11 +5,13 @@ import { DEMO_EVENT, PortInUseError, parentPid, putEvent, startDevServer, type D
 const PARENT_CHECK_MS = 500;
 
 // PORT picks another port than 8787 (e.g. to run two copies side by side); ORIGIN_URL sends admitted
-// visitors to an origin of your own (e.g. `npm run example-origin` on :8080) instead of the stub.
+// visitors to an origin of your own (e.g. `npm run example-origin` on :8080) instead of the stub;
+// PERSIST_TO another storage folder than .wrangler/state (the tests use a throw-away one).
 let server: DevServer;
 try {
   server = await startDevServer({
     port: Number(process.env.PORT) || 8787,
+    ...(process.env.PERSIST_TO ? { persistTo: process.env.PERSIST_TO } : {}),
     ...(process.env.ORIGIN_URL ? { vars: { ORIGIN_URL: process.env.ORIGIN_URL } } : {}),
   });
 } catch (err) {

@@ -3,11 +3,15 @@
 // who holds it. Before the process guard (scripts/lib/process-guard.ts), wrangler and its workerd
 // processes lived on in their own process group after the kill and kept the port.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, nodeBinary, parentPid, portIsFree, ROOT } from '../../scripts/lib/dev-server.ts';
+
+const state = mkdtempSync(join(tmpdir(), 'wr-orphans-'));
+afterAll(() => rmSync(state, { recursive: true, force: true }));
 
 /** How soon after the kill the port must be free again, ms (the guard's grace is 3 s). */
 const FREED_WITHIN_MS = 8_000;
@@ -49,7 +53,8 @@ function childrenOf(pid: number): number[] {
 async function start(command: string, args: string[], port: number): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` },
+    // A throw-away storage folder: never the .wrangler/state of a developer's own npm start.
+    env: { ...process.env, PORT: String(port), PERSIST_TO: state, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
