@@ -211,29 +211,50 @@ export async function passThrough(request: Request, url: URL, env: OriginEnv, by
   const origin = originSettings(env);
   const headers = forwardedHeaders(request.headers, url, await originPull(env));
   if (bypassed) for (const field of METHOD_OVERRIDES) headers.delete(field);
+  const deadline = originDeadline(request, origin.timeoutMs);
   const forwarded = new Request(originTarget(url, origin.url), {
     method: request.method,
     headers,
-    body: request.body,
+    body: deadline.body,
     redirect: 'manual',
   });
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  // A race rather than AbortSignal.timeout, which would also cut a body that streams past it. The
-  // runtime cancels the unanswered subrequest once the response is sent.
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new GatewayError('ORIGIN_TIMEOUT', { detail: `no answer within ${origin.timeoutMs} ms`, retryAfterS: ORIGIN_RETRY_AFTER_S }),
-        ),
-      origin.timeoutMs,
-    );
-  });
   try {
-    return returnedResponse(await Promise.race([send(forwarded, env, origin.url, null), late]));
+    return returnedResponse(await Promise.race([send(forwarded, env, origin.url, null), deadline.passed]));
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
+}
+
+/**
+ * The bound on the origin's answer: `timeoutMs` of silence, counted while the request body is
+ * sent (each chunk the origin reads restarts it: a slow upload is not a slow origin; review H3,
+ * a 30 MB upload at 4 MB/s got 504 at 3 s) and then until the response headers arrive. A race
+ * rather than `AbortSignal.timeout`, which would also cut a response body that streams past it;
+ * the runtime cancels the unanswered subrequest once the gateway's response is sent.
+ *
+ * @returns the body to forward (the request's, through a pass-through stream that keeps its
+ *   length), `passed` (rejects with GatewayError ORIGIN_TIMEOUT when the bound passes) and `clear`
+ */
+function originDeadline(request: Request, timeoutMs: number) {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let fire: () => void = () => {};
+  const passed = new Promise<never>((_, reject) => {
+    fire = () =>
+      reject(new GatewayError('ORIGIN_TIMEOUT', { detail: `no answer within ${timeoutMs} ms`, retryAfterS: ORIGIN_RETRY_AFTER_S }));
+  });
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(fire, timeoutMs);
+  };
+  arm();
+  let body: ReadableStream | null = null;
+  if (request.body) {
+    const length = request.headers.get('content-length');
+    const counted = request.body.pipeThrough(new TransformStream({ transform: (chunk, out) => (arm(), out.enqueue(chunk)), flush: arm }));
+    // FixedLengthStream keeps Content-Length (a plain stream would go chunked, which some origins refuse: 411).
+    body = length !== null && /^\d{1,15}$/.test(length) ? counted.pipeThrough(new FixedLengthStream(Number(length))) : counted;
+  }
+  return { body, passed, clear: () => clearTimeout(timer) };
 }
 
 /**
@@ -261,15 +282,24 @@ export async function proxyToOrigin(
   const headers = forwardedHeaders(request.headers, url, await originPull(env));
   headers.set(ADMISSION_HEADER, admissionToken);
   if (opts.stripAuthorization) headers.delete('authorization');
+  // The same bound as pass-through (originDeadline): an upload is progress, and a page that
+  // streams past the bound once its headers came is not cut.
+  const deadline = originDeadline(request, opts.timeoutMs ?? origin.timeoutMs);
   const forwarded = new Request(originTarget(url, origin.url), {
     method: request.method,
     headers,
-    body: request.body,
+    body: deadline.body,
     redirect: 'manual',
-    signal: AbortSignal.timeout(opts.timeoutMs ?? origin.timeoutMs),
   });
   const eventId = opts.eventId ?? null;
-  const res = await send(forwarded, env, origin.url, eventId);
+  let res: Response;
+  try {
+    res = await Promise.race([send(forwarded, env, origin.url, eventId), deadline.passed]);
+  } catch (err) {
+    throw err instanceof GatewayError && err.code === 'ORIGIN_TIMEOUT' ? unavailable(eventId, 'timeout', err) : err;
+  } finally {
+    deadline.clear();
+  }
   if (!ORIGIN_DOWN_STATUSES.has(res.status)) return res;
   await res.body?.cancel();
   const named = Number(res.headers.get('retry-after'));

@@ -101,6 +101,30 @@ describe('pass-through origin timeout (review F9)', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
   });
 
+  // Review (session 4, H3): the bound counted the upload, so a 30 MB body at 4 MB/s got 504 at 3 s
+  // from a healthy origin.
+  it('counts an upload as progress: a body sent slowly in chunks reaches an origin that reads it', async () => {
+    const chunks = ['part-1 ', 'part-2 ', 'part-3 ', 'part-4'];
+    const upload = new ReadableStream<Uint8Array>({
+      async pull(c) {
+        const next = chunks.shift();
+        if (next === undefined) return c.close();
+        await new Promise((r) => setTimeout(r, 80));
+        c.enqueue(new TextEncoder().encode(next));
+      },
+    });
+    const received: string[] = [];
+    const reading = { fetch: async (req: Request) => (received.push(await req.text()), new Response('stored')) };
+    const started = Date.now();
+    const res = await viaFreshApp('/upload', { method: 'POST', body: upload, duplex: 'half' } as RequestInit, {
+      ORIGIN_TIMEOUT_MS: '150',
+      ORIGIN: reading,
+    });
+    expect([res.status, await res.text()]).toEqual([200, 'stored']);
+    expect(received).toEqual(['part-1 part-2 part-3 part-4']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+  });
+
   it('a POST through pass-through is bounded the same way', async () => {
     const res = await quietly(() =>
       viaFreshApp(
