@@ -47,6 +47,9 @@ export interface RoomRow {
   lapsed_draw: number;
 }
 
+/** The longest an admission is kept alive for a hold, ms: the longest hold TTL plus the longest payment grace (contracts/event-config.ts). */
+export const MAX_HOLD_COVER_MS = (3_600 + 900) * 1000;
+
 /** One visitor's admission (wr_admissions). */
 export interface AdmissionRow {
   visitor_id: string;
@@ -140,6 +143,20 @@ export class RoomStore {
     this.sql.run`INSERT OR REPLACE INTO wr_admissions (visitor_id, place, released_at, admitted_at, expires_at, state)
       VALUES (${visitorId}, ${placeKey}, ${release.atMs}, ${admittedAtMs}, ${expiresAtMs}, 'admitted')`;
     this.sql.run`UPDATE wr_releases SET claimed = claimed + 1 WHERE id = ${release.id}`;
+  }
+
+  /**
+   * Moves the end of a visitor's active admission session out to `untilMs` (at most
+   * MAX_HOLD_COVER_MS after `nowMs`), never in.
+   * @param sessionId the session (its admission time in epoch ms, as a string)
+   * @returns the session's end, epoch ms; null when that session is not active at `nowMs`
+   */
+  extendAdmission(visitorId: string, sessionId: string, untilMs: number, nowMs: number): number | null {
+    const rows = this.sql.all<{ expires_at: number }>`
+      UPDATE wr_admissions SET expires_at = MAX(expires_at, ${Math.min(untilMs, nowMs + MAX_HOLD_COVER_MS)})
+      WHERE visitor_id = ${visitorId} AND state = 'admitted' AND admitted_at = ${Number(sessionId)} AND expires_at > ${nowMs}
+      RETURNING expires_at`;
+    return rows[0]?.expires_at ?? null;
   }
 
   /** Ends a visitor's admission and lists it as ended until its `exp`; false when they had none active. */

@@ -171,6 +171,18 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /**
+   * Keeps an admission alive while its visitor holds seats (review G13: an admission that ended
+   * before the visitor's hold sent them to the back of the queue mid-checkout, the seats locked for
+   * nobody): the session's end moves out to `untilMs`, the hold's deadline (room-store.ts
+   * extendAdmission: bounded, never in). The slot stays taken meanwhile: the buyer is active.
+   * @returns the session's end, epoch ms; null when that session is not active
+   */
+  async extendAdmission(visitorId: string, sessionId: string, untilMs: number): Promise<number | null> {
+    this.requests++;
+    return this.ready ? this.store.extendAdmission(visitorId, sessionId, untilMs, this.clock()) : null;
+  }
+
+  /**
    * Organizer override of the release rate: a fixed number of new visitors per minute, or null to
    * hand control back to the controller. Takes effect at once, with a logged reason.
    * @returns `ok`, `event_not_found`, or `above_maximum` (over the organizer's own maximum)

@@ -1,5 +1,10 @@
 // Seat map and seat holds for admitted visitors: the account is the admission token's subject.
+import type { Context } from 'hono';
+import { setCookie } from 'hono/cookie';
 import { Hono } from '../lib/hono';
+import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
+import { admissionCookie, cookieOptions, isSecure } from '../lib/cookies';
+import { signAdmission, tokenSettings } from '../lib/token';
 import * as z from 'zod/mini';
 import '../../contracts/zod';
 import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMapAnswer } from '../../contracts/inventory-answers';
@@ -113,8 +118,32 @@ holdsApi.post('/:eventId/holds', async (c) => {
   recordDecision(eventId, replayed ? 'hold.replayed' : 'hold.granted', { ms });
   if (replayed) c.header('idempotent-replayed', 'true');
   c.header('cache-control', 'no-store');
-  return c.json(holdBody(hold), 201);
+  const admissionToken = await coverHold(c, eventId, hold.expiresAtMs);
+  return c.json({ ...holdBody(hold), ...(admissionToken ? { admissionToken } : {}) }, 201);
 });
+
+/**
+ * Keeps the visitor's admission alive until their hold's deadline (review G13: an admission that
+ * ended while its visitor held seats sent them to the back of the queue mid-checkout, the seats
+ * locked for nobody). Only when the hold outlives the admission: the WaitingRoom moves the
+ * session's end out, and a new admission token carrying it is set as the cookie and returned
+ * (`admissionToken`, for apps). If the room cannot be asked, the admission keeps its end.
+ * @returns the new admission token, or null when none was needed or given
+ */
+async function coverHold(c: Context<AppEnv>, eventId: string, holdEndsAtMs: number): Promise<string | null> {
+  const { visitorId, sessionId, expiresAtMs } = c.var.admission;
+  if (holdEndsAtMs <= expiresAtMs || !sessionId) return null;
+  const end = await callDurableObject(() => c.env.WAITING_ROOM.getByName(eventId).extendAdmission(visitorId, sessionId, holdEndsAtMs), {
+    idempotent: true,
+    name: 'waitingRoom.extendAdmission',
+    eventId,
+  }).catch(() => null);
+  if (end === null || end <= expiresAtMs) return null;
+  const now = Date.now();
+  const token = await signAdmission(tokenSettings(c.env), { eventId, visitorId, expiresAtMs: end, sessionId }, now);
+  setCookie(c, admissionCookie(eventId, isSecure(c.req.url)), token, cookieOptions(c.req.url, cookieMaxAgeS(now, numericDate(end))));
+  return token;
+}
 
 holdsApi.get('/:eventId/holds/:holdId', async (c) => {
   const eventId = eventIdParam(c);

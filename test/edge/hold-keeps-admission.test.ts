@@ -1,0 +1,70 @@
+// A seat hold keeps its visitor's admission alive until the hold's deadline (review, session 4,
+// G13: with a 30 s admission and a 120 s hold, the sale page turned into the waiting room 25 s
+// after the hold, checkout was 401 ADMISSION_REQUIRED, the visitor went to the back of the queue,
+// and the held seats stayed locked for nobody).
+import { env } from 'cloudflare:workers';
+import { runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
+import { MAX_HOLD_COVER_MS, type RoomStore } from '../../durable-objects/waiting-room/room-store';
+import { admissionCookie, ticketCookie } from '../../src/lib/cookies';
+import { tokenSettings, verifyToken } from '../../src/lib/token';
+import { admittedVisitor, createEvent, freshEventId, type Visitor } from '../helpers/client';
+
+const settings = tokenSettings(env);
+const admissionOf = (v: Visitor, eventId: string) =>
+  verifyToken(settings, 'admission', v.cookies.get(admissionCookie(eventId, true))!, eventId, Date.now());
+const room = (eventId: string) => env.WAITING_ROOM.getByName(eventId);
+
+describe('a seat hold and the admission', () => {
+  it('moves the admission’s end out to the hold’s deadline: the room keeps the session active, and a new token carries it', async () => {
+    const eventId = freshEventId('cover');
+    await createEvent(eventId, { admissionTtlSeconds: 30, holdTtlSeconds: 120 });
+    const v = await admittedVisitor(eventId);
+    const before = await admissionOf(v, eventId);
+    const res = await v.hold(eventId, ['A1', 'A2']);
+    expect(res.status).toBe(201);
+    const body = res.body as { expiresAt: string; admissionToken?: string };
+    const hold = { ...body, expiresAtMs: Date.parse(body.expiresAt) };
+    expect(hold.expiresAtMs).toBeGreaterThan(before.expiresAtMs + 60_000);
+    // The cookie and the body carry the new end (JWT exp: whole seconds), same visitor and session.
+    const after = await admissionOf(v, eventId);
+    expect(hold.admissionToken).toBe(v.cookies.get(admissionCookie(eventId, true)));
+    expect(after).toMatchObject({ visitorId: before.visitorId, sessionId: before.sessionId });
+    expect(after.expiresAtMs).toBe(Math.floor(hold.expiresAtMs / 1000) * 1000);
+    // The room counts the session active past the old end, up to the hold's deadline.
+    await runInDurableObject(room(eventId), async (obj: WaitingRoom) => {
+      obj.clock = () => before.expiresAtMs + 1_000;
+      expect(await obj.isActive(before.visitorId, before.sessionId!)).toBe(true);
+      obj.clock = () => hold.expiresAtMs + 1;
+      expect(await obj.isActive(before.visitorId, before.sessionId!)).toBe(false);
+    });
+    // A second hold ending sooner asks nothing and changes nothing.
+    const second = await v.hold(eventId, ['A3']);
+    expect(second.status).toBe(201);
+    expect(second.body.admissionToken).toBeUndefined();
+  });
+
+  it('extends only an active session, never shortens one, and never past the longest hold', async () => {
+    const eventId = freshEventId('cover');
+    await createEvent(eventId, { admissionTtlSeconds: 30 });
+    const v = await admittedVisitor(eventId);
+    const a = await admissionOf(v, eventId);
+    const ticket = await verifyToken(settings, 'ticket', v.cookies.get(ticketCookie(eventId, true))!, eventId, Date.now());
+    expect(ticket.visitorId).toBe(a.visitorId);
+    await runInDurableObject(room(eventId), async (obj: WaitingRoom) => {
+      const now = obj.clock();
+      const stored = () => (obj as unknown as { store: RoomStore }).store.admission(a.visitorId)!.expires_at;
+      const end = stored();
+      expect(await obj.extendAdmission(a.visitorId, a.sessionId!, end - 10_000)).toBe(end);
+      expect(await obj.extendAdmission(a.visitorId, 'another-session', end + 60_000)).toBeNull();
+      expect(await obj.extendAdmission('someone-else', a.sessionId!, end + 60_000)).toBeNull();
+      const capped = await obj.extendAdmission(a.visitorId, a.sessionId!, now + 10 * MAX_HOLD_COVER_MS);
+      expect(capped).toBeLessThanOrEqual(obj.clock() + MAX_HOLD_COVER_MS);
+      expect(capped).toBeGreaterThanOrEqual(now + MAX_HOLD_COVER_MS);
+      // Once the session ended, nothing brings it back.
+      obj.clock = () => capped! + 1;
+      expect(await obj.extendAdmission(a.visitorId, a.sessionId!, capped! + 60_000)).toBeNull();
+    });
+  });
+});
