@@ -89,16 +89,23 @@ export class Shop extends DurableObject<OriginEnv> {
     });
   }
 
-  /** Every origin request of this event: simulated service time, then the route; measured for health reports. */
+  /**
+   * Every origin request of this event: simulated service time, then the route; measured for
+   * health reports. The operator API (`/admin/...`: the capacity model, faults) is answered at
+   * once and not measured: a switch is not a visitor's page, and under a slow model it had waited
+   * past the gateway's ORIGIN_TIMEOUT_MS, so bench:control's capacity change never arrived.
+   */
   override async fetch(request: Request): Promise<Response> {
     const started = Date.now();
-    const eventId = EVENT_PATH.exec(new URL(request.url).pathname)?.[1] ?? '';
+    const path = new URL(request.url).pathname;
+    const eventId = EVENT_PATH.exec(path)?.[1] ?? '';
     if (eventId && eventId !== this.eventId) {
       this.eventId = eventId;
       this.gateway = null;
       this.reporter = null;
       await this.ctx.storage.put('eventId', eventId);
     }
+    if (path.startsWith('/admin/')) return this.app.fetch(request, this.env);
     this.inflight++;
     let ok = false;
     try {

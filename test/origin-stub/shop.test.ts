@@ -325,6 +325,19 @@ describe('demo switches are operator-only (issue #14.7)', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(55);
     expect((await operator('DELETE', load)).body).toEqual({ slowdown: null });
   });
+
+  // bench:control, session 4: under a slow model the operator's own PUT waited its simulated
+  // latency (20 + 92^2 ms at 100 in flight) past the gateway's 15 s origin timeout, so the capacity
+  // change was never applied. The operator API is answered at once.
+  it('answers the operator API at once under a slow model (a switch is not a visitor page)', async () => {
+    const { eventId, v } = await buyer();
+    const load = `/admin/events/${eventId}/load`;
+    expect((await operator('PUT', load, { baseLatencyMs: 60_000, capacityKnee: 0 })).status).toBe(200);
+    const page = v.fetch(`/events/${eventId}/`);
+    const reset = await Promise.race([operator('DELETE', load), new Promise<null>((r) => setTimeout(() => r(null), 5_000))]);
+    expect(reset).toMatchObject({ body: { slowdown: null } });
+    expect((await page).status).toBe(200);
+  });
 });
 
 describe('the stub checks admission tokens with the origin SDK (issue #12)', () => {
