@@ -31,6 +31,17 @@ export const DEMO_EVENT = {
   admissionTtlSeconds: 900,
 } as const;
 
+/** How long `startDevServer` waits for a taken port to be freed before it says who holds it, ms. */
+export const PORT_RELEASE_WAIT_MS = 5_000;
+
+/** True once `port` is free, checked every 200 ms for up to `waitMs`. */
+async function portFreeWithin(port: number, waitMs: number): Promise<boolean> {
+  for (const until = Date.now() + waitMs; ; await new Promise((r) => setTimeout(r, 200))) {
+    if (await portIsFree(port)) return true;
+    if (Date.now() >= until) return false;
+  }
+}
+
 /**
  * Runs `wrangler dev` with both Workers (gateway first, so it owns the port) and waits until the
  * gateway answers. Local Durable Object storage goes to `persistTo`.
@@ -49,7 +60,9 @@ export async function startDevServer(
   ensureDevVars(ROOT);
   const port = opts.port ?? 8787;
   // wrangler would start, fail to bind and leave a confusing trace: say who holds the port instead.
-  if (!(await portIsFree(port))) throw new PortInUseError(port, await portHolder(port));
+  // A server killed a moment ago (kill -9, a test's restart) frees it within a second or two: wait
+  // that long first (the kill9 e2e restarted into this check at once and was refused).
+  if (!(await portFreeWithin(port, PORT_RELEASE_WAIT_MS))) throw new PortInUseError(port, await portHolder(port));
   // Run wrangler's JS entry with the project's Node (>= 22), whatever `node` is first on PATH.
   const wrangler = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
   const args = [
@@ -110,7 +123,11 @@ export async function startDevServer(
         return;
       }
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      try {
+        if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // The group is gone already (killed from outside, e.g. the kill9 e2e): nothing to stop.
+      }
     },
   };
 }
