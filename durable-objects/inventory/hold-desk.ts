@@ -25,8 +25,8 @@ export class HoldDesk {
   ) {}
 
   /**
-   * Places a hold of a validated target: a replay of the same idempotency key answers the first
-   * result; then the sale must be open, the account within its rate, `decideHold` must grant and
+   * Places a hold of a validated target: a replay of the same idempotency key answers the hold
+   * the first call made, with its status now (HELD, PAYMENT_PENDING, SOLD, RELEASED or EXPIRED); then the sale must be open, the account within its rate, `decideHold` must grant and
    * the allocation gate let the holder through (`gateHold`). A refusal writes nothing.
    * @param placement.holdId the new hold's id (it names the object's section; in an event with
    *   sections the account ledger chose it)
@@ -43,8 +43,10 @@ export class HoldDesk {
     if (!config) return { kind: 'event_not_found' };
     const earlier = this.store.holdByKey(account, idempotencyKey);
     if (earlier) {
+      // The same hold as the first answer, as it is now (review G14: a replay after a release or
+      // the TTL said HELD, so a client retrying after a lost answer showed seats it no longer had).
       return earlier.request === targetKey(target)
-        ? { kind: 'held', hold: JSON.parse(earlier.first_result) as HoldView, replayed: true }
+        ? { kind: 'held', hold: this.store.view(earlier.hold_id, nowMs) ?? (JSON.parse(earlier.first_result) as HoldView), replayed: true }
         : { kind: 'idempotency_conflict' };
     }
     if (this.plans.head()!.salesClosed) return { kind: 'sales_closed' };

@@ -1,6 +1,6 @@
 // The one way the edge reaches an event's Inventory: from what a request names (seats, a tier, a
 // hold id, a section) to the Durable Object stub that serves it (contracts/inventory-names.ts).
-import { inventoryObjectName, type InventoryRoute } from '../../contracts/inventory-names';
+import { inventoryObjectName, sectionOfHold, type InventoryRoute } from '../../contracts/inventory-names';
 import type { HoldAnswer, HoldRequest, HoldView, StatsAnswer } from '../../contracts/inventory-answers';
 import { GatewayError } from './errors';
 import { mergeStats } from './sectioned-inventory';
@@ -43,6 +43,56 @@ export async function holdAnswerOfEvent<A extends { kind: string }>(
   const target = inventoryObjectName(eventId, { kind: 'seats', seatIds: request.seatIds });
   if (!target.ok || target.section === null || (await eventSections(env, eventId)) === null) return answer;
   return { kind: 'unknown_seats', seatIds: request.seatIds };
+}
+
+/** How long an isolate trusts an event's section list: a plan's sections are fixed once created. */
+const SECTIONS_TRUST_MS = 60_000;
+const knownSections = new Map<string, { sections: readonly string[]; untilMs: number }>();
+
+/**
+ * Refuses, before any object call, a request that names a section the event does not have (review
+ * G6: `seats?section=S9` answered 404 EVENT_NOT_FOUND, and every made-up section name started a
+ * Durable Object of its own). The event's section list comes from its own object once per isolate
+ * per `SECTIONS_TRUST_MS` (60 s); an event's sections never change after its plan is created
+ * (PUT refuses another plan), so a cached list cannot wrongly refuse. Routes that name no section
+ * (the event's own object, a tier, flat seats and hold ids) pass at once.
+ *
+ * @param nowMs the time now, in ms
+ * @throws GatewayError SEAT_NOT_FOUND (422, with `seatIds`) for a hold of seats, HOLD_NOT_FOUND
+ *   (404) for a hold id, INVALID_REQUEST (400) for a seat map or audit log of a section;
+ *   EVENT_NOT_FOUND (404) when the event has no plan
+ */
+export async function refuseUnknownSection(
+  env: Pick<Env, 'INVENTORY'>,
+  eventId: string,
+  route: InventoryRoute,
+  nowMs: number,
+): Promise<void> {
+  const section =
+    route.kind === 'section'
+      ? route.section
+      : route.kind === 'hold'
+        ? sectionOfHold(route.holdId)
+        : route.kind === 'seats'
+          ? (() => {
+              const target = inventoryObjectName(eventId, route);
+              return target.ok ? target.section : null;
+            })()
+          : null;
+  if (section === null) return;
+  let known = knownSections.get(eventId);
+  if (!known || known.untilMs <= nowMs) {
+    const sections = await eventSections(env, eventId);
+    if (sections === null) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
+    if (knownSections.size >= 1000) knownSections.clear();
+    knownSections.set(eventId, (known = { sections, untilMs: nowMs + SECTIONS_TRUST_MS }));
+  }
+  if (known.sections.includes(section)) return;
+  if (route.kind === 'seats') {
+    throw new GatewayError('SEAT_NOT_FOUND', { detail: `no such seats: ${route.seatIds.join(', ')}`, extra: { seatIds: route.seatIds } });
+  }
+  if (route.kind === 'hold') throw new GatewayError('HOLD_NOT_FOUND');
+  throw new GatewayError('INVALID_REQUEST', { detail: `event "${eventId}" has no section "${section}"` });
 }
 
 /** The sections of an event (names, plan order; [] without sections), or null when there is no event. */

@@ -11,7 +11,7 @@ import { signInUrlProblem } from '../../contracts/entry';
 import { accountSecrets, currentAccountKeyId } from '../lib/entry-token';
 import { configureEvent } from '../lib/event-setup';
 import { callDurableObject, type DoCallOptions } from '../lib/do-call';
-import { eventStats, inventoryFor, setEventSales } from '../lib/inventory-router';
+import { eventStats, inventoryFor, refuseUnknownSection, setEventSales } from '../lib/inventory-router';
 import { SECTION_PATTERN } from '../../contracts/names';
 import { GatewayError } from '../lib/errors';
 import { fixedRateResult, modeResult } from '../lib/object-answers';
@@ -174,6 +174,7 @@ adminApi.get('/events/:eventId/audit', async (c) => {
     throw new GatewayError('INVALID_REQUEST', { detail: 'section must be a section name' });
   // Each object keeps its own audit log: one section's with `section`, else the event's own object's.
   const route = section === undefined ? ({ kind: 'event' } as const) : ({ kind: 'section', section } as const);
+  await refuseUnknownSection(c.env, eventId, route, Date.now());
   const entries = await call('inventory.auditLog', eventId, async () => inventoryFor(c.env, eventId, route).auditLog(after, limit));
   // An empty page: tell an event with no entries (yet) from no event at all (it answered 200 [], review).
   if (entries.length === 0) {

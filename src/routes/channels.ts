@@ -1,6 +1,6 @@
 // Sales-channel API (issue 19): a box office or partner holds and confirms seats of its allocations
 // directly (no queue) and follows the inventory's change feed, each call signed with the channel's own key.
-import { holdAnswerOfEvent, inventoryFor } from '../lib/inventory-router';
+import { holdAnswerOfEvent, inventoryFor, refuseUnknownSection } from '../lib/inventory-router';
 import type { InventoryRoute } from '../../contracts/inventory-names';
 import type { Context } from 'hono';
 import { Hono } from '../lib/hono';
@@ -64,16 +64,13 @@ channelApi.post('/events/:eventId/holds', async (c) => {
   if (!IDEMPOTENCY_KEY.test(key))
     throw new GatewayError('INVALID_REQUEST', { detail: 'Idempotency-Key must be 1-128 visible ASCII characters' });
   const { account, request } = parseJsonBody(c.var.rawBody, channelHold);
+  const route =
+    'tier' in request ? ({ kind: 'tier', tier: request.tier } as const) : ({ kind: 'seats', seatIds: request.seatIds } as const);
+  await refuseUnknownSection(c.env, eventId, route, Date.now());
   const started = Date.now();
   // Idempotent by its key: a retry after a transient failure returns the first result.
   const answer = await callDurableObject<ChannelHoldAnswer>(
-    async () =>
-      inventory(c, 'tier' in request ? { kind: 'tier', tier: request.tier } : { kind: 'seats', seatIds: request.seatIds }).channelHold(
-        c.var.channel,
-        account,
-        request,
-        key,
-      ),
+    async () => inventory(c, route).channelHold(c.var.channel, account, request, key),
     {
       idempotent: true,
       name: 'inventory.channelHold',
@@ -101,6 +98,7 @@ channelApi.post('/events/:eventId/holds', async (c) => {
 async function act(c: Context<AppEnv>, action: ChannelHoldAction) {
   const eventId = eventIdParam(c);
   const holdId = c.req.param('holdId')!;
+  await refuseUnknownSection(c.env, eventId, { kind: 'hold', holdId }, Date.now());
   const answer = await callDurableObject<ChannelHoldChangeAnswer>(
     async () => inventory(c, { kind: 'hold', holdId }).channelAct(c.var.channel, holdId, action),
     {

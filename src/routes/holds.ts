@@ -10,7 +10,7 @@ import '../../contracts/zod';
 import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMapAnswer } from '../../contracts/inventory-answers';
 import { requireAdmission } from '../middleware/credentials';
 import { callDurableObject } from '../lib/do-call';
-import { holdAnswerOfEvent, inventoryFor } from '../lib/inventory-router';
+import { holdAnswerOfEvent, inventoryFor, refuseUnknownSection } from '../lib/inventory-router';
 import { eventSeatMap } from '../lib/sectioned-inventory';
 import { sectionObjectName } from '../../contracts/inventory-names';
 import { SECTION_PATTERN } from '../../contracts/names';
@@ -57,6 +57,7 @@ holdsApi.get('/:eventId/seats', async (c) => {
   const section = c.req.query('section');
   if (section !== undefined && !SECTION_PATTERN.test(section))
     throw new GatewayError('INVALID_REQUEST', { detail: 'section must be a section name (upper-case letters and digits, 1-8)' });
+  if (section !== undefined) await refuseUnknownSection(c.env, eventId, { kind: 'section', section }, Date.now());
   const read = (part: string | null, normalized: number | undefined) =>
     callDurableObject<SeatMapAnswer>(
       () => inventoryFor(c.env, eventId, part === null ? { kind: 'event' } : { kind: 'section', section: part }).seatMap(normalized),
@@ -82,11 +83,10 @@ holdsApi.post('/:eventId/holds', async (c) => {
   if (!IDEMPOTENCY_KEY.test(key))
     throw new GatewayError('INVALID_REQUEST', { detail: 'Idempotency-Key must be 1-128 visible ASCII characters' });
   const request = await readJsonBody(c.req.raw, holdRequest);
-  const inventory = inventoryFor(
-    c.env,
-    eventId,
-    'tier' in request ? { kind: 'tier', tier: request.tier } : { kind: 'seats', seatIds: request.seatIds },
-  );
+  const route =
+    'tier' in request ? ({ kind: 'tier', tier: request.tier } as const) : ({ kind: 'seats', seatIds: request.seatIds } as const);
+  await refuseUnknownSection(c.env, eventId, route, Date.now());
+  const inventory = inventoryFor(c.env, eventId, route);
   const started = Date.now();
   // Idempotent by its key: a retry after a transient failure returns the first result.
   const answer = await callDurableObject<HoldAnswer>(() => inventory.hold(c.var.admission.visitorId, request, key), {
@@ -118,7 +118,7 @@ holdsApi.post('/:eventId/holds', async (c) => {
   recordDecision(eventId, replayed ? 'hold.replayed' : 'hold.granted', { ms });
   if (replayed) c.header('idempotent-replayed', 'true');
   c.header('cache-control', 'no-store');
-  const admissionToken = await coverHold(c, eventId, hold.expiresAtMs);
+  const admissionToken = hold.status === 'HELD' ? await coverHold(c, eventId, hold.expiresAtMs) : null;
   return c.json({ ...holdBody(hold), ...(admissionToken ? { admissionToken } : {}) }, 201);
 });
 
@@ -147,6 +147,7 @@ async function coverHold(c: Context<AppEnv>, eventId: string, holdEndsAtMs: numb
 
 holdsApi.get('/:eventId/holds/:holdId', async (c) => {
   const eventId = eventIdParam(c);
+  await refuseUnknownSection(c.env, eventId, { kind: 'hold', holdId: c.req.param('holdId') }, Date.now());
   const answer = await callDurableObject<HoldChangeAnswer>(
     () =>
       inventoryFor(c.env, eventId, { kind: 'hold', holdId: c.req.param('holdId') }).getHold(
@@ -161,6 +162,7 @@ holdsApi.get('/:eventId/holds/:holdId', async (c) => {
 
 holdsApi.delete('/:eventId/holds/:holdId', async (c) => {
   const eventId = eventIdParam(c);
+  await refuseUnknownSection(c.env, eventId, { kind: 'hold', holdId: c.req.param('holdId') }, Date.now());
   // Releasing twice is a no-op, so a retry is safe.
   const answer = await callDurableObject<HoldChangeAnswer>(
     () =>

@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import { boundedNumber, visibleId, wholeNumber } from '../../contracts/zod';
 import type { HoldChangeAnswer } from '../../contracts/inventory-answers';
 import { callDurableObject } from '../lib/do-call';
-import { eventPaymentHolds, inventoryFor } from '../lib/inventory-router';
+import { eventPaymentHolds, inventoryFor, refuseUnknownSection } from '../lib/inventory-router';
 import { GatewayError } from '../lib/errors';
 import { logDecision } from '../../contracts/log';
 import { originSignature } from '../middleware/origin-signature';
@@ -126,6 +126,7 @@ originApi.get('/events/:eventId/holds', async (c) => {
 
 originApi.get('/events/:eventId/holds/:holdId', async (c) => {
   const eventId = eventIdParam(c);
+  await refuseUnknownSection(c.env, eventId, { kind: 'hold', holdId: c.req.param('holdId') }, Date.now());
   const answer = await callDurableObject<HoldChangeAnswer>(
     () => inventoryFor(c.env, eventId, { kind: 'hold', holdId: c.req.param('holdId') }).getHold(c.req.param('holdId'), null),
     {
@@ -142,6 +143,7 @@ originApi.post('/events/:eventId/holds/:holdId/confirm', async (c) => {
   const { orderId, amountMinor, account } = parseJsonBody(c.var.rawBody, confirmRequest);
   const eventId = eventIdParam(c);
   const holdId = c.req.param('holdId');
+  await refuseUnknownSection(c.env, eventId, { kind: 'hold', holdId }, Date.now());
   return c.json(
     await holdAction(eventId, 'confirm', () =>
       inventoryFor(c.env, eventId, { kind: 'hold', holdId }).confirm(holdId, orderId, amountMinor, account ?? null),
@@ -153,6 +155,7 @@ originApi.post('/events/:eventId/holds/:holdId/release', async (c) => {
   const { account } = parseJsonBody(c.var.rawBody, accountRequest);
   const eventId = eventIdParam(c);
   const holdId = c.req.param('holdId');
+  await refuseUnknownSection(c.env, eventId, { kind: 'hold', holdId }, Date.now());
   return c.json(
     await holdAction(eventId, 'release', () =>
       inventoryFor(c.env, eventId, { kind: 'hold', holdId }).release(holdId, account ?? null, true),
@@ -164,6 +167,7 @@ originApi.post('/events/:eventId/holds/:holdId/payment-pending', async (c) => {
   const { account } = parseJsonBody(c.var.rawBody, accountRequest);
   const eventId = eventIdParam(c);
   const holdId = c.req.param('holdId');
+  await refuseUnknownSection(c.env, eventId, { kind: 'hold', holdId }, Date.now());
   return c.json(
     await holdAction(eventId, 'payment_pending', () =>
       inventoryFor(c.env, eventId, { kind: 'hold', holdId }).startPayment(holdId, account ?? null),

@@ -106,6 +106,16 @@ describe('visitor flow', () => {
     expect(retry.res.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.body.holdId).toBe(held.body.holdId);
 
+    // Released, then taken by someone else: the replay says RELEASED (review G14's input).
+    const carol = await admittedVisitor(eventId);
+    const c1 = await carol.hold(eventId, ['A5'], 'carol-1');
+    expect((await carol.fetch(`/_wr/events/${eventId}/holds/${c1.body.holdId}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await bob.hold(eventId, ['A5'], 'bob-0')).status).toBe(201);
+    expect(await carol.hold(eventId, ['A5'], 'carol-1')).toMatchObject({
+      status: 201,
+      body: { holdId: c1.body.holdId, status: 'RELEASED' },
+    });
+
     const reused = await alice.hold(eventId, ['A3'], 'alice-1');
     expect(reused.status).toBe(422);
     expect(reused.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
@@ -126,6 +136,11 @@ describe('visitor flow', () => {
     expect(after.status).toBe(201);
     const old = await alice.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`);
     expect(old.body.status).toBe('EXPIRED');
+    // Review G14: the replay names the same hold as it is now; it said HELD while Bob held A2.
+    const late = await alice.hold(eventId, ['A1', 'A2'], 'alice-1');
+    expect(late).toMatchObject({ status: 201, body: { holdId: held.body.holdId, status: 'EXPIRED' } });
+    expect(late.res.headers.get('idempotent-replayed')).toBe('true');
+    expect(late.body.admissionToken).toBeUndefined();
     // A duplicate, late alarm must not free the seats Bob holds now.
     await runInDurableObject(inventory, async (_obj, state) => state.storage.setAlarm(Date.now() + 60_000));
     expect(await runDurableObjectAlarm(inventory)).toBe(true);
