@@ -241,8 +241,8 @@ const verified = new Map<string, { claims: VisitorClaims; untilMs: number }>();
 
 /**
  * Verifies a queue ticket or admission token for one event: our issuer, `aud` = the event, the
- * expected `typ`, `exp`/`iat`/`sub`/`jti` required, with CLOCK_TOLERANCE_S of skew. Admission
- * tokens: ES256 only (no `none`, no HMAC). Tickets: HS256 under the current or previous ticket
+ * expected `typ`, `exp`/`iat`/`sub`/`jti` required, with CLOCK_TOLERANCE_S of skew (for an admission
+ * token only on `iat`: it ends exactly at `exp`). Admission tokens: ES256 only (no `none`, no HMAC). Tickets: HS256 under the current or previous ticket
  * secret, or ES256 (tickets minted without a ticket secret, or by an older gateway: a deploy
  * keeps every waiting visitor's place).
  *
@@ -270,6 +270,10 @@ export async function verifyToken(
     (await verifyEs256(ring, kind, token, settings.issuer, eventId, nowMs));
   const claims: VisitorClaims = { eventId, visitorId: payload.sub!, expiresAtMs: payload.exp! * 1000 };
   if (kind === 'admission') {
+    // The gateway checks its own admissions by its own clock, the one the WaitingRoom frees the
+    // slot by: it ends exactly at `exp`, without jose's skew tolerance (review: a checkout 3 s past
+    // `exp` was 200 PAID while the room had given the slot away; the origin SDK keeps its tolerance).
+    if (claims.expiresAtMs <= nowMs) throw new GatewayError('TOKEN_EXPIRED', { detail: 'the admission has expired' });
     if (typeof payload[SESSION_CLAIM] !== 'string')
       throw new GatewayError('TOKEN_INVALID', { detail: 'the admission is not valid for this event' });
     claims.sessionId = payload[SESSION_CLAIM] as string;

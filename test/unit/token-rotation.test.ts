@@ -33,6 +33,20 @@ describe('signing key rotation', () => {
   });
 });
 
+describe('an admission token at its exp', () => {
+  it('ends exactly at exp, without the skew tolerance (review: a checkout 3 s past exp was 200 PAID)', async () => {
+    const settings: TokenSettings = { signingJwk: (await keyPair('k-exp')).priv, issuer: 'wr' };
+    const now = Date.now();
+    const claims = { eventId: 'ev', visitorId: 'v-exp', expiresAtMs: now + 30_000, sessionId: '1' };
+    const token = await signAdmission(settings, claims, now);
+    expect(await verifyToken(settings, 'admission', token, 'ev', now + 29_000)).toMatchObject({ visitorId: 'v-exp' });
+    // Seconds: exp is now + 30 s rounded down, so 1 s and 3 s past it are both after exp.
+    for (const late of [31_000, 33_000]) {
+      await expect(verifyToken(settings, 'admission', token, 'ev', now + late)).rejects.toMatchObject({ code: 'TOKEN_EXPIRED' });
+    }
+  });
+});
+
 describe('queue tickets under the ticket secret', () => {
   const secret = (c: string) => c.repeat(40);
   const place = { bucket: 7, idx: 3, shard: 1 };
