@@ -197,6 +197,7 @@ export const DASHBOARD_SCRIPT = `
   };
   $('event').onchange = () => {
     dirty = false; eventId = $('event').value; localStorage.setItem(LAST, eventId);
+    for (const b of document.querySelectorAll('[data-k]')) b.textContent = '…';
     history.replaceState(null, '', '?event=' + encodeURIComponent(eventId));
     refresh(); if ($('pv').open) preview();
   };
@@ -205,7 +206,9 @@ export const DASHBOARD_SCRIPT = `
   $('login').onsubmit = async (e) => {
     e.preventDefault();
     token = $('token').value;
-    if (await loadEvents()) { sessionStorage.setItem('wr_admin_token', token); show(true); say('Signed in', false, true); refresh(); } else { token = ''; say('Wrong token', true, true); }
+    // Not sticky: the first "Updated" replaces it as soon as the event's numbers are drawn (review:
+    // the tiles read "-" under "Signed in" for 8 s with no hint that they were loading).
+    if (await loadEvents()) { sessionStorage.setItem('wr_admin_token', token); show(true); say('Signed in: loading the event…'); refresh(); } else { token = ''; say('Wrong token', true, true); }
   };
   (async () => { if (token && (await loadEvents())) { show(true); refresh(); } })();
   setInterval(() => { if (!document.hidden && inFlight === 0) refresh(); }, 2000);
@@ -289,19 +292,19 @@ export function dashboardPage(): string {
 </form>
 <main id="main" hidden>
   <section class="grid" aria-label="Live numbers">
-    <div class="card binds"><span>What limits admissions now</span><b data-k="binds">-</b><small data-k="bindsWhy"></small></div>
-    <div class="card"><span>Waiting</span><b data-k="waiting">-</b></div>
-    <div class="card"><span>Released per minute (last minute; claimed or not)</span><b data-k="admittedPerMinute">-</b></div>
-    <div class="card"><span>Active / limit / max</span><b data-k="active">-</b></div>
-    <div class="card"><span>Release rate per minute</span><b data-k="rate">-</b></div>
-    <div class="card"><span>Unclaimed places / bound</span><b data-k="unclaimed">-</b></div>
-    <div class="card"><span>Origin p99 / errors</span><b data-k="origin">-</b></div>
-    <div class="card"><span>Seat-hold p99 / conflicts</span><b data-k="holds">-</b></div>
-    <div class="card"><span>No-shows</span><b data-k="noShows">-</b></div>
-    <div class="card"><span>Seats held / sold</span><b data-k="seats">-</b></div>
-    <div class="card"><span>Needs reconciliation</span><b data-k="reconcile">-</b></div>
-    <div class="card"><span>Mode</span><b data-k="mode">-</b></div>
-    <div class="card"><span>Entry</span><b data-k="entry">-</b></div>
+    <div class="card binds"><span>What limits admissions now</span><b data-k="binds">…</b><small data-k="bindsWhy"></small></div>
+    <div class="card"><span>Waiting</span><b data-k="waiting">…</b></div>
+    <div class="card"><span>Released per minute (last minute; claimed or not)</span><b data-k="admittedPerMinute">…</b></div>
+    <div class="card"><span>Active / limit / max</span><b data-k="active">…</b></div>
+    <div class="card"><span>Release rate per minute</span><b data-k="rate">…</b></div>
+    <div class="card"><span>Unclaimed places / bound</span><b data-k="unclaimed">…</b></div>
+    <div class="card"><span>Origin p99 / errors</span><b data-k="origin">…</b></div>
+    <div class="card"><span>Seat-hold p99 / conflicts</span><b data-k="holds">…</b></div>
+    <div class="card"><span>No-shows</span><b data-k="noShows">…</b></div>
+    <div class="card"><span>Seats held / sold</span><b data-k="seats">…</b></div>
+    <div class="card"><span>Needs reconciliation</span><b data-k="reconcile">…</b></div>
+    <div class="card"><span>Mode</span><b data-k="mode">…</b></div>
+    <div class="card"><span>Entry</span><b data-k="entry">…</b></div>
   </section>
   <section class="controls" aria-label="Controls">
     <button id="pause">Pause</button>

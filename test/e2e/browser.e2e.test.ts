@@ -183,6 +183,10 @@ describe('browser', () => {
     await page.goto(`${stage.server.url}/_wr/admin/?event=${eventId}`);
     await page.fill('#token', stage.server.adminToken);
     await page.click('#login button');
+    // The first refresh's numbers replace the loading hint at once (review: "-" under a sticky
+    // "Signed in" for 8 s).
+    await expect.poll(() => page.textContent('#status'), { timeout: 4_000 }).toMatch(/^Updated /);
+    expect(await page.textContent('[data-k="waiting"]')).toMatch(/^\d/);
     const waiting = async () => Number((await page.textContent('[data-k="waiting"]'))?.replace(/\D/g, '') || NaN);
     await expect.poll(waiting, { timeout: 10_000 }).toBeLessThan(20);
     const before = await waiting();
