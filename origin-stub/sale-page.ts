@@ -125,7 +125,6 @@ export function salePage(input: SalePageInput): string {
   #sections { display: grid; gap: .4rem; }
   #sections button { position: relative; font: inherit; font-size: .85rem; text-align: center; padding: .35rem .4rem; border: 1px solid var(--line); border-radius: .5rem; cursor: pointer; color: CanvasText; background: color-mix(in srgb, var(--free) calc(var(--f) * 30%), Canvas); }
   #sections button b { display: block; }
-  #sections .col { text-align: center; font-size: .85rem; font-weight: 650; }
   #sections button[aria-pressed="true"] { outline: 3px solid var(--sel); outline-offset: 1px; }
   #seats { display: grid; gap: .25rem; justify-content: center; }
   .row { display: flex; gap: .25rem; align-items: center; }

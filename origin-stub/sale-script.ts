@@ -49,7 +49,8 @@ export const SALE_SCRIPT = `
         for (let b = 0; b < blocks; b++) {
           const from = b * size + 1, to = Math.min(perRow, (b + 1) * size);
           const block = blocks === 1 ? '' : names ? names[b] : fill('block', { n: b + 1 });
-          out.push({ key: venue + g + ':' + b, rows: rs, from, to, block, range: venue ? venue + ' · ' + range : range });
+          // Every card names its block (review: five cards read "FLOOR · Rows A-J" alike).
+          out.push({ key: venue + g + ':' + b, venue, rows: rs, from, to, block, range: [venue, block, range].filter(Boolean).join(' · ') });
         }
       }
     }
@@ -60,8 +61,7 @@ export const SALE_SCRIPT = `
   function draw() {
     const blocks = new Set(sections.map((s) => s.key.split(':')[1])).size;
     $('sections').style.gridTemplateColumns = 'repeat(' + blocks + ', minmax(0, 1fr))';
-    const heads = blocks > 1 ? sections.slice(0, blocks).map((s) => Object.assign(document.createElement('span'), { className: 'col', textContent: s.block })) : [];
-    $('sections').replaceChildren(...heads, ...sections.map((s) => {
+    $('sections').replaceChildren(...sections.map((s) => {
       const ids = [...status.keys()].filter((id) => inSection(s, id));
       const free = ids.filter((id) => status.get(id) === 'AVAILABLE').length;
       const b = document.createElement('button');
@@ -71,14 +71,14 @@ export const SALE_SCRIPT = `
       b.style.setProperty('--f', ids.length ? free / ids.length : 0);
       const title = document.createElement('b');
       title.textContent = s.range;
-      // The block's name is read out, not shown (the column heading shows it), so the visible words stay in the name.
-      const block = Object.assign(document.createElement('span'), { className: 'sr', textContent: s.block ? s.block + ', ' : '' });
-      b.append(block, title, ' ' + (free ? fill('free', { n: free.toLocaleString(lang) }) : t.soldOutSection));
+      // A venue section's own price on each of its cards (the page's heading gives the range).
+      const own = price && venuePrice.has(s.venue) ? ' · ' + formatMoney(venuePrice.get(s.venue), price.currency) : '';
+      b.append(title, ' ' + (free ? fill('free', { n: free.toLocaleString(lang) }) : t.soldOutSection) + own);
       b.onclick = () => { current = s; draw(); $('seats').querySelector('button:not([disabled])')?.focus(); };
       return b;
     }));
     if (!current) return;
-    $('section-h').textContent = [current.block, current.range].filter(Boolean).join(' · ');
+    $('section-h').textContent = current.range;
     $('seats').replaceChildren(...current.rows.map((row) => {
       const div = document.createElement('div');
       div.className = 'row';
