@@ -110,8 +110,14 @@ describe('browser', () => {
     // Review s4b: FLOOR's blocks all read "FLOOR · Rows A-J" and no card showed its section's price.
     const titles = await page.locator('#sections button b').allTextContents();
     expect(new Set(titles).size, titles.join(' | ')).toBe(titles.length);
-    expect(blocks.filter((b) => b.includes('FLOOR')).every((b) => b.includes('EUR 90.00')), blocks.join(' | ')).toBe(true);
-    expect(blocks.filter((b) => b.includes('B1')).every((b) => b.includes('EUR 50.00')), blocks.join(' | ')).toBe(true);
+    expect(
+      blocks.filter((b) => b.includes('FLOOR')).every((b) => b.includes('EUR 90.00')),
+      blocks.join(' | '),
+    ).toBe(true);
+    expect(
+      blocks.filter((b) => b.includes('B1')).every((b) => b.includes('EUR 50.00')),
+      blocks.join(' | '),
+    ).toBe(true);
     await page.locator('#sections button', { hasText: 'B1' }).first().click();
     await page.click('button.seat[data-seat="B1-B3"]');
     expect(await page.textContent('#selection')).toContain('EUR 50.00');
