@@ -67,9 +67,12 @@ export function waitingView(s: ViewStatus, t: Messages, lang: string, nowMs: num
     if (sec === null) wait = t.waitUnknown;
     else if (sec < 60) wait = t.waitUnderMinute;
     else {
-      // A range, never a promise: the rate moves with the site's health.
-      const lo = Math.max(1, Math.floor((sec / 60) * 0.8));
-      const hi = Math.ceil((sec / 60) * 1.25);
+      // A range, never a promise: the rate moves with the site's health. The time until the sale
+      // (or lane) opens is known, so only the queue's part widens (review: "about 3-7 min" for the
+      // first place of a lane that opened in 4:46).
+      const fixed = phase === 'not_open' && Number.isFinite(startMs) ? Math.min(sec, left) : 0;
+      const lo = Math.max(1, Math.floor((fixed + (sec - fixed) * 0.8) / 60));
+      const hi = Math.ceil((fixed + (sec - fixed) * 1.25) / 60);
       wait = hi > lo ? t.waitRange.replace('{lo}', String(lo)).replace('{hi}', String(hi)) : t.waitAbout.replace('{lo}', String(lo));
     }
   }
