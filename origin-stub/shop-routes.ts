@@ -1,7 +1,14 @@
 // The Shop's HTTP routes: payment webhooks, the signed operator API (jobs, reconciliation, demo and
 // fault switches), and the visitor's sale page, checkout and orders behind the admission check.
 import { Hono, type Context } from 'hono';
-import { AdmissionError, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyAdmission, verifyOriginSignature } from '../origin-sdk/src/index';
+import {
+  AdmissionError,
+  revokeSession,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  verifyAdmission,
+  verifyOriginSignature,
+} from '../origin-sdk/src/index';
 import type { JWTVerifyGetKey } from 'jose';
 import type { CheckoutEngine } from './checkout';
 import { parsePaymentFaults, parseSlowdown, PAYMENT_FAULTS_HELP, SLOWDOWN_HELP, type PaymentFaults, type Slowdown } from './faults';
@@ -28,6 +35,19 @@ export interface ShopParts {
 }
 
 const invalid = (detail: string) => ({ code: 'INVALID_REQUEST', detail });
+
+/**
+ * `res` (a checkout's answer), ending the buyer's admission when `view` says PAID (`X-WR-Command:
+ * revoke`, README "End sessions when they are done"): the gateway frees the active slot for the
+ * next visitor in line at once instead of at the admission's `exp` (review G15: the stub kept every
+ * finished buyer active for the whole admission TTL). Only the checkout's own answer: a later read
+ * of the order (the confirmation page reloaded, after a new admission) must not end that session,
+ * so a checkout answered PROCESSING and followed to PAID keeps its session until `exp`.
+ */
+function endOnPaid(res: Response, view: { status: string }): Response {
+  if (view.status === 'PAID') revokeSession(res);
+  return res;
+}
 
 /** Builds the Shop's Hono app. */
 export function shopRoutes(s: ShopParts): Hono<ShopEnv> {
@@ -118,7 +138,7 @@ export function shopRoutes(s: ShopParts): Hono<ShopEnv> {
     const order = await s.checkout.checkout(c.var.account, body.holdId, card);
     s.store.schedule('reconcile', '', Date.now() + RECONCILE_INTERVAL_MS);
     const view = s.checkout.view(order.orderId)!;
-    return c.json(view, view.status === 'PAID' ? 200 : view.status === 'PROCESSING' ? 202 : 409);
+    return endOnPaid(c.json(view, view.status === 'PAID' ? 200 : view.status === 'PROCESSING' ? 202 : 409), view);
   });
   // The sale page (origin-stub/sale-page.ts): the event's name from the gateway, the visitor's language.
   const eventName = eventNames(s.env);

@@ -207,7 +207,8 @@ describe('visitor flow', () => {
     expect(paid.body).toMatchObject({ status: 'PAID', seatIds: ['B1', 'B2'], amountMinor: 10000 });
     const map = await other.json<{ seats: { id: string; status: string }[] }>(`/_wr/events/${eventId}/seats`);
     expect(map.body.seats.filter((s) => s.status === 'SOLD').map((s) => s.id)).toEqual(['B1', 'B2']);
-    expect((await buyer.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`)).body.status).toBe('SOLD');
+    // The stub's PAID answer ended the buyer's admission (X-WR-Command: revoke): the hold is theirs no more to read.
+    expect((await buyer.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`)).status).toBe(401);
   });
 
   it('declines the test card without selling or charging, and releases the seats', async () => {

@@ -43,6 +43,22 @@ async function checkout(v: Visitor, eventId: string, holdId: unknown, card = CAR
   });
 }
 
+/** The event's paying and sold holds, read over the signed origin API (as the origin reads them). */
+async function soldHolds(eventId: string): Promise<{ holdId: string; status: string; orderId: string | null }[]> {
+  const path = `/_wr/origin/events/${eventId}/holds`;
+  const headers = await signOriginRequest(env.ORIGIN_HMAC_SECRET, 'GET', path, '', Date.now());
+  const res = await exports.default.fetch(new Request(`https://gateway.test${path}`, { headers }));
+  return ((await res.json()) as { holds: { holdId: string; status: string; orderId: string | null }[] }).holds;
+}
+
+/** Active visitors of the event, as the admin API counts them. */
+async function activeVisitors(eventId: string): Promise<number> {
+  const res = await exports.default.fetch(
+    new Request(`https://gateway.test/_wr/admin/events/${eventId}`, { headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` } }),
+  );
+  return ((await res.json()) as { queue: { active: number } }).queue.active;
+}
+
 async function buyer(config: Record<string, unknown> = {}) {
   const eventId = freshEventId('shop');
   await createEvent(eventId, config);
@@ -57,17 +73,43 @@ describe('Shop checkout through the gateway', () => {
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ status: 'PAID', payment: 'AUTHORIZED' });
     expect(paid.body.tickets).toHaveLength(2);
-    expect((await v.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`)).body).toMatchObject({
-      status: 'SOLD',
-      orderId: paid.body.orderId,
-    });
+    // The PAID answer ended the buyer's admission (revoke), so the hold is read as the origin reads it.
+    expect(await soldHolds(eventId)).toEqual([
+      expect.objectContaining({ holdId: held.body.holdId, status: 'SOLD', orderId: paid.body.orderId }),
+    ]);
     expect((await runJobs(eventId)).body.ran).toBeGreaterThan(0);
     const view = (await orders(eventId)).body;
     expect(view.orders[0]?.payment?.state).toBe('CAPTURED');
     expect(view.provider.movements).toEqual([expect.objectContaining({ kind: 'capture' })]);
-    // Checking out the same hold again returns the same order, with no second authorization.
-    expect((await checkout(v, eventId, held.body.holdId)).body.orderId).toBe(paid.body.orderId);
+    // Checking out the same hold again authorizes nothing a second time (the engine answers the same
+    // order: checkout-review-regressions); through the gateway the PAID answer ended the session.
+    expect((await checkout(v, eventId, held.body.holdId)).body.status).not.toBe('PAID');
     expect((await orders(eventId)).body.provider.payments).toHaveLength(1);
+  });
+
+  it('the PAID answer ends the admission (X-WR-Command: revoke): the slot is free at once and the cookie cleared (review G15)', async () => {
+    const { eventId, v } = await buyer();
+    const admission = `__Host-wr_a_${eventId}`;
+    expect(await activeVisitors(eventId)).toBe(1);
+    const held = await v.hold(eventId, ['G1']);
+    const paid = await checkout(v, eventId, held.body.holdId);
+    expect(paid.body.status).toBe('PAID');
+    expect(paid.res.headers.has('x-wr-command')).toBe(false); // the gateway acts on it and strips it
+    expect(paid.res.headers.getSetCookie()).toContainEqual(expect.stringMatching(new RegExp(`^${admission}=; Max-Age=0`)));
+    expect(await activeVisitors(eventId)).toBe(0);
+    // The buyer's next page is the waiting room, not the sale page.
+    expect((await v.json<{ state?: string }>(`/events/${eventId}/`)).body.state).not.toBe('admitted');
+  });
+
+  it('a PROCESSING answer keeps the session, and so does a later read of the order that says PAID', async () => {
+    const { eventId, v } = await buyer();
+    const held = await v.hold(eventId, ['G2']);
+    const r = await checkout(v, eventId, held.body.holdId, LOST_RESPONSE_CARD);
+    expect(r.body.status).toBe('PROCESSING');
+    expect(await activeVisitors(eventId)).toBe(1);
+    await runJobs(eventId); // delivers the provider's webhook
+    expect((await v.json(`/events/${eventId}/orders/${r.body.orderId}`)).body).toMatchObject({ status: 'PAID' });
+    expect(await activeVisitors(eventId)).toBe(1);
   });
 
   it('lost response after authorization: PROCESSING (202), seats out of sale, the webhook then sells them', async () => {
