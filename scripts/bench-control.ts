@@ -1,20 +1,14 @@
 // `npm run bench:control`: the release controller's closed-loop benchmark. Four crowd runs against
 // one gateway (wrangler dev on a free port, temporary storage), each bounded in time (at most
-// 100 + 100 + 180 + 45 s, +10 s each for busy visitors), and one table: each scenario's measure, its target, met or not.
+// 100 + 100 + 210 + 45 s, +10 s each for busy visitors), and one table: each scenario's measure, its
+// target, met or not. Each run also prints its whole rate log and a 5 s series (rate, active limit,
+// active, unclaimed, released, claimed); `--json FILE` writes every run with its per-second series.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  DEFAULT_CROWD,
-  admittedPerMinute,
-  bindingTimeline,
-  queuedSpan,
-  releasedPerMinute,
-  runCrowd,
-  type CrowdOptions,
-  type CrowdResult,
-} from './lib/crowd-run.ts';
+import { DEFAULT_CROWD, runCrowd, type CrowdOptions, type CrowdResult } from './lib/crowd-run.ts';
+import { admittedPerMinute, bindingTimeline, formatSeries, perSecondSeries, queuedSpan, releasedPerMinute } from './lib/crowd-measures.ts';
 import { freePort, startDevServer } from './lib/dev-server.ts';
 
 interface Row {
@@ -26,6 +20,8 @@ interface Row {
 }
 
 const TARGET_P99 = 800;
+/** The halved row gives the origin its capacity back at this many s (the halving is at 45 s). */
+const RESTORE_AT_S = 150;
 const base: CrowdOptions = { ...DEFAULT_CROWD, seats: 2000, maxPerMinute: 600, minPerMinute: 150, maxActive: 700, progress: false };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 /**
@@ -59,8 +55,15 @@ const scenarios: { name: string; o: CrowdOptions; judge: (r: CrowdResult, o: Cro
       const q = queuedSpan(r);
       const from = Math.min((r.firstReportS ?? q.fromS) + 30, q.toS - 10);
       const x = admittedPerMinute(r, from, q.toS) / o.maxPerMinute;
+      // Claims lag releases (a released visitor learns it at the next poll): say both, the rate
+      // they were released at, and the unclaimed places and active visitors the limit counted.
+      const inside = r.samples.filter((s) => s.t >= from && s.t <= q.toS);
+      const mean = (k: 'rate' | 'activeLimit' | 'active' | 'unclaimed') =>
+        inside.reduce((a, s) => a + s[k], 0) / Math.max(1, inside.length);
+      const released = releasedPerMinute(r, from, q.toS) / o.maxPerMinute;
+      const held = `released ${released.toFixed(2)} x; mean rate ${mean('rate').toFixed(0)}/min, limit ${mean('activeLimit').toFixed(0)}, active ${mean('active').toFixed(0)} + unclaimed ${mean('unclaimed').toFixed(0)}`;
       return {
-        measure: `admitted ${x.toFixed(2)} x the maximum (${from.toFixed(0)}-${q.toS.toFixed(0)} s; ${p99Note(r, from)})`,
+        measure: `admitted ${x.toFixed(2)} x the maximum (${from.toFixed(0)}-${q.toS.toFixed(0)} s; ${held}; ${p99Note(r, from)})`,
         target: '>= 0.90 x maximum',
         met: x >= 0.9,
       };
@@ -92,20 +95,27 @@ const scenarios: { name: string; o: CrowdOptions; judge: (r: CrowdResult, o: Cro
       // every visitor and a stay was 10 pages however slow: at the halved origin (2 s a page at 48
       // in flight) 357 visitors needed minutes to leave and the row never settled in 180 s. Now
       // each admitted visitor is its own browser and stays 20 s of wall time (crowd-run.ts).
-      maxSeconds: 180,
+      // The capacity comes back at RESTORE_AT_S: how long until the rate and the limit are back
+      // (the issue: "recovers to the maximum within 60 s of the origin recovering").
+      maxSeconds: RESTORE_AT_S + 60,
       origin: { baseLatencyMs: 20, capacityKnee: 8 },
-      originChanges: [{ atS: 45, model: { baseLatencyMs: 20, capacityKnee: 4 } }],
+      originChanges: [
+        { atS: 45, model: { baseLatencyMs: 20, capacityKnee: 4 } },
+        { atS: RESTORE_AT_S, model: { baseLatencyMs: 20, capacityKnee: 8 } },
+      ],
     },
-    judge: (r) => {
-      // One entry per health report (the 2 s samples repeat a report until the next arrives).
+    judge: (r, o) => {
+      // One entry per health report (the samples repeat a report until the next arrives), from the
+      // change to the restore.
       const seen = new Set<number>();
       const reports = r.samples.filter((s) => {
-        if (s.p99 === null || s.reportedAtS === null || s.reportedAtS < 45 || seen.has(s.reportedAtS)) return false;
+        if (s.p99 === null || s.reportedAtS === null || s.reportedAtS < 45 || s.reportedAtS >= RESTORE_AT_S || seen.has(s.reportedAtS))
+          return false;
         seen.add(s.reportedAtS);
         return true;
       });
       const settled = reports.findIndex((_, i) => reports.slice(i).every((s) => s.p99! <= TARGET_P99 * 1.1));
-      const after = settled >= 0 ? reports.slice(settled) : [];
+      const settledReports = settled >= 0 ? reports.slice(settled) : [];
       const settleS = settled >= 0 ? reports[settled]!.reportedAtS! - 45 : null;
       // The load the halved origin must drain first: admitted visitors at the change, how long the
       // visits claimed before it lasted, and the active visitors after it.
@@ -114,13 +124,22 @@ const scenarios: { name: string; o: CrowdOptions; judge: (r: CrowdResult, o: Cro
       const drain = [0, 30, 60, 90].map((d) => `${r.samples.find((s) => s.t >= 45 + d)?.active ?? '-'}`).join(' -> ');
       const inFlight = Math.max(0, ...r.samples.filter((s) => s.t >= 45).map((s) => s.visitorInFlight));
       const load = `${atChange} active at the change, ${drain} at +0/30/60/90 s; visits claimed before it: median ${median(before).toFixed(0)} s, max ${Math.max(0, ...before).toFixed(0)} s; visitor requests in flight after it at most ${inFlight}`;
+      // Recovery: the first sample after the restore with the rate at the maximum, and with the
+      // limit back at its value just before the halving.
+      const limitBefore = [...r.samples].reverse().find((s) => s.t < 45)?.activeLimit ?? 0;
+      const after = (ok: (s: CrowdResult['samples'][number]) => boolean) => {
+        const hit = r.samples.find((s) => s.t >= RESTORE_AT_S && ok(s));
+        return hit ? `${(hit.t - RESTORE_AT_S).toFixed(0)} s` : `not by ${(r.elapsedS - RESTORE_AT_S).toFixed(0)} s`;
+      };
+      const waited = r.samples.some((s) => s.t >= RESTORE_AT_S && s.waiting > 0) ? '' : ' (nobody waited by then)';
+      const recovery = `capacity restored at ${RESTORE_AT_S} s: rate back at ${o.maxPerMinute}/min after ${after((s) => s.rate >= o.maxPerMinute)}, limit back at ${limitBefore} after ${after((s) => s.activeLimit >= limitBefore)}${waited}`;
       return {
         measure:
           settleS === null
-            ? `not settled by ${r.elapsedS.toFixed(0)} s (${reports.length} reports after the change; p99 median ${median(reports.map((s) => s.p99!))} ms after it; ${load})`
-            : `settled ${settleS.toFixed(0)} s after the change (report ${settled + 1} of ${reports.length} after it); p99 after: median ${median(after.map((s) => s.p99!))}, max ${Math.max(...after.map((s) => s.p99!))} ms; ${load}`,
+            ? `not settled by ${RESTORE_AT_S} s (${reports.length} reports after the change; p99 median ${median(reports.map((s) => s.p99!))} ms after it; ${load}; ${recovery})`
+            : `settled ${settleS.toFixed(0)} s after the change (report ${settled + 1} of ${reports.length} after it); p99 after: median ${median(settledReports.map((s) => s.p99!))}, max ${Math.max(...settledReports.map((s) => s.p99!))} ms; ${load}; ${recovery}`,
         target: `p99 <= ${Math.round(TARGET_P99 * 1.1)} ms after settling`,
-        met: settleS !== null && after.length >= 3,
+        met: settleS !== null && settledReports.length >= 3,
       };
     },
   },
@@ -141,9 +160,9 @@ const scenarios: { name: string; o: CrowdOptions; judge: (r: CrowdResult, o: Cro
   },
 ];
 
-// `--json FILE` also writes every run (2 s samples, the whole rate log, counts) to FILE.
+// `--json FILE` also writes every run (its per-second series and samples, the whole rate log, counts) to FILE.
 const { values: args } = parseArgs({ options: { json: { type: 'string' } } });
-const runs: { scenario: string; result: CrowdResult }[] = [];
+const runs: { scenario: string; series: ReturnType<typeof perSecondSeries>; result: CrowdResult }[] = [];
 const state = mkdtempSync(join(tmpdir(), 'wr-bench-control-'));
 const started = Date.now();
 console.log('bench:control: starting a gateway (wrangler dev on a free port, temporary storage)...');
@@ -153,7 +172,7 @@ try {
   for (const s of scenarios) {
     console.log(`\n▶ ${s.name}`);
     const r = await runCrowd(server, s.o, (line) => console.log(line));
-    runs.push({ scenario: s.name, result: r });
+    runs.push({ scenario: s.name, series: perSecondSeries(r), result: r });
     const judged = s.judge(r, s.o);
     // A scenario whose capacity model the stub never got measured the default origin: say so, never "met".
     const row = r.originModelApplied
@@ -162,7 +181,12 @@ try {
     rows.push(row);
     console.log(`  ${row.measure} (target ${row.target}: ${row.met ? 'met' : 'NOT met'}); consistency ${r.consistent ? 'PASS' : 'FAIL'}`);
     console.log(`  what bound, over time: ${bindingTimeline(r)}`);
-    for (const e of r.rateLog.slice(0, 6)) console.log(`    ${new Date(e.at).toISOString().slice(11, 19)}  ${e.reason}`);
+    // The whole rate log, oldest first, with seconds since the run's start, then the 5 s series.
+    const t0 = r.startedAtMs;
+    console.log(`  rate log (${r.rateLog.length} changes, s since the start):`);
+    for (const e of [...r.rateLog].reverse()) console.log(`    ${((e.at - t0) / 1000).toFixed(0).padStart(4)} s  ${e.reason}`);
+    console.log('  series (released and claimed summed over each 5 s):');
+    for (const line of formatSeries(perSecondSeries(r), 5)) console.log(`  ${line}`);
   }
 } finally {
   await server.stop();

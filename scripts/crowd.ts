@@ -5,15 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  DEFAULT_CROWD,
-  admittedPerMinute,
-  bindingTimeline,
-  queuedSpan,
-  releasedPerMinute,
-  runCrowd,
-  type OriginModel,
-} from './lib/crowd-run.ts';
+import { DEFAULT_CROWD, runCrowd, type OriginModel } from './lib/crowd-run.ts';
+import { admittedPerMinute, bindingTimeline, formatSeries, perSecondSeries, queuedSpan, releasedPerMinute } from './lib/crowd-measures.ts';
 import { parseDevVars } from './lib/dev-secrets.ts';
 import { ROOT, freePort, startDevServer, type DevServer } from './lib/dev-server.ts';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -60,7 +53,8 @@ if (opts.help) {
   --origin-after S:MS:KNEE  change the model after S seconds (repeatable), e.g. halve the knee
   --slow-origin-after S     shorthand for --origin-after S:900:5 (an origin slower than the target)
   --url URL         a running gateway (else one is started on a free port with temporary storage)
-  --json FILE       also write the whole run (2 s samples, every rate and limit change, counts) to FILE`);
+  --json FILE       also write the whole run (per-second series and samples, every rate and limit
+                    change, counts) to FILE`);
   process.exit(0);
 }
 
@@ -113,7 +107,7 @@ console.log(
     `no-shows ${crowd.noShowShare}, stay ${crowd.staySeconds} s\n`,
 );
 const r = await runCrowd(server, crowd);
-if (opts.json) writeFileSync(opts.json, JSON.stringify({ options: crowd, result: r }, null, 1));
+if (opts.json) writeFileSync(opts.json, JSON.stringify({ options: crowd, series: perSecondSeries(r), result: r }, null, 1));
 const q = queuedSpan(r);
 const after = (r.firstReportS ?? 0) + 30;
 const row = (k: string, v: string | number) => console.log(`  ${k.padEnd(58)} ${v}`);
@@ -137,6 +131,8 @@ console.log(`    ${bindingTimeline(r)}`);
 console.log('  rate and limit changes, newest first:');
 for (const e of r.rateLog.slice(0, 10))
   console.log(`    ${new Date(e.at).toISOString().slice(11, 19)}  ${String(e.rate).padStart(5)}/min  ${e.reason}`);
+console.log('  series (released and claimed summed over each 5 s; --json has every second):');
+for (const line of formatSeries(perSecondSeries(r), 5)) console.log(`  ${line}`);
 const c = r.counts;
 row('holds granted / refused (409) / other errors', `${c.holdsGranted} / ${c.holdsRefused} / ${c.holdErrors}`);
 row('checkouts paid / declined card / failed / PROCESSING followed', `${c.paid} / ${c.declined} / ${c.checkoutFailed} / ${c.processing}`);

@@ -1,6 +1,6 @@
 // One crowd run: simulated visitors (each with its own cookie jar) through the gateway's real HTTP
 // path against a fresh event, with the origin stub's capacity model set and changed on schedule;
-// samples what binds admissions, the rate, the limit and the origin's p99 every 2 s. The closed-loop
+// samples what binds admissions, the rate, the limit and the origin's p99 every second. The closed-loop
 // benchmark of the release controller (scripts/crowd.ts, scripts/bench-control.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,114 +8,9 @@ import { CookieJar } from 'tough-cookie';
 import { signOriginRequest } from '../../origin-sdk/src/index.ts';
 import { ROOT, putEvent, type DevServer } from './dev-server.ts';
 import { parseDevVars } from './dev-secrets.ts';
+import type { CrowdOptions, CrowdResult, CrowdSample, OriginModel } from './crowd-types.ts';
 
-/** The origin stub's capacity model: base latency (ms) and the concurrent requests it serves at that latency. */
-export interface OriginModel {
-  baseLatencyMs: number;
-  capacityKnee: number;
-}
-
-/** A crowd run's settings. Rates per minute, times in s. */
-export interface CrowdOptions {
-  visitors: number;
-  seats: number;
-  maxPerMinute: number;
-  minPerMinute: number;
-  maxActive: number;
-  /** The event's p99 target, ms (800). */
-  targetP99Ms: number;
-  /** Stop after this long, s. */
-  maxSeconds: number;
-  /**
-   * Requests in flight at most for joins and waiting visitors' polls (one shared client, so a
-   * flash crowd does not open thousands of sockets at once). Admitted visitors' requests do not
-   * wait behind it: each is its own browser (one request at a time, its own think time).
-   */
-  concurrency: number;
-  /**
-   * The crowd before 2026-12-01 (kept to reproduce it): admitted visitors' requests also wait
-   * behind the shared `concurrency` cap, and a stay is a fixed number of pages (staySeconds / 2)
-   * however long each takes. With a slow origin that coupled every visit to the cap: 48 requests
-   * shared by ~360 visitors stretched 20 s visits to minutes and active never drained.
-   */
-  coupled: boolean;
-  seed: number;
-  /** Share of visitors (0..1) who join, then never come back: their released place is never claimed. */
-  noShowShare: number;
-  /**
-   * Admitted visitors browse the sale page for this long, s of wall time (a page, then ~2 s of
-   * thought, until it has passed), then buy: a slow origin means fewer pages, not a longer stay.
-   */
-  staySeconds: number;
-  /** The origin's capacity model from the start (null: the stub's own, 20 ms and 50). */
-  origin: OriginModel | null;
-  /** Changes of the capacity model during the run: after `atS` seconds, `model`. */
-  originChanges: { atS: number; model: OriginModel }[];
-  /** Print a line every 5 s. */
-  progress: boolean;
-}
-
-export const DEFAULT_CROWD: CrowdOptions = {
-  visitors: 500,
-  seats: 1000,
-  maxPerMinute: 1200,
-  minPerMinute: 300,
-  maxActive: 200,
-  targetP99Ms: 800,
-  maxSeconds: 600,
-  concurrency: 48,
-  coupled: false,
-  seed: 1,
-  noShowShare: 0,
-  staySeconds: 0,
-  origin: null,
-  originChanges: [],
-  progress: true,
-};
-
-/** One 2 s sample of the room (GET /_wr/admin/events/{id}). */
-export interface CrowdSample {
-  /** Seconds since the run started. */
-  t: number;
-  binds: string;
-  detail: string;
-  rate: number;
-  activeLimit: number;
-  active: number;
-  unclaimed: number;
-  waiting: number;
-  /** Places released so far. */
-  released: number;
-  /** The origin's last reported p99, ms (null before its first report), and when it was reported (s). */
-  p99: number | null;
-  reportedAtS: number | null;
-  /** Requests in flight now: through the shared client (joins, polls), and admitted visitors' own. */
-  sharedInFlight: number;
-  visitorInFlight: number;
-}
-
-/** What a run measured. */
-export interface CrowdResult {
-  eventId: string;
-  elapsedS: number;
-  joined: number;
-  admitted: number;
-  noShows: number;
-  /** When each visitor claimed an admission, s since start. */
-  admittedAtS: number[];
-  /** Each finished visit: claimed at, and left (POST /leave answered) at, s since start. */
-  visits: { fromS: number; toS: number }[];
-  samples: CrowdSample[];
-  /** Every change of rate or limit during the run, newest first. */
-  rateLog: { at: number; rate: number; reason: string }[];
-  /** Every capacity-model change the stub accepted (false when one was refused or could not reach it). */
-  originModelApplied: boolean;
-  /** When the origin's first health report was acted on, s since start (null: never). */
-  firstReportS: number | null;
-  counts: Record<string, number>;
-  consistent: boolean;
-  soldSeats: number;
-}
+export { DEFAULT_CROWD, type CrowdOptions, type CrowdResult, type CrowdSample, type OriginModel } from './crowd-types.ts';
 
 /** Deterministic PRNG (mulberry32), so a run can be repeated with a seed. */
 function prng(seed: number): () => number {
@@ -154,6 +49,12 @@ class Gate {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The room is sampled this often, ms: each second, so a run's series shows the rate, the limit and
+ * the claims that lag releases second by second (at 2 s the 19:47 bench:control run could not tell
+ * which bound cut each tick's release).
+ */
+export const SAMPLE_MS = 1_000;
 const HOT_SEATS = 30; // overlapping on purpose: many visitors want the same front-row seats
 
 /**
@@ -173,7 +74,7 @@ export async function setOriginModel(base: string, eventId: string, model: Origi
 
 /**
  * Runs one crowd against `server`: creates a fresh event, sends `visitors` through it, and samples
- * the room every 2 s.
+ * the room every SAMPLE_MS.
  * @param log where progress lines go
  */
 export async function runCrowd(
@@ -389,6 +290,7 @@ export async function runCrowd(
           unclaimed: q.binding.unclaimed,
           waiting: q.waiting,
           released: q.admittedTotal,
+          claimed: counts.admitted!,
           p99: q.lastHealth?.p99LatencyMs ?? null,
           reportedAtS: q.lastHealth ? (q.lastHealth.reportedAtMs - started) / 1000 : null,
           sharedInFlight: gate.active,
@@ -397,7 +299,7 @@ export async function runCrowd(
       } catch {
         // the gateway is busy; the next sample will do
       }
-      await sleep(2_000);
+      await sleep(SAMPLE_MS);
     }
   })();
   const changes = o.originChanges.map((c) =>
@@ -433,6 +335,7 @@ export async function runCrowd(
   const first = samples.find((x) => x.reportedAtS !== null);
   return {
     eventId,
+    startedAtMs: started,
     elapsedS: sinceS(),
     joined: counts.joined!,
     admitted: counts.admitted!,
@@ -462,36 +365,4 @@ interface StatsBody {
     rateLog: { at: number; rate: number; reason: string }[];
   };
   inventory: { seats: { sold: number }; consistency: Record<string, number> };
-}
-
-/** Claimed admissions per minute over [fromS, toS). */
-export function admittedPerMinute(r: CrowdResult, fromS: number, toS: number): number {
-  if (toS <= fromS) return 0;
-  return (r.admittedAtS.filter((t) => t >= fromS && t < toS).length * 60) / (toS - fromS);
-}
-
-/** Places released per minute over [fromS, toS), from the 2 s samples. */
-export function releasedPerMinute(r: CrowdResult, fromS: number, toS: number): number {
-  const inside = r.samples.filter((s) => s.t >= fromS && s.t <= toS);
-  if (inside.length < 2) return 0;
-  const a = inside[0]!;
-  const b = inside.at(-1)!;
-  return b.t > a.t ? ((b.released - a.released) * 60) / (b.t - a.t) : 0;
-}
-
-/** The time span while visitors waited (first to last sample with waiting > 0), s. */
-export function queuedSpan(r: CrowdResult): { fromS: number; toS: number } {
-  const q = r.samples.filter((s) => s.waiting > 0);
-  return q.length ? { fromS: q[0]!.t, toS: q.at(-1)!.t } : { fromS: 0, toS: 0 };
-}
-
-/** How often each constraint bound, as `binds xN` in first-seen order. */
-export function bindingTimeline(r: CrowdResult): string {
-  const runs: { binds: string; from: number; to: number }[] = [];
-  for (const s of r.samples) {
-    const last = runs.at(-1);
-    if (last && last.binds === s.binds) last.to = s.t;
-    else runs.push({ binds: s.binds, from: s.t, to: s.t });
-  }
-  return runs.map((x) => `${x.from.toFixed(0)}-${x.to.toFixed(0)} s ${x.binds}`).join(', ');
 }
