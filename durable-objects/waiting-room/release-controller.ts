@@ -1,7 +1,7 @@
 // Release controller: the pure law that turns health signals into a release rate and an active
 // limit (its growth rules in release-growth.ts; the tick's budget in tick-plan.ts releaseBudget).
 import { noGrowthEvidence, originDownReason, type HealthReport } from './health-signals';
-import { growthStep } from './release-growth';
+import { GROW_BELOW, growthStep } from './release-growth';
 
 /** The gateway's own signals over its last window, gathered by the WaitingRoom. */
 export interface GatewaySignals {
@@ -25,6 +25,13 @@ export interface Signals {
    * binds through them can grow), never as load.
    */
   pending: number;
+  /**
+   * The origin's p99 at a lower load (release-growth baselineP99: the lowest sampled in the last
+   * minute at no more than half the active visitors now), ms; null or missing without one. Only
+   * the growth's fade reads it: it never raises growth above what a zero-latency baseline allows,
+   * and never stops a cut.
+   */
+  baselineP99Ms?: number | null;
 }
 
 /** Organizer bounds, targets and overrides; rates are new visitors per minute. */
@@ -147,7 +154,9 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  *   unclaimed), both by (1 + headroom) per report, the limit while in use (unclaimed places count
  *   as use); conservative slow start on a delay rise (HyStart++, RFC 9406 section 4.3); then
  *   congestion avoidance (AIMD, Chiu and Jain 1989) with the Vegas band, creeping near the load
- *   of the last overload (`overloadLimit`, CUBIC's W_max).
+ *   of the last overload (`overloadLimit`, CUBIC's W_max). The delay rise and the growth's fade
+ *   count the p99 over `signals.baselineP99Ms` (the p99 at half the load), so latency that does
+ *   not come with the load does not throttle growth; the Vegas band and the cuts stay absolute.
  * - **Overload** (p99 over target, errors over the limit, seat-hold p99 over its target): both cut
  *   by target/p99 within [MIN_CUT_FACTOR, MAX_CUT_FACTOR] (a gradient, as Netflix's Gradient2), or
  *   by DECREASE_FACTOR / LIMIT_CUT for causes not measured in latency; the limit from
@@ -291,13 +300,22 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   if (idle !== null) return hold(`${idle}, hold`);
 
   const extra = admitFactor > 1 ? `; admitting x${admitFactor.toFixed(2)} for ${pct(noShow)} no-shows` : '';
-  const seen = `p99 ${fmt(report.p99LatencyMs)} ms of ${fmt(bounds.targetP99Ms)} ms target, ${fmt(report.activeBuyers)} buyers`;
+  // The load's own share of the room below the Vegas band: the p99's rise over the p99 at half the
+  // load (bench:control 19:47: p99 316-402 ms of 800 at any load on the shared machine, and growth
+  // faded as if the origin neared its knee: +1..+3 a report).
+  const band = GROW_BELOW * bounds.targetP99Ms;
+  const b = signals.baselineP99Ms;
+  const base = b !== undefined && b !== null && Number.isFinite(b) && b >= 1 && b < band ? b : 0;
+  const rise = (report.p99LatencyMs - base) / (band - base);
+  const baseNote = base > 0 ? ` (${fmt(base)} ms at half the load)` : '';
+  const seen = `p99 ${fmt(report.p99LatencyMs)} ms${baseNote} of ${fmt(bounds.targetP99Ms)} ms target, ${fmt(report.activeBuyers)} buyers`;
   const g = growthStep({
     phase: state,
     ratePerMinute: state.ratePerMinute,
     limit: current,
     inFlight,
     load: u,
+    rise,
     maxPerMinute: bounds.maxPerMinute,
   });
   return decide(rateOr(clamp(g.ratePerMinute)), g.limit, at, label(`healthy (${seen})${g.why}${extra}`), admitFactor, g.phase);

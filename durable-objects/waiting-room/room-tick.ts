@@ -7,6 +7,7 @@ import { claimWindowMs, pendingLimit } from './admission-pace';
 import { parseStoredHealth } from './health-intake';
 import type { HealthReport } from './health-signals';
 import { nextReleaseRate, type GatewaySignals } from './release-controller';
+import { BASELINE_WINDOW_MS, baselineP99 } from './release-growth';
 import { controllerBounds } from './room-config';
 import { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS, laneTicks, roomWaiting, type Room } from './room-reads';
 import type { RoomStore } from './room-store';
@@ -40,7 +41,8 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
       overloadLimit: r.overload_limit,
       lastCutAtMs: r.last_cut_at,
     },
-    { origin: report, gateway, active, pending },
+    // The p99 at half the load, from the dashboard's samples of the last minute (release-growth.ts).
+    { origin: report, gateway, active, pending, baselineP99Ms: baselineP99(store.samples(nowMs - BASELINE_WINDOW_MS), nowMs, active) },
     bounds,
     nowMs,
   );

@@ -5,6 +5,7 @@
 import { claimWindowMs, pendingLimit } from '../../durable-objects/waiting-room/admission-pace';
 import { freeSlots, releaseBudget } from '../../durable-objects/waiting-room/tick-plan';
 import { initialControllerState, nextReleaseRate, type ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
+import { baselineP99, type BaselineSample } from '../../durable-objects/waiting-room/release-growth';
 import type { HealthReport } from '../../durable-objects/waiting-room/health-signals';
 import { simulatedErrorRate, simulatedLatencyMs } from '../../origin-stub/load-model';
 
@@ -73,6 +74,9 @@ export interface SimTick {
   errorRate: number;
   reason: string | null;
 }
+
+/** The room samples every this many ticks (room-reads SAMPLE_EVERY_MS, 5 s). */
+const SAMPLE_EVERY_S = 5;
 
 /** Deterministic PRNG (mulberry32). */
 function prng(seed: number): () => number {
@@ -150,6 +154,8 @@ export function simulate(o: SimOptions): SimTick[] {
   /** Closed-loop visitors: pages each has left to load. */
   let visits: number[] = [];
   let lastLatencyMs = base;
+  /** The room's samples (one every SAMPLE_EVERY_S ticks, as the WaitingRoom's dashboard samples), for the baseline. */
+  const samples: BaselineSample[] = [];
   const out: SimTick[] = [];
   const t0 = 1_800_000_000_000;
   for (let tick = 0; tick < o.ticks; tick++) {
@@ -195,12 +201,16 @@ export function simulate(o: SimOptions): SimTick[] {
               reportedAtMs: now,
             };
     }
+    // As the WaitingRoom's tick: the p99 at half the load from the room's samples (room-tick.ts).
+    const baselineP99Ms = baselineP99(samples, now, concurrent);
     const d = nextReleaseRate(
       state,
-      { origin: report, gateway: { holdP99Ms: null, conflictRate: null, noShowRate: null }, active: concurrent, pending },
+      { origin: report, gateway: { holdP99Ms: null, conflictRate: null, noShowRate: null }, active: concurrent, pending, baselineP99Ms },
       o.bounds,
       now,
     );
+    if (tick % SAMPLE_EVERY_S === 0) samples.push({ at: now, originP99Ms: report?.p99LatencyMs ?? null, active: concurrent });
+    while (samples.length > 0 && samples[0]!.at < now - 120_000) samples.shift();
     state = d.state;
     // The tick's own budget rules (tick-plan freeSlots over releaseBudget), as WaitingRoom.alarm.
     const slots = freeSlots({

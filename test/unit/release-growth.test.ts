@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MIN_LATENCY_SAMPLES, type HealthReport } from '../../durable-objects/waiting-room/health-signals';
-import { CSS_ROUNDS } from '../../durable-objects/waiting-room/release-growth';
+import { BASELINE_LOAD_SHARE, BASELINE_WINDOW_MS, CSS_ROUNDS, baselineP99 } from '../../durable-objects/waiting-room/release-growth';
 import {
   CUT_SPACING_MS,
   INITIAL_LIMIT,
@@ -378,5 +378,108 @@ describe('slow start', () => {
     expect(d.reason).toMatch(/^first health report, slow start from 10 active; .*active limit 1,000 -> 10$/);
     // 30 active + 20 unclaimed: slow start from 50, x1.875.
     expect(step(s0, report({}), {}, {}, 30, NOW, 20).state.activeLimit).toBe(93);
+  });
+});
+
+describe('the p99 at half the load (the delay gradient)', () => {
+  const at = (ago: number, p99: number | null, active: number) => ({ at: NOW - ago, originP99Ms: p99, active });
+
+  it('is the lowest p99 sampled in the last minute at no more than half the active visitors', () => {
+    const samples = [
+      at(70_000, 50, 5),
+      at(40_000, 300, 10),
+      at(30_000, 250, 30),
+      at(20_000, 320, 20),
+      at(10_000, 0.5, 1),
+      at(5_000, null, 0),
+    ];
+    // 50 ms is older than the window, 250 ms came at 30 active (over half of 40), 0.5 ms measured nothing.
+    expect(baselineP99(samples, NOW, 40)).toBe(300);
+    expect(baselineP99(samples, NOW, 60)).toBe(250);
+    expect(baselineP99(samples, NOW, 10)).toBeNull();
+    expect(baselineP99([], NOW, 100)).toBeNull();
+    // A sample from the future (a clock step back) is no baseline.
+    expect(baselineP99([{ at: NOW + 1000, originP99Ms: 10, active: 0 }], NOW, 100)).toBeNull();
+    expect(BASELINE_WINDOW_MS).toBe(60_000);
+    expect(BASELINE_LOAD_SHARE).toBe(0.5);
+  });
+
+  // Issue #13, failing input (bench:control 19:47, healthy origin, 0.83 x the maximum): the stub
+  // reported p99 316-402 ms of an 800 ms target at any load on the shared machine, and congestion
+  // avoidance grew the limit 36 -> 37 -> 38 -> 40 -> 43 (+1..+3 a report): its growth faded with
+  // the square of p99's distance to 70 % of the target, as if the origin neared its knee.
+  it('grows the limit with the headroom when p99 does not rise with the load (the 19:47 input)', () => {
+    const s = state({ activeLimit: 36, ratePerMinute: 600 });
+    const r = report({ p99LatencyMs: 382, activeBuyers: 462, sampleCount: 400 });
+    const before = nextReleaseRate(s, { origin: r, gateway: quiet, active: 34, pending: 10 }, bounds, NOW);
+    expect(before.state.activeLimit).toBe(38); // the old law's step (+2), kept without a baseline
+    const d = nextReleaseRate(s, { origin: r, gateway: quiet, active: 34, pending: 10, baselineP99Ms: 316 }, bounds, NOW);
+    expect(d.state.activeLimit).toBe(41); // x1.13 a report: 36 -> 70 in about 11 s
+    expect(d.reason).toMatch(/p99 382 ms \(316 ms at half the load\) of 800 ms target/);
+    // In slow start the same report is no delay rise: slow start goes on instead of turning conservative.
+    const ss = nextReleaseRate(
+      { ...s, slowStart: true },
+      { origin: r, gateway: quiet, active: 34, pending: 10, baselineP99Ms: 316 },
+      bounds,
+      NOW,
+    );
+    expect(ss.state).toMatchObject({ slowStart: true, cssRounds: 0 });
+    expect(ss.reason).toMatch(/slow start x1\.52/);
+  });
+
+  it('a p99 that rises with the load fades the growth as before', () => {
+    const s = state({ activeLimit: 100 });
+    const r = report({ p99LatencyMs: 500, sampleCount: 400 });
+    const none = nextReleaseRate(s, { origin: r, gateway: quiet, active: 90, pending: 0 }, bounds, NOW);
+    const low = nextReleaseRate(s, { origin: r, gateway: quiet, active: 90, pending: 0, baselineP99Ms: 20 }, bounds, NOW);
+    expect(low.state.activeLimit).toBeLessThanOrEqual(none.state.activeLimit + 1);
+  });
+
+  const arbBaseline = fc.oneof(
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.double({ min: -10, max: 2e6, noNaN: true }),
+    fc.constant(Number.NaN),
+  );
+  const arbGrowthState = fc.record({
+    ratePerMinute: fc.integer({ min: 60, max: 600 }),
+    activeLimit: fc.integer({ min: 1, max: 1000 }),
+    slowStart: fc.boolean(),
+    cssRounds: fc.integer({ min: 0, max: CSS_ROUNDS - 1 }),
+    lastReportAtMs: fc.constantFrom(0, 1),
+    overloadLimit: fc.nat(1000),
+    lastCutAtMs: fc.constantFrom(0, 1),
+  });
+  const arbReport = fc.record({
+    p99LatencyMs: fc.double({ min: 0, max: 5000, noNaN: true }),
+    errorRate: fc.double({ min: 0, max: 1, noNaN: true }),
+    activeBuyers: fc.nat(1000),
+    sampleCount: fc.nat(1000),
+  });
+
+  it('never turns a hold or a cut into growth, never grows past what a zero-latency report allows, and never changes a cut', () => {
+    fc.assert(
+      fc.property(
+        arbGrowthState,
+        arbReport,
+        arbBaseline,
+        fc.nat(1500),
+        fc.nat(500),
+        (s: ControllerState, raw, baselineP99Ms, active, pending) => {
+          const r: HealthReport = { ...raw, reportedAtMs: NOW };
+          const signals = { origin: r, gateway: quiet, active, pending };
+          const without = nextReleaseRate(s, signals, bounds, NOW);
+          const withBase = nextReleaseRate(s, { ...signals, baselineP99Ms }, bounds, NOW);
+          const ceiling = nextReleaseRate(s, { ...signals, origin: { ...r, p99LatencyMs: 1 } }, bounds, NOW);
+          const grew = (d: typeof without) => d.state.ratePerMinute > s.ratePerMinute || d.state.activeLimit > s.activeLimit;
+          if (!grew(without)) expect(grew(withBase)).toBe(false);
+          if (without.state.lastCutAtMs !== s.lastCutAtMs) expect(withBase.state).toEqual(without.state);
+          if (grew(withBase) && grew(ceiling)) {
+            expect(withBase.state.activeLimit).toBeLessThanOrEqual(Math.max(s.activeLimit, ceiling.state.activeLimit));
+            expect(withBase.state.ratePerMinute).toBeLessThanOrEqual(ceiling.state.ratePerMinute);
+          }
+        },
+      ),
+    );
   });
 });

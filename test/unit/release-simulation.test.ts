@@ -216,4 +216,27 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(first.concurrent).toBeGreaterThanOrEqual(10);
     expect(share).toBeGreaterThanOrEqual(0.9);
   });
+
+  // Issue #13, failing input (bench:control 19:47, healthy origin, 0.83 x the maximum; 20:14, 0.24):
+  // on the shared 2 cores the stub's p99 sat at 40-60 % of the target with 15-50 visitors active
+  // (its knee is 50 requests in flight: the machine's latency, not the origin's), and after a cut
+  // congestion avoidance grew the limit by +1..+3 a report (36 -> 49 in 11 s; 10 -> 15 in 33 s),
+  // because its growth faded with the square of the distance to 70 % of the target. The limit
+  // 600/min needs is the visit (5 s) plus the claim lag (1-3 s) at 10 a second, about 70.
+  it('a healthy origin whose p99 sits at 40-60 % of the target whatever the load: back to >= 90 % of the maximum within 30 s of a cut', () => {
+    const b = { ...bounds, minPerMinute: 150, maxPerMinute: 600, maxActive: 700 };
+    // Load-free latency: 300-460 ms a tick (deterministic), and one excursion over the target at 40-45.
+    const noise = (t: number) => (t >= 40 && t < 46 ? 900 : 300 + ((t * 7919) % 17) * 10);
+    const run = simulate({ ticks: 150, bounds: b, knee: () => 1000, baseLatencyMs: 20, sessionS: 5, claimDelayS: [1, 3], noiseMs: noise });
+    const cuts = run.filter((t) => t.reason?.includes('over 800 ms target')).map((t) => t.tick);
+    const share = (from: number, to: number) => releasedPerMinute(run, from, to) / b.maxPerMinute;
+    const cut = cuts[0] ?? 0;
+    console.log(
+      `healthy origin at p99 40-60 % of target, excursion at ticks 40-45: cuts at ticks ${cuts.join(', ')}; released ${share(30, 40).toFixed(2)} x the maximum over ticks 30-40, ` +
+        `${share(cut + 30, 150).toFixed(2)} x the maximum from 30 s after the cut; limits ${[30, 40, cut + 1, cut + 10, cut + 20, cut + 30].map((k) => run[k]!.limit).join(', ')}`,
+    );
+    expect(cuts).toHaveLength(1);
+    expect(share(30, 40)).toBeGreaterThanOrEqual(0.9);
+    expect(share(cut + 30, 150)).toBeGreaterThanOrEqual(0.9);
+  });
 });
