@@ -198,6 +198,9 @@ export interface QueueConfig {
   idleTimeoutMs: number;
   targetP99Ms: number;
   maxErrorRate: number;
+  /** The Inventory's hold TTL and payment grace, ms, copied for the admission cover of a hold (durable-objects/waiting-room/admission-cover.ts); absent in rooms stored before 2026-12-01. */
+  holdTtlMs?: number;
+  paymentGraceMs?: number;
   /** Seat-hold p99 target, ms. */
   holdTargetP99Ms: number;
   /** A silent or failing origin gets the minimum rate, or no releases at all. */
@@ -296,6 +299,8 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       maxActiveVisitors: input.maxActiveVisitors,
       admissionTtlMs: input.admissionTtlSeconds * 1000,
       idleTimeoutMs: input.idleTimeoutSeconds * 1000,
+      holdTtlMs: input.holdTtlSeconds * 1000,
+      paymentGraceMs: input.paymentGraceSeconds * 1000,
       targetP99Ms: input.targetP99Ms,
       maxErrorRate: input.maxErrorRate,
       holdTargetP99Ms: input.holdTargetP99Ms,

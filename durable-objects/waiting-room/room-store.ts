@@ -1,5 +1,6 @@
 // The WaitingRoom's SQL: every read and write of its tables (schema.ts), named by what it means,
 // so the object class holds no query and the rules (tick-plan, admission-policy) hold no storage.
+import { coverEnd, type CoverRules } from './admission-cover';
 import type { FifoPlace } from '../../contracts/queue/cursor';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 import type { Sql } from '../shared/sql';
@@ -146,14 +147,16 @@ export class RoomStore {
   }
 
   /**
-   * Moves the end of a visitor's active admission session out to `untilMs` (at most
-   * MAX_HOLD_COVER_MS after `nowMs`), never in.
+   * Moves the end of a visitor's active admission session out to what a hold ending at
+   * `holdEndsAtMs` covers (`coverEnd`: its deadline plus the payment grace, at most one hold TTL
+   * and grace past the session's own end; and at most MAX_HOLD_COVER_MS after `nowMs`), never in.
    * @param sessionId the session (its admission time in epoch ms, as a string)
    * @returns the session's end, epoch ms; null when that session is not active at `nowMs`
    */
-  extendAdmission(visitorId: string, sessionId: string, untilMs: number, nowMs: number): number | null {
+  extendAdmission(visitorId: string, sessionId: string, holdEndsAtMs: number, rules: CoverRules, nowMs: number): number | null {
+    const until = Math.min(coverEnd(rules, Number(sessionId), holdEndsAtMs), nowMs + MAX_HOLD_COVER_MS);
     const rows = this.sql.all<{ expires_at: number }>`
-      UPDATE wr_admissions SET expires_at = MAX(expires_at, ${Math.min(untilMs, nowMs + MAX_HOLD_COVER_MS)})
+      UPDATE wr_admissions SET expires_at = MAX(expires_at, ${until})
       WHERE visitor_id = ${visitorId} AND state = 'admitted' AND admitted_at = ${Number(sessionId)} AND expires_at > ${nowMs}
       RETURNING expires_at`;
     return rows[0]?.expires_at ?? null;

@@ -173,13 +173,15 @@ export class WaitingRoom extends DurableObject<Env> {
   /**
    * Keeps an admission alive while its visitor holds seats (review G13: an admission that ended
    * before the visitor's hold sent them to the back of the queue mid-checkout, the seats locked for
-   * nobody): the session's end moves out to `untilMs`, the hold's deadline (room-store.ts
-   * extendAdmission: bounded, never in). The slot stays taken meanwhile: the buyer is active.
-   * @returns the session's end, epoch ms; null when that session is not active
+   * nobody): the session's end moves out to cover the hold ending at `holdEndsAtMs` and a payment
+   * started at its last moment (admission-cover.ts `coverEnd`: bounded, never in). The slot stays
+   * taken meanwhile: the buyer is active.
+   * @returns the session's end, epoch ms; null when that session is not active, or no event
    */
-  async extendAdmission(visitorId: string, sessionId: string, untilMs: number): Promise<number | null> {
+  async extendAdmission(visitorId: string, sessionId: string, holdEndsAtMs: number): Promise<number | null> {
     this.requests++;
-    return this.ready ? this.store.extendAdmission(visitorId, sessionId, untilMs, this.clock()) : null;
+    const room = this.ready ? this.room() : null;
+    return room ? this.store.extendAdmission(visitorId, sessionId, holdEndsAtMs, room.config, this.clock()) : null;
   }
 
   /**

@@ -31,12 +31,17 @@ describe('a seat hold and the admission', () => {
     const after = await admissionOf(v, eventId);
     expect(hold.admissionToken).toBe(v.cookies.get(admissionCookie(eventId, true)));
     expect(after).toMatchObject({ visitorId: before.visitorId, sessionId: before.sessionId });
-    expect(after.expiresAtMs).toBe(Math.floor(hold.expiresAtMs / 1000) * 1000);
-    // The room counts the session active past the old end, up to the hold's deadline.
+    // The hold's deadline plus the payment grace (120 s by default): a payment started at the
+    // hold's last moment still ends inside the admission (review I5).
+    const covered = Math.floor((hold.expiresAtMs + 120_000) / 1000) * 1000;
+    expect(after.expiresAtMs).toBe(covered);
+    // The room counts the session active past the old end, up to the cover's end.
     await runInDurableObject(room(eventId), async (obj: WaitingRoom) => {
       obj.clock = () => before.expiresAtMs + 1_000;
       expect(await obj.isActive(before.visitorId, before.sessionId!)).toBe(true);
-      obj.clock = () => hold.expiresAtMs + 1;
+      obj.clock = () => hold.expiresAtMs + 60_000;
+      expect(await obj.isActive(before.visitorId, before.sessionId!)).toBe(true);
+      obj.clock = () => covered + 1;
       expect(await obj.isActive(before.visitorId, before.sessionId!)).toBe(false);
     });
     // A second hold ending sooner asks nothing and changes nothing.
@@ -45,9 +50,9 @@ describe('a seat hold and the admission', () => {
     expect(second.body.admissionToken).toBeUndefined();
   });
 
-  it('extends only an active session, never shortens one, and never past the longest hold', async () => {
+  it('extends only an active session, never shortens one, and never past one hold TTL and grace after the admission', async () => {
     const eventId = freshEventId('cover');
-    await createEvent(eventId, { admissionTtlSeconds: 30 });
+    await createEvent(eventId, { admissionTtlSeconds: 30, holdTtlSeconds: 60, paymentGraceSeconds: 20 });
     const v = await admittedVisitor(eventId);
     const a = await admissionOf(v, eventId);
     const ticket = await verifyToken(settings, 'ticket', v.cookies.get(ticketCookie(eventId, true))!, eventId, Date.now());
@@ -56,15 +61,38 @@ describe('a seat hold and the admission', () => {
       const now = obj.clock();
       const stored = () => (obj as unknown as { store: RoomStore }).store.admission(a.visitorId)!.expires_at;
       const end = stored();
-      expect(await obj.extendAdmission(a.visitorId, a.sessionId!, end - 10_000)).toBe(end);
+      // A hold ending 30 s before the session (20 s grace after it: still before) changes nothing.
+      expect(await obj.extendAdmission(a.visitorId, a.sessionId!, end - 30_000)).toBe(end);
       expect(await obj.extendAdmission(a.visitorId, 'another-session', end + 60_000)).toBeNull();
       expect(await obj.extendAdmission('someone-else', a.sessionId!, end + 60_000)).toBeNull();
       const capped = await obj.extendAdmission(a.visitorId, a.sessionId!, now + 10 * MAX_HOLD_COVER_MS);
-      expect(capped).toBeLessThanOrEqual(obj.clock() + MAX_HOLD_COVER_MS);
-      expect(capped).toBeGreaterThanOrEqual(now + MAX_HOLD_COVER_MS);
+      // admitted + 30 s admission + 60 s hold + 20 s grace, whatever the hold asks.
+      expect(capped).toBe(Math.floor((Number(a.sessionId) + 110_000) / 1000) * 1000);
+      expect(capped).toBeLessThanOrEqual(now + MAX_HOLD_COVER_MS);
       // Once the session ended, nothing brings it back.
       obj.clock = () => capped! + 1;
       expect(await obj.extendAdmission(a.visitorId, a.sessionId!, capped! + 60_000)).toBeNull();
+    });
+  });
+
+  it('cannot be chained: holds released at once keep a slot at most one hold TTL and grace past the admission (review I2)', async () => {
+    // The review's input: a 30 s admission, 60 s holds, max active 1; a hold and an instant
+    // release every 50 s kept the slot for 212 s and more while the next visitor waited.
+    const eventId = freshEventId('chain');
+    await createEvent(eventId, { admissionTtlSeconds: 30, holdTtlSeconds: 60, paymentGraceSeconds: 20, maxActiveVisitors: 1 });
+    const v = await admittedVisitor(eventId);
+    const a = await admissionOf(v, eventId);
+    const admittedAt = Number(a.sessionId);
+    await runInDurableObject(room(eventId), async (obj: WaitingRoom) => {
+      let end = a.expiresAtMs;
+      for (const at of [20_000, 70_000, 120_000, 170_000]) {
+        if (admittedAt + at >= end) break;
+        obj.clock = () => admittedAt + at;
+        end = (await obj.extendAdmission(a.visitorId, a.sessionId!, admittedAt + at + 60_000)) ?? end;
+      }
+      expect(end).toBe(Math.floor((admittedAt + 30_000 + 60_000 + 20_000) / 1000) * 1000);
+      obj.clock = () => admittedAt + 212_000;
+      expect(await obj.isActive(a.visitorId, a.sessionId!)).toBe(false);
     });
   });
 });
