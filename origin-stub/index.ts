@@ -31,8 +31,9 @@ function notFound(path: string): Response {
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
-    // Sale pages, checkout and webhooks under /events/{id}; the operator API under /admin/events/{id}.
-    const match = /^\/(?:admin\/)?events\/([a-z0-9][a-z0-9-]{0,63})(\/|$)/.exec(url.pathname);
+    // Sale pages and checkout under /events/{id}; the operator API under /admin/events/{id}; payment
+    // webhooks under /webhooks/events/{id}, outside the sale's room.
+    const match = /^\/(?:admin\/|webhooks\/)?events\/([a-z0-9][a-z0-9-]{0,63})(\/|$)/.exec(url.pathname);
     if (url.pathname === '/health') return Response.json({ ok: true });
     // The public keys of the entry tokens this site signs (an event's `entry.jwksPath`), when configured.
     if (url.pathname === ENTRY_JWKS_PATH && env.ENTRY_JWKS)

@@ -36,6 +36,11 @@ export interface ShopParts {
 
 const invalid = (detail: string) => ({ code: 'INVALID_REQUEST', detail });
 
+/** Where the payment provider sends an event's webhooks (Hono route), outside the sale's room. */
+const WEBHOOK_ROUTE = '/webhooks/events/:eventId/payments';
+/** The webhook URL path of one event (as the provider is configured with it). */
+export const webhookPath = (eventId: string) => `/webhooks/events/${eventId}/payments`;
+
 /**
  * `res` (a checkout's answer), ending the buyer's admission when `view` says PAID (`X-WR-Command:
  * revoke`, README "End sessions when they are done"): the gateway frees the active slot for the
@@ -52,8 +57,10 @@ function endOnPaid(res: Response, view: { status: string }): Response {
 /** Builds the Shop's Hono app. */
 export function shopRoutes(s: ShopParts): Hono<ShopEnv> {
   const app = new Hono<ShopEnv>();
-  // The payment provider's webhooks: signature checked, deduplicated and applied by the saga.
-  app.post('/events/:eventId/webhooks/payments', async (c) => {
+  // The payment provider's webhooks: signature checked, deduplicated and applied by the saga. Outside
+  // the sale's room (`/events/{id}/*`): the provider has no admission, so a webhook under the room
+  // would get the gateway's 401 ADMISSION_REQUIRED (review I6).
+  app.post(WEBHOOK_ROUTE, async (c) => {
     const body = await c.req.text();
     if (!(await verifyWebhook(s.env.PAYMENT_WEBHOOK_SECRET, body, c.req.header(WEBHOOK_SIGNATURE_HEADER), Date.now())))
       return c.json({ code: 'SIGNATURE_INVALID', detail: 'webhook signature missing, wrong or stale' }, 401);

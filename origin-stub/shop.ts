@@ -12,7 +12,7 @@ import { simulatedLatencyMs } from './load-model';
 import { FakePaymentProvider, signWebhook, WEBHOOK_SIGNATURE_HEADER } from './payment-provider';
 import { keepReporting, shopReporter } from './shop-health';
 import { ShopJobs } from './shop-jobs';
-import { shopRoutes } from './shop-routes';
+import { shopRoutes, webhookPath } from './shop-routes';
 import { SHOP_MIGRATIONS, SqlProviderLedger, SqlShopStore } from './shop-store';
 
 /** The gateway as the stub reaches it: the GATEWAY service binding. */
@@ -164,7 +164,7 @@ export class Shop extends DurableObject<OriginEnv> {
       const body = JSON.stringify(event);
       const signature = await signWebhook(this.env.PAYMENT_WEBHOOK_SECRET, body, Date.now());
       const res = await this.app.fetch(
-        new Request(`https://origin/events/${this.eventId}/webhooks/payments`, {
+        new Request(`https://origin${webhookPath(this.eventId)}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', [WEBHOOK_SIGNATURE_HEADER]: signature },
           body,

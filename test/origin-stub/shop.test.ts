@@ -213,7 +213,7 @@ describe('Shop webhooks and operator API', () => {
     };
     const body = JSON.stringify(event);
     const post = async (signature: string | null, text = body) =>
-      env.ORIGIN.fetch(`https://origin/events/${eventId}/webhooks/payments`, {
+      env.ORIGIN.fetch(`https://origin/webhooks/events/${eventId}/payments`, {
         method: 'POST',
         headers: signature ? { [WEBHOOK_SIGNATURE_HEADER]: signature } : {},
         body: text,
