@@ -77,8 +77,11 @@ export const DASHBOARD_SCRIPT = `
     box.querySelector('.legend').replaceChildren(...series.map((s) => {
       const li = document.createElement('li'), sw = document.createElement('i');
       sw.style.background = s.color;
+      // The legend says what the cards say (review I4: "released: 0/min" from one tick beside the
+      // card's 36 over the last minute): a series' own figure now, else its last point.
       const lastPoint = s.points.filter((p) => p[1] !== null).at(-1);
-      li.append(sw, s.name + ': ' + (lastPoint ? num(lastPoint[1]) + (opts.unit || '') : '-'));
+      const shown = s.now !== undefined ? s.now : lastPoint ? lastPoint[1] : null;
+      li.append(sw, s.name + ': ' + (shown !== null ? num(shown) + (opts.unit || '') : '-'));
       return li;
     }).concat(opts.line !== undefined ? [Object.assign(document.createElement('li'), { className: 'target', textContent: 'target ' + num(opts.line) + (opts.unit || '') })] : []));
     svg.setAttribute('aria-label', box.querySelector('h3').textContent + '. ' + box.querySelector('.legend').textContent);
@@ -121,7 +124,8 @@ export const DASHBOARD_SCRIPT = `
     const minuteAgo = samples.filter((s) => s.at <= Date.now() - 60_000).at(-1) ?? samples[0];
     set('waiting', num(q.waiting));
     const span = minuteAgo ? Math.max(5_000, Date.now() - minuteAgo.at) : 0;
-    set('admittedPerMinute', minuteAgo ? num(((q.admittedTotal - minuteAgo.admittedTotal) * 60_000) / span) : '-');
+    const releasedPerMinute = minuteAgo ? ((q.admittedTotal - minuteAgo.admittedTotal) * 60_000) / span : null;
+    set('admittedPerMinute', num(releasedPerMinute));
     set('active', num(q.active) + ' / ' + num(q.activeLimit) + ' / ' + num(cfg.maxActiveVisitors));
     // Released places not claimed yet, and their own bound (GET /_wr/admin/events/{id} queue.binding, issue #13).
     const u = q.binding;
@@ -152,9 +156,9 @@ export const DASHBOARD_SCRIPT = `
     const pts = (k) => samples.map((s) => [s.at, s[k]]);
     // Places released per minute (claimed or not: admittedTotal counts releases), from consecutive samples.
     const admitted = samples.slice(1).map((s, i) => [s.at, ((s.admittedTotal - samples[i].admittedTotal) * 60_000) / Math.max(1, s.at - samples[i].at)]);
-    chart('chartRate', [{ name: 'release rate', color: '#2563eb', points: pts('rate') }, { name: 'released', color: '#16a34a', points: admitted }], { unit: '/min' });
+    chart('chartRate', [{ name: 'release rate', color: '#2563eb', points: pts('rate') }, { name: 'released', color: '#16a34a', points: admitted, now: releasedPerMinute }], { unit: '/min' });
     chart('chartP99', [{ name: 'origin p99', color: '#9333ea', points: pts('originP99Ms') }], { line: cfg.targetP99Ms, unit: ' ms' });
-    chart('chartQueue', [{ name: 'waiting', color: '#ea580c', points: pts('waiting') }, { name: 'active', color: '#0891b2', points: pts('active') }]);
+    chart('chartQueue', [{ name: 'waiting', color: '#ea580c', points: pts('waiting'), now: q.waiting }, { name: 'active', color: '#0891b2', points: pts('active'), now: q.active }]);
     $('log').replaceChildren(...q.rateLog.map((e) => {
       const tr = document.createElement('tr');
       for (const v of [new Date(e.at).toLocaleTimeString(), num(e.rate), e.reason]) { const td = document.createElement('td'); td.textContent = v; tr.append(td); }

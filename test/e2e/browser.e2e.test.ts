@@ -198,6 +198,9 @@ describe('browser', () => {
     // "Signed in" for 8 s).
     await expect.poll(() => page.textContent('#status'), { timeout: 4_000 }).toMatch(/^Updated /);
     expect(await page.textContent('[data-k="waiting"]')).toMatch(/^\d/);
+    // The charts' legends say what the cards say (review I4: "waiting: 495" beside "Waiting 560").
+    const legend = await page.locator('#chartQueue .legend li').first().textContent();
+    expect(legend).toBe('waiting: ' + (await page.textContent('[data-k="waiting"]')));
     const waiting = async () => Number((await page.textContent('[data-k="waiting"]'))?.replace(/\D/g, '') || NaN);
     await expect.poll(waiting, { timeout: 10_000 }).toBeLessThan(20);
     const before = await waiting();
