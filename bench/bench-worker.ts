@@ -12,10 +12,12 @@ import { signAdmission, signQueueTicket, tokenSettings, verifyToken, type TokenS
 import { shardName } from '../contracts/names';
 import type { HoldAnswer, HoldRequest } from '../contracts/inventory-answers';
 import { BUCKET_MS, type Place } from '../contracts/queue/cursor';
-import type { ShardJoin } from '../contracts/queue/shard-join';
+import type { ShardJoin, ShardJoinAnswer, ShardJoinItem } from '../contracts/queue/shard-join';
+import type { BatchOutcome } from '../contracts/batch';
 import { challengeKeyRing, issueChallenge, verifyProof } from '../src/lib/proof-of-work';
 import { solvePow } from '../src/pages/pow-solver';
 import { requestSteps } from './request-steps';
+import { joinBatchStats } from '../src/lib/shard-joins';
 import { edgeHoldSteps, inObjectHoldSteps, type StepTimes } from './hold-micro';
 import { PlanStore } from '../durable-objects/inventory/plan-store';
 import { Sql } from '../durable-objects/shared/sql';
@@ -95,6 +97,12 @@ export class StubShard extends DurableObject {
   async joinOnce(req: ShardJoin): Promise<{ kind: 'joined'; place: Place }> {
     return { kind: 'joined', place: await this.join(req) };
   }
+
+  /** `QueueShard.joinMany` without storage: every item gets a place (no single-use checks). */
+  async joinMany(items: ShardJoinItem[]): Promise<BatchOutcome<ShardJoinAnswer>[]> {
+    const bucket = Math.floor(Date.now() / BUCKET_MS);
+    return items.map(({ req }) => ({ ok: true, value: { kind: 'place', place: { bucket, idx: this.n++, shard: req.shard } } }));
+  }
 }
 
 /** Durable Object stubs the gateway asked for while serving `/site/...` (the pass-through row). */
@@ -115,6 +123,28 @@ function countingEnv(env: BenchEnv): BenchEnv {
   return counted as unknown as BenchEnv;
 }
 
+/** How long the `/__bench/slow/` shard holds each batch back, ms: long enough to disconnect a client mid-batch. */
+const SLOW_SHARD_MS = 400;
+
+/**
+ * The real queue shards behind a binding that holds every `joinMany` back SLOW_SHARD_MS first:
+ * a batch stays in flight while test/e2e/join-coalescing.e2e.test.ts drops the client that sent it.
+ */
+function slowShardEnv(env: BenchEnv): BenchEnv {
+  const shards = {
+    getByName: (name: string) => {
+      const stub = env.QUEUE_SHARD.getByName(name);
+      return {
+        joinMany: async (items: ShardJoinItem[]) => {
+          await scheduler.wait(SLOW_SHARD_MS);
+          return stub.joinMany(items);
+        },
+      };
+    },
+  };
+  return { ...env, QUEUE_SHARD: shards } as unknown as BenchEnv;
+}
+
 /** The stub objects in place of the real ones. */
 function stubbedEnv(env: BenchEnv): BenchEnv {
   return { ...env, INVENTORY: env.STUB_INVENTORY, QUEUE_SHARD: env.STUB_SHARD } as unknown as BenchEnv;
@@ -125,6 +155,7 @@ function stubbedEnv(env: BenchEnv): BenchEnv {
 // request would add that parse to every request of the rows that use one.
 const countingEnvs = new WeakMap<object, BenchEnv>();
 const stubbedEnvs = new WeakMap<object, BenchEnv>();
+const slowEnvs = new WeakMap<object, BenchEnv>();
 
 function derivedEnv(memo: WeakMap<object, BenchEnv>, env: BenchEnv, derive: (env: BenchEnv) => BenchEnv): BenchEnv {
   let out = memo.get(env);
@@ -150,6 +181,17 @@ async function benchFetch(request: Request, env: BenchEnv, ctx: ExecutionContext
   // The origin behind a bare forward, no gateway logic: the pass-through row's second baseline.
   if (url.pathname === '/__bench/forward') return env.ORIGIN.fetch(request);
   if (url.pathname === '/__bench/site-object-calls') return Response.json({ calls: siteObjectCalls });
+  // Batches and joins this isolate sent per shard binding so far (src/lib/shard-joins.ts): the mean batch size.
+  if (url.pathname === '/__bench/join-batches')
+    return Response.json({
+      real: joinBatchStats(env.QUEUE_SHARD),
+      stub: joinBatchStats(env.STUB_SHARD),
+      slow: joinBatchStats(derivedEnv(slowEnvs, env, slowShardEnv).QUEUE_SHARD),
+    });
+  if (url.pathname.startsWith('/__bench/slow/')) {
+    const inner = new Request(new URL(url.pathname.slice('/__bench/slow'.length) + url.search, url), request);
+    return gateway.fetch(inner, derivedEnv(slowEnvs, env, slowShardEnv) as unknown as Env, ctx);
+  }
   // Pages of the site no room covers: the gateway passes them through; count the objects it asks for.
   if (url.pathname.startsWith('/site/')) return gateway.fetch(request, derivedEnv(countingEnvs, env, countingEnv) as unknown as Env, ctx);
   if (url.pathname === '/__bench/noop-do') return new Response(String(await env.NOOP.getByName('noop').ping()));

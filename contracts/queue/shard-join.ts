@@ -51,3 +51,23 @@ export function shardJoin(cursor: AdmissionCursor, visitorId: string, replaces: 
 
 /** What `QueueShard.enter` answers: the account's place, or a refusal of an entry token seen before. */
 export type EntryJoinAnswer = { kind: 'place'; place: Place } | { kind: 'entry_token_used' };
+
+/** A used proof-of-work visitor id's refusal, as `QueueShard.joinOnce` answers it (contracts/proof-of-work.ts). */
+type UsedId = { kind: 'used' };
+
+/**
+ * One join of a batch (`QueueShard.joinMany`), as the edge sends it: a `join` (idempotent: the
+ * visitor's same place, or its re-join), an entry token's first join (`enter`, the token's `jti`
+ * and expiry in epoch ms, tolerance included), or a proven newcomer's (`once`: the id of a solved
+ * proof-of-work challenge, which must be new to the shard).
+ */
+export type ShardJoinItem =
+  | { kind: 'join'; req: ShardJoin }
+  | { kind: 'enter'; req: ShardJoin; token: { id: string; expiresAtMs: number } }
+  | { kind: 'once'; req: ShardJoin };
+
+/** What one item of a batch got: a place, an entry token seen before (`entry_token_used`), or a proof-of-work id seen before (`used`). */
+export type ShardJoinAnswer = { kind: 'place'; place: Place } | { kind: 'entry_token_used' } | UsedId;
+
+/** Most items the shard takes in one `joinMany` call (the edge's coalescer sends at most this many). */
+export const SHARD_BATCH_MAX = 64;

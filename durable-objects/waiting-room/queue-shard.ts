@@ -7,7 +7,14 @@ import { migrateFromAssets } from '../shared/schema-assets';
 import { SCHEMAS } from '../shared/schemas';
 import { logDecision } from '../../contracts/log';
 import type { Place } from '../../contracts/queue/cursor';
-import type { EntryJoinAnswer, ShardJoin } from '../../contracts/queue/shard-join';
+import {
+  SHARD_BATCH_MAX,
+  type EntryJoinAnswer,
+  type ShardJoin,
+  type ShardJoinAnswer,
+  type ShardJoinItem,
+} from '../../contracts/queue/shard-join';
+import type { BatchOutcome } from '../../contracts/batch';
 import type { FirstJoinAnswer } from '../../contracts/proof-of-work';
 import { arrivalBucket, decideJoin } from './shard-policy';
 
@@ -49,7 +56,9 @@ export class QueueShard extends DurableObject<Env> {
    */
   async join(req: ShardJoin): Promise<Place> {
     this.requests++;
-    return this.place(req);
+    const place = this.place(req, this.clock());
+    await this.announce(req.eventId);
+    return place;
   }
 
   /**
@@ -62,11 +71,10 @@ export class QueueShard extends DurableObject<Env> {
    */
   async enter(req: ShardJoin, token: { id: string; expiresAtMs: number }): Promise<EntryJoinAnswer> {
     this.requests++;
-    const now = this.clock();
-    this.sql.run`DELETE FROM qs_entry_tokens WHERE expires_at < ${now}`;
-    if (this.sql.one`SELECT 1 AS used FROM qs_entry_tokens WHERE token_id = ${token.id}`) return { kind: 'entry_token_used' };
-    this.sql.run`INSERT INTO qs_entry_tokens (token_id, expires_at) VALUES (${token.id}, ${token.expiresAtMs})`;
-    return { kind: 'place', place: await this.place(req) };
+    const answer = this.decide({ kind: 'enter', req, token }, this.clock());
+    if (answer.kind !== 'place') return { kind: 'entry_token_used' };
+    await this.announce(req.eventId);
+    return answer;
   }
 
   /**
@@ -78,59 +86,92 @@ export class QueueShard extends DurableObject<Env> {
    */
   async joinOnce(req: ShardJoin): Promise<FirstJoinAnswer<Place>> {
     this.requests++;
-    const place = req.again ? null : this.placeNewcomer(req, this.clock());
-    if (!place) return { kind: 'used' };
+    const answer = this.decide({ kind: 'once', req }, this.clock());
+    if (answer.kind !== 'place') return { kind: 'used' };
     await this.announce(req.eventId);
-    return { kind: 'joined', place };
+    return { kind: 'joined', place: answer.place };
   }
 
-  private async place(req: ShardJoin): Promise<Place> {
+  /**
+   * Many joins in one call (the edge coalesces the concurrent joins of an isolate to this shard:
+   * src/lib/shard-joins.ts), decided one at a time in the order given, each exactly as `join`,
+   * `enter` or `joinOnce` decides it alone, so a batch gives the same places as the same calls one
+   * after another: one place per visitor, a repeated visitor or token in one batch answered as its
+   * repeat would be. All are written with no await between them, so the batch costs the shard one
+   * storage commit (Durable Objects coalesce the writes of one turn: Cloudflare docs, "Storage
+   * API", automatic write coalescing) and one WaitingRoom wake at most. Each item runs in its own
+   * transaction: an item that throws (a bug) is rolled back and answered `{ ok: false }`, and the
+   * others stand.
+   * @param items 1..SHARD_BATCH_MAX joins, all of this shard's event
+   * @returns one outcome per item, in order
+   * @throws RangeError for an empty or oversized batch (nothing is written)
+   */
+  async joinMany(items: ShardJoinItem[]): Promise<BatchOutcome<ShardJoinAnswer>[]> {
+    this.requests++;
+    if (!Array.isArray(items) || items.length < 1 || items.length > SHARD_BATCH_MAX)
+      throw new RangeError(`joinMany takes 1..${SHARD_BATCH_MAX} joins`);
     const now = this.clock();
+    const out = items.map((item): BatchOutcome<ShardJoinAnswer> => {
+      try {
+        return { ok: true, value: this.ctx.storage.transactionSync(() => this.decide(item, now)) };
+      } catch (err) {
+        const error = err instanceof Error ? err.message : 'unknown';
+        logDecision('fault', { eventId: item?.req?.eventId ?? null, call: 'queueShard.joinMany', error });
+        return { ok: false, error };
+      }
+    });
+    if (out.some((o) => o.ok && o.value.kind === 'place')) await this.announce(items[0]!.req.eventId);
+    return out;
+  }
+
+  /** One join's decision and writes, with no await (the callers announce the arrival after). */
+  private decide(item: ShardJoinItem, now: number): ShardJoinAnswer {
+    if (item.kind === 'once') {
+      const place = item.req.again ? null : this.placeNewcomer(item.req, now);
+      return place ? { kind: 'place', place } : { kind: 'used' };
+    }
+    if (item.kind === 'enter') {
+      this.sql.run`DELETE FROM qs_entry_tokens WHERE expires_at < ${now}`;
+      if (this.sql.one`SELECT 1 AS used FROM qs_entry_tokens WHERE token_id = ${item.token.id}`) return { kind: 'entry_token_used' };
+      this.sql.run`INSERT INTO qs_entry_tokens (token_id, expires_at) VALUES (${item.token.id}, ${item.token.expiresAtMs})`;
+    }
+    return { kind: 'place', place: this.place(item.req, now) };
+  }
+
+  private place(req: ShardJoin, now: number): Place {
     // Most joins are of visitors new to this shard: one conditional insert, no read before it.
     const fresh = req.again ? null : this.placeNewcomer(req, now);
-    if (fresh) {
-      await this.announce(req.eventId);
-      return fresh;
-    }
+    if (fresh) return fresh;
     const existing = this.sql.one<{ pre: number; bucket: number; idx: number; lane: string | null; left_at: number | null }>`
       SELECT pre, bucket, idx, lane, left_at FROM qs_visitors WHERE visitor_id = ${req.visitorId}`;
     const current = existing && existing.left_at === null ? placeOf(existing, req.shard) : null;
     const state = this.state();
     const decision = decideJoin(req, current, { sealed: state.sealed === 1, minBucket: state.min_bucket }, now);
-    let place: Place;
-    if (decision.kind === 'keep') {
-      place = decision.place;
-    } else if (decision.pre) {
+    if (decision.kind === 'keep') return decision.place;
+    if (decision.pre) {
       this.sql
         .run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, 1, ${arrivalBucket(now, state.min_bucket)}, 0)`;
-      place = { pre: true };
-    } else if (req.lane !== undefined) {
-      const { bucket } = decision;
-      const lane = req.lane;
-      let idx = 0;
-      this.ctx.storage.transactionSync(() => {
-        idx =
+      return { pre: true };
+    }
+    const { bucket } = decision;
+    const lane = req.lane;
+    return this.ctx.storage.transactionSync((): Place => {
+      if (lane !== undefined) {
+        const idx =
           this.sql.one<{ count: number }>`
           INSERT INTO qs_lane_buckets (lane, bucket, count) VALUES (${lane}, ${bucket}, 1)
           ON CONFLICT (lane, bucket) DO UPDATE SET count = count + 1 RETURNING count`!.count - 1;
         this.sql
           .run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx, lane) VALUES (${req.visitorId}, 0, ${bucket}, ${idx}, ${lane})`;
-      });
-      place = { bucket, idx, shard: req.shard, lane };
-    } else {
-      const { bucket } = decision;
-      let idx = 0;
-      this.ctx.storage.transactionSync(() => {
-        idx =
-          this.sql.one<{ count: number }>`
-          INSERT INTO qs_buckets (bucket, count) VALUES (${bucket}, 1)
-          ON CONFLICT (bucket) DO UPDATE SET count = count + 1 RETURNING count`!.count - 1;
-        this.sql.run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, 0, ${bucket}, ${idx})`;
-      });
-      place = { bucket, idx, shard: req.shard };
-    }
-    await this.announce(req.eventId);
-    return place;
+        return { bucket, idx, shard: req.shard, lane };
+      }
+      const idx =
+        this.sql.one<{ count: number }>`
+        INSERT INTO qs_buckets (bucket, count) VALUES (${bucket}, 1)
+        ON CONFLICT (bucket) DO UPDATE SET count = count + 1 RETURNING count`!.count - 1;
+      this.sql.run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, 0, ${bucket}, ${idx})`;
+      return { bucket, idx, shard: req.shard };
+    });
   }
 
   /**

@@ -67,6 +67,19 @@ export function parseGatewaySettings(env: Env): GatewaySettings {
   };
 }
 
+/** `JOIN_COALESCING`: whether an isolate's concurrent joins to one queue shard share one call (src/lib/shard-joins.ts). */
+export type JoinCoalescing = 'auto' | 'on' | 'off';
+
+/**
+ * `JOIN_COALESCING`, default `auto`.
+ * @throws SettingsError when it is set to anything but auto, on or off
+ */
+export function parseJoinCoalescing(raw: string | undefined): JoinCoalescing {
+  const v = (raw ?? '').trim() || 'auto';
+  if (v === 'auto' || v === 'on' || v === 'off') return v;
+  throw new SettingsError('JOIN_COALESCING', `JOIN_COALESCING must be auto, on or off, got "${v.slice(0, 40)}"`);
+}
+
 // Keyed by the env object the runtime hands every request of an isolate, so each is parsed once;
 // a WeakMap holds no env alive and keeps tests with their own env objects apart.
 const parsedOrigin = new WeakMap<object, OriginSettings>();

@@ -4,7 +4,8 @@ import { Hono } from '../lib/hono';
 import { setCookie } from 'hono/cookie';
 import { shardOf, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
 import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
-import { shardJoin, type EntryJoinAnswer } from '../../contracts/queue/shard-join';
+import { shardJoin, type ShardJoinAnswer, type ShardJoinItem } from '../../contracts/queue/shard-join';
+import { joinAtShard } from '../lib/shard-joins';
 import { shardName } from '../../contracts/names';
 import type { AdmitAnswer } from '../../contracts/room-answers';
 import { readCursor } from '../lib/cursor-cache';
@@ -13,7 +14,7 @@ import { recordDecision } from '../lib/decision-tally';
 import { clientIp, enforceRateLimit } from '../middleware/rate-limit';
 import { readTicket } from '../middleware/credentials';
 import { admissionCookie, clearedCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
-import { GatewayError } from '../lib/errors';
+import { GatewayError, assertNever } from '../lib/errors';
 import { forgetSessions } from '../lib/session-cache';
 import { ENTRY_JWKS_TIMEOUT_MS, accountSecrets, decideEntry, originEntryKeys, type EntryDecision } from '../lib/entry-token';
 import { fetchFromOrigin } from '../lib/proxy';
@@ -37,7 +38,7 @@ import type { StatusBody } from '../lib/status-body';
 import { takeTurn, turnBody, type TurnPorts } from '../lib/visitor-turn';
 import { challengeKeyRing, verifyProof } from '../lib/proof-of-work';
 import { PROOF_HEADER } from '../../contracts/names';
-import type { FirstJoinAnswer, ProofOfWorkConfig } from '../../contracts/proof-of-work';
+import type { ProofOfWorkConfig } from '../../contracts/proof-of-work';
 
 /** The event's admission cursor, cached at the edge (src/lib/cursor-cache.ts); null when the event does not exist. */
 export function edgeCursor(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<AdmissionCursor | null> {
@@ -67,34 +68,37 @@ export interface TurnAnswer {
  * shard, where creating a place counts against the client IP's join limit; the WaitingRoom's admit.
  * Both object calls are idempotent (the same visitor gets the same place; a repeated re-join of
  * the same replaced place gets the place the first one handed out; admit returns the same admission).
+ * The join goes with this isolate's other concurrent joins to the same shard as one call
+ * (src/lib/shard-joins.ts), decided there in arrival order as if alone.
  *
- * The first join of `provenVisitorId` (the visitor id of a solved proof-of-work challenge) goes
- * to the shard's `joinOnce` instead, which refuses an id that ever had a place and is not retried.
+ * The first join of `provenVisitorId` (the visitor id of a solved proof-of-work challenge) is a
+ * `once` join, which refuses an id that ever had a place, and an entry token's first join an
+ * `enter`, which refuses a token seen before; neither is retried.
  *
  * @throws GatewayError RATE_LIMITED (429) over the join limit; OVERLOADED (503) when an object is;
- *   PROOF_OF_WORK_USED (409) when the proven visitor id already had a place
+ *   PROOF_OF_WORK_USED (409) when the proven visitor id already had a place; ENTRY_TOKEN_USED (409)
  */
 function turnPorts(c: Context<AppEnv>, entry: EntryDecision, provenVisitorId: string | null): TurnPorts {
   return {
     cursor: (eventId, nowMs) => edgeCursor(c, eventId, nowMs),
     join: async (cursor, visitorId, replaces) => {
       const ip = clientIp(c);
-      if (ip) enforceRateLimit(c.env, (p) => c.executionCtx.waitUntil(p), 'join', 'ip', cursor.eventId, ip, Date.now());
+      const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
+      if (ip) enforceRateLimit(c.env, waitUntil, 'join', 'ip', cursor.eventId, ip, Date.now());
       const req = shardJoin(cursor, visitorId, replaces, { lane: entry.kind === 'account' ? entry.lane : null });
-      const shard = c.env.QUEUE_SHARD.getByName(shardName(cursor.eventId, req.shard));
-      const once = provenVisitorId !== null && visitorId === provenVisitorId && !replaces;
-      const place =
+      const item: ShardJoinItem =
         entry.kind === 'account' && !replaces
-          ? await enterWithToken(cursor, () =>
-              shard.enter(req, { id: entry.tokenId, expiresAtMs: entry.expiresAtMs + CLOCK_TOLERANCE_S * 1000 }),
-            )
-          : once
-            ? await joinWithProof(cursor, () => shard.joinOnce(req))
-            : await callDurableObject<Place>(async () => shard.join(req), {
-                idempotent: true,
-                name: 'queueShard.join',
-                eventId: cursor.eventId,
-              });
+          ? { kind: 'enter', req, token: { id: entry.tokenId, expiresAtMs: entry.expiresAtMs + CLOCK_TOLERANCE_S * 1000 } }
+          : provenVisitorId !== null && visitorId === provenVisitorId && !replaces
+            ? { kind: 'once', req }
+            : { kind: 'join', req };
+      // Only a plain join is retried: a retried entry token or proof of work would meet itself as used.
+      const answer = await callDurableObject(() => joinAtShard(c.env, shardName(cursor.eventId, req.shard), item, waitUntil), {
+        idempotent: item.kind === 'join',
+        name: JOIN_CALL_NAMES[item.kind],
+        eventId: cursor.eventId,
+      });
+      const place = placeOrRefusal(answer, cursor);
       recordDecision(cursor.eventId, replaces ? 'requeued' : 'joined');
       return place;
     },
@@ -105,6 +109,29 @@ function turnPorts(c: Context<AppEnv>, entry: EntryDecision, provenVisitorId: st
         eventId,
       }),
   };
+}
+
+/** Each join's name in the decision log, as the shard's single-join methods are named. */
+const JOIN_CALL_NAMES = { join: 'queueShard.join', enter: 'queueShard.enter', once: 'queueShard.joinOnce' } as const;
+
+/**
+ * The place a shard's join answer gives, or its refusal as the visitor's error.
+ * @throws GatewayError ENTRY_TOKEN_USED (409, with the sign-in URL) or PROOF_OF_WORK_USED (409)
+ */
+function placeOrRefusal(answer: ShardJoinAnswer, cursor: AdmissionCursor): Place {
+  switch (answer.kind) {
+    case 'place':
+      return answer.place;
+    case 'entry_token_used':
+      throw new GatewayError('ENTRY_TOKEN_USED', {
+        detail: 'this entry token already gave its place; sign in again (your account keeps the same place)',
+        extra: { signInUrl: cursor.entry?.signInUrl },
+      });
+    case 'used':
+      throw new GatewayError('PROOF_OF_WORK_USED', { detail: 'this solution already got its place: get a new challenge' });
+    default:
+      return assertNever(answer);
+  }
 }
 
 /**
@@ -182,23 +209,6 @@ async function entryDecision(c: Context<AppEnv>, eventId: string, ticket: Visito
 /** The entry token of a request: `X-Entry-Token` (apps), else `?wr_entry=` (browsers back from signing in); null when none. */
 export function entryTokenOf(c: Context<AppEnv>): string | null {
   return c.req.header(ENTRY_HEADER) || new URL(c.req.url).searchParams.get(ENTRY_QUERY_PARAM) || null;
-}
-
-/** The shard's single-use check of an entry token (not retried: a retry would meet the token as used). */
-async function enterWithToken(cursor: AdmissionCursor, enter: () => Promise<EntryJoinAnswer>): Promise<Place> {
-  const answer = await callDurableObject(enter, { idempotent: false, name: 'queueShard.enter', eventId: cursor.eventId });
-  if (answer.kind === 'place') return answer.place;
-  throw new GatewayError('ENTRY_TOKEN_USED', {
-    detail: 'this entry token already gave its place; sign in again (your account keeps the same place)',
-    extra: { signInUrl: cursor.entry?.signInUrl },
-  });
-}
-
-/** The shard's single-use check of a proof of work's visitor id (not retried: a retry would meet the id as used). */
-async function joinWithProof(cursor: AdmissionCursor, joinOnce: () => Promise<FirstJoinAnswer<Place>>): Promise<Place> {
-  const answer = await callDurableObject(joinOnce, { idempotent: false, name: 'queueShard.joinOnce', eventId: cursor.eventId });
-  if (answer.kind === 'joined') return answer.place;
-  throw new GatewayError('PROOF_OF_WORK_USED', { detail: 'this solution already got its place: get a new challenge' });
 }
 
 /**

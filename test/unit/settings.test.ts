@@ -1,7 +1,7 @@
 // Worker variables: unset takes the default, malformed throws naming the variable (no silent fallback).
 import { describe, expect, it } from 'vitest';
 import { SettingsError, releaseTickMs } from '../../contracts/settings';
-import { DEFAULT_ORIGIN_TIMEOUT_MS, parseGatewaySettings, parseOriginSettings } from '../../src/lib/settings';
+import { DEFAULT_ORIGIN_TIMEOUT_MS, parseGatewaySettings, parseJoinCoalescing, parseOriginSettings } from '../../src/lib/settings';
 
 const full = {
   TOKEN_ISSUER: 'gw',
@@ -54,5 +54,15 @@ describe('gateway settings', () => {
 
   it('never echoes a secret in the error', () => {
     expect(() => parseGatewaySettings({ ...full, ADMISSION_SIGNING_JWK: '' })).toThrow(/^ADMISSION_SIGNING_JWK must be set/);
+  });
+});
+
+describe('JOIN_COALESCING', () => {
+  it('is auto when unset or empty, and takes auto, on and off', () => {
+    expect([undefined, '', ' ', 'auto', 'on', 'off'].map(parseJoinCoalescing)).toEqual(['auto', 'auto', 'auto', 'auto', 'on', 'off']);
+  });
+
+  it.each(['yes', 'true', '1', 'ON', 'auto,on'])('refuses %j naming the variable', (raw) => {
+    expect(variableOf(() => parseJoinCoalescing(raw))).toBe('JOIN_COALESCING');
   });
 });

@@ -1,0 +1,176 @@
+// Per-isolate coalescing of calls to one Durable Object: concurrent callers' items go to the object
+// as one call ("natural batching", as in group commit), each caller gets its own outcome.
+import type { BatchOutcome } from '../../contracts/batch';
+
+/** Most items one batch carries; more waiting callers go in the next batch. */
+export const DEFAULT_MAX_BATCH = 64;
+/**
+ * A batch in flight longer than this, ms, is given up when the next call to its key arrives: its
+ * callers get a retryable error and the key starts afresh (no isolate wedges an object's calls on
+ * one lost answer). Far above any healthy round trip, below the 30 s a `waitUntil` may run on.
+ */
+export const DEFAULT_STALL_MS = 10_000;
+
+/** One caller's call: its item, and how to send a batch with this caller's own I/O objects. */
+export interface CoalescedCall<I, O> {
+  /** The object the item goes to (e.g. the Durable Object's name); items of one key share batches. */
+  key: string;
+  item: I;
+  /**
+   * Sends `items` as ONE call and resolves with one outcome per item, in order. Built over this
+   * caller's own stub: it is only ever run in this caller's request (see `Coalescer`).
+   */
+  send: (items: I[]) => Promise<BatchOutcome<O>[]>;
+  /** The caller request's `ctx.waitUntil`: keeps it alive until its batch settles, even if its client leaves. */
+  waitUntil: (p: Promise<unknown>) => void;
+}
+
+/** Options; every field has a default. */
+export interface CoalescerOptions {
+  /** Default DEFAULT_MAX_BATCH; at least 1. */
+  maxBatch?: number;
+  /** Default DEFAULT_STALL_MS. */
+  stallMs?: number;
+  /** Clock, epoch ms; default Date.now. */
+  now?: () => number;
+}
+
+/** What a coalescer has sent so far (the bench prints the mean batch size from it). */
+export interface CoalescerStats {
+  /** Calls made to objects. */
+  batches: number;
+  /** Items they carried. */
+  items: number;
+}
+
+/** The error a stalled batch's callers get: marked `retryable` as the runtime marks a lost object call (src/lib/do-call.ts retries it). */
+export class BatchStalledError extends Error {
+  readonly retryable = true;
+  constructor(key: string, ms: number) {
+    super(`a batched call to ${key} got no answer in ${ms} ms`);
+    this.name = 'BatchStalledError';
+  }
+}
+
+interface Waiter<I, O> {
+  item: I;
+  send: (items: I[]) => Promise<BatchOutcome<O>[]>;
+  result: PromiseWithResolvers<O>;
+  /** Resolved with the batch when this waiter is to send it (it heads the batch). */
+  turn: PromiseWithResolvers<Waiter<I, O>[]>;
+}
+
+interface Lane<I, O> {
+  queue: Waiter<I, O>[];
+  /** The batch in flight and when it was sent, epoch ms; null when none is. */
+  inFlight: { batch: Waiter<I, O>[]; sentAtMs: number } | null;
+}
+
+/**
+ * Coalesces calls per key inside one isolate. A call to a key with nothing in flight is sent at
+ * once (a lone caller pays no wait); calls that arrive while one is in flight queue up and go
+ * together, in arrival order, at most `maxBatch` per call, when it returns. Each caller's promise
+ * settles exactly once: with its own item's value, its own item's error (the others are not
+ * affected), or, when the whole call fails, that call's error (only that batch's callers get it).
+ *
+ * Platform rules this is built on (Cloudflare Workers, compatibility_date 2026-11-01):
+ * - I/O objects (stubs, streams) may be used only in the request that created them ("Cannot
+ *   perform I/O on behalf of a different request", Workers docs, "Errors"). So a batch is sent by
+ *   its first caller, with that caller's own `send`, in that caller's own request; the others only
+ *   await plain values. A batch that queued while another was in flight is handed to its first
+ *   caller by resolving a promise that caller created: workerd runs a promise's continuations in
+ *   the request that created it, whichever request resolves it (workerd PR #2719, "Patch v8 to
+ *   support promise cross-context resolution", 2024).
+ * - A request whose client disconnects is cancelled, with its pending continuations, unless a
+ *   `waitUntil` keeps it alive (up to 30 s after; Workers docs, "Context (ctx)"). Every caller
+ *   passes its promise to `waitUntil`, so a caller that sends a batch still settles the others
+ *   when its own client has gone (test/edge/join-coalescing.test.ts checks it).
+ * - A request that awaits only a promise another request will resolve, with no I/O or timer of
+ *   its own pending, is cancelled as hung ("The Workers runtime canceled this request because it
+ *   detected that your Worker's code had hung"; workerd's cross-context-promise-test keeps its
+ *   waiter alive with a timer the same way). So every caller keeps a timer of `stallMs` pending,
+ *   which also rejects it with BatchStalledError if its batch never answers.
+ * - Should a batch get no answer at all within `stallMs`, the next call to its key also gives up
+ *   the lane (its callers get BatchStalledError) rather than queue behind it for ever.
+ */
+export class Coalescer<I, O> {
+  private readonly lanes = new Map<string, Lane<I, O>>();
+  private readonly maxBatch: number;
+  private readonly stallMs: number;
+  private readonly now: () => number;
+  private readonly counts: CoalescerStats = { batches: 0, items: 0 };
+
+  /** @throws RangeError when `maxBatch` is not a positive integer */
+  constructor(opts: CoalescerOptions = {}) {
+    this.maxBatch = opts.maxBatch ?? DEFAULT_MAX_BATCH;
+    if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) throw new RangeError('maxBatch must be a positive integer');
+    this.stallMs = opts.stallMs ?? DEFAULT_STALL_MS;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /**
+   * One caller's item, sent alone or with the others queued for its key.
+   * @returns the item's value
+   * @throws the item's own error (`Error(outcome.error)`), the batch call's error, or BatchStalledError
+   */
+  call(c: CoalescedCall<I, O>): Promise<O> {
+    let lane = this.lanes.get(c.key);
+    if (!lane) this.lanes.set(c.key, (lane = { queue: [], inFlight: null }));
+    const waiter: Waiter<I, O> = { item: c.item, send: c.send, result: Promise.withResolvers<O>(), turn: Promise.withResolvers() };
+    // Registered here, in the caller's request, so sending runs in it (see the class comment).
+    void waiter.turn.promise.then((batch) => this.send(c.key, lane, batch));
+    // The caller's own timer: its request has an event pending while it awaits another request's
+    // answer (else workerd cancels it as hung), and it gives up by itself if no answer ever comes.
+    const timer = setTimeout(() => waiter.result.reject(new BatchStalledError(c.key, this.stallMs)), this.stallMs);
+    const settled = waiter.result.promise.then(
+      () => clearTimeout(timer),
+      () => clearTimeout(timer),
+    );
+    c.waitUntil(settled);
+    lane.queue.push(waiter);
+    const stalled = lane.inFlight && this.now() - lane.inFlight.sentAtMs > this.stallMs ? lane.inFlight : null;
+    if (stalled) {
+      lane.inFlight = null;
+      for (const w of stalled.batch) w.result.reject(new BatchStalledError(c.key, this.stallMs));
+    }
+    if (!lane.inFlight) this.dispatch(c.key, lane);
+    return waiter.result.promise;
+  }
+
+  /** Batches and items sent so far by this coalescer. */
+  stats(): CoalescerStats {
+    return { ...this.counts };
+  }
+
+  /** Hands the next batch (up to maxBatch queued callers) to its first caller, or drops the idle lane. */
+  private dispatch(key: string, lane: Lane<I, O>): void {
+    if (lane.queue.length === 0) {
+      this.lanes.delete(key);
+      return;
+    }
+    const batch = lane.queue.splice(0, this.maxBatch);
+    lane.inFlight = { batch, sentAtMs: this.now() };
+    this.counts.batches++;
+    this.counts.items += batch.length;
+    batch[0]!.turn.resolve(batch);
+  }
+
+  private async send(key: string, lane: Lane<I, O>, batch: Waiter<I, O>[]): Promise<void> {
+    try {
+      const outcomes = await batch[0]!.send(batch.map((w) => w.item));
+      if (outcomes.length !== batch.length)
+        throw new Error(`a batched call to ${key} answered ${outcomes.length} outcomes for ${batch.length} items`);
+      batch.forEach((w, i) => {
+        const o = outcomes[i]!;
+        if (o.ok) w.result.resolve(o.value);
+        else w.result.reject(new Error(o.error));
+      });
+    } catch (err) {
+      for (const w of batch) w.result.reject(err);
+    }
+    // A batch given up as stalled no longer owns the lane: the one in flight now is another's.
+    if (lane.inFlight?.batch !== batch) return;
+    lane.inFlight = null;
+    this.dispatch(key, lane);
+  }
+}
