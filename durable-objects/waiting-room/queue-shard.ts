@@ -55,10 +55,7 @@ export class QueueShard extends DurableObject<Env> {
    * counted yet, so the release tick runs while anyone waits.
    */
   async join(req: ShardJoin): Promise<Place> {
-    this.requests++;
-    const place = this.place(req, this.clock());
-    await this.announce(req.eventId);
-    return place;
+    return ((await this.one({ kind: 'join', req })) as { place: Place }).place;
   }
 
   /**
@@ -70,11 +67,7 @@ export class QueueShard extends DurableObject<Env> {
    * @param token the token's `jti` and expiry (epoch ms, tolerance included)
    */
   async enter(req: ShardJoin, token: { id: string; expiresAtMs: number }): Promise<EntryJoinAnswer> {
-    this.requests++;
-    const answer = this.decide({ kind: 'enter', req, token }, this.clock());
-    if (answer.kind !== 'place') return { kind: 'entry_token_used' };
-    await this.announce(req.eventId);
-    return answer;
+    return (await this.one({ kind: 'enter', req, token })) as EntryJoinAnswer;
   }
 
   /**
@@ -85,11 +78,16 @@ export class QueueShard extends DurableObject<Env> {
    * retries it (a lost answer costs the visitor a new challenge, never a second place).
    */
   async joinOnce(req: ShardJoin): Promise<FirstJoinAnswer<Place>> {
+    const answer = await this.one({ kind: 'once', req });
+    return answer.kind === 'place' ? { kind: 'joined', place: answer.place } : { kind: 'used' };
+  }
+
+  /** One join alone: decided, then the room woken if it got a place. */
+  private async one(item: ShardJoinItem): Promise<ShardJoinAnswer> {
     this.requests++;
-    const answer = this.decide({ kind: 'once', req }, this.clock());
-    if (answer.kind !== 'place') return { kind: 'used' };
-    await this.announce(req.eventId);
-    return { kind: 'joined', place: answer.place };
+    const answer = this.decide(item, this.clock());
+    if (answer.kind === 'place') await this.announce(item.req.eventId);
+    return answer;
   }
 
   /**

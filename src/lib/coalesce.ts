@@ -43,13 +43,12 @@ export interface CoalescerStats {
   items: number;
 }
 
-/** The error a stalled batch's callers get: marked `retryable` as the runtime marks a lost object call (src/lib/do-call.ts retries it). */
-export class BatchStalledError extends Error {
-  readonly retryable = true;
-  constructor(key: string, ms: number) {
-    super(`a batched call to ${key} got no answer in ${ms} ms`);
-    this.name = 'BatchStalledError';
-  }
+/**
+ * The error a stalled batch's callers get: `retryable`, as the runtime marks a lost object call
+ * (src/lib/do-call.ts retries it for idempotent calls).
+ */
+export function stalledError(key: string, ms: number): Error & { retryable: true } {
+  return Object.assign(new Error(`no answer from ${key} in ${ms} ms`), { retryable: true as const });
 }
 
 interface Waiter<I, O> {
@@ -89,9 +88,9 @@ interface Lane<I, O> {
  *   its own pending, is cancelled as hung ("The Workers runtime canceled this request because it
  *   detected that your Worker's code had hung"; workerd's cross-context-promise-test keeps its
  *   waiter alive with a timer the same way). So every caller keeps a timer of `stallMs` pending,
- *   which also rejects it with BatchStalledError if its batch never answers.
+ *   which also rejects it with `stalledError` if its batch never answers.
  * - Should a batch get no answer at all within `stallMs`, the next call to its key also gives up
- *   the lane (its callers get BatchStalledError) rather than queue behind it for ever.
+ *   the lane (its callers get `stalledError`) rather than queue behind it for ever.
  */
 export class Coalescer<I, O> {
   private readonly lanes = new Map<string, Lane<I, O>>();
@@ -111,7 +110,7 @@ export class Coalescer<I, O> {
   /**
    * One caller's item, sent alone or with the others queued for its key.
    * @returns the item's value
-   * @throws the item's own error (`Error(outcome.error)`), the batch call's error, or BatchStalledError
+   * @throws the item's own error (`Error(outcome.error)`), the batch call's error, or `stalledError`
    */
   call(c: CoalescedCall<I, O>): Promise<O> {
     let lane = this.lanes.get(c.key);
@@ -121,7 +120,7 @@ export class Coalescer<I, O> {
     void waiter.turn.promise.then((batch) => this.send(c.key, lane, batch));
     // The caller's own timer: its request has an event pending while it awaits another request's
     // answer (else workerd cancels it as hung), and it gives up by itself if no answer ever comes.
-    const timer = setTimeout(() => waiter.result.reject(new BatchStalledError(c.key, this.stallMs)), this.stallMs);
+    const timer = setTimeout(() => waiter.result.reject(stalledError(c.key, this.stallMs)), this.stallMs);
     const settled = waiter.result.promise.then(
       () => clearTimeout(timer),
       () => clearTimeout(timer),
@@ -131,7 +130,7 @@ export class Coalescer<I, O> {
     const stalled = lane.inFlight && this.now() - lane.inFlight.sentAtMs > this.stallMs ? lane.inFlight : null;
     if (stalled) {
       lane.inFlight = null;
-      for (const w of stalled.batch) w.result.reject(new BatchStalledError(c.key, this.stallMs));
+      for (const w of stalled.batch) w.result.reject(stalledError(c.key, this.stallMs));
     }
     if (!lane.inFlight) this.dispatch(c.key, lane);
     return waiter.result.promise;
@@ -158,8 +157,7 @@ export class Coalescer<I, O> {
   private async send(key: string, lane: Lane<I, O>, batch: Waiter<I, O>[]): Promise<void> {
     try {
       const outcomes = await batch[0]!.send(batch.map((w) => w.item));
-      if (outcomes.length !== batch.length)
-        throw new Error(`a batched call to ${key} answered ${outcomes.length} outcomes for ${batch.length} items`);
+      if (outcomes.length !== batch.length) throw new Error(`${key}: ${outcomes.length} outcomes for ${batch.length} items`);
       batch.forEach((w, i) => {
         const o = outcomes[i]!;
         if (o.ok) w.result.resolve(o.value);

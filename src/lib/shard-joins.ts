@@ -52,7 +52,7 @@ export interface ShardNamespace {
  * @param waitUntil the request's `ctx.waitUntil`: keeps the request alive until its batch settles
  * @returns the item's answer (a place, or a refusal of a used entry token or proof-of-work id)
  * @throws SettingsError for a malformed JOIN_COALESCING; the shard call's error for every item of the batch (Durable Object error flags kept, so
- *   src/lib/do-call.ts retries the idempotent ones), an item's own Error, or BatchStalledError
+ *   src/lib/do-call.ts retries the idempotent ones), an item's own Error, or a stalled error (`stalledError`)
  */
 export async function joinAtShard(
   env: { QUEUE_SHARD: ShardNamespace; JOIN_COALESCING?: string },
