@@ -211,7 +211,7 @@ export async function passThrough(request: Request, url: URL, env: OriginEnv, by
   const origin = originSettings(env);
   const headers = forwardedHeaders(request.headers, url, await originPull(env));
   if (bypassed) for (const field of METHOD_OVERRIDES) headers.delete(field);
-  const deadline = originDeadline(request, origin.timeoutMs);
+  const deadline = originDeadline(request, headers, origin.timeoutMs);
   const forwarded = new Request(originTarget(url, origin.url), {
     method: request.method,
     headers,
@@ -232,10 +232,11 @@ export async function passThrough(request: Request, url: URL, env: OriginEnv, by
  * rather than `AbortSignal.timeout`, which would also cut a response body that streams past it;
  * the runtime cancels the unanswered subrequest once the gateway's response is sent.
  *
+ * @param headers the forwarded request's headers (a dropped GET/HEAD body takes its Content-Length)
  * @returns the body to forward (the request's, through a pass-through stream that keeps its
- *   length), `passed` (rejects with GatewayError ORIGIN_TIMEOUT when the bound passes) and `clear`
+ *   length; none for GET and HEAD), `passed` (rejects with GatewayError ORIGIN_TIMEOUT when the bound passes) and `clear`
  */
-function originDeadline(request: Request, timeoutMs: number) {
+function originDeadline(request: Request, headers: Headers, timeoutMs: number) {
   let timer: ReturnType<typeof setTimeout> | null = null;
   let fire: () => void = () => {};
   const passed = new Promise<never>((_, reject) => {
@@ -248,7 +249,10 @@ function originDeadline(request: Request, timeoutMs: number) {
   };
   arm();
   let body: ReadableStream | null = null;
-  if (request.body) {
+  // A GET or HEAD body has no meaning (RFC 9110 §9.3.1, §9.3.2) and the runtime cannot forward one:
+  // it is dropped with its length (review s5 I7: `curl -X GET --data-binary` got 500 on every URL).
+  if (request.body && (request.method === 'GET' || request.method === 'HEAD')) headers.delete('content-length');
+  else if (request.body) {
     const length = request.headers.get('content-length');
     const counted = request.body.pipeThrough(new TransformStream({ transform: (chunk, out) => (arm(), out.enqueue(chunk)), flush: arm }));
     // FixedLengthStream keeps Content-Length (a plain stream would go chunked, which some origins refuse: 411).
@@ -284,7 +288,7 @@ export async function proxyToOrigin(
   if (opts.stripAuthorization) headers.delete('authorization');
   // The same bound as pass-through (originDeadline): an upload is progress, and a page that
   // streams past the bound once its headers came is not cut.
-  const deadline = originDeadline(request, opts.timeoutMs ?? origin.timeoutMs);
+  const deadline = originDeadline(request, headers, opts.timeoutMs ?? origin.timeoutMs);
   const forwarded = new Request(originTarget(url, origin.url), {
     method: request.method,
     headers,

@@ -2,9 +2,12 @@
 // leaves new isolates routing by the data centre's last-known-good room table (only with no copy
 // anywhere is the answer 503 ROOM_TABLE_UNAVAILABLE); an origin whose headers do not come within
 // ORIGIN_TIMEOUT_MS gives 504 ORIGIN_TIMEOUT, while a body that streams longer is left alone.
+import { env } from 'cloudflare:workers';
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
+import { createApp } from '../../src/app';
 import { ROOM_TABLE_CACHE_KEYS, RoomTableCache, defaultCache } from '../../src/lib/room-table';
-import { createEvent, freshEventId } from '../helpers/client';
+import { BASE, createEvent, freshEventId } from '../helpers/client';
 import { viaFreshApp } from '../helpers/rooms';
 
 /** A directory whose every call throws, as an unreachable object would. */
@@ -134,5 +137,34 @@ describe('pass-through origin timeout (review F9)', () => {
       ),
     );
     expect(res.status).toBe(504);
+  });
+
+  it('forwards a GET or HEAD that carries a body without it, never 500 (review s5 I7)', async () => {
+    // Real HTTP lets a client send a body with GET (curl -X GET --data-binary); the runtime refuses
+    // to build a GET Request with one, so the forwarded request threw and every URL answered 500.
+    // A Request cannot be made like that here either: a POST that calls itself GET stands in.
+    const app = createApp();
+    for (const method of ['GET', 'HEAD']) {
+      const seen: { method: string; body: string; length: string | null }[] = [];
+      const echo = {
+        fetch: async (req: Request) => (
+          seen.push({ method: req.method, body: await req.text(), length: req.headers.get('content-length') }),
+          new Response('ok')
+        ),
+      };
+      const real = new Request(BASE + '/api/x', { method: 'POST', body: 'a\u0000\u0001binary', headers: { 'content-length': '10' } });
+      const asGet = new Proxy(real, {
+        get: (target, key) => {
+          if (key === 'method') return method;
+          const value = Reflect.get(target, key, target) as unknown;
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const ctx = createExecutionContext();
+      const res = await app.fetch(asGet, { ...env, ORIGIN: echo } as unknown as Env, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(res.status, method).toBe(200);
+      expect(seen, method).toEqual([{ method, body: '', length: null }]);
+    }
   });
 });
