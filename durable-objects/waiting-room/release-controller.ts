@@ -305,7 +305,11 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   // faded as if the origin neared its knee: +1..+3 a report).
   const band = GROW_BELOW * bounds.targetP99Ms;
   const b = signals.baselineP99Ms;
-  const base = b !== undefined && b !== null && Number.isFinite(b) && b >= 1 && b < band ? b : 0;
+  // A baseline over the p99 now says the latency at half the load was noise that has passed, not
+  // that the load adds none: then it is no base (bench:control 20:43, halved row after the restore:
+  // p99 167-204 ms under a 427 ms baseline read as no rise at all, the limit grew 26 -> 67 in 6 s at
+  // x1.25 and the next report was 3,601 ms).
+  const base = b !== undefined && b !== null && Number.isFinite(b) && b >= 1 && b < band && b <= report.p99LatencyMs ? b : 0;
   const rise = (report.p99LatencyMs - base) / (band - base);
   const baseNote = base > 0 ? ` (${fmt(base)} ms at half the load)` : '';
   const seen = `p99 ${fmt(report.p99LatencyMs)} ms${baseNote} of ${fmt(bounds.targetP99Ms)} ms target, ${fmt(report.activeBuyers)} buyers`;

@@ -427,6 +427,20 @@ describe('the p99 at half the load (the delay gradient)', () => {
     expect(ss.reason).toMatch(/slow start x1\.52/);
   });
 
+  // Failing input (bench:control 20:43, halved row after the capacity came back): p99 167-204 ms
+  // with 427 ms "at half the load" read as no rise at all; the limit grew 26 -> 67 in 6 s (x1.25 a
+  // report) and the next report was 3,601 ms. A baseline over the p99 now is no base.
+  it('a baseline over the p99 now is no base: growth as without one', () => {
+    const s = state({ activeLimit: 26, ratePerMinute: 600 });
+    const r = report({ p99LatencyMs: 179, activeBuyers: 73, sampleCount: 400 });
+    const signals = { origin: r, gateway: quiet, active: 24, pending: 2 };
+    const none = nextReleaseRate(s, signals, bounds, NOW);
+    const over = nextReleaseRate(s, { ...signals, baselineP99Ms: 427 }, bounds, NOW);
+    expect(over.state).toEqual(none.state);
+    expect(over.reason).not.toMatch(/at half the load/);
+    expect(over.state.activeLimit).toBeLessThan(Math.ceil(26 * 1.25));
+  });
+
   it('a p99 that rises with the load fades the growth as before', () => {
     const s = state({ activeLimit: 100 });
     const r = report({ p99LatencyMs: 500, sampleCount: 400 });
