@@ -62,7 +62,7 @@ export async function startDevServer(
   // wrangler would start, fail to bind and leave a confusing trace: say who holds the port instead.
   // A server killed a moment ago (kill -9, a test's restart) frees it within a second or two: wait
   // that long first (the kill9 e2e restarted into this check at once and was refused).
-  if (!(await portFreeWithin(port, PORT_RELEASE_WAIT_MS))) throw new PortInUseError(port, await portHolder(port));
+  if (!(await portFreeWithin(port, PORT_RELEASE_WAIT_MS))) throw new PortInUseError(port, await portHolder(port), await nextFreePort(port));
   // Run wrangler's JS entry with the project's Node (>= 22), whatever `node` is first on PATH.
   const wrangler = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
   const args = [
@@ -181,10 +181,20 @@ export class PortInUseError extends Error {
   /** The port asked for. */
   readonly port: number;
 
-  constructor(port: number, holder: PortHolder) {
-    super(`port ${port} on 127.0.0.1 is in use by ${holder.who}. ${holder.remedy}, or start on another port: PORT=${port + 1} npm start`);
+  /** @param free a port that was free a moment ago, to suggest (`nextFreePort`) */
+  constructor(port: number, holder: PortHolder, free: number) {
+    super(`port ${port} on 127.0.0.1 is in use by ${holder.who}. ${holder.remedy}, or start on another port: PORT=${free} npm start`);
     this.port = port;
   }
+}
+
+/**
+ * The first free port after `port` (up to 20 on), else any free one: what PortInUseError suggests
+ * (review s5: it said PORT+1 unchecked, and that one was taken too).
+ */
+export async function nextFreePort(port: number): Promise<number> {
+  for (let p = port + 1; p <= Math.min(port + 20, 65_535); p++) if (await portIsFree(p)) return p;
+  return freePort();
 }
 
 /** Whether a listener could bind 127.0.0.1:`port` right now. */

@@ -117,6 +117,9 @@ describe('npm start on a port that is taken', () => {
     const port = await new Promise<number>((resolve) =>
       holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)),
     );
+    // The next port is taken too (review s5: the message suggested PORT+1 without checking it).
+    const next = createServer();
+    await new Promise<void>((resolve) => next.once('error', () => resolve()).listen(port + 1, '127.0.0.1', () => resolve()));
     try {
       const child = spawn(nodeBinary(), ['scripts/dev.ts'], {
         cwd: ROOT,
@@ -128,11 +131,15 @@ describe('npm start on a port that is taken', () => {
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       expect(code).toBe(1);
       expect(err).toContain(`npm start: port ${port} on 127.0.0.1 is in use by pid ${process.pid} (`);
-      expect(err).toContain(`or start on another port: PORT=${port + 1} npm start`);
+      const suggested = Number(/or start on another port: PORT=(\d+) npm start/.exec(err)?.[1]);
+      expect(suggested).not.toBe(port);
+      expect(suggested).not.toBe(port + 1);
+      expect(await portIsFree(suggested)).toBe(true);
       expect(err).not.toMatch(/\n\s+at /); // a message, not a stack trace
       expect(holder.listening).toBe(true);
     } finally {
       holder.close();
+      next.close();
     }
   });
 });
