@@ -81,6 +81,18 @@ export type HoldAnswer =
   | { kind: 'retry_later'; retryAfterS: number }
   | HoldRefusalAnswer;
 
+/** Most holds in one `Inventory.holdMany` call (the edge's batch cap). */
+export const HOLD_BATCH_MAX = 32;
+
+/** One caller's hold in a coalesced batch (`Inventory.holdMany`): the arguments of `hold`. */
+export interface HoldBatchItem {
+  /** The admission token's subject. */
+  account: string;
+  request: HoldRequest;
+  /** Client-chosen key, unique per intended hold, scoped to the account. */
+  idempotencyKey: string;
+}
+
 /** Outcome of reading or changing one hold. */
 export type HoldChangeAnswer =
   | { kind: 'ok'; hold: HoldView }

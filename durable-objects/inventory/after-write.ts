@@ -41,3 +41,37 @@ export class AfterWrite {
     }
   }
 }
+
+/**
+ * Keeps the object's one alarm at the earliest live deadline (or none), remembering what it set:
+ * a write that leaves the earliest deadline where it was (most holds: a new hold ends after the
+ * ones before it) costs no alarm call. The platform changes the alarm behind the object's back in
+ * two ways only: it fires (`forget` at the start of `alarm()`, so the handler's re-arm reads the
+ * stored alarm again), or the object resets (memory gone: a new keeper reads it on start). A call
+ * that throws leaves the keeper not knowing, so the next write reads the alarm again.
+ * (Cloudflare docs, Durable Objects "Alarms": one alarm per object, at-least-once, deleted once
+ * its handler succeeds unless the handler set a new one.)
+ */
+export class AlarmKeeper {
+  /** The alarm as this instance last read or set it (epoch ms, null: none); undefined: read it first. */
+  private known: number | null | undefined = undefined;
+
+  constructor(private readonly storage: Pick<DurableObjectStorage, 'getAlarm' | 'setAlarm' | 'deleteAlarm'>) {}
+
+  /** Sets the alarm to `next` (epoch ms), or deletes it (null), unless it already is. */
+  async arm(next: number | null): Promise<void> {
+    const current = this.known === undefined ? await this.storage.getAlarm() : this.known;
+    this.known = undefined;
+    if (next === null) {
+      if (current !== null) await this.storage.deleteAlarm();
+    } else if (current !== next) {
+      await this.storage.setAlarm(next);
+    }
+    this.known = next;
+  }
+
+  /** The alarm is firing (or changed elsewhere): the next `arm` reads it from storage. */
+  forget(): void {
+    this.known = undefined;
+  }
+}

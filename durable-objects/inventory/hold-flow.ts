@@ -1,7 +1,8 @@
 // The Inventory's hold calls end to end: the account ledger's reservation around the object's
 // transaction (events with sections), the ledger's check at confirm and its settlement after a change.
 import type { InventoryConfig } from '../../contracts/event-config';
-import type { HoldAnswer, HoldChangeAnswer, HoldRequest } from '../../contracts/inventory-answers';
+import type { HoldAnswer, HoldBatchItem, HoldChangeAnswer, HoldRequest } from '../../contracts/inventory-answers';
+import type { BatchOutcome } from '../../contracts/batch';
 import type { ChannelHoldAction, ChannelHoldChangeAnswer } from '../../contracts/channel-answers';
 import { holdIdFor } from '../../contracts/inventory-names';
 import { RESERVATION_WINDOW_MS } from '../account-ledger/ledger-policy';
@@ -22,6 +23,8 @@ export interface HoldFlowPorts {
   accountLimit: (config: InventoryConfig) => AccountLimit | null;
   /** Runs `decide` at the object's clock inside one transaction, after the sweep (`Inventory.write`). */
   write: <T>(decide: (nowMs: number) => T) => Promise<T>;
+  /** Runs each `decide` in its own transaction, in order, after one sweep, with one after-write (`Inventory.writeEach`). */
+  writeEach: (decides: readonly ((nowMs: number) => HoldAnswer)[]) => Promise<BatchOutcome<HoldAnswer>[]>;
   /** The object's clock, epoch ms. */
   clock: () => number;
   /** A fresh uuid (the new hold's id, unless the ledger names one). */
@@ -60,6 +63,39 @@ export class HoldFlow {
     const unknown = unknownPlaces(valid.target, this.p.store.availability(valid.target));
     if (unknown) return unknown;
     return ledger.placeReserved({ account, idempotencyKey, target: valid.target, config, proposedHoldId: newId }, place);
+  }
+
+  /**
+   * Places a coalesced batch of public holds (`Inventory.holdMany`): each item is decided exactly as
+   * `place` decides it, one at a time in the items' order, each in its own transaction (a later
+   * item sees what an earlier one wrote: the same seats twice give one hold and one `unavailable`,
+   * the same key twice gives the first result replayed), and the batch shares one sweep, one commit
+   * and one after-write. In an event with sections every hold awaits its own ledger reservation, so
+   * the items are placed as that many concurrent `hold` calls would be.
+   * @returns one outcome per item, in order: its answer, or the error its own decision threw
+   */
+  async placeMany(items: readonly HoldBatchItem[]): Promise<BatchOutcome<HoldAnswer>[]> {
+    const config = this.p.plans.plan();
+    if (!config) return items.map(() => ({ ok: true, value: { kind: 'event_not_found' } }));
+    const holder: Holder = { kind: 'public' };
+    if (this.p.accountLimit(config)) {
+      return Promise.all(
+        items.map((item) =>
+          this.place(holder, item.account, item.request, item.idempotencyKey).then(
+            (answer): BatchOutcome<HoldAnswer> => ({ ok: true, value: answer }),
+            (err: unknown): BatchOutcome<HoldAnswer> => ({ ok: false, error: err instanceof Error ? err.message : String(err) }),
+          ),
+        ),
+      );
+    }
+    return this.p.writeEach(
+      items.map((item) => (now: number): HoldAnswer => {
+        const valid = validateHoldTarget(item.request);
+        if (!valid.ok) return { kind: 'invalid', detail: valid.detail };
+        const holdId = holdIdFor(config.section ?? null, this.p.uuid());
+        return this.p.holds.place(holder, item.account, valid.target, item.idempotencyKey, now, { holdId });
+      }),
+    );
   }
 
   /**

@@ -5,7 +5,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { DEFAULT_PAYMENT_GRACE_S, usesAccountLedger, type InventoryConfig } from '../../contracts/event-config';
 import { parseInventoryName } from '../../contracts/inventory-names';
 import { AccountLimit } from './account-limit';
-import { AfterWrite, type InventoryIdentity } from './after-write';
+import { AfterWrite, AlarmKeeper, type InventoryIdentity } from './after-write';
 import { SeatMapReader } from './seat-map-read';
 import { Sql } from '../shared/sql';
 import { migrateFromAssets } from '../shared/schema-assets';
@@ -17,6 +17,7 @@ import { PlanStore } from './plan-store';
 import { InventoryStore } from './store';
 import { ChannelDesk } from './channel-desk';
 import { ChannelStore } from './channel-store';
+import { WriteRun } from './write-run';
 import type {
   AllocationAnswer,
   AllocationRequest,
@@ -30,6 +31,8 @@ import type {
   PutChannelAnswer,
   RevokeChannelAnswer,
 } from '../../contracts/channel-answers';
+import { HOLD_BATCH_MAX } from '../../contracts/inventory-answers';
+import type { BatchOutcome } from '../../contracts/batch';
 import type {
   AuditEntry,
   BeginChangeAnswer,
@@ -37,6 +40,7 @@ import type {
   ConfigureAnswer,
   EndChangeAnswer,
   HoldAnswer,
+  HoldBatchItem,
   HoldChangeAnswer,
   HoldRequest,
   HoldView,
@@ -51,6 +55,8 @@ export class Inventory extends DurableObject<Env> {
   clock: () => number = () => Date.now();
   /** Seat-map reads this instance has served since it started (the edge cache keeps them few). */
   mapReads = 0;
+  /** `holdMany` calls this instance has served, and the holds they carried (the bench's mean batch size). */
+  holdBatches = { calls: 0, holds: 0 };
   private readonly sql: Sql;
   /** All SQL of this object (tests reach it through `runInDurableObject` to inject faults). */
   readonly store: InventoryStore;
@@ -61,6 +67,8 @@ export class Inventory extends DurableObject<Env> {
   private readonly followUps: AfterWrite;
   private readonly maps: SeatMapReader;
   private readonly flow: HoldFlow;
+  private readonly writes: WriteRun;
+  private readonly alarms: AlarmKeeper;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -72,12 +80,20 @@ export class Inventory extends DurableObject<Env> {
     this.identity = parseInventoryName(ctx.id.name ?? '');
     this.followUps = new AfterWrite(this.plans, this.store, this.identity);
     this.maps = new SeatMapReader(this.store);
+    this.alarms = new AlarmKeeper(ctx.storage);
+    this.writes = new WriteRun({
+      transactionSync: (fn) => ctx.storage.transactionSync(fn),
+      clock: () => this.clock(),
+      sweep: (now) => this.sweep(now),
+      afterWrite: () => this.afterWrite(),
+    });
     this.flow = new HoldFlow({
       plans: this.plans,
       store: this.store,
       holds: this.holds,
       accountLimit: (config) => this.accountLimit(config),
-      write: (decide) => this.write(decide),
+      write: (decide) => this.writes.one(decide),
+      writeEach: (decides) => this.writes.each(decides),
       clock: () => this.clock(),
       uuid: () => crypto.randomUUID(),
     });
@@ -143,6 +159,22 @@ export class Inventory extends DurableObject<Env> {
    */
   async hold(account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
     return this.flow.place({ kind: 'public' }, account, request, idempotencyKey);
+  }
+
+  /**
+   * Several visitors' holds in one call, as the edge coalesces them (src/lib/hold-batch.ts): each
+   * decided as `hold` decides it, one at a time in order, each its own transaction; one sweep, one
+   * commit, one alarm and sell-out check for all (`HoldFlow.placeMany`).
+   * @param items 1 to HOLD_BATCH_MAX holds
+   * @returns one outcome per item, in order: its answer, or the error its own decision threw (it stored nothing)
+   * @throws Error when `items` is empty or longer than HOLD_BATCH_MAX (nothing stored)
+   */
+  async holdMany(items: HoldBatchItem[]): Promise<BatchOutcome<HoldAnswer>[]> {
+    if (!Array.isArray(items) || items.length < 1 || items.length > HOLD_BATCH_MAX)
+      throw new Error(`holdMany takes 1 to ${HOLD_BATCH_MAX} holds`);
+    this.holdBatches.calls++;
+    this.holdBatches.holds += items.length;
+    return this.flow.placeMany(items);
   }
 
   /** A hold by id. With `account` set, only its owner may read it. */
@@ -227,6 +259,7 @@ export class Inventory extends DurableObject<Env> {
    * to run late or twice: each step re-checks the hold's id, state and deadline.
    */
   override async alarm(): Promise<void> {
+    this.alarms.forget();
     const now = this.clock();
     const config = this.plans.plan();
     const ledger = config && this.accountLimit(config);
@@ -273,12 +306,12 @@ export class Inventory extends DurableObject<Env> {
 
   /** Creates or changes an allocation (`decideAllocation`); a refusal changes nothing. */
   async allocate(request: AllocationRequest): Promise<AllocationAnswer> {
-    return this.write((now) => this.desk.allocate(request, now));
+    return this.writes.one((now) => this.desk.allocate(request, now));
   }
 
   /** Ends an allocation now: its unsold rest returns to general sale. */
   async endAllocation(allocationId: string): Promise<EndAllocationAnswer> {
-    return this.write((now) => this.desk.endAllocation(allocationId, now));
+    return this.writes.one((now) => this.desk.endAllocation(allocationId, now));
   }
 
   /**
@@ -297,18 +330,7 @@ export class Inventory extends DurableObject<Env> {
 
   /** The change feed for a sales channel: entries after cursor `after`, at most `limit`, or the snapshot to start from. */
   async readFeed(caller: ChannelCaller, after: number | 'snapshot', limit: number): Promise<FeedAnswer> {
-    return this.desk.admit(caller) ?? this.write(() => this.desk.feed(after, limit));
-  }
-
-  /** Sweeps passed hold deadlines and allocation release times, then runs `decide` in one transaction; re-arms after. */
-  private async write<T>(decide: (nowMs: number) => T): Promise<T> {
-    const now = this.clock();
-    const answer = this.ctx.storage.transactionSync(() => {
-      this.sweep(now);
-      return decide(now);
-    });
-    await this.afterWrite();
-    return answer;
+    return this.desk.admit(caller) ?? this.writes.one(() => this.desk.feed(after, limit));
   }
 
   /** Every passed deadline (holds) and release time (allocations) at `nowMs`, written before any decision. */
@@ -323,16 +345,10 @@ export class Inventory extends DurableObject<Env> {
     await this.followUps.announceSoldOut(this.env);
   }
 
-  /** Keeps the one alarm at the earliest live deadline (or none), whatever happened to it. */
+  /** Keeps the one alarm at the earliest live deadline (or none): `AlarmKeeper`. */
   private async armAlarm(): Promise<void> {
     const deadlines = [this.store.nextDeadline(), this.desk.nextRelease()].filter((t) => t !== null);
-    const next = deadlines.length ? Math.min(...deadlines) : null;
-    const current = await this.ctx.storage.getAlarm();
-    if (next === null) {
-      if (current !== null) await this.ctx.storage.deleteAlarm();
-    } else if (current !== next) {
-      await this.ctx.storage.setAlarm(next);
-    }
+    await this.alarms.arm(deadlines.length ? Math.min(...deadlines) : null);
   }
 
   /** The event this object serves (from its name), so it can tell the event's WaitingRoom when it sells out. */
