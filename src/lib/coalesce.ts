@@ -51,6 +51,24 @@ export function stalledError(key: string, ms: number): Error & { retryable: true
   return Object.assign(new Error(`no answer from ${key} in ${ms} ms`), { retryable: true as const });
 }
 
+/**
+ * True when this runtime runs a promise's continuations in the request that created it, whichever
+ * request resolves it (compatibility flag `handle_cross_request_promise_resolution`, on by default
+ * since 2024-10-14; read from `Cloudflare.compatibilityFlags`). Without it a caller's code would
+ * go on in the sending caller's request, so nothing may be coalesced. @cloudflare/vitest-plugin
+ * turns it off for its test runner (its pool/index.mjs), so in-pool tests that coalesce call the
+ * app inside one request with the switch "on" (test/edge/join-coalescing.test.ts, hold-batch.test.ts).
+ */
+export function crossRequestPromises(): boolean {
+  const flags = (globalThis as { Cloudflare?: { compatibilityFlags?: Record<string, boolean> } }).Cloudflare?.compatibilityFlags;
+  return flags?.handle_cross_request_promise_resolution === true;
+}
+
+/** Whether a coalescing switch (`auto` | `on` | `off`) coalesces in this runtime (`auto`: as `crossRequestPromises`). */
+export function coalescingOn(setting: 'auto' | 'on' | 'off'): boolean {
+  return setting === 'on' || (setting === 'auto' && crossRequestPromises());
+}
+
 interface Waiter<I, O> {
   item: I;
   send: (items: I[]) => Promise<BatchOutcome<O>[]>;

@@ -21,9 +21,18 @@ export type InventoryStub = ReturnType<Env['INVENTORY']['getByName']>;
  *   was called
  */
 export function inventoryFor(env: Pick<Env, 'INVENTORY'>, eventId: string, route: InventoryRoute): InventoryStub {
+  return env.INVENTORY.getByName(inventoryNameFor(eventId, route));
+}
+
+/**
+ * The name of the Inventory object that serves `route` (as `inventoryFor`), for callers that
+ * address it through a per-isolate batcher (src/lib/hold-batch.ts).
+ * @throws GatewayError SECTION_MIX (400), as `inventoryFor`
+ */
+export function inventoryNameFor(eventId: string, route: InventoryRoute): string {
   const target = inventoryObjectName(eventId, route);
   if (!target.ok) throw new GatewayError(target.code, { detail: target.detail });
-  return env.INVENTORY.getByName(target.name);
+  return target.name;
 }
 
 /**

@@ -67,7 +67,7 @@ export function parseGatewaySettings(env: Env): GatewaySettings {
   };
 }
 
-/** `JOIN_COALESCING`: whether an isolate's concurrent joins to one queue shard share one call (src/lib/shard-joins.ts). */
+/** `JOIN_COALESCING` / `HOLD_COALESCING`: whether an isolate's concurrent calls to one object share one call (src/lib/coalesce.ts). */
 export type JoinCoalescing = 'auto' | 'on' | 'off';
 
 /**
@@ -75,9 +75,17 @@ export type JoinCoalescing = 'auto' | 'on' | 'off';
  * @throws SettingsError when it is set to anything but auto, on or off
  */
 export function parseJoinCoalescing(raw: string | undefined): JoinCoalescing {
+  return parseCoalescing('JOIN_COALESCING', raw);
+}
+
+/**
+ * A coalescing switch (`JOIN_COALESCING`, `HOLD_COALESCING`), default `auto`.
+ * @throws SettingsError naming `name` when it is set to anything but auto, on or off
+ */
+export function parseCoalescing(name: 'JOIN_COALESCING' | 'HOLD_COALESCING', raw: string | undefined): JoinCoalescing {
   const v = (raw ?? '').trim() || 'auto';
   if (v === 'auto' || v === 'on' || v === 'off') return v;
-  throw new SettingsError('JOIN_COALESCING', `JOIN_COALESCING must be auto, on or off, got "${v.slice(0, 40)}"`);
+  throw new SettingsError(name, `${name} must be auto, on or off, got "${v.slice(0, 40)}"`);
 }
 
 // Keyed by the env object the runtime hands every request of an isolate, so each is parsed once;

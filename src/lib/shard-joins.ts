@@ -1,6 +1,6 @@
 // Joins at a queue shard, coalesced per isolate: the concurrent joins of this isolate to one shard
 // go to it as one `joinMany` call, decided there one at a time in arrival order (issue #16).
-import { Coalescer, type CoalescerStats } from './coalesce';
+import { Coalescer, coalescingOn, type CoalescerStats } from './coalesce';
 import type { ShardJoinAnswer, ShardJoinItem } from '../../contracts/queue/shard-join';
 import { SHARD_BATCH_MAX } from '../../contracts/queue/shard-join';
 import type { BatchOutcome } from '../../contracts/batch';
@@ -13,26 +13,13 @@ import { parseJoinCoalescing } from './settings';
  */
 const coalescers = new WeakMap<object, Coalescer<ShardJoinItem, ShardJoinAnswer>>();
 
-/**
- * True when this runtime runs a promise's continuations in the request that created it, whichever
- * request resolves it (compatibility flag `handle_cross_request_promise_resolution`, on by default
- * since 2024-10-14; read from `Cloudflare.compatibilityFlags`). Without it a caller's code would
- * go on in the sending caller's request, so joins are not coalesced. @cloudflare/vitest-plugin
- * turns it off for its test runner (its pool/index.mjs), so the in-pool tests that coalesce call
- * the app inside one request with JOIN_COALESCING "on" (test/edge/join-coalescing.test.ts).
- */
-function crossRequestPromises(): boolean {
-  const flags = (globalThis as { Cloudflare?: { compatibilityFlags?: Record<string, boolean> } }).Cloudflare?.compatibilityFlags;
-  return flags?.handle_cross_request_promise_resolution === true;
-}
-
 /** `JOIN_COALESCING` of `env` resolved (auto: as the runtime allows), once per env object. */
 const coalescing = new WeakMap<object, boolean>();
 function coalesces(env: { JOIN_COALESCING?: string }): boolean {
   let on = coalescing.get(env);
   if (on === undefined) {
     const setting = parseJoinCoalescing(env.JOIN_COALESCING);
-    coalescing.set(env, (on = setting === 'on' || (setting === 'auto' && crossRequestPromises())));
+    coalescing.set(env, (on = coalescingOn(setting)));
   }
   return on;
 }

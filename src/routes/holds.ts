@@ -10,7 +10,8 @@ import '../../contracts/zod';
 import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMapAnswer } from '../../contracts/inventory-answers';
 import { requireAdmission } from '../middleware/credentials';
 import { callDurableObject } from '../lib/do-call';
-import { holdAnswerOfEvent, inventoryFor, refuseUnknownSection } from '../lib/inventory-router';
+import { holdAnswerOfEvent, inventoryFor, inventoryNameFor, refuseUnknownSection } from '../lib/inventory-router';
+import { coalescedHold } from '../lib/hold-batch';
 import { eventSeatMap } from '../lib/sectioned-inventory';
 import { sectionObjectName } from '../../contracts/inventory-names';
 import { SECTION_PATTERN } from '../../contracts/names';
@@ -86,10 +87,12 @@ holdsApi.post('/:eventId/holds', async (c) => {
   const route =
     'tier' in request ? ({ kind: 'tier', tier: request.tier } as const) : ({ kind: 'seats', seatIds: request.seatIds } as const);
   await refuseUnknownSection(c.env, eventId, route, Date.now());
-  const inventory = inventoryFor(c.env, eventId, route);
+  const objectName = inventoryNameFor(eventId, route);
   const started = Date.now();
-  // Idempotent by its key: a retry after a transient failure returns the first result.
-  const answer = await callDurableObject<HoldAnswer>(() => inventory.hold(c.var.admission.visitorId, request, key), {
+  // Coalesced with this isolate's other holds to the same object (hold-batch.ts). Idempotent by
+  // its key: a retry after a transient failure (of this hold's batch) returns the first result.
+  const item = { account: c.var.admission.visitorId, request, idempotencyKey: key };
+  const answer = await callDurableObject<HoldAnswer>(() => coalescedHold(c.env, objectName, item, (p) => c.executionCtx.waitUntil(p)), {
     idempotent: true,
     name: 'inventory.hold',
     eventId,

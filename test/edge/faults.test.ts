@@ -30,11 +30,12 @@ function flakyInventory(err: Error, failures = Infinity) {
       const realStub = env.INVENTORY.getByName(name);
       return new Proxy(realStub, {
         get(target, prop) {
-          if (prop !== 'hold') return Reflect.get(target, prop);
-          return async (...args: Parameters<typeof realStub.hold>) => {
+          // The edge sends holds as `holdMany` (coalesced per isolate: src/lib/hold-batch.ts).
+          if (prop !== 'holdMany') return Reflect.get(target, prop);
+          return async (...args: Parameters<typeof realStub.holdMany>) => {
             calls++;
             if (calls <= failures) throw err;
-            return target.hold(...args);
+            return target.holdMany(...args);
           };
         },
       });

@@ -1,0 +1,65 @@
+// Seat holds coalesced per isolate (#16 holds): concurrent holds from this isolate to one Inventory
+// object go as one `holdMany` call (group commit), each caller still getting its own answer or error.
+import { HOLD_BATCH_MAX, type HoldAnswer, type HoldBatchItem } from '../../contracts/inventory-answers';
+import type { BatchOutcome } from '../../contracts/batch';
+import { Coalescer, coalescingOn, type CoalescerStats } from './coalesce';
+import { parseCoalescing } from './settings';
+
+/** The part of the INVENTORY binding a hold uses. */
+export interface HoldNamespace {
+  getByName(name: string): { holdMany(items: HoldBatchItem[]): Promise<BatchOutcome<HoldAnswer>[]> };
+}
+
+/**
+ * One coalescer per Inventory namespace binding, so a batch only ever carries holds meant for the
+ * same binding (the bench's stub Inventory has the same object names as the real one).
+ */
+const coalescers = new WeakMap<object, Coalescer<HoldBatchItem, HoldAnswer>>();
+
+/** `HOLD_COALESCING` of `env` resolved (auto: as the runtime allows, `coalescingOn`), once per env object. */
+const coalescing = new WeakMap<object, boolean>();
+function coalesces(env: { HOLD_COALESCING?: string }): boolean {
+  let on = coalescing.get(env);
+  if (on === undefined) coalescing.set(env, (on = coalescingOn(parseCoalescing('HOLD_COALESCING', env.HOLD_COALESCING))));
+  return on;
+}
+
+/**
+ * Places one visitor's hold on the Inventory object `objectName`, coalesced with this isolate's
+ * other holds to that object (src/lib/coalesce.ts): with no call to it in flight the hold goes at
+ * once, so a lone hold waits for nothing; holds that arrive while one is in flight go together,
+ * in arrival order, at most HOLD_BATCH_MAX per call, when it returns. The object decides them one
+ * at a time in that order, each as `Inventory.hold` would (`Inventory.holdMany`): all or nothing,
+ * idempotency keys, the per-account limit and the hold TTL are per item, unchanged. Alone when
+ * HOLD_COALESCING is off or the runtime cannot hand answers across requests.
+ *
+ * @param env the INVENTORY binding and HOLD_COALESCING
+ * @param objectName the object's name (`inventoryNameFor`); the stub is made in the request that sends
+ * @param waitUntil the request's `ctx.waitUntil`: keeps it alive until its batch settles
+ * @returns this hold's answer
+ * @throws SettingsError for a malformed HOLD_COALESCING; the batch call's error for every hold of
+ *   that batch (with the runtime's `retryable` / `overloaded` flags, so `callDurableObject` retries
+ *   each by its idempotency key); an Error with the object's message when this hold's own decision
+ *   threw (a bug: it stored nothing); or `stalledError` (retryable) when its batch never answered
+ */
+export async function coalescedHold(
+  env: { INVENTORY: HoldNamespace; HOLD_COALESCING?: string },
+  objectName: string,
+  item: HoldBatchItem,
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<HoldAnswer> {
+  const ns = env.INVENTORY;
+  if (!coalesces(env)) {
+    const [outcome] = await ns.getByName(objectName).holdMany([item]);
+    if (!outcome?.ok) throw new Error(outcome?.error ?? 'inventory.holdMany answered nothing for one hold');
+    return outcome.value;
+  }
+  let coalescer = coalescers.get(ns);
+  if (!coalescer) coalescers.set(ns, (coalescer = new Coalescer({ maxBatch: HOLD_BATCH_MAX })));
+  return coalescer.call({ key: objectName, item, send: (items) => ns.getByName(objectName).holdMany(items), waitUntil });
+}
+
+/** Batches and holds sent so far through `ns` by this isolate. */
+export function holdBatchStats(ns: HoldNamespace): CoalescerStats {
+  return coalescers.get(ns)?.stats() ?? { batches: 0, items: 0 };
+}
