@@ -10,7 +10,7 @@ import { logDecision } from '../contracts/log';
 import { recordDecision } from '../src/lib/decision-tally';
 import { signAdmission, signQueueTicket, tokenSettings, verifyToken, type TokenSettings } from '../src/lib/token';
 import { shardName } from '../contracts/names';
-import type { HoldAnswer, HoldRequest } from '../contracts/inventory-answers';
+import type { HoldAnswer, HoldBatchItem, HoldRequest } from '../contracts/inventory-answers';
 import { BUCKET_MS, type Place } from '../contracts/queue/cursor';
 import type { ShardJoin, ShardJoinAnswer, ShardJoinItem } from '../contracts/queue/shard-join';
 import type { BatchOutcome } from '../contracts/batch';
@@ -37,6 +37,11 @@ export class BenchInventory extends Inventory {
       if (r.kind === 'held') granted++;
     }
     return { granted, refused: n - granted };
+  }
+
+  /** `holdMany` calls this instance served and the holds they carried (the holds row's mean batch size). */
+  async batchCounts(): Promise<{ calls: number; holds: number }> {
+    return { ...this.holdBatches };
   }
 
   /** The in-object steps of a hold, each timed alone (hold-micro.ts); call on a fresh configured event. */
@@ -82,6 +87,11 @@ export class StubInventory extends DurableObject {
       replayed: false,
       hold: { ...hold, priceMinor: 0, currency: 'EUR', expiresAtMs: Date.now() + 600_000, orderId: null },
     };
+  }
+
+  /** The coalesced form the edge sends (`Inventory.holdMany`): every item granted. */
+  async holdMany(items: HoldBatchItem[]): Promise<BatchOutcome<HoldAnswer>[]> {
+    return Promise.all(items.map(async (i) => ({ ok: true as const, value: await this.hold(i.account, i.request, i.idempotencyKey) })));
   }
 }
 
@@ -208,6 +218,8 @@ async function benchFetch(request: Request, env: BenchEnv, ctx: ExecutionContext
     const stub = env.INVENTORY.getByName(url.searchParams.get('event') ?? '');
     return Response.json(await stub.benchHolds(q('n'), q('seats'), q('perRow'), q('seed')));
   }
+  if (url.pathname === '/__bench/hold-batches')
+    return Response.json(await env.INVENTORY.getByName(url.searchParams.get('event') ?? '').batchCounts());
   if (url.pathname === '/__bench/seat-ids')
     return Response.json(
       seatIdsFor(

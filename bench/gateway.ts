@@ -207,6 +207,11 @@ async function roomRequests(r: Rep, event: string): Promise<number> {
   return stats.queue.objectRequests;
 }
 
+/** The `holdMany` calls event `event`'s Inventory served so far and the holds they carried (bench-worker.ts). */
+async function holdBatches(r: Rep, event: string): Promise<{ calls: number; holds: number }> {
+  return (await (await fetch(`${r.gw.base}/__bench/hold-batches?event=${event}`)).json()) as { calls: number; holds: number };
+}
+
 /**
  * Status polls of `cookies`' visitors (round robin) for DURATION_S, with every WaitingRoom call
  * they caused per poll recorded as `extra` (the room's own request count, stats not counted) and
@@ -352,6 +357,7 @@ const SCENARIOS: Scenario[] = [
       const body = holdBodies(1000 + r.rep);
       let n = 0;
       const roomBefore = await roomRequests(r, event);
+      const batchesBefore = await holdBatches(r, event);
       const s = await load(`${r.gw.base}/_wr/events/${event}/holds`, DURATION_S, {
         requests: [
           {
@@ -371,6 +377,9 @@ const SCENARIOS: Scenario[] = [
       });
       // The session check's cost: WaitingRoom calls per hold (0 when the edge needs none).
       r.extra('roomCallsPerHold', ((await roomRequests(r, event)) - roomBefore) / s.total);
+      // Hold coalescing (src/lib/hold-batch.ts): holds per Inventory call over the load.
+      const batchesAfter = await holdBatches(r, event);
+      r.extra('holdsPerBatch', (batchesAfter.holds - batchesBefore.holds) / Math.max(1, batchesAfter.calls - batchesBefore.calls));
       const other = Object.entries(s.codes).filter(([c]) => c !== '201' && c !== '409');
       r.fact(
         'end-to-end hold answers',
@@ -604,7 +613,7 @@ const ROWS: Row[] = [
     note: (m) =>
       `ratio vs C; vs B: ${(m.rps('holds') / m.rps('noop-do')).toFixed(2)}; vs the RPC alone: ${(m.rps('holds') / m.rps('hold-direct')).toFixed(2)}; WaitingRoom calls per hold ${m
         .extra('roomCallsPerHold')
-        .toFixed(3)}`,
+        .toFixed(3)}; mean batch ${m.extra('holdsPerBatch').toFixed(1)} holds per Inventory call`,
   },
   {
     id: 'channel-holds',
