@@ -343,6 +343,21 @@ async function micro(env: BenchEnv, n: number): Promise<Record<string, number>> 
   await time('QueueShard.join RPC (write, no event)', (i) =>
     shard.join({ eventId: 'micro', shard: 0, visitorId: `x-${i}-${Math.random()}`, lottery: false, saleStartsAtMs: 0, again: false }),
   );
+  // A coalesced batch of B new visitors: the round trip and the commit are shared, the per-join
+  // decision and writes are not (per join = the call's time / B).
+  for (const b of [1, 8, 64]) {
+    const calls = Math.max(1, Math.round(n / b));
+    const batch = (k: number): ShardJoinItem[] =>
+      Array.from({ length: b }, (_, j) => ({
+        kind: 'join',
+        req: { eventId: 'micro', shard: 0, visitorId: `b${b}-${k}-${j}-${Math.random()}`, lottery: false, saleStartsAtMs: 0, again: false },
+      }));
+    await tick();
+    const t0 = performance.now();
+    for (let k = 0; k < calls; k++) await shard.joinMany(batch(k));
+    await tick();
+    out[`QueueShard.joinMany RPC, batch of ${b}, per join`] = Math.round(((performance.now() - t0) * 1000) / (calls * b));
+  }
   return out;
 }
 

@@ -151,16 +151,35 @@ const sectionedHolds = (sections: number) => async (r: Rep) => {
  * `noLimiter`: without CF-Connecting-IP, so the IP join limiter is not called (its share of a join).
  */
 const joins =
-  (shards: number, opts: { stub?: boolean; noLimiter?: boolean } = {}) =>
+  (shards: number, opts: { stub?: boolean; noLimiter?: boolean; lone?: boolean } = {}) =>
   async (r: Rep) => {
-    const id = `${opts.stub ? 'joins-stub' : `joins${shards}`}${opts.noLimiter ? '-nolimit' : ''}`;
+    const id = `${opts.stub ? 'joins-stub' : `joins${shards}`}${opts.noLimiter ? '-nolimit' : ''}${opts.lone ? '-lone' : ''}`;
     const event = `bench-${id}-${r.rep}`;
     await r.gw.createEvent(event, { queueShards: shards });
     const prefix = `${opts.noLimiter ? '/__bench/noip' : ''}${opts.stub ? '/__bench/stub' : ''}`;
-    const s = await load(`${r.gw.base}${prefix}/_wr/events/${event}/join`, DURATION_S, { method: 'POST' });
+    const before = await joinBatches(r, opts.stub === true);
+    const s = await load(`${r.gw.base}${prefix}/_wr/events/${event}/join`, DURATION_S, {
+      method: 'POST',
+      ...(opts.lone ? { connections: 1 } : {}),
+    });
+    const after = await joinBatches(r, opts.stub === true);
+    // Joins per shard call this isolate made (src/lib/shard-joins.ts): 1.0 = no coalescing.
+    r.extra(`batch-${id}`, (after.items - before.items) / Math.max(1, after.batches - before.batches));
     joinRps.set(id, s.rps);
     return s;
   };
+
+/** The shard calls and joins the bench isolate has sent so far (the real shards' binding, or the stub's). */
+async function joinBatches(r: Rep, stub: boolean): Promise<{ batches: number; items: number }> {
+  const all = (await (await fetch(`${r.gw.base}/__bench/join-batches`)).json()) as Record<
+    'real' | 'stub',
+    { batches: number; items: number }
+  >;
+  return stub ? all.stub : all.real;
+}
+
+/** The mean batch of a joins row, for its note. */
+const batchNote = (m: Medians, id: string) => `mean batch ${m.extra(`batch-${id}`).toFixed(1)} joins per shard call`;
 
 /** Joins per second each join scenario reached in the current repetition (sizes the proof pools). */
 const joinRps = new Map<string, number>();
@@ -248,6 +267,9 @@ const SCENARIOS: Scenario[] = [
   },
   { id: 'noop-do', run: (r) => load(`${r.gw.base}/__bench/noop-do`, DURATION_S) },
   { id: 'write-do', run: (r) => load(`${r.gw.base}/__bench/write-do`, DURATION_S) },
+  // One request at a time (1 connection): what a lone join waits, next to a lone one-write RPC.
+  { id: 'write-do-lone', run: (r) => load(`${r.gw.base}/__bench/write-do`, DURATION_S, { connections: 1 }) },
+  { id: 'joins1-lone', run: joins(1, { lone: true }) },
   { id: 'joins1', run: joins(1) },
   { id: 'joins4', run: joins(4) },
   { id: 'joins1-nolimit', run: joins(1, { noLimiter: true }) },
@@ -529,19 +551,32 @@ const ROWS: Row[] = [
   },
   { id: 'write-do', name: 'Durable Object RPC with one SQLite upsert', vs: 'noop-do', note: () => 'baseline C (ratio vs B)' },
   {
+    id: 'write-do-lone',
+    name: 'C, one request at a time',
+    vs: 'write-do',
+    note: () => "baseline C1 (ratio vs C): a lone write's round trip",
+  },
+  {
+    id: 'joins1-lone',
+    name: 'joins, one at a time (1 connection)',
+    vs: 'write-do-lone',
+    // Coalescing must cost a lone join nothing: it is sent at once (src/lib/coalesce.ts).
+    note: (m) => `ratio vs C1 (a lone join vs a lone write; p50 is its latency); ${batchNote(m, 'joins1-lone')}`,
+  },
+  {
     id: 'joins1',
     name: 'joins, 1 queue shard (new visitor each)',
     vs: 'noop',
     target: 0.5,
-    note: (m) => `ratio vs A; vs C: ${(m.rps('joins1') / m.rps('write-do')).toFixed(2)}`,
+    note: (m) => `ratio vs A; vs C: ${(m.rps('joins1') / m.rps('write-do')).toFixed(2)}; ${batchNote(m, 'joins1')}`,
   },
-  { id: 'joins4', name: 'joins, 4 queue shards', vs: 'noop', note: () => 'ratio vs A' },
+  { id: 'joins4', name: 'joins, 4 queue shards', vs: 'noop', note: (m) => `ratio vs A; ${batchNote(m, 'joins4')}` },
   {
     id: 'joins1-nolimit',
     name: 'joins, 1 queue shard, no IP limiter call',
     vs: 'noop',
     note: (m) =>
-      `ratio vs A; vs C: ${(m.rps('joins1-nolimit') / m.rps('write-do')).toFixed(2)}; the limiter's share: ${(usPer(m.rps('joins1')) - usPer(m.rps('joins1-nolimit'))).toFixed(0)} us per join`,
+      `ratio vs A; vs C: ${(m.rps('joins1-nolimit') / m.rps('write-do')).toFixed(2)}; the limiter's share: ${(usPer(m.rps('joins1')) - usPer(m.rps('joins1-nolimit'))).toFixed(0)} us per join; ${batchNote(m, 'joins1-nolimit')}`,
   },
   {
     id: 'joins-stub',
@@ -550,7 +585,7 @@ const ROWS: Row[] = [
     note: (m) =>
       `ratio vs A; us per join: gateway ${(usPer(m.rps('joins-stub')) - usPer(m.rps('noop-do'))).toFixed(0)} over a no-op RPC, shard write ${(
         usPer(m.rps('joins1')) - usPer(m.rps('joins-stub'))
-      ).toFixed(0)}`,
+      ).toFixed(0)}; ${batchNote(m, 'joins-stub')}`,
   },
   {
     id: 'joins-stub-nolimit',
