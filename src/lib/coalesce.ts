@@ -101,7 +101,9 @@ interface Lane<I, O> {
  * - A request whose client disconnects is cancelled, with its pending continuations, unless a
  *   `waitUntil` keeps it alive (up to 30 s after; Workers docs, "Context (ctx)"). Every caller
  *   passes its promise to `waitUntil`, so a caller that sends a batch still settles the others
- *   when its own client has gone (test/edge/join-coalescing.test.ts checks it).
+ *   when its own client has gone (test/e2e/join-coalescing.e2e.test.ts drops such clients; under
+ *   Miniflare a disconnect does not cancel the request, so it shows nobody is stranded, and
+ *   test/unit/coalesce.test.ts covers a sender cancelled anyway: a batch that never answers).
  * - A request that awaits only a promise another request will resolve, with no I/O or timer of
  *   its own pending, is cancelled as hung ("The Workers runtime canceled this request because it
  *   detected that your Worker's code had hung"; checked under Miniflare, a waitUntil does not
