@@ -165,7 +165,17 @@ async function holdSteps(gw: Awaited<ReturnType<typeof startGateway>>): Promise<
   }
 }
 
+/** `PROFILE_HOLDS_ONLY=1`: only the two profiled hold loads (no step tables, joins or pass-through). */
+const HOLDS_ONLY = Boolean(process.env.PROFILE_HOLDS_ONLY);
+
 async function main(): Promise<void> {
+  if (!HOLDS_ONLY) await stepTables();
+  if (process.env.PROFILE_STEPS_ONLY) return;
+  await profiledLoads();
+}
+
+/** The step tables: each step alone, whole requests, a hold's steps (no inspector). */
+async function stepTables(): Promise<void> {
   // Each step alone, no contention (bench-worker.ts micro()), in a Worker without the inspector: the
   // profiler slows the JavaScript it samples unevenly, so its shares are for direction and these
   // timings are the step costs. The second of two runs is printed (the first warms the JIT).
@@ -184,8 +194,10 @@ async function main(): Promise<void> {
   for (const [step, us] of Object.entries(steps)) console.log(`${step.padEnd(52)}  ${String(us).padStart(6)} us`);
   await holdSteps(plain);
   await plain.mf.dispose();
-  if (process.env.PROFILE_STEPS_ONLY) return;
+}
 
+/** CPU profiles of joins, pass-through and holds under load (holds only with PROFILE_HOLDS_ONLY). */
+async function profiledLoads(): Promise<void> {
   const inspectorPort = await freePort();
   // Its own build, with a source map, so samples map back to source files.
   buildSync({
@@ -223,19 +235,7 @@ async function main(): Promise<void> {
     console.log(`top self time: ${top.map(([f, v]) => `${f} ${(v * 100).toFixed(1)}%`).join(', ')}`);
   };
 
-  const joinEvent = 'profile-join';
-  await gw.createEvent(joinEvent, { queueShards: 1 });
-  // Warm the isolate (JIT, key import, cursor) before sampling.
-  await load(`${gw.base}/_wr/events/${joinEvent}/join`, 1, { method: 'POST' });
-  await profiled('joins, 1 queue shard', () => load(`${gw.base}/_wr/events/${joinEvent}/join`, DURATION_S, { method: 'POST' }));
-
-  const stubEvent = 'profile-join-stub';
-  await gw.createEvent(stubEvent, { queueShards: 1 });
-  const stubUrl = `${gw.base}/__bench/stub/_wr/events/${stubEvent}/join`;
-  await load(stubUrl, 1, { method: 'POST' });
-  await profiled('joins, gateway only (stub shard)', () => load(stubUrl, DURATION_S, { method: 'POST' }));
-  await fetch(`${gw.base}/site/home`);
-  await profiled('pass-through (no room covers the URL)', () => load(`${gw.base}/site/home`, DURATION_S));
+  if (!HOLDS_ONLY) await profiledJoins(gw, profiled);
 
   const holdEvent = 'profile-holds';
   await gw.createEvent(holdEvent);
@@ -271,6 +271,26 @@ async function main(): Promise<void> {
   console.log(`\ndecision log lines: ${gw.logLines().toLocaleString()}`);
   cdp.close();
   await gw.mf.dispose();
+}
+
+/** The profiled join and pass-through loads. */
+async function profiledJoins(
+  gw: Awaited<ReturnType<typeof startGateway>>,
+  profiled: (label: string, run: () => Promise<{ rps: number }>) => Promise<void>,
+): Promise<void> {
+  const joinEvent = 'profile-join';
+  await gw.createEvent(joinEvent, { queueShards: 1 });
+  // Warm the isolate (JIT, key import, cursor) before sampling.
+  await load(`${gw.base}/_wr/events/${joinEvent}/join`, 1, { method: 'POST' });
+  await profiled('joins, 1 queue shard', () => load(`${gw.base}/_wr/events/${joinEvent}/join`, DURATION_S, { method: 'POST' }));
+
+  const stubEvent = 'profile-join-stub';
+  await gw.createEvent(stubEvent, { queueShards: 1 });
+  const stubUrl = `${gw.base}/__bench/stub/_wr/events/${stubEvent}/join`;
+  await load(stubUrl, 1, { method: 'POST' });
+  await profiled('joins, gateway only (stub shard)', () => load(stubUrl, DURATION_S, { method: 'POST' }));
+  await fetch(`${gw.base}/site/home`);
+  await profiled('pass-through (no room covers the URL)', () => load(`${gw.base}/site/home`, DURATION_S));
 }
 
 await main();
