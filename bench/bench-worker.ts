@@ -26,15 +26,25 @@ export { AccountLedger, EventDirectory, QueueShard, WaitingRoom } from '../src/i
 
 /** The Inventory with one extra method that runs many holds inside the object. */
 export class BenchInventory extends Inventory {
-  /** Runs `n` hot-spot holds of 1-6 seats back to back inside the object; returns how they ended. */
-  async benchHolds(n: number, seatCount: number, perRow: number, seed: number): Promise<{ granted: number; refused: number }> {
+  /**
+   * Runs `n` hot-spot holds of 1-6 seats back to back inside the object, one `hold` each (`batch`
+   * 1) or `batch` at a time through `holdMany`, as the edge coalesces them; returns how they ended.
+   */
+  async benchHolds(n: number, seatCount: number, perRow: number, seed: number, batch = 1): Promise<{ granted: number; refused: number }> {
     const random = prng(seed);
     const ids = seatIdsFor(seatCount, perRow);
     let granted = 0;
-    for (let i = 0; i < n; i++) {
-      const seatIds = pickSeatIndexes(random, seatCount, perRow).map((k) => ids[k]!);
-      const r = await this.hold(`acct-${i % 5000}`, { seatIds }, `k-${seed}-${i}`);
-      if (r.kind === 'held') granted++;
+    for (let i = 0; i < n; i += batch) {
+      const items = Array.from({ length: Math.min(batch, n - i) }, (_, j) => ({
+        account: `acct-${(i + j) % 5000}`,
+        request: { seatIds: pickSeatIndexes(random, seatCount, perRow).map((k) => ids[k]!) },
+        idempotencyKey: `k-${seed}-${i + j}`,
+      }));
+      const answers =
+        batch === 1
+          ? [await this.hold(items[0]!.account, items[0]!.request, items[0]!.idempotencyKey)]
+          : (await this.holdMany(items)).map((o) => (o.ok ? o.value : null));
+      granted += answers.filter((a) => a?.kind === 'held').length;
     }
     return { granted, refused: n - granted };
   }
@@ -216,7 +226,7 @@ async function benchFetch(request: Request, env: BenchEnv, ctx: ExecutionContext
   if (url.pathname === '/__bench/in-object') {
     const q = (k: string) => Number(url.searchParams.get(k));
     const stub = env.INVENTORY.getByName(url.searchParams.get('event') ?? '');
-    return Response.json(await stub.benchHolds(q('n'), q('seats'), q('perRow'), q('seed')));
+    return Response.json(await stub.benchHolds(q('n'), q('seats'), q('perRow'), q('seed'), q('batch') || 1));
   }
   if (url.pathname === '/__bench/hold-batches')
     return Response.json(await env.INVENTORY.getByName(url.searchParams.get('event') ?? '').batchCounts());

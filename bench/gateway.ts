@@ -35,6 +35,8 @@ const VISITORS = 200;
 /** Most solved challenges one proof-of-work join load gets (one request each). */
 const POW_MAX_PROOFS = 20_000;
 const IN_OBJECT_HOLDS = 3_000;
+/** Holds per `holdMany` call in the in-object batch row (about the bench's measured mean batch). */
+const IN_OBJECT_BATCH = 8;
 /** Venue sections of the sectioned-hold row: the same 50,000 seats as SECTIONS Inventory objects. */
 const SECTIONS = 4;
 const SECTION_NAMES = Array.from({ length: SECTIONS }, (_, i) => `S${i + 1}`);
@@ -358,6 +360,21 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // The same holds inside a fresh Inventory, IN_OBJECT_BATCH at a time through `holdMany` (as
+    // the edge coalesces them): what a batch saves inside the object (one sweep, commit, alarm check).
+    id: 'in-object-batch',
+    run: async (r) => {
+      const event = `bench-inb-${r.rep}`;
+      await r.gw.createEvent(event);
+      const t0 = performance.now();
+      const query = `event=${event}&n=${IN_OBJECT_HOLDS}&seats=${SEATS}&perRow=${PER_ROW}&seed=${r.rep + 1}&batch=${IN_OBJECT_BATCH}`;
+      const { granted } = (await (await fetch(`${r.gw.base}/__bench/in-object?${query}`)).json()) as { granted: number };
+      r.fact('in-object holds granted in batches', `${granted} of ${IN_OBJECT_HOLDS}`);
+      const rps = IN_OBJECT_HOLDS / ((performance.now() - t0) / 1000);
+      return { rps, p50: NaN, p99: NaN, codes: {}, errors: 0, total: IN_OBJECT_HOLDS };
+    },
+  },
+  {
     // The Inventory RPC alone (on the in-object row's event), without the gateway's routing,
     // credentials and validation.
     id: 'hold-direct',
@@ -673,6 +690,12 @@ const ROWS: Row[] = [
     note: () => 'ratio vs A (edge-cached snapshot and deltas)',
   },
   { id: 'in-object', name: 'holds inside the object (no network)', vs: 'noop-do', note: () => 'ratio vs B' },
+  {
+    id: 'in-object-batch',
+    name: `holds inside the object, ${IN_OBJECT_BATCH} per holdMany`,
+    vs: 'in-object',
+    note: (m) => `ratio vs one hold per call; vs B: ${(m.rps('in-object-batch') / m.rps('noop-do')).toFixed(2)}`,
+  },
   {
     id: 'holds-sec1',
     name: 'holds end to end, 1 section + account ledger',
