@@ -71,7 +71,11 @@ export type HoldRequest = { seatIds: string[] } | { tier: string; quantity: numb
  * `sales_closed`: the organizer closed the sale; holds made before still complete.
  */
 export type HoldAnswer =
-  | { kind: 'held'; hold: HoldView; replayed: boolean }
+  /**
+   * `paymentGraceMs`: the event's payment grace, how far past the hold's deadline a payment started
+   * at its last moment may run (the edge's admission cover, review s5 J2); absent from older objects.
+   */
+  | { kind: 'held'; hold: HoldView; replayed: boolean; paymentGraceMs?: number }
   | EventNotFound
   | { kind: 'invalid'; detail: string }
   | { kind: 'idempotency_conflict' }

@@ -46,7 +46,12 @@ export class HoldDesk {
       // The same hold as the first answer, as it is now (review G14: a replay after a release or
       // the TTL said HELD, so a client retrying after a lost answer showed seats it no longer had).
       return earlier.request === targetKey(target)
-        ? { kind: 'held', hold: this.store.view(earlier.hold_id, nowMs) ?? (JSON.parse(earlier.first_result) as HoldView), replayed: true }
+        ? {
+            kind: 'held',
+            hold: this.store.view(earlier.hold_id, nowMs) ?? (JSON.parse(earlier.first_result) as HoldView),
+            replayed: true,
+            paymentGraceMs: config.paymentGraceMs,
+          }
         : { kind: 'idempotency_conflict' };
     }
     if (this.plans.head()!.salesClosed) return { kind: 'sales_closed' };
@@ -67,7 +72,7 @@ export class HoldDesk {
     const channelId = holder.kind === 'channel' ? holder.channelId : null;
     const actor: Actor = channelId ? `channel:${channelId}` : 'visitor';
     this.store.insertHold(hold, target, idempotencyKey, nowMs, { actor, channelId, allocationId: gate.allocationId });
-    return { kind: 'held', hold, replayed: false };
+    return { kind: 'held', hold, replayed: false, paymentGraceMs: config.paymentGraceMs };
   }
 
   /** Applies `action` to a hold if the state machine (`applyHoldAction`) and, for a confirm, `checkConfirm` allow it. */

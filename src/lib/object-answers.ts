@@ -80,16 +80,17 @@ export function holdChangeResult(answer: HoldChangeAnswer): HoldView {
 
 /**
  * Placing a hold.
- * @returns the hold, and `replayed` when the idempotency key and request match an earlier success
+ * @returns the hold, `replayed` when the idempotency key and request match an earlier success, and
+ *   the event's payment grace in ms (0 from an object that does not say)
  * @throws GatewayError EVENT_NOT_FOUND, INVALID_REQUEST, SEAT_NOT_FOUND, TIER_NOT_FOUND,
  *   SEATS_UNAVAILABLE, ACCOUNT_LIMIT, SALE_CLOSED, IDEMPOTENCY_KEY_REUSED, RATE_LIMITED and OVERLOADED (with Retry-After),
  *   NOT_IN_ALLOCATION (a sales channel's hold outside its allocations)
  */
-export function holdResult(answer: HoldAnswer, eventId: string): { hold: HoldView; replayed: boolean } {
+export function holdResult(answer: HoldAnswer, eventId: string): { hold: HoldView; replayed: boolean; paymentGraceMs: number } {
   const found = requireEvent(answer, eventId);
   switch (found.kind) {
     case 'held':
-      return found;
+      return { hold: found.hold, replayed: found.replayed, paymentGraceMs: found.paymentGraceMs ?? 0 };
     case 'invalid':
       throw new GatewayError('INVALID_REQUEST', { detail: found.detail });
     case 'unknown_seats':

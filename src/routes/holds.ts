@@ -7,7 +7,7 @@ import { admissionCookie, cookieOptions, isSecure } from '../lib/cookies';
 import { signAdmission, tokenSettings } from '../lib/token';
 import * as z from 'zod/mini';
 import '../../contracts/zod';
-import type { HoldAnswer, HoldChangeAnswer, HoldView, SeatMapAnswer } from '../../contracts/inventory-answers';
+import type { HoldAnswer, HoldChangeAnswer, SeatMapAnswer } from '../../contracts/inventory-answers';
 import { requireAdmission } from '../middleware/credentials';
 import { callDurableObject } from '../lib/do-call';
 import { holdAnswerOfEvent, inventoryFor, inventoryNameFor, refuseUnknownSection } from '../lib/inventory-router';
@@ -110,32 +110,34 @@ holdsApi.post('/:eventId/holds', async (c) => {
     );
   // Counted per isolate and written as a summary line per event every few seconds: one line per
   // hold cost a tenth of the hold path (docs/scaling.md). The Inventory keeps every hold.
-  let result: { hold: HoldView; replayed: boolean };
+  let result: ReturnType<typeof holdResult>;
   try {
     result = holdResult(await holdAnswerOfEvent(c.env, eventId, request, answer), eventId);
   } catch (err) {
     if (err instanceof GatewayError) recordDecision(eventId, 'hold.refused', { code: err.code, ms });
     throw err;
   }
-  const { hold, replayed } = result;
+  const { hold, replayed, paymentGraceMs } = result;
   recordDecision(eventId, replayed ? 'hold.replayed' : 'hold.granted', { ms });
   if (replayed) c.header('idempotent-replayed', 'true');
   c.header('cache-control', 'no-store');
-  const admissionToken = hold.status === 'HELD' ? await coverHold(c, eventId, hold.expiresAtMs) : null;
+  const admissionToken = hold.status === 'HELD' ? await coverHold(c, eventId, hold.expiresAtMs, paymentGraceMs) : null;
   return c.json({ ...holdBody(hold), ...(admissionToken ? { admissionToken } : {}) }, 201);
 });
 
 /**
  * Keeps the visitor's admission alive until their hold's deadline (review G13: an admission that
  * ended while its visitor held seats sent them to the back of the queue mid-checkout, the seats
- * locked for nobody). Only when the hold outlives the admission: the WaitingRoom moves the
- * session's end out, and a new admission token carrying it is set as the cookie and returned
+ * locked for nobody). Only when the hold, or a payment started at its last moment (its deadline
+ * plus `paymentGraceMs`: review s5 J2, a payment still processing at the admission's end sent the
+ * buyer to the queue), can outlast the admission: the WaitingRoom moves the session's end out
+ * (admission-cover.ts), and a new admission token carrying it is set as the cookie and returned
  * (`admissionToken`, for apps). If the room cannot be asked, the admission keeps its end.
  * @returns the new admission token, or null when none was needed or given
  */
-async function coverHold(c: Context<AppEnv>, eventId: string, holdEndsAtMs: number): Promise<string | null> {
+async function coverHold(c: Context<AppEnv>, eventId: string, holdEndsAtMs: number, paymentGraceMs: number): Promise<string | null> {
   const { visitorId, sessionId, expiresAtMs } = c.var.admission;
-  if (holdEndsAtMs <= expiresAtMs || !sessionId) return null;
+  if (holdEndsAtMs + paymentGraceMs <= expiresAtMs || !sessionId) return null;
   const end = await callDurableObject(() => c.env.WAITING_ROOM.getByName(eventId).extendAdmission(visitorId, sessionId, holdEndsAtMs), {
     idempotent: true,
     name: 'waitingRoom.extendAdmission',

@@ -116,10 +116,15 @@ describe('Inventory.holdMany', () => {
       ])
     ).map(answerOf);
     if (out[0]!.kind !== 'held') throw new Error('setup');
-    expect(out[1]).toEqual({ kind: 'held', hold: out[0]!.hold, replayed: true });
+    expect(out[1]).toEqual({ kind: 'held', hold: out[0]!.hold, replayed: true, paymentGraceMs: GRACE_MS });
     expect(out[2]).toEqual({ kind: 'idempotency_conflict' });
     // And after the batch, through the one-hold call.
-    expect(await inv.hold('alice', { seatIds: ['B1'] }, 'k')).toEqual({ kind: 'held', hold: out[0]!.hold, replayed: true });
+    expect(await inv.hold('alice', { seatIds: ['B1'] }, 'k')).toEqual({
+      kind: 'held',
+      hold: out[0]!.hold,
+      replayed: true,
+      paymentGraceMs: GRACE_MS,
+    });
   });
 
   it('keeps the per-account limit across the items of one batch', async () => {

@@ -44,10 +44,27 @@ describe('a seat hold and the admission', () => {
       obj.clock = () => covered + 1;
       expect(await obj.isActive(before.visitorId, before.sessionId!)).toBe(false);
     });
-    // A second hold ending sooner asks nothing and changes nothing.
+    // A second hold moves the end only as far as its own cover (the same second, or the next).
     const second = await v.hold(eventId, ['A3']);
     expect(second.status).toBe(201);
-    expect(second.body.admissionToken).toBeUndefined();
+    const secondCover = Math.floor((Date.parse(second.body.expiresAt as string) + 120_000) / 1000) * 1000;
+    expect((await admissionOf(v, eventId)).expiresAtMs).toBe(Math.max(covered, secondCover));
+  });
+
+  it('covers a payment started at the end of a hold that ends before the admission (review s5 J2)', async () => {
+    // The review's input: a 30 s admission, a 10 s hold, 120 s of payment grace: the hold ends
+    // before the admission, but a payment started at its last moment runs to +130 s.
+    const eventId = freshEventId('cover');
+    await createEvent(eventId, { admissionTtlSeconds: 30, holdTtlSeconds: 10, paymentGraceSeconds: 120 });
+    const v = await admittedVisitor(eventId);
+    const before = await admissionOf(v, eventId);
+    const res = await v.hold(eventId, ['A1']);
+    expect(res.status).toBe(201);
+    const body = res.body as { expiresAt: string; admissionToken?: string };
+    expect(Date.parse(body.expiresAt)).toBeLessThan(before.expiresAtMs);
+    expect(body.admissionToken).toBeDefined();
+    const after = await admissionOf(v, eventId);
+    expect(after.expiresAtMs).toBe(Math.floor((Date.parse(body.expiresAt) + 120_000) / 1000) * 1000);
   });
 
   it('extends only an active session, never shortens one, and never past one hold TTL and grace after the admission', async () => {
