@@ -137,12 +137,16 @@ describe('browser', () => {
     await adminPost(eventId, '/rate', { fixedPerMinute: 0 });
     // Three visitors ahead, so this browser keeps waiting.
     for (let i = 0; i < 3; i++) await fetch(`${stage.server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
+    // The room counts arrivals every second; with no release the page polls only every
+    // MAX_POLL_MS (15 s), so a first render before the count (or from a cursor up to 2 s old) showed
+    // #1 until that poll, just past this test's 15 s wait (a flake). Wait for the count, and past one poll.
+    await expect.poll(async () => (await adminGet<{ queue: { waiting: number } }>(eventId)).queue.waiting, { timeout: 10_000 }).toBe(3);
     const context = await stage.browser.newContext();
     const page = await context.newPage();
     await page.goto(`${stage.server.url}/events/${eventId}/`);
     // Positions are estimates from the arrivals the shards have counted (every second): the page
     // shows the exact place after its next poll at the latest.
-    await expect.poll(() => page.textContent('[data-testid="big"]'), { timeout: 15_000 }).toBe('#4');
+    await expect.poll(() => page.textContent('[data-testid="big"]'), { timeout: 25_000 }).toBe('#4');
     const place = await page.textContent('[data-testid="big"]');
     expect(await page.textContent('[data-testid="ahead"]')).toContain('3 people ahead');
     expect(await page.textContent('[data-testid="wait"]')).toMatch(/Estimated wait/);
