@@ -13,10 +13,17 @@ export interface HealthReport {
   /** Buyers the origin currently serves (the SDK: distinct admitted visitors seen in the last 60 s). */
   activeBuyers: number;
   /**
-   * Requests the origin measured in the report window (p99 and error rate are over these), or
-   * undefined from reporters older than the field. Growth needs MIN_LATENCY_SAMPLES of them.
+   * Requests the origin measured in the report window (p99 is over these, the error rate over the
+   * completed ones), or undefined from reporters older than the field. Growth needs
+   * MIN_LATENCY_SAMPLES completed ones (`sampleCount - inFlight`).
    */
   sampleCount?: number;
+  /**
+   * Of `sampleCount`, requests still running at report time, counted with their age so far (a
+   * lower bound of their latency: stuck requests raise the p99 before they end); undefined or 0
+   * when none is. A lower bound is evidence to cut on, never to grow on.
+   */
+  inFlight?: number;
   /** Optional: how many concurrent buyers the origin says it can serve. */
   capacityHint?: number;
   /**
@@ -56,12 +63,13 @@ const finite = (...xs: (number | undefined)[]) => xs.every((x) => x === undefine
 export function originDownReason(report: HealthReport | null, nowMs: number): string | null {
   if (!report) return 'no health report yet';
   const valid =
-    finite(report.p99LatencyMs, report.errorRate, report.activeBuyers, report.sampleCount, report.reportedAtMs) &&
+    finite(report.p99LatencyMs, report.errorRate, report.activeBuyers, report.sampleCount, report.inFlight, report.reportedAtMs) &&
     report.p99LatencyMs >= 0 &&
     report.errorRate >= 0 &&
     report.errorRate <= 1 &&
     report.activeBuyers >= 0 &&
-    (report.sampleCount === undefined || report.sampleCount >= 0);
+    (report.sampleCount === undefined || report.sampleCount >= 0) &&
+    (report.inFlight === undefined || report.inFlight >= 0);
   if (!valid) return 'malformed health report';
   const age = Math.max(0, nowMs - report.reportedAtMs);
   if (age > STALE_HEALTH_MS) return `no health report for ${fmt(age / 1000)} s`;
@@ -71,7 +79,9 @@ export function originDownReason(report: HealthReport | null, nowMs: number): st
 
 /**
  * Why a fresh, healthy-looking report is no evidence to grow on, or null when it is: a p99 under
- * MIN_MEASURED_P99_MS (nothing measured), fewer than MIN_LATENCY_SAMPLES requests in the window,
+ * MIN_MEASURED_P99_MS (nothing measured), fewer than MIN_LATENCY_SAMPLES requests completed in the
+ * window (`sampleCount` less the `inFlight` ones still running: the age of a request that has not
+ * ended bounds its latency from below, so a window of young running requests proves nothing fast),
  * or, from a reporter that sends no `sampleCount`, no active buyers (nothing the room released
  * was measured). Such a report holds the rate and the limit; it never raises them (a report of an
  * idle origin, p99 26 ms of one operator call and 0 buyers, once started slow start at an origin
@@ -80,9 +90,11 @@ export function originDownReason(report: HealthReport | null, nowMs: number): st
 export function noGrowthEvidence(report: HealthReport): string | null {
   if (report.p99LatencyMs < MIN_MEASURED_P99_MS) return 'no origin latency measured in the report window';
   if (report.sampleCount !== undefined) {
-    return report.sampleCount < MIN_LATENCY_SAMPLES
-      ? `${fmt(report.sampleCount)} requests measured in the report window (at least ${MIN_LATENCY_SAMPLES} to grow on)`
-      : null;
+    const running = report.inFlight ?? 0;
+    const completed = report.sampleCount - running;
+    if (completed >= MIN_LATENCY_SAMPLES) return null;
+    const also = running > 0 ? `, ${fmt(running)} more still running` : '';
+    return `${fmt(completed)} requests measured in the report window${also} (at least ${MIN_LATENCY_SAMPLES} to grow on)`;
   }
   return report.activeBuyers < 1 ? 'no active buyers in the report (and no sample count)' : null;
 }

@@ -16,10 +16,11 @@ import { healthResult, holdBody, holdChangeResult } from '../lib/object-answers'
 /**
  * Body of `POST /_wr/origin/events/:eventId/health`. Latencies in ms (0-600,000; p50 <= p99), error
  * rate 0..1, buyers a whole number >= 0, and optionally the requests measured in the window
- * (`sampleCount`, whole; with 0 the p99 must be 0). Anything else is refused with 400
- * INVALID_REQUEST naming the field, and nothing is stored. A p99 of 0 or a report of fewer than 8
- * requests (an idle window) is accepted: it keeps the origin alive but never makes the loop climb
- * (health-signals.ts noGrowthEvidence).
+ * (`sampleCount`, whole; with 0 the p99 must be 0) and, of those, the ones still running, counted
+ * with their age so far (`inFlight`, whole, at most `sampleCount`, which it needs). Anything else is
+ * refused with 400 INVALID_REQUEST naming the field, and nothing is stored. A p99 of 0 or a report
+ * of fewer than 8 completed requests (an idle window) is accepted: it keeps the origin alive but
+ * never makes the loop climb (health-signals.ts noGrowthEvidence).
  */
 export const healthReport = z
   .strictObject({
@@ -30,6 +31,7 @@ export const healthReport = z
     capacityHint: z.optional(wholeNumber(0, 100_000_000)),
     windowSeconds: z.optional(boundedNumber(1, 3_600)),
     sampleCount: z.optional(wholeNumber(0, 1_000_000_000)),
+    inFlight: z.optional(wholeNumber(0, 1_000_000_000)),
   })
   .check(
     z.refine((r) => r.p50LatencyMs === undefined || r.p50LatencyMs <= r.p99LatencyMs, {
@@ -39,6 +41,10 @@ export const healthReport = z
     z.refine((r) => r.sampleCount !== 0 || r.p99LatencyMs === 0, {
       path: ['p99LatencyMs'],
       message: 'must be 0 when sampleCount is 0 (nothing was measured)',
+    }),
+    z.refine((r) => r.inFlight === undefined || r.inFlight <= (r.sampleCount ?? -1), {
+      path: ['inFlight'],
+      message: 'must come with a sampleCount at least as large (it counts some of those samples)',
     }),
   );
 
@@ -75,6 +81,7 @@ originApi.post('/events/:eventId/health', async (c) => {
     errorRate: report.errorRate,
     activeBuyers: report.activeBuyers,
     ...(report.sampleCount !== undefined ? { sampleCount: report.sampleCount } : {}),
+    ...(report.inFlight ? { inFlight: report.inFlight } : {}),
     ...(report.capacityHint !== undefined ? { capacityHint: report.capacityHint } : {}),
   };
   // Idempotent: a replayed report is refused as out of order and changes nothing.

@@ -335,6 +335,11 @@ describe('origin API', () => {
     { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0, sampleCount: 0 },
     { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0, sampleCount: -1 },
     { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0, sampleCount: 2.5 },
+    // Requests still running are some of the samples: never more, never without them, whole.
+    { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0, sampleCount: 5, inFlight: 6 },
+    { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0, inFlight: 3 },
+    { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0, sampleCount: 5, inFlight: -1 },
+    { p99LatencyMs: 100, errorRate: 0, activeBuyers: 0, sampleCount: 5, inFlight: 1.5 },
   ])('refuses health report %j with 400 and keeps the last good one', async (report) => {
     const eventId = freshEventId();
     await createEvent(eventId);
@@ -385,6 +390,36 @@ describe('origin API', () => {
     const grown = (await room.stats())!;
     expect(grown.releaseRatePerMinute).toBeGreaterThan(100);
     expect(grown.rateLog[0]!.reason).toMatch(/^first health report, slow start from 10 active/);
+  });
+
+  // A crowd run: the origin past its capacity completed almost nothing, its reports read "p99 0 ms"
+  // while 234 requests were in flight for up to 10+ s, and the loop could not cut. The SDK now
+  // counts requests still running with their age (`inFlight` of `sampleCount`): a lower bound,
+  // evidence to cut on, never to grow on.
+  it('cuts on a report of requests stuck in flight, and never grows on samples that are mostly still running', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { releaseRatePerMinute: 1000, minReleaseRatePerMinute: 100, targetP99Ms: 500 });
+    await new Visitor().json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    const room = env.WAITING_ROOM.getByName(eventId);
+    const path = `/_wr/origin/events/${eventId}/health`;
+    // 40 samples, 35 of them requests running for under 50 ms so far: 5 completed, too few to grow on.
+    const young = { p99LatencyMs: 50, errorRate: 0, activeBuyers: 5, sampleCount: 40, inFlight: 35 };
+    expect((await signed(path, JSON.stringify(young), Date.now() - 4000)).status).toBe(204);
+    await tick(eventId);
+    const held = (await room.stats())!;
+    expect(held.releaseRatePerMinute).toBe(100);
+    expect(held.lastHealth).toMatchObject({ sampleCount: 40, inFlight: 35 });
+    await signed(path, JSON.stringify({ ...young, inFlight: 0 }), Date.now() - 2000);
+    await tick(eventId);
+    const grown = (await room.stats())!.releaseRatePerMinute;
+    expect(grown).toBeGreaterThan(100);
+    // 200 requests in flight for 12 s, none completed: p99 12,000 ms over 200 samples cuts.
+    const stuck = { p99LatencyMs: 12_000, errorRate: 0, activeBuyers: 5, sampleCount: 200, inFlight: 200 };
+    expect((await signed(path, JSON.stringify(stuck))).status).toBe(204);
+    await tick(eventId);
+    const cut = (await room.stats())!;
+    expect(cut.releaseRatePerMinute).toBeLessThan(grown);
+    expect(cut.rateLog[0]!.reason).toMatch(/^p99 12,000 ms over 500 ms target/);
   });
 
   it('confirms only a live hold, idempotently for the same order id', async () => {
