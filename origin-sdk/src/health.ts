@@ -1,19 +1,45 @@
 // The health reporter: measures the origin's own requests over a sliding window and posts signed
 // health reports to the gateway every few seconds, also when idle, so the release rate follows them.
 import type { FetchLike } from './admission.ts';
-import { ActiveVisitors, DEFAULT_WINDOW_MS, LatencyWindow } from './latency-window.ts';
+import { ActiveVisitors, DEFAULT_MAX_IN_FLIGHT_MS, DEFAULT_WINDOW_MS, LatencyWindow, RunningRequests } from './latency-window.ts';
 import { signOriginRequest } from './protocol.ts';
 
-/** Body of `POST /_wr/origin/events/{id}/health` (docs/api.md). Latencies ms, errorRate 0..1. */
+/**
+ * Body of `POST /_wr/origin/events/{id}/health` (docs/api.md). Latencies ms, errorRate 0..1. The
+ * latencies are of the requests completed in the window plus the requests still running that are
+ * at least as old as the completed ones' p99, counted with their age so far (a lower bound):
+ * stuck requests raise the p99 before they end.
+ */
 export interface HealthReport {
   p50LatencyMs: number;
   p99LatencyMs: number;
+  /** Failures among the requests completed in the window. */
   errorRate: number;
   activeBuyers: number;
   windowSeconds: number;
-  /** Requests measured in the window (the gateway raises the rate only on reports of at least 8). */
+  /**
+   * Samples of the window: requests completed in it plus `inFlight` (the gateway raises the rate
+   * only on reports of at least 8 completed: `sampleCount - inFlight`).
+   */
   sampleCount: number;
+  /**
+   * Of `sampleCount`, requests still running at report time, counted with their age so far; sent
+   * only when above 0 (a report without it is exactly as before; gateways older than the field
+   * refuse it, docs/origin-contract.md).
+   */
+  inFlight?: number;
   capacityHint?: number;
+}
+
+/**
+ * One request from its start (`HealthReporter.begin`): counted as running in the reports until
+ * `end` records its latency, or `discard` forgets it. Either is done once; later calls do nothing.
+ */
+export interface InFlightRequest {
+  /** The request ended: records its time since `begin` once; `ok` false for a 5xx or an exception. */
+  end(ok: boolean): void;
+  /** The request is abandoned without an answer that says anything about the origin: not recorded. */
+  discard(): void;
 }
 
 /**
@@ -42,6 +68,11 @@ export interface HealthReporterOptions {
   intervalMs?: number;
   /** Window the percentiles and error rate cover, ms (default 10,000). */
   windowMs?: number;
+  /**
+   * A request still running longer than this (ms) stops counting in the reports (a handle from
+   * `begin()` never ended must not hold the p99 up for good); default 120,000, 1,000-600,000.
+   */
+  maxInFlightMs?: number;
   /** Timeout of one post, ms (default 3,000). */
   timeoutMs?: number;
   /** How reports are sent (default global `fetch`). */
@@ -75,6 +106,7 @@ export class HealthReporter {
   readonly eventId: string;
   readonly intervalMs: number;
   private readonly window: LatencyWindow;
+  private readonly running: RunningRequests;
   private readonly buyers = new ActiveVisitors();
   private readonly url: URL;
   private readonly path: string;
@@ -86,7 +118,7 @@ export class HealthReporter {
   private sending: Promise<ReportOutcome> | null = null;
   /** Clock, epoch ms. */
   readonly clock: () => number;
-  /** Latency timer, ms (middleware read it at the start and the end of a request). */
+  /** Latency timer, ms: `begin()` reads it at a request's start and end, `snapshot()` for the ages of running ones. */
   readonly timer: () => number;
 
   /** @throws TypeError naming the option when one is missing or out of range (nothing starts) */
@@ -100,6 +132,7 @@ export class HealthReporter {
     const timeoutMs = opts.timeoutMs ?? DEFAULT_REPORT_TIMEOUT_MS;
     if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 30_000) throw new TypeError('timeoutMs must be 100-30000');
     this.window = new LatencyWindow({ windowMs: opts.windowMs ?? DEFAULT_WINDOW_MS });
+    this.running = new RunningRequests({ maxInFlightMs: opts.maxInFlightMs ?? DEFAULT_MAX_IN_FLIGHT_MS });
     this.eventId = opts.eventId;
     this.intervalMs = intervalMs;
     this.timeoutMs = timeoutMs;
@@ -114,10 +147,36 @@ export class HealthReporter {
 
   /**
    * Records one request the origin served: it took `latencyMs` and `ok` is false for a failure
-   * (a 5xx answer or an exception; 4xx are the client's and count as ok).
+   * (a 5xx answer or an exception; 4xx are the client's and count as ok). A request recorded only
+   * here counts once it ended; `begin()` also counts it while it runs.
    */
   record(latencyMs: number, ok: boolean): void {
     this.window.record(this.clock(), latencyMs, ok);
+  }
+
+  /**
+   * Starts the clock of one request (the middlewares and `measure()` do): until it ends, reports
+   * count it as running (with its age so far once that reaches the completed requests' p99), and
+   * `end(ok)` then records its real time once, as `record` would. A request is never counted
+   * both running and completed in one report.
+   */
+  begin(): InFlightRequest {
+    const started = this.timer();
+    const id = this.running.begin(started);
+    let open = true;
+    return {
+      end: (ok) => {
+        if (!open) return;
+        open = false;
+        this.running.end(id);
+        this.record(this.timer() - started, ok);
+      },
+      discard: () => {
+        if (!open) return;
+        open = false;
+        this.running.end(id);
+      },
+    };
   }
 
   /** Marks a visitor (the admission's `visitorId`) as an active buyer for the next 60 s. */
@@ -130,13 +189,13 @@ export class HealthReporter {
    * @param isError tells a failure from the result (default: none is)
    */
   async measure<T>(fn: () => Promise<T> | T, isError: (result: T) => boolean = () => false): Promise<T> {
-    const started = this.timer();
+    const request = this.begin();
     try {
       const result = await fn();
-      this.record(this.timer() - started, !isError(result));
+      request.end(!isError(result));
       return result;
     } catch (err) {
-      this.record(this.timer() - started, false);
+      request.end(false);
       throw err;
     }
   }
@@ -146,11 +205,14 @@ export class HealthReporter {
    * to whole ms once anything was measured: the gateway reads a p99 under 1 ms as "nothing
    * measured" (an idle window, never a reason to raise the rate), so a fast origin must not look idle.
    * `sampleCount` says how many requests the window holds: the gateway grows on a report only with
-   * at least 8 (the p99 of fewer is their maximum, and an idle origin's few requests are not load).
+   * at least 8 completed (the p99 of fewer is their maximum, and an idle origin's few requests are
+   * not load). Requests still running (`begin()`) at least as old as the completed requests' p99
+   * count with their age so far (`inFlight` of them; `LatencyWindow.stats`): 200 requests stuck
+   * for 12 s with none completed read p99 12,000 ms over 200 samples, not "nothing measured".
    */
   snapshot(): HealthReport {
     const now = this.clock();
-    const s = this.window.stats(now);
+    const s = this.window.stats(now, this.running.ages(this.timer()));
     const hint = this.opts.capacityHint?.();
     const ms = (v: number) => (s.count === 0 ? 0 : Math.max(1, Math.ceil(v)));
     return {
@@ -160,6 +222,7 @@ export class HealthReporter {
       activeBuyers: this.opts.activeBuyers ? this.opts.activeBuyers() : this.buyers.count(now),
       windowSeconds: this.window.windowMs / 1000,
       sampleCount: s.count,
+      ...(s.inFlight > 0 ? { inFlight: s.inFlight } : {}),
       ...(hint !== undefined && Number.isInteger(hint) && hint >= 0 ? { capacityHint: hint } : {}),
     };
   }

@@ -11,15 +11,16 @@ export interface AdmissionVariables {
 
 /**
  * Measures every request it wraps into `reporter`: its time to the response, and a failure when
- * the answer is 5xx or a handler threw (Hono turns that into a 500 and sets `c.error`).
+ * the answer is 5xx or a handler threw (Hono turns that into a 500 and sets `c.error`). While it
+ * runs the request counts in the reports with its age so far (`HealthReporter.begin`).
  */
 export function healthMiddleware(reporter: HealthReporter): MiddlewareHandler {
   return async function healthMiddleware(c, next) {
-    const started = reporter.timer();
+    const request = reporter.begin();
     try {
       await next();
     } finally {
-      reporter.record(reporter.timer() - started, !c.error && c.res.status < 500);
+      request.end(!c.error && c.res.status < 500);
     }
   };
 }

@@ -58,13 +58,23 @@ export {
   signEntryToken,
   type EntryTokenInput,
 } from './entry.ts';
-export { ActiveVisitors, DEFAULT_MAX_SAMPLES, DEFAULT_WINDOW_MS, LatencyWindow, quantile, type WindowStats } from './latency-window.ts';
+export {
+  ActiveVisitors,
+  DEFAULT_MAX_IN_FLIGHT_MS,
+  DEFAULT_MAX_SAMPLES,
+  DEFAULT_WINDOW_MS,
+  LatencyWindow,
+  RunningRequests,
+  quantile,
+  type WindowStats,
+} from './latency-window.ts';
 export {
   DEFAULT_REPORT_INTERVAL_MS,
   DEFAULT_REPORT_TIMEOUT_MS,
   HealthReporter,
   type HealthReport,
   type HealthReporterOptions,
+  type InFlightRequest,
   type ReportOutcome,
 } from './health.ts';
 export { DEFAULT_RETRY, checkRetryPolicy, retryDelayMs, retryable, type RetryPolicy, type TryOutcome } from './retry.ts';

@@ -5,14 +5,28 @@
 export const DEFAULT_WINDOW_MS = 10_000;
 /** Default cap on samples kept in the window (memory bound); the oldest are dropped first. */
 export const DEFAULT_MAX_SAMPLES = 20_000;
+/**
+ * Default age, ms, after which a request still running is no longer counted (`RunningRequests`):
+ * a request begun and never ended (a lost handle) must not hold the report's p99 up for good. It
+ * is 8 times the gateway's ORIGIN_TIMEOUT_MS (15 s), after which no client waits for the answer.
+ */
+export const DEFAULT_MAX_IN_FLIGHT_MS = 120_000;
 
-/** Statistics of one window. Latencies in ms, `errorRate` 0..1 (0 with no samples). */
+/**
+ * Statistics of one window. Latencies in ms, `errorRate` 0..1 (0 with no completed samples).
+ * With requests still running (`stats`' `runningAgesMs`), the latencies count those at least as
+ * old as the completed requests' p99 with their age so far, a lower bound of their latency
+ * (censored samples), so a window of stuck requests never reads as fast or empty.
+ */
 export interface WindowStats {
-  /** Requests measured in the window. */
+  /** Samples of the window: requests completed in it, plus the running ones counted (`inFlight`). */
   count: number;
   p50LatencyMs: number;
   p99LatencyMs: number;
+  /** Failures among the completed requests of the window (a running request has no outcome yet). */
   errorRate: number;
+  /** Of `count`, requests still running, counted with their age so far (0 when none is). */
+  inFlight: number;
 }
 
 /** The q-quantile (0..1) of samples by nearest rank (the smallest value with at least q of the samples at or below it); 0 for no samples. */
@@ -61,12 +75,32 @@ export class LatencyWindow {
     if (this.at.length > this.maxSamples * 2) this.trim(nowMs);
   }
 
-  /** Statistics of the samples within `windowMs` before `nowMs` (older ones are forgotten). */
-  stats(nowMs: number): WindowStats {
+  /**
+   * Statistics of the samples within `windowMs` before `nowMs` (older ones are forgotten), and of
+   * the requests still running at `nowMs`: each running request at least as old as the completed
+   * samples' p99 counts as one more sample, its age so far standing for its latency (a lower
+   * bound: it ends no sooner). Only those count because a younger one may still end fast or slow,
+   * and counting it as fast would lower the percentiles below what completed requests measured;
+   * with nothing completed (p99 0) every running request counts. So the percentiles are never
+   * below those of the completed samples alone, equal to them when nothing runs, and a window
+   * where nothing completed but requests are stuck reads their ages, not "nothing measured".
+   * A running request is never also a completed sample: it is recorded once, when it ends.
+   * @param runningAgesMs ages so far, ms, of the requests running now (`RunningRequests.ages`)
+   */
+  stats(nowMs: number, runningAgesMs: readonly number[] = []): WindowStats {
     this.trim(nowMs);
-    const n = this.ms.length;
+    const completed = this.ms.length;
     const errors = this.failed.reduce((sum, f) => sum + (f ? 1 : 0), 0);
-    return { count: n, p50LatencyMs: quantile(this.ms, 0.5), p99LatencyMs: quantile(this.ms, 0.99), errorRate: n === 0 ? 0 : errors / n };
+    const floor = quantile(this.ms, 0.99);
+    const censored = runningAgesMs.filter((age) => Number.isFinite(age) && age >= floor);
+    const ms = censored.length === 0 ? this.ms : [...this.ms, ...censored];
+    return {
+      count: ms.length,
+      p50LatencyMs: quantile(ms, 0.5),
+      p99LatencyMs: quantile(ms, 0.99),
+      errorRate: completed === 0 ? 0 : errors / completed,
+      inFlight: censored.length,
+    };
   }
 
   private trim(nowMs: number): void {
@@ -78,6 +112,63 @@ export class LatencyWindow {
       this.ms.splice(0, drop);
       this.failed.splice(0, drop);
     }
+  }
+}
+
+/**
+ * Requests begun and not yet ended, with when each began (the latency timer's ms), so a report can
+ * count their age so far (`LatencyWindow.stats`). Pure: every method takes the time. Bounded: one
+ * running past `maxInFlightMs` is forgotten (a lost handle), and past `max` entries the oldest are.
+ */
+export class RunningRequests {
+  readonly maxInFlightMs: number;
+  readonly max: number;
+  /** Start time by request id, in insertion order (start order with a monotonic timer). */
+  private readonly started = new Map<number, number>();
+  private nextId = 0;
+
+  /**
+   * @param opts.maxInFlightMs forget a request running longer, ms (default 120,000; 1,000-600,000)
+   * @param opts.max entries kept at most (default 20,000; 1-1,000,000)
+   * @throws TypeError naming the option when it is out of range
+   */
+  constructor(opts: { maxInFlightMs?: number; max?: number } = {}) {
+    const maxInFlightMs = opts.maxInFlightMs ?? DEFAULT_MAX_IN_FLIGHT_MS;
+    const max = opts.max ?? DEFAULT_MAX_SAMPLES;
+    if (!Number.isInteger(maxInFlightMs) || maxInFlightMs < 1_000 || maxInFlightMs > 600_000)
+      throw new TypeError('maxInFlightMs must be a whole number of ms, 1000-600000');
+    if (!Number.isInteger(max) || max < 1 || max > 1_000_000) throw new TypeError('max must be 1-1000000');
+    this.maxInFlightMs = maxInFlightMs;
+    this.max = max;
+  }
+
+  /** How many are running (as of the last `ages` call's forgetting). */
+  get size(): number {
+    return this.started.size;
+  }
+
+  /** Notes a request begun at `startedMs` (timer ms); returns its id for `end`. */
+  begin(startedMs: number): number {
+    const id = this.nextId++;
+    this.started.set(id, startedMs);
+    if (this.started.size > this.max) this.started.delete(this.started.keys().next().value!);
+    return id;
+  }
+
+  /** The request `id` ended (or was abandoned): it no longer counts. Unknown ids are ignored. */
+  end(id: number): void {
+    this.started.delete(id);
+  }
+
+  /** Ages at `nowMs`, ms (>= 0), of the requests running; those older than `maxInFlightMs` are forgotten. */
+  ages(nowMs: number): number[] {
+    const out: number[] = [];
+    for (const [id, at] of this.started) {
+      const age = nowMs - at;
+      if (age > this.maxInFlightMs) this.started.delete(id);
+      else out.push(Math.max(0, age));
+    }
+    return out;
   }
 }
 

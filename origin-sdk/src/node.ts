@@ -10,14 +10,17 @@ export interface NodeResponseLike {
 
 /**
  * Express/Connect-style middleware `(req, res, next)` that measures each response into `reporter`:
- * from the call to `finish` (the last byte handed to the OS), a failure when the status is 5xx. A
- * request the client abandoned before the answer (`close` without `finish`) is not counted: it
- * says nothing about the origin.
+ * from the call to `finish` (the last byte handed to the OS), a failure when the status is 5xx;
+ * until then it counts in the reports with its age so far (`HealthReporter.begin`). A request the
+ * client abandoned before the answer (`close` without `finish`) is then not counted: it says
+ * nothing about the origin.
  */
 export function nodeHealth(reporter: HealthReporter): (req: unknown, res: NodeResponseLike, next?: (err?: unknown) => void) => void {
   return function nodeHealth(_req, res, next) {
-    const started = reporter.timer();
-    res.once('finish', () => reporter.record(reporter.timer() - started, res.statusCode < 500));
+    const request = reporter.begin();
+    res.once('finish', () => request.end(res.statusCode < 500));
+    // After `finish`, `close` finds the request ended and does nothing.
+    res.once('close', () => request.discard());
     next?.();
   };
 }

@@ -2,8 +2,9 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HealthReporter, verifyOriginSignature, type HealthReporterOptions } from '../src/index.ts';
+import { HealthReporter, quantile, verifyOriginSignature, type HealthReporterOptions } from '../src/index.ts';
 import { healthMiddleware } from '../src/hono.ts';
 import { nodeHealth, withHealth } from '../src/node.ts';
 
@@ -124,6 +125,108 @@ describe('HealthReporter', () => {
     expect(JSON.parse(g.posts[0]!.body)).toMatchObject({ p99LatencyMs: 70, errorRate: 0.5 });
   });
 
+  // A crowd run: an origin far past its capacity finished almost nothing for a while; its reports
+  // read "p99 0 ms" (nothing measured) while 234 requests were in flight, some for 10+ s.
+  it('reports 200 requests running for 12 s with none completed as p99 >= 12 s over 200 samples (was: nothing measured)', async () => {
+    const { r, g, advance } = reporter();
+    const requests = Array.from({ length: 200 }, () => r.begin());
+    advance(12_000);
+    await r.report();
+    expect(JSON.parse(g.posts[0]!.body)).toEqual({
+      p50LatencyMs: 12_000,
+      p99LatencyMs: 12_000,
+      errorRate: 0,
+      activeBuyers: 0,
+      windowSeconds: 10,
+      sampleCount: 200,
+      inFlight: 200,
+    });
+    // They end at 13 s: each is recorded once, with its real time, and no longer counts as running.
+    advance(1_000);
+    for (const q of requests) q.end(true);
+    for (const q of requests) q.end(false); // a second end does nothing
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 13_000, sampleCount: 200, errorRate: 0 });
+    expect(r.snapshot().inFlight).toBeUndefined();
+    advance(10_001);
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 0, sampleCount: 0 });
+  });
+
+  it('a discarded request (its client gone) stops counting and is never recorded; measure() counts while it runs', async () => {
+    const { r, advance } = reporter();
+    const gone = r.begin();
+    advance(3_000);
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 3_000, sampleCount: 1, inFlight: 1 });
+    gone.discard();
+    gone.end(true); // after discard: nothing
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 0, sampleCount: 0 });
+    let release = () => {};
+    const work = r.measure(() => new Promise<void>((ok) => (release = ok)));
+    advance(2_000);
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 2_000, inFlight: 1 });
+    release();
+    await work;
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 2_000, sampleCount: 1 });
+    expect(r.snapshot().inFlight).toBeUndefined();
+  });
+
+  it('stops counting a request running past maxInFlightMs (a handle never ended), and refuses a bad maxInFlightMs', () => {
+    const { r, advance } = reporter({ maxInFlightMs: 30_000 });
+    r.begin();
+    advance(30_000);
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 30_000, inFlight: 1 });
+    advance(1);
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 0, sampleCount: 0 });
+    expect(() => reporter({ maxInFlightMs: 500 })).toThrow(/maxInFlightMs/);
+  });
+
+  // Any sequence of requests begun, ended (ok or not), discarded or recorded, and time passing: each
+  // report counts a request at most once (completed in the window, or running), its p99 is at least
+  // A whenever requests running for A ms or more are over 1 % of its samples, and with nothing
+  // running it is the report of the completed requests alone.
+  it('counts each request at most once per report, and p99 >= A when over 1 % of its samples run for A ms or more (property)', () => {
+    type Op =
+      { kind: 'begin' } | { kind: 'end'; pick: number; ok: boolean } | { kind: 'discard'; pick: number } | { kind: 'wait'; ms: number };
+    const op = fc.oneof(
+      fc.constant<Op>({ kind: 'begin' }),
+      fc.record({ kind: fc.constant('end' as const), pick: fc.nat(), ok: fc.boolean() }),
+      fc.record({ kind: fc.constant('discard' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 6_000 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 120 }), (ops) => {
+        const { r, advance, now } = reporter();
+        const open: { handle: ReturnType<typeof r.begin>; at: number }[] = [];
+        const done: { at: number; ms: number; ok: boolean }[] = [];
+        for (const o of ops) {
+          if (o.kind === 'begin') open.push({ handle: r.begin(), at: now() });
+          else if (o.kind === 'wait') advance(o.ms);
+          else if (open.length > 0) {
+            const [q] = open.splice(o.pick % open.length, 1);
+            if (o.kind === 'end') {
+              q!.handle.end(o.ok);
+              done.push({ at: now(), ms: now() - q!.at, ok: o.ok });
+            } else q!.handle.discard();
+          }
+          const s = r.snapshot();
+          const completed = done.filter((d) => now() - d.at <= 10_000);
+          const ages = open.map((q) => now() - q.at);
+          expect(s.sampleCount).toBe(completed.length + (s.inFlight ?? 0));
+          expect(s.inFlight ?? 0).toBeLessThanOrEqual(open.length);
+          expect(s.errorRate).toBe(completed.length ? completed.filter((d) => !d.ok).length / completed.length : 0);
+          for (const a of ages) {
+            if (ages.filter((x) => x >= a).length * 100 > s.sampleCount) expect(s.p99LatencyMs).toBeGreaterThanOrEqual(a);
+          }
+          if (open.length === 0) {
+            const ms = completed.map((d) => d.ms);
+            expect(s.inFlight).toBeUndefined();
+            expect(s.p99LatencyMs).toBe(ms.length ? Math.max(1, Math.ceil(quantile(ms, 0.99))) : 0);
+          }
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('refuses bad options with a TypeError naming the option', () => {
     const base = { gatewayUrl: 'https://gw.test', eventId: 'demo', secret: SECRET };
     expect(() => new HealthReporter({ ...base, eventId: '' })).toThrow(/eventId/);
@@ -148,6 +251,46 @@ describe('health middleware', () => {
     for (const p of ['/ok', '/ok', '/fail', '/throw', '/missing']) await app.request(p);
     await r.report();
     expect(JSON.parse(g.posts[0]!.body)).toMatchObject({ errorRate: 0.4 });
+  });
+
+  it('Hono: a request counts with its age while its handler runs, and once with its real time after', async () => {
+    const { r, advance } = reporter();
+    let release = () => {};
+    const app = new Hono();
+    app.use('*', healthMiddleware(r));
+    app.get('/slow', async (c) => (await new Promise<void>((ok) => (release = ok)), c.text('ok')));
+    const answer = app.request('/slow');
+    await new Promise((ok) => setTimeout(ok, 10));
+    advance(4_000);
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 4_000, sampleCount: 1, inFlight: 1 });
+    advance(1_000);
+    release();
+    expect((await answer).status).toBe(200);
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 5_000, sampleCount: 1 });
+    expect(r.snapshot().inFlight).toBeUndefined();
+  });
+
+  it('Node: nodeHealth counts a request while it runs; one whose client closed before the answer is then not counted', () => {
+    const { r, advance } = reporter();
+    const response = () => {
+      const listeners = new Map<string, () => void>();
+      return {
+        statusCode: 200,
+        once: (e: 'finish' | 'close', f: () => void) => listeners.set(e, f),
+        emit: (e: string) => listeners.get(e)?.(),
+      };
+    };
+    const measure = nodeHealth(r);
+    const [answered, abandoned] = [response(), response()];
+    measure({}, answered);
+    measure({}, abandoned);
+    advance(2_500);
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 2_500, sampleCount: 2, inFlight: 2 });
+    answered.emit('finish');
+    answered.emit('close'); // after finish: nothing more
+    abandoned.emit('close');
+    expect(r.snapshot()).toMatchObject({ p99LatencyMs: 2_500, sampleCount: 1 });
+    expect(r.snapshot().inFlight).toBeUndefined();
   });
 
   it('Node http: nodeHealth (Express style) and withHealth (plain handler) record status and failures', async () => {

@@ -66,6 +66,36 @@ describe('origin SDK against the gateway', () => {
     expect(await verifyOriginSignature(env.ORIGIN_HMAC_SECRET, req, h[TIMESTAMP_HEADER], h[SIGNATURE_HEADER], Date.now())).toBe(true);
   });
 
+  // A crowd run: reports read "p99 0 ms" over 0 requests while 234 were in flight for up to 10+ s.
+  it('a report counting requests still in flight is accepted, stored with inFlight, and cuts the rate', async () => {
+    const eventId = freshEventId('sdk');
+    await createEvent(eventId, { releaseRatePerMinute: 1000, minReleaseRatePerMinute: 100, targetP99Ms: 500 });
+    // Reports signed 2 s apart (the law acts once per report, by its signed second); latencies on a timer of their own.
+    let [t, skew] = [0, -2_000];
+    const clock = () => Date.now() + skew;
+    const health = new sdk.HealthReporter({
+      gatewayUrl: BASE,
+      eventId,
+      secret: env.ORIGIN_HMAC_SECRET,
+      fetch: gatewayFetch,
+      clock,
+      timer: () => t,
+    });
+    for (let i = 0; i < 40; i++) health.record(100, true);
+    expect(await health.report()).toMatchObject({ kind: 'accepted', report: { p99LatencyMs: 100, sampleCount: 40 } });
+    await tick(eventId);
+    const room = env.WAITING_ROOM.getByName(eventId);
+    const grown = (await room.stats())!.releaseRatePerMinute;
+    for (let i = 0; i < 200; i++) health.begin();
+    [t, skew] = [12_000, 0];
+    expect(await health.report()).toMatchObject({ kind: 'accepted', report: { p99LatencyMs: 12_000, sampleCount: 240, inFlight: 200 } });
+    await tick(eventId);
+    const stats = (await room.stats())!;
+    expect(stats.lastHealth).toMatchObject({ p99LatencyMs: 12_000, sampleCount: 240, inFlight: 200 });
+    expect(stats.releaseRatePerMinute).toBeLessThan(grown);
+    expect(stats.rateLog[0]!.reason).toMatch(/^p99 12,000 ms over 500 ms target/);
+  });
+
   it('GatewayClient: hold read, payment-pending, confirm and its idempotent repeat, typed refusals, list', async () => {
     const eventId = freshEventId('sdk');
     await createEvent(eventId);
