@@ -16,6 +16,8 @@ export function shopReporter(env: OriginEnv, eventId: string): HealthReporter {
     secret: env.ORIGIN_HMAC_SECRET,
     fetch: (r) => env.GATEWAY.fetch(r),
     windowMs: HEALTH_WINDOW_MS,
+    // Latencies and the ages of requests in service on the object's clock, as its load model.
+    timer: () => Date.now(),
     // The object's alarm sends the reports (`report()`); `intervalMs` only has to be valid here.
     intervalMs: interval >= 500 && interval <= 9_000 ? interval : 2_000,
   });

@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import {
   AdmissionError,
   revokeSession,
+  type HealthReport,
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
   verifyAdmission,
@@ -31,6 +32,8 @@ export interface ShopParts {
   keys: JWTVerifyGetKey;
   /** Marks an admitted visitor as an active buyer (health reports). */
   seen: (account: string) => void;
+  /** The health report the stub would post now (null: no event or no ORIGIN_HMAC_SECRET yet). */
+  health: () => HealthReport | null;
   /** Read here; the faults are written here, the capacity switch through `setSlowdown`. */
   switches: { faults: PaymentFaults; slowdown: Slowdown | null };
   /** Sets the capacity switch (null: back to the configured model), in force from now for the requests in service too. */
@@ -107,6 +110,8 @@ export function shopRoutes(s: ShopParts): Hono<ShopEnv> {
     return c.json({ slowdown });
   });
   app.delete('/admin/events/:eventId/load', (c) => (s.setSlowdown(null), c.json({ slowdown: null })));
+  // What the next health report would say (also with HEALTH_REPORT_INTERVAL_MS 0, as in the tests).
+  app.get('/admin/events/:eventId/health', (c) => c.json({ report: s.health() }));
   app.post('/admin/events/:eventId/payments/:paymentId/:event{settled|disputed}', async (c) => {
     const done = s.provider.providerEvent(c.req.param('paymentId'), c.req.param('event') as 'settled' | 'disputed');
     return done

@@ -411,6 +411,30 @@ describe("the stub's capacity follows the load while a request runs", () => {
     expect(answered! - started).toBeLessThan(2_000);
   });
 
+  // A crowd run: the stub past its capacity completed almost nothing for a while, and its reports
+  // read "p99 0 ms" over 0 requests while 234 were in service, some for 10+ s: the gateway could
+  // not cut until the requests it gave up on ended. A request now counts from its arrival.
+  it('its health report counts the requests still in service with their age: 20 in service for 1.5 s read p99 >= 1.5 s, not nothing measured', async () => {
+    const eventId = freshEventId('shop');
+    const load = `/admin/events/${eventId}/load`;
+    expect((await operator('PUT', load, { baseLatencyMs: 60_000, capacityKnee: 0 })).status).toBe(200);
+    const gaveUp = new AbortController();
+    const stuck = pages(eventId, 20, gaveUp.signal);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const health = `/admin/events/${eventId}/health`;
+    expect((await operator('GET', health, undefined, false)).status).toBe(401);
+    const { body } = await operator<{ report: { p99LatencyMs: number; sampleCount: number; inFlight?: number } }>('GET', health);
+    expect(body.report).toMatchObject({ sampleCount: 20, inFlight: 20 });
+    expect(body.report.p99LatencyMs).toBeGreaterThanOrEqual(1_450);
+    gaveUp.abort();
+    await Promise.all(stuck);
+    // They left the service: recorded once each with their real time, none running any more.
+    const after = (await operator<{ report: { sampleCount: number; inFlight?: number } }>('GET', health)).body.report;
+    expect(after.sampleCount).toBe(20);
+    expect(after.inFlight).toBeUndefined();
+    await operator('DELETE', load);
+  });
+
   it('a capacity restored mid-request speeds up the requests in service: 60 at knee 0 answer within 2 s, not 3.7 s', async () => {
     const eventId = freshEventId('shop');
     const load = `/admin/events/${eventId}/load`;
