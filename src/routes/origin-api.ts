@@ -44,7 +44,7 @@ export const healthReport = z
     }),
     z.refine((r) => r.inFlight === undefined || r.inFlight <= (r.sampleCount ?? -1), {
       path: ['inFlight'],
-      message: 'must come with a sampleCount at least as large (it counts some of those samples)',
+      message: 'must come with a sampleCount, and not exceed it',
     }),
   );
 
