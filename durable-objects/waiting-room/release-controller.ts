@@ -20,9 +20,10 @@ export interface Signals {
   /** Active visitors now (admitted, not yet left or expired): the load the overload rule looks at. */
   active: number;
   /**
-   * Unclaimed places: released within the claim window (CLAIM_WINDOW_MS) and not claimed yet. They
-   * cost the origin nothing until they arrive; they count as use of the limit (so a limit that
-   * binds through them can grow), never as load.
+   * Unclaimed places expected to arrive (tick-plan unclaimedPlaces: released within the claim
+   * window, not claimed yet, less the measured no-shows). They cost the origin nothing until they
+   * arrive; they count as use of the limit (so a limit that binds through them can grow), never as
+   * load.
    */
   pending: number;
   /**

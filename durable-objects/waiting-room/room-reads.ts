@@ -13,7 +13,7 @@ import { publishCursor, queueListing } from './room-cursor';
 import { bindingReport } from './room-report';
 import { cursorOf, lapsedOf, type RoomRow, type RoomStore } from './room-store';
 import type { Binding, LaneStats, RoomStats } from './room-types';
-import { SIGNAL_WINDOW_MS, freeSlots, gatewaySignals, unreleasedArrivals, waitingCount, type LaneTick } from './tick-plan';
+import { SIGNAL_WINDOW_MS, freeSlots, gatewaySignals, unclaimedPlaces, unreleasedArrivals, waitingCount, type LaneTick } from './tick-plan';
 
 /** The dashboard's samples: one every SAMPLE_EVERY_MS, kept for SAMPLE_KEEP_MS. */
 export const SAMPLE_EVERY_MS = 5_000;
@@ -137,15 +137,22 @@ function recentAdmissionRate(store: RoomStore, { row, config }: Room, nowMs: num
   return measuredAdmissionRate(samples, nowMs, firstSaleStartMs(config), row.admit_rate || row.rate, full);
 }
 
+/** Unclaimed places inside the claim window `windowMs` now, and those expected to arrive (tick-plan unclaimedPlaces). */
+function unclaimedNow(store: RoomStore, nowMs: number, windowMs: number): { pending: number; expected: number } {
+  const noShowRate = gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)).noShowRate;
+  return unclaimedPlaces(store.unclaimedReleases(nowMs, windowMs), nowMs, noShowRate, store.claimLagsMs());
+}
+
 /** What binds admissions now, with the numbers behind it (room-report.ts bindingReport). */
 export function roomBinding(store: RoomStore, room: Room, nowMs: number, tickMs: number): Binding {
   const window = claimWindowMs(room.config.idleTimeoutMs);
+  const unclaimed = unclaimedNow(store, nowMs, window);
   return bindingReport(room.row, room.config, {
     nowMs,
     waiting: roomWaiting(store, room),
     active: store.activeCount(nowMs),
-    unclaimed: store.pendingCount(nowMs, window),
-    noShowRate: gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)).noShowRate,
+    unclaimed: unclaimed.pending,
+    expectedArrivals: unclaimed.expected,
     claimWindowMs: window,
     tickMs,
   });
@@ -207,8 +214,7 @@ export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: 
       maxActiveVisitors: config.maxActiveVisitors,
       activeLimit: row.active_limit ?? config.maxActiveVisitors,
       active: store.activeCount(nowMs),
-      pending: store.pendingCount(nowMs, window),
-      noShowRate: gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)).noShowRate,
+      ...unclaimedNow(store, nowMs, window),
       pendingLimit: pendingLimit(row.admit_rate, window),
     }),
     // An unclaimed place lapses from the budget after its claim window.

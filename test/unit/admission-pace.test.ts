@@ -13,7 +13,14 @@ import {
 } from '../../durable-objects/waiting-room/admission-pace';
 import { estimateWaitSeconds } from '../../contracts/queue/queue-policy';
 import { acceptHealthReport } from '../../durable-objects/waiting-room/health-intake';
-import { expectedArrivals, freeSlots, releaseBudget, type Occupancy } from '../../durable-objects/waiting-room/tick-plan';
+import {
+  DEFAULT_CLAIM_SPREAD_MS,
+  freeSlots,
+  releaseBudget,
+  unclaimedPlaces,
+  type Occupancy,
+  type ReleaseClaims,
+} from '../../durable-objects/waiting-room/tick-plan';
 
 const NOW = 1_800_000_000_000;
 const occupancy = (o: Partial<Occupancy>): Occupancy => ({
@@ -21,44 +28,115 @@ const occupancy = (o: Partial<Occupancy>): Occupancy => ({
   activeLimit: 100,
   active: 0,
   pending: 0,
-  noShowRate: null,
+  expected: 0,
   pendingLimit: 300,
   ...o,
 });
 
-describe('unclaimed places in the tick budget (tick-plan freeSlots)', () => {
+describe('unclaimed places in the tick budget (tick-plan freeSlots, unclaimedPlaces)', () => {
   it.each<[string, Partial<Occupancy>, number]>([
     ['free active slots', { active: 95 }, 5],
-    ['unclaimed places count against the limit while their no-show share is unknown', { active: 80, pending: 15 }, 5],
-    ['only the share expected to arrive counts against the limit', { active: 80, pending: 16, noShowRate: 0.5 }, 12],
-    ['the expected share rounds up', { active: 80, pending: 15, noShowRate: 0.5 }, 12],
-    ['unclaimed places are bounded on their own', { pending: 296, noShowRate: 0.99, activeLimit: 10_000 }, 4],
+    ['unclaimed places expected to arrive count against the limit', { active: 80, pending: 15, expected: 15 }, 5],
+    ['only those expected to arrive count against the limit', { active: 80, pending: 16, expected: 8 }, 12],
+    ['unclaimed places are bounded on their own', { pending: 296, expected: 3, activeLimit: 10_000 }, 4],
     ["the organizer's cap binds below the controller's limit", { maxActiveVisitors: 50, active: 45 }, 5],
     ['an over-full limit gives a negative number', { active: 150 }, -50],
   ])('%s', (_name, o, want) => {
     expect(freeSlots(occupancy(o))).toBe(want);
   });
 
-  it('never lets active + expected arrivals pass the limit, nor unclaimed places their bound', () => {
+  // Releases `ageMs` old (count, claimed) at NOW.
+  const rel = (ageMs: number, count: number, claimed: number): ReleaseClaims => ({ atMs: NOW - ageMs, count, claimed });
+  /** 100 measured claim lags spread evenly over 0-4 s. */
+  const lags4s = Array.from({ length: 100 }, (_, k) => k * 40);
+
+  it.each<[string, ReleaseClaims[], number | null, number[], { pending: number; expected: number }]>([
+    [
+      'every unclaimed place is expected while the no-show rate and the claim lags are unknown',
+      [rel(1_000, 10, 4), rel(2_000, 5, 0)],
+      null,
+      [],
+      { pending: 11, expected: 11 },
+    ],
+    ['a fresh release expects its showing share', [rel(0, 16, 0)], 0.5, lags4s, { pending: 16, expected: 8 }],
+    ['the expected share rounds up', [rel(0, 15, 0)], 0.5, lags4s, { pending: 15, expected: 8 }],
+    // Bayes: half claim within 2 s, half the visitors show: of 10 unclaimed 2 s after the release,
+    // 10 x 0.5 x 0.5 / (1 - 0.25) = 3.3 are showers still to come.
+    ['an unclaimed place of an older release is less likely a late shower', [rel(2_000, 10, 0)], 0.5, lags4s, { pending: 10, expected: 4 }],
+    // bench:control 2026-12-02 00:40 (50 % no-shows): releases whose showers had all claimed still
+    // counted their shortfall (the no-show rate alone), or every unclaimed place while the rate was
+    // unknown, and a cut limit of 10 released nobody for 25 s.
+    [
+      'releases older than every measured claim lag expect nobody more',
+      [rel(5_000, 10, 3), rel(9_000, 10, 6)],
+      0.5,
+      lags4s,
+      { pending: 11, expected: 0 },
+    ],
+    [
+      'without measured lags, claims spread over one longest poll',
+      [rel(DEFAULT_CLAIM_SPREAD_MS, 10, 2)],
+      null,
+      [],
+      { pending: 8, expected: 0 },
+    ],
+    [
+      'without a no-show rate, unclaimed places of a release are all expected until claims that late are unseen',
+      [rel(3_000, 10, 2)],
+      null,
+      lags4s,
+      { pending: 8, expected: 8 },
+    ],
+    ['no releases, nothing pending', [], 0.2, lags4s, { pending: 0, expected: 0 }],
+  ])('%s', (_name, releases, noShowRate, lags, want) => {
+    expect(unclaimedPlaces(releases, NOW, noShowRate, lags)).toEqual(want);
+  });
+
+  it('never lets active + expected arrivals pass the limit, nor unclaimed places their bound; expects no more than is unclaimed', () => {
     fc.assert(
       fc.property(
-        fc.record({
-          maxActiveVisitors: fc.nat(10_000),
-          activeLimit: fc.nat(10_000),
-          active: fc.nat(10_000),
-          pending: fc.nat(10_000),
-          noShowRate: fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
-          pendingLimit: fc.nat(10_000),
-        }),
+        fc.record({ maxActiveVisitors: fc.nat(10_000), activeLimit: fc.nat(10_000), active: fc.nat(10_000), pendingLimit: fc.nat(10_000) }),
+        fc.array(
+          fc
+            .record({ ageMs: fc.nat(30_000), count: fc.nat(100) })
+            .chain(({ ageMs, count }) => fc.record({ atMs: fc.constant(NOW - ageMs), count: fc.constant(count), claimed: fc.nat(count) })),
+          { maxLength: 40 },
+        ),
+        fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
+        fc.array(fc.nat(40_000), { maxLength: 60 }),
         fc.nat(100_000),
-        (o, rate) => {
-          const admit = releaseBudget(rate, 0, 1000, freeSlots(o), Number.MAX_SAFE_INTEGER).admit;
+        (o, releases, noShowRate, lags, rate) => {
+          const u = unclaimedPlaces(releases, NOW, noShowRate, lags);
+          expect(u.expected).toBeGreaterThanOrEqual(0);
+          expect(u.expected).toBeLessThanOrEqual(u.pending);
+          const occ = { ...o, ...u };
+          const admit = releaseBudget(rate, 0, 1000, freeSlots(occ), Number.MAX_SAFE_INTEGER).admit;
           const limit = Math.min(o.maxActiveVisitors, o.activeLimit);
           expect(admit).toBeGreaterThanOrEqual(0);
           if (admit > 0) {
-            expect(o.active + expectedArrivals(o) + admit).toBeLessThanOrEqual(limit);
-            expect(o.pending + admit).toBeLessThanOrEqual(o.pendingLimit);
+            expect(o.active + u.expected + admit).toBeLessThanOrEqual(limit);
+            expect(u.pending + admit).toBeLessThanOrEqual(o.pendingLimit);
           }
+        },
+      ),
+    );
+  });
+
+  it('expects no more as a release ages, nor with more no-shows', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(100).chain((count) => fc.record({ count: fc.constant(count), claimed: fc.nat(count) })),
+        fc.nat(30_000),
+        fc.nat(30_000),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.array(fc.nat(40_000), { maxLength: 60 }),
+        ({ count, claimed }, a1, a2, n1, n2, lags) => {
+          const at = (age: number, noShow: number | null) =>
+            unclaimedPlaces([{ atMs: NOW - age, count, claimed }], NOW, noShow, lags).expected;
+          expect(at(Math.max(a1, a2), n1)).toBeLessThanOrEqual(at(Math.min(a1, a2), n1));
+          expect(at(a1, Math.max(n1, n2))).toBeLessThanOrEqual(at(a1, Math.min(n1, n2)));
+          expect(at(a1, Math.max(n1, n2))).toBeLessThanOrEqual(at(a1, null));
         },
       ),
     );
