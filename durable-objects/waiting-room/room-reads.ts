@@ -13,7 +13,16 @@ import { publishCursor, queueListing } from './room-cursor';
 import { bindingReport } from './room-report';
 import { cursorOf, lapsedOf, type RoomRow, type RoomStore } from './room-store';
 import type { Binding, LaneStats, RoomStats } from './room-types';
-import { SIGNAL_WINDOW_MS, freeSlots, gatewaySignals, unclaimedPlaces, unreleasedArrivals, waitingCount, type LaneTick } from './tick-plan';
+import {
+  SIGNAL_WINDOW_MS,
+  claimHorizonMs,
+  freeSlots,
+  gatewaySignals,
+  unclaimedPlaces,
+  unreleasedArrivals,
+  waitingCount,
+  type LaneTick,
+} from './tick-plan';
 
 /** The dashboard's samples: one every SAMPLE_EVERY_MS, kept for SAMPLE_KEEP_MS. */
 export const SAMPLE_EVERY_MS = 5_000;
@@ -147,6 +156,7 @@ function unclaimedNow(store: RoomStore, nowMs: number, windowMs: number): { pend
 export function roomBinding(store: RoomStore, room: Room, nowMs: number, tickMs: number): Binding {
   const window = claimWindowMs(room.config.idleTimeoutMs);
   const unclaimed = unclaimedNow(store, nowMs, window);
+  const counted = Math.min(window, claimHorizonMs(store.claimLagsMs()));
   return bindingReport(room.row, room.config, {
     nowMs,
     waiting: roomWaiting(store, room),
@@ -200,6 +210,8 @@ export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: 
   const { row, config } = room;
   const window = claimWindowMs(config.idleTimeoutMs);
   const lines = lineWaiting(store, room);
+  const unclaimed = unclaimedNow(store, nowMs, window);
+  const counted = Math.min(window, claimHorizonMs(store.claimLagsMs()));
   return {
     nowMs,
     tickMs,
@@ -214,11 +226,13 @@ export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: 
       maxActiveVisitors: config.maxActiveVisitors,
       activeLimit: row.active_limit ?? config.maxActiveVisitors,
       active: store.activeCount(nowMs),
-      ...unclaimedNow(store, nowMs, window),
+      ...unclaimed,
       pendingLimit: pendingLimit(row.admit_rate, window),
     }),
-    // An unclaimed place lapses from the budget after its claim window.
-    nextSlotFreesAtMs: nextSlotFreesAt(store.nextEnds(nowMs, window), window),
+    // An unclaimed place lapses from the budget after its claim window, and is expected no more
+    // once its release is older than every claim measured (tick-plan claimHorizonMs): the slot it
+    // held frees then.
+    nextSlotFreesAtMs: nextSlotFreesAt(store.nextEnds(nowMs, counted), counted),
   };
 }
 

@@ -120,6 +120,16 @@ export const MIN_CLAIM_LAGS = 20;
 export const DEFAULT_CLAIM_SPREAD_MS = MAX_POLL_MS * 1.2;
 
 /**
+ * How old a release must be for unclaimedPlaces to expect none of its places any more, ms: the
+ * latest measured claim lag (with MIN_CLAIM_LAGS measured), else DEFAULT_CLAIM_SPREAD_MS. A room
+ * whose slots are held by expected arrivals sleeps until then at most (alarm-plan nextSlotFreesAt).
+ * @param claimLagsMs the latest measured claim lags, ms, any order
+ */
+export function claimHorizonMs(claimLagsMs: readonly number[]): number {
+  return claimLagsMs.length >= MIN_CLAIM_LAGS ? Math.max(...claimLagsMs) : DEFAULT_CLAIM_SPREAD_MS;
+}
+
+/**
  * Unclaimed places of the releases inside the claim window, and how many of them are expected to
  * arrive. A visitor who shows claims `lag` ms after the release (the share F(a) of them within
  * a ms: the latest claim lags measured, else spread evenly over DEFAULT_CLAIM_SPREAD_MS), and a
