@@ -48,6 +48,8 @@ export default defineConfig({
             modules: true,
             scriptPath: '.build/origin-stub.js',
             compatibilityDate: '2026-11-01',
+            // As origin-stub/wrangler.toml: a request whose client gave up leaves the simulated service.
+            compatibilityFlags: ['enable_request_signal'],
             durableObjects: { SHOP: { className: 'Shop', useSQLite: true } },
             // No periodic health reports in tests: the controller sees only what a test posts.
             bindings: {

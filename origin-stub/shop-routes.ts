@@ -31,7 +31,10 @@ export interface ShopParts {
   keys: JWTVerifyGetKey;
   /** Marks an admitted visitor as an active buyer (health reports). */
   seen: (account: string) => void;
+  /** Read here; the faults are written here, the capacity switch through `setSlowdown`. */
   switches: { faults: PaymentFaults; slowdown: Slowdown | null };
+  /** Sets the capacity switch (null: back to the configured model), in force from now for the requests in service too. */
+  setSlowdown: (slowdown: Slowdown | null) => void;
 }
 
 const invalid = (detail: string) => ({ code: 'INVALID_REQUEST', detail });
@@ -100,10 +103,10 @@ export function shopRoutes(s: ShopParts): Hono<ShopEnv> {
   app.put('/admin/events/:eventId/load', async (c) => {
     const slowdown = parseSlowdown(await c.req.json().catch(() => null));
     if (!slowdown) return c.json(invalid(SLOWDOWN_HELP), 400);
-    s.switches.slowdown = slowdown;
+    s.setSlowdown(slowdown);
     return c.json({ slowdown });
   });
-  app.delete('/admin/events/:eventId/load', (c) => ((s.switches.slowdown = null), c.json({ slowdown: null })));
+  app.delete('/admin/events/:eventId/load', (c) => (s.setSlowdown(null), c.json({ slowdown: null })));
   app.post('/admin/events/:eventId/payments/:paymentId/:event{settled|disputed}', async (c) => {
     const done = s.provider.providerEvent(c.req.param('paymentId'), c.req.param('event') as 'settled' | 'disputed');
     return done

@@ -8,7 +8,7 @@ import { CheckoutEngine } from './checkout';
 import { DEFAULT_TIMING } from './order';
 import { DEFAULT_FAULTS, takeFault, type PaymentFaults, type Slowdown } from './faults';
 import { inventoryClient } from './gateway';
-import { simulatedLatencyMs } from './load-model';
+import { SharedServer, type CapacityModel } from './load-model';
 import { FakePaymentProvider, signWebhook, WEBHOOK_SIGNATURE_HEADER } from './payment-provider';
 import { keepReporting, shopReporter } from './shop-health';
 import { ShopJobs } from './shop-jobs';
@@ -19,6 +19,8 @@ import { SHOP_MIGRATIONS, SqlProviderLedger, SqlShopStore } from './shop-store';
 const GATEWAY_URL = 'https://gateway';
 /** Event ids in the stub's paths (sale pages, checkout, webhooks; the operator API under /admin). */
 const EVENT_PATH = /^\/(?:admin\/)?events\/([a-z0-9][a-z0-9-]{0,63})/;
+/** The answer to a request whose client gave up during its service (nginx's 499; nobody reads it). */
+const CLIENT_GONE_STATUS = 499;
 
 export class Shop extends DurableObject<OriginEnv> {
   private readonly store: SqlShopStore;
@@ -31,12 +33,16 @@ export class Shop extends DurableObject<OriginEnv> {
   private eventId = '';
   private gateway: GatewayClient | null = null;
   private reporter: HealthReporter | null = null;
-  private inflight = 0;
+  /** The simulated capacity: visitor requests in service, each finishing by calling its key. */
+  private readonly server: SharedServer<() => void>;
+  /** The one timer of the server's next completion. */
+  private serverTimer: ReturnType<typeof setTimeout> | null = null;
   private lastTrafficAt = 0;
 
   constructor(ctx: DurableObjectState, env: OriginEnv) {
     super(ctx, env);
     if (!env.PAYMENT_WEBHOOK_SECRET) throw new Error('PAYMENT_WEBHOOK_SECRET must be set (origin-stub/.dev.vars; npm start writes one)');
+    this.server = new SharedServer(this.capacityModel(), Date.now());
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage, 'shop', SHOP_MIGRATIONS);
       this.eventId = (await ctx.storage.get<string>('eventId')) ?? '';
@@ -86,14 +92,18 @@ export class Shop extends DurableObject<OriginEnv> {
       keys: this.keys,
       seen: (account) => this.healthReporter()?.seen(account),
       switches: this.switches,
+      setSlowdown: (slowdown) => this.setSlowdown(slowdown),
     });
   }
 
   /**
-   * Every origin request of this event: simulated service time, then the route; measured for
-   * health reports. The operator API (`/admin/...`: the capacity model, faults) is answered at
-   * once and not measured: a switch is not a visitor's page, and under a slow model it had waited
-   * past the gateway's ORIGIN_TIMEOUT_MS, so bench:control's capacity change never arrived.
+   * Every origin request of this event: simulated service (the capacity model, shared with the
+   * requests in service at the same time: `SharedServer`), then the route; measured for health
+   * reports. A request whose client gave up (the gateway's ORIGIN_TIMEOUT_MS) leaves the service
+   * at once and gets no route (its real time is recorded, as a client's 4xx). The operator API
+   * (`/admin/...`: the capacity model, faults) is answered at once and not measured: a switch is
+   * not a visitor's page, and under a slow model it had waited past the gateway's
+   * ORIGIN_TIMEOUT_MS, so bench:control's capacity change never arrived.
    */
   override async fetch(request: Request): Promise<Response> {
     const started = Date.now();
@@ -106,24 +116,61 @@ export class Shop extends DurableObject<OriginEnv> {
       await this.ctx.storage.put('eventId', eventId);
     }
     if (path.startsWith('/admin/')) return this.app.fetch(request, this.env);
-    this.inflight++;
     let ok = false;
     try {
-      const load = this.switches.slowdown;
-      const base = load?.baseLatencyMs ?? Number(this.env.BASE_LATENCY_MS);
-      await new Promise((r) =>
-        setTimeout(r, simulatedLatencyMs(this.inflight, base, load?.capacityKnee ?? Number(this.env.CAPACITY_KNEE))),
-      );
+      if (!(await this.serve(request.signal))) return ((ok = true), new Response(null, { status: CLIENT_GONE_STATUS }));
       const res = await this.app.fetch(request, this.env);
       ok = res.status < 500;
       return res;
     } finally {
-      this.inflight--;
       this.healthReporter()?.record(Date.now() - started, ok);
       this.lastTrafficAt = Date.now();
       const interval = Number(this.env.HEALTH_REPORT_INTERVAL_MS);
       if (interval > 0) this.jobs.scheduleUnlessPending('health', '', Date.now() + interval);
     }
+  }
+
+  /** The capacity model in force: the operator's switch, else BASE_LATENCY_MS and CAPACITY_KNEE. */
+  private capacityModel(): CapacityModel {
+    return this.switches.slowdown ?? { baseLatencyMs: Number(this.env.BASE_LATENCY_MS), capacityKnee: Number(this.env.CAPACITY_KNEE) };
+  }
+
+  /** The operator's capacity switch (null: back to the configured model), in force from now for the requests in service too. */
+  private setSlowdown(slowdown: Slowdown | null): void {
+    this.switches.slowdown = slowdown;
+    this.server.setModel(this.capacityModel(), Date.now());
+    this.planServer();
+  }
+
+  /**
+   * One request's simulated service: true when it is done, false when its client gave up first
+   * (`signal` aborted: it left the service, the others speed up from then).
+   */
+  private serve(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = () => {
+        signal.removeEventListener('abort', gone);
+        resolve(true);
+      };
+      const gone = () => {
+        if (!this.server.abandon(done, Date.now())) return;
+        this.planServer();
+        resolve(false);
+      };
+      signal.addEventListener('abort', gone, { once: true });
+      this.server.arrive(done, Date.now());
+      this.planServer();
+    });
+  }
+
+  /** Finishes the requests done by now and re-arms the one timer for the next completion. */
+  private planServer(): void {
+    const now = Date.now();
+    for (const { key: done } of this.server.takeFinished(now)) done();
+    clearTimeout(this.serverTimer);
+    const next = this.server.nextFinishAtMs();
+    this.serverTimer = next === null ? null : setTimeout(() => this.planServer(), Math.max(0, Math.ceil(next - now)));
   }
 
   /** Runs the due jobs (saga steps, webhook delivery, reconciliation, health reports) and re-arms. */

@@ -191,3 +191,64 @@ export class Coalescer<I, O> {
     this.dispatch(key, lane);
   }
 }
+
+/** One kind of coalesced call (holds to Inventory objects, joins to queue shards): see `coalescedCalls`. */
+export interface CoalescedCalls<E extends object, I, O> {
+  /**
+   * One caller's item to the object `c.key` of the binding `ns`, coalesced with this isolate's
+   * other items to it (`Coalescer.call`), or alone in a batch of one (`c.send([item])`) when `env`
+   * does not coalesce.
+   * @returns the item's value
+   * @throws SettingsError when `env`'s switch is malformed; the batch call's error; the item's own
+   *   error (`Error(outcome.error)`, or `Error(noOutcome)` when a batch of one answered nothing);
+   *   `stalledError` when its batch never answered
+   */
+  call(env: E, ns: object, c: CoalescedCall<I, O>): Promise<O>;
+  /** The coalescer of each namespace binding that has coalesced (`coalescedStats` reads it). */
+  readonly coalescers: WeakMap<object, Coalescer<I, O>>;
+}
+
+/**
+ * Batches and items sent so far through the binding `ns` by this isolate's `calls` (none for a
+ * binding never coalesced). A function of its own, not a member, so a bundle that never asks
+ * (the gateway's: only the bench does) leaves it out.
+ */
+export function coalescedStats(calls: { coalescers: WeakMap<object, { stats(): CoalescerStats }> }, ns: object): CoalescerStats {
+  return calls.coalescers.get(ns)?.stats() ?? { batches: 0, items: 0 };
+}
+
+/**
+ * The per-isolate plumbing of one kind of coalesced call: a `Coalescer` per namespace binding
+ * (a WeakMap keyed by the binding object, so a batch only ever carries items meant for the same
+ * binding: the bench's and the tests' stub objects have the same names as the real ones; the
+ * runtime hands every request of an isolate the same env, so requests share one), the coalescing
+ * switch resolved once per env object (`coalescingOn(setting(env))`, a WeakMap that holds no env
+ * alive), and a batch of one, sent at once, when it is off.
+ *
+ * @param maxBatch most items per call (e.g. HOLD_BATCH_MAX, SHARD_BATCH_MAX)
+ * @param setting the env's switch, parsed (`auto` | `on` | `off`); throws SettingsError when malformed
+ * @param noOutcome the error message when a batch of one answers no outcome
+ */
+export function coalescedCalls<E extends object, I, O>(
+  maxBatch: number,
+  setting: (env: E) => 'auto' | 'on' | 'off',
+  noOutcome: string,
+): CoalescedCalls<E, I, O> {
+  const coalescers = new WeakMap<object, Coalescer<I, O>>();
+  const enabled = new WeakMap<object, boolean>();
+  return {
+    async call(env, ns, c) {
+      let on = enabled.get(env);
+      if (on === undefined) enabled.set(env, (on = coalescingOn(setting(env))));
+      if (!on) {
+        const [outcome] = await c.send([c.item]);
+        if (!outcome?.ok) throw new Error(outcome?.error ?? noOutcome);
+        return outcome.value;
+      }
+      let coalescer = coalescers.get(ns);
+      if (!coalescer) coalescers.set(ns, (coalescer = new Coalescer({ maxBatch })));
+      return coalescer.call(c);
+    },
+    coalescers,
+  };
+}

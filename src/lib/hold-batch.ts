@@ -2,7 +2,7 @@
 // object go as one `holdMany` call (group commit), each caller still getting its own answer or error.
 import { HOLD_BATCH_MAX, type HoldAnswer, type HoldBatchItem } from '../../contracts/inventory-answers';
 import type { BatchOutcome } from '../../contracts/batch';
-import { Coalescer, coalescingOn, type CoalescerStats } from './coalesce';
+import { coalescedCalls, coalescedStats, type CoalescerStats } from './coalesce';
 import { parseCoalescing } from './settings';
 
 /** The part of the INVENTORY binding a hold uses. */
@@ -11,18 +11,14 @@ export interface HoldNamespace {
 }
 
 /**
- * One coalescer per Inventory namespace binding, so a batch only ever carries holds meant for the
- * same binding (the bench's stub Inventory has the same object names as the real one).
+ * Holds' coalescers, one per Inventory namespace binding (the bench's stub Inventory has the same
+ * object names as the real one), and HOLD_COALESCING resolved once per env object.
  */
-const coalescers = new WeakMap<object, Coalescer<HoldBatchItem, HoldAnswer>>();
-
-/** `HOLD_COALESCING` of `env` resolved (auto: as the runtime allows, `coalescingOn`), once per env object. */
-const coalescing = new WeakMap<object, boolean>();
-function coalesces(env: { HOLD_COALESCING?: string }): boolean {
-  let on = coalescing.get(env);
-  if (on === undefined) coalescing.set(env, (on = coalescingOn(parseCoalescing('HOLD_COALESCING', env.HOLD_COALESCING))));
-  return on;
-}
+const holds = coalescedCalls<{ HOLD_COALESCING?: string }, HoldBatchItem, HoldAnswer>(
+  HOLD_BATCH_MAX,
+  (env) => parseCoalescing('HOLD_COALESCING', env.HOLD_COALESCING),
+  'inventory.holdMany answered nothing for one hold',
+);
 
 /**
  * Places one visitor's hold on the Inventory object `objectName`, coalesced with this isolate's
@@ -49,17 +45,10 @@ export async function coalescedHold(
   waitUntil: (p: Promise<unknown>) => void,
 ): Promise<HoldAnswer> {
   const ns = env.INVENTORY;
-  if (!coalesces(env)) {
-    const [outcome] = await ns.getByName(objectName).holdMany([item]);
-    if (!outcome?.ok) throw new Error(outcome?.error ?? 'inventory.holdMany answered nothing for one hold');
-    return outcome.value;
-  }
-  let coalescer = coalescers.get(ns);
-  if (!coalescer) coalescers.set(ns, (coalescer = new Coalescer({ maxBatch: HOLD_BATCH_MAX })));
-  return coalescer.call({ key: objectName, item, send: (items) => ns.getByName(objectName).holdMany(items), waitUntil });
+  return holds.call(env, ns, { key: objectName, item, send: (items) => ns.getByName(objectName).holdMany(items), waitUntil });
 }
 
 /** Batches and holds sent so far through `ns` by this isolate. */
 export function holdBatchStats(ns: HoldNamespace): CoalescerStats {
-  return coalescers.get(ns)?.stats() ?? { batches: 0, items: 0 };
+  return coalescedStats(holds, ns);
 }

@@ -1,28 +1,20 @@
 // Joins at a queue shard, coalesced per isolate: the concurrent joins of this isolate to one shard
 // go to it as one `joinMany` call, decided there one at a time in arrival order (issue #16).
-import { Coalescer, coalescingOn, type CoalescerStats } from './coalesce';
+import { coalescedCalls, coalescedStats, type CoalescerStats } from './coalesce';
 import type { ShardJoinAnswer, ShardJoinItem } from '../../contracts/queue/shard-join';
 import { SHARD_BATCH_MAX } from '../../contracts/queue/shard-join';
 import type { BatchOutcome } from '../../contracts/batch';
 import { parseJoinCoalescing } from './settings';
 
 /**
- * One coalescer per QueueShard namespace binding, so a batch only ever carries joins meant for the
- * same binding (the bench's and the tests' stub shards have the same names as the real ones).
- * The runtime hands every request of an isolate the same env, so requests share one.
+ * Joins' coalescers, one per QueueShard namespace binding (the bench's and the tests' stub shards
+ * have the same names as the real ones), and JOIN_COALESCING resolved once per env object.
  */
-const coalescers = new WeakMap<object, Coalescer<ShardJoinItem, ShardJoinAnswer>>();
-
-/** `JOIN_COALESCING` of `env` resolved (auto: as the runtime allows), once per env object. */
-const coalescing = new WeakMap<object, boolean>();
-function coalesces(env: { JOIN_COALESCING?: string }): boolean {
-  let on = coalescing.get(env);
-  if (on === undefined) {
-    const setting = parseJoinCoalescing(env.JOIN_COALESCING);
-    coalescing.set(env, (on = coalescingOn(setting)));
-  }
-  return on;
-}
+const joins = coalescedCalls<{ JOIN_COALESCING?: string }, ShardJoinItem, ShardJoinAnswer>(
+  SHARD_BATCH_MAX,
+  (env) => parseJoinCoalescing(env.JOIN_COALESCING),
+  'queueShard.joinMany answered nothing for one item',
+);
 
 /** The part of the QUEUE_SHARD binding a join uses. */
 export interface ShardNamespace {
@@ -48,17 +40,10 @@ export async function joinAtShard(
   waitUntil: (p: Promise<unknown>) => void,
 ): Promise<ShardJoinAnswer> {
   const ns = env.QUEUE_SHARD;
-  if (!coalesces(env)) {
-    const [outcome] = await ns.getByName(shardName).joinMany([item]);
-    if (!outcome?.ok) throw new Error(outcome?.error ?? `queueShard.joinMany answered nothing for one item`);
-    return outcome.value;
-  }
-  let coalescer = coalescers.get(ns);
-  if (!coalescer) coalescers.set(ns, (coalescer = new Coalescer({ maxBatch: SHARD_BATCH_MAX })));
-  return coalescer.call({ key: shardName, item, send: (items) => ns.getByName(shardName).joinMany(items), waitUntil });
+  return joins.call(env, ns, { key: shardName, item, send: (items) => ns.getByName(shardName).joinMany(items), waitUntil });
 }
 
 /** Batches and joins sent so far through `ns` by this isolate (the bench's mean batch size). */
 export function joinBatchStats(ns: ShardNamespace): CoalescerStats {
-  return coalescers.get(ns)?.stats() ?? { batches: 0, items: 0 };
+  return coalescedStats(joins, ns);
 }

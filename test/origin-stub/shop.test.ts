@@ -382,6 +382,49 @@ describe('demo switches are operator-only (issue #14.7)', () => {
   });
 });
 
+// npm run bench:control, halved-capacity row: each request's sleep was fixed at its arrival from
+// the concurrency then (40-70 s at ~200 in flight) and went on after the gateway had given up on it
+// and after the load had dropped; the origin's p99 stayed at 50-78 s with 10 visitors left. The
+// stub now shares its capacity between the requests in service (origin-stub/load-model.ts).
+describe("the stub's capacity follows the load while a request runs", () => {
+  /** `n` visitor requests straight to the stub (no admission token: a 401 after the simulated service). */
+  const pages = (eventId: string, n: number, signal?: AbortSignal) =>
+    Array.from({ length: n }, () =>
+      env.ORIGIN.fetch(`https://origin/events/${eventId}/`, { signal }).then(
+        async (res) => (await res.arrayBuffer(), Date.now()),
+        () => null,
+      ),
+    );
+
+  it('a request whose client gave up leaves the service: a new one is served at once, not after 10 s', async () => {
+    const eventId = freshEventId('shop');
+    // 20 + 100^2 ms for each of 100 requests in service at once.
+    expect((await operator('PUT', `/admin/events/${eventId}/load`, { baseLatencyMs: 20, capacityKnee: 0 })).status).toBe(200);
+    const gaveUp = new AbortController();
+    const gone = pages(eventId, 100, gaveUp.signal);
+    await new Promise((r) => setTimeout(r, 300));
+    gaveUp.abort();
+    await Promise.all(gone);
+    const started = Date.now();
+    const [answered] = await Promise.all(pages(eventId, 1));
+    // Counted still (before, or without the stub's enable_request_signal flag): 9.9 s.
+    expect(answered! - started).toBeLessThan(2_000);
+  });
+
+  it('a capacity restored mid-request speeds up the requests in service: 60 at knee 0 answer within 2 s, not 3.7 s', async () => {
+    const eventId = freshEventId('shop');
+    const load = `/admin/events/${eventId}/load`;
+    expect((await operator('PUT', load, { baseLatencyMs: 100, capacityKnee: 0 })).status).toBe(200);
+    const started = Date.now();
+    const inService = pages(eventId, 60); // 100 + 60^2 = 3,700 ms each while all 60 run
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await operator('PUT', load, { baseLatencyMs: 100, capacityKnee: 1_000 })).status).toBe(200);
+    const answered = await Promise.all(inService);
+    expect(Math.max(...answered.map((at) => at! - started))).toBeLessThan(2_000);
+    await operator('DELETE', load);
+  });
+});
+
 describe('the stub checks admission tokens with the origin SDK (issue #12)', () => {
   /** A token signed with the gateway's own key, with chosen issuer and expiry (the failing inputs). */
   async function token(eventId: string, iss: string, expOffsetS: number) {
