@@ -195,6 +195,19 @@ export class RoomStore {
     return this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_admissions WHERE state = 'admitted' AND expires_at > ${nowMs}`?.n ?? 0;
   }
 
+  /**
+   * Admissions claimed after `sinceMs` (the wait estimate's departures, admission-pace
+   * measuredDepartures). A place is claimable only within `idleTimeoutMs` of its release, so the
+   * released_at index bounds the scan. A visitor who claimed twice since counts once (their row is
+   * replaced).
+   */
+  claimsSince(sinceMs: number, idleTimeoutMs: number): number {
+    return (
+      this.sql.one<{ n: number }>`
+        SELECT COUNT(*) AS n FROM wr_admissions WHERE released_at >= ${sinceMs - idleTimeoutMs} AND admitted_at > ${sinceMs}`?.n ?? 0
+    );
+  }
+
   /** Released places not claimed yet but still claimable (released within the idle timeout). */
   pendingCount(nowMs: number, idleTimeoutMs: number): number {
     return (
