@@ -151,14 +151,16 @@ const sectionedHolds = (sections: number) => async (r: Rep) => {
  * Joins: every request a new visitor (no cookie). `stub`: through the same gateway code with a
  * queue shard that stores nothing (bench-worker.ts StubShard), so only the gateway's share is left.
  * `noLimiter`: without CF-Connecting-IP, so the IP join limiter is not called (its share of a join).
+ * `memLimiter`: the IP join limiter counted in the isolate's memory (bench-worker.ts MemoryRateLimit,
+ * as Miniflare 4 emulated the binding) instead of Miniflare 5's Durable Object write per call.
  */
 const joins =
-  (shards: number, opts: { stub?: boolean; noLimiter?: boolean; lone?: boolean } = {}) =>
+  (shards: number, opts: { stub?: boolean; noLimiter?: boolean; memLimiter?: boolean; lone?: boolean } = {}) =>
   async (r: Rep) => {
-    const id = `${opts.stub ? 'joins-stub' : `joins${shards}`}${opts.noLimiter ? '-nolimit' : ''}${opts.lone ? '-lone' : ''}`;
+    const id = `${opts.stub ? 'joins-stub' : `joins${shards}`}${opts.noLimiter ? '-nolimit' : ''}${opts.memLimiter ? '-memlimit' : ''}${opts.lone ? '-lone' : ''}`;
     const event = `bench-${id}-${r.rep}`;
     await r.gw.createEvent(event, { queueShards: shards });
-    const prefix = `${opts.noLimiter ? '/__bench/noip' : ''}${opts.stub ? '/__bench/stub' : ''}`;
+    const prefix = `${opts.noLimiter ? '/__bench/noip' : ''}${opts.memLimiter ? '/__bench/memlimit' : ''}${opts.stub ? '/__bench/stub' : ''}`;
     const before = await joinBatches(r, opts.stub === true);
     const s = await load(`${r.gw.base}${prefix}/_wr/events/${event}/join`, DURATION_S, {
       method: 'POST',
@@ -275,6 +277,7 @@ const SCENARIOS: Scenario[] = [
   { id: 'joins1', run: joins(1) },
   { id: 'joins4', run: joins(4) },
   { id: 'joins1-nolimit', run: joins(1, { noLimiter: true }) },
+  { id: 'joins1-memlimit', run: joins(1, { memLimiter: true }) },
   { id: 'joins-stub', run: joins(1, { stub: true }) },
   { id: 'joins-stub-nolimit', run: joins(1, { stub: true, noLimiter: true }) },
   { id: 'joins-pow', run: powJoins(false) },
@@ -594,6 +597,14 @@ const ROWS: Row[] = [
     vs: 'noop',
     note: (m) =>
       `ratio vs A; vs C: ${(m.rps('joins1-nolimit') / m.rps('write-do')).toFixed(2)}; the limiter's share: ${(usPer(m.rps('joins1')) - usPer(m.rps('joins1-nolimit'))).toFixed(0)} us per join; ${batchNote(m, 'joins1-nolimit')}`,
+  },
+  {
+    id: 'joins1-memlimit',
+    name: 'joins, 1 queue shard, IP limiter in memory',
+    vs: 'noop',
+    target: 0.5,
+    note: (m) =>
+      `ratio vs A; vs C: ${(m.rps('joins1-memlimit') / m.rps('write-do')).toFixed(2)}; the limiter counted as Miniflare 4 and Cloudflare's per-machine counters do, not as Miniflare 5's object write (${(usPer(m.rps('joins1')) - usPer(m.rps('joins1-memlimit'))).toFixed(0)} us per join); ${batchNote(m, 'joins1-memlimit')}`,
   },
   {
     id: 'joins-stub',

@@ -4,7 +4,7 @@ import type { PageTemplate, QueueConfig } from '../event-config';
 import type { CursorEntry } from '../entry';
 import type { ProofOfWorkConfig } from '../proof-of-work';
 import type { EndedSessions } from './ended-sessions';
-import { estimateWaitSeconds, onSale, pollAfterMs, waitingState, type QueueState, type RoomMode } from './queue-policy';
+import { estimateWait, onSale, pollAfterMs, waitingState, type QueueState, type RoomMode } from './queue-policy';
 
 /** Arrivals are grouped in buckets of this many ms; FIFO holds exactly across buckets. */
 export const BUCKET_MS = 1_000;
@@ -170,8 +170,19 @@ export interface AdmissionCursor {
   draw: { drawn: boolean; size: number; released: number; seed: string | null; releasedKey: string | null } | null;
   /** Unreleased arrivals per bucket from the cursor's bucket on: [bucket, count], oldest first. */
   queue: [number, number][];
-  /** Admissions per minute lately achieved (or the release rate): the basis of wait estimates. */
+  /**
+   * Admissions per minute measured over about the last minute while visitors waited (or the
+   * admission rate in force without 10 s of such time); 0 = none: the basis of wait estimates
+   * (queue-policy estimateWait, with the two figures below).
+   */
   admitPerMinute: number;
+  /**
+   * Slots freed per minute with every slot of the slot bound taken (queue-policy WaitPace); absent
+   * in cursors of older rooms (the estimate then reads `admitPerMinute` alone).
+   */
+  slotsFreedPerMinute?: number;
+  /** Slots free now under the slot bound, may be <= 0 (queue-policy WaitPace); absent in cursors of older rooms. */
+  freeSlots?: number;
   /** When the coordinator produced this cursor, epoch ms. */
   publishedAtMs: number;
   /**
@@ -255,7 +266,7 @@ export function viewPlace(cursor: AdmissionCursor, place: Place, key: LotteryKey
   if (released)
     return { state, released, position: 1, ahead: 0, estimatedWaitSeconds: 0, pollAfterMs: pollAfterMs(0, cursor.idleTimeoutMs) };
   const untilStart = onSale(config, nowMs) ? 0 : Math.ceil((saleStartsAtMs - nowMs) / 1000);
-  const wait = state === 'waiting' || state === 'not_open' ? estimateWaitSeconds(ahead + 1, cursor.admitPerMinute) : null;
+  const wait = state === 'waiting' || state === 'not_open' ? estimateWait(ahead + 1, cursor) : null;
   return {
     state,
     released,

@@ -66,12 +66,59 @@ export const MIN_POLL_MS = 2_000;
 export const MAX_POLL_MS = 15_000;
 
 /**
- * Estimated wait for a visitor with `ahead` visitors in front, at the current release rate.
+ * The time `places` admissions take at `ratePerMinute`.
+ * @param places admissions to wait for (a visitor's position: those ahead plus their own)
+ * @param ratePerMinute admissions per minute
  * @returns whole seconds, or null when nothing is being released (rate 0 or paused)
  */
-export function estimateWaitSeconds(ahead: number, ratePerMinute: number): number | null {
+export function estimateWaitSeconds(places: number, ratePerMinute: number): number | null {
   if (ratePerMinute <= 0) return null;
-  return Math.ceil((ahead * 60) / ratePerMinute);
+  return Math.ceil((places * 60) / ratePerMinute);
+}
+
+/**
+ * What the wait estimate reads from the admission cursor (AdmissionCursor fields of the same
+ * names, published by the WaitingRoom from about the last minute, admission-pace.ts).
+ */
+export interface WaitPace {
+  /** Admissions per minute measured while visitors waited, or the rate in force without enough measured time; 0 = none. */
+  admitPerMinute: number;
+  /**
+   * Slots freed per minute with every slot of the slot bound taken: departures (admitted visitors
+   * who left, were revoked or expired) measured over about the last minute, scaled from the mean
+   * active visitors to the bound; 0 = none measured. Absent in cursors of older rooms.
+   */
+  slotsFreedPerMinute?: number;
+  /**
+   * Slots free now under the slot bound (the lower of the controller's active limit and the
+   * organizer's max active, minus active visitors and unclaimed places expected to arrive); may be
+   * 0 or negative (a limit cut below the active visitors). Absent in cursors of older rooms.
+   */
+  freeSlots?: number;
+}
+
+/**
+ * Estimated wait for the visitor at position `places` (those ahead plus their own place): the
+ * larger of two times, so it holds whether the release rate or a slot bound (the controller's
+ * active limit, the organizer's max active) limits admissions, and changes smoothly as the bound
+ * fills and frees (no switch on "full now"):
+ * - the time the admission pace needs for `places`: `places / admitPerMinute`;
+ * - when the free slots are fewer than `places`, the time for the rest to free up:
+ *   `(places - freeSlots) / slotsFreedPerMinute`; null when no slot has been measured freeing
+ *   (nothing may free for up to the admission TTL, and holds extend admissions past it: review F11).
+ * A cursor without the slot figures (an older room) gives the first time alone.
+ *
+ * @param places the visitor's position (1 = next)
+ * @param pace the cursor's pace figures (per minute) and free slots
+ * @returns whole seconds, or null when it cannot be estimated
+ */
+export function estimateWait(places: number, pace: WaitPace): number | null {
+  const byRate = estimateWaitSeconds(places, pace.admitPerMinute);
+  if (byRate === null || pace.freeSlots === undefined || pace.slotsFreedPerMinute === undefined) return byRate;
+  const short = places - pace.freeSlots;
+  if (short <= 0) return byRate;
+  const bySlots = estimateWaitSeconds(short, pace.slotsFreedPerMinute);
+  return bySlots === null ? null : Math.max(byRate, bySlots);
 }
 
 /**

@@ -1,6 +1,6 @@
 // Admission pace: how long unclaimed places count and their bound (tick-plan freeSlots counts them
-// apart from active visitors), what binds admissions now, and the admission rate actually measured
-// (the basis of wait estimates).
+// apart from active visitors), what binds admissions now, and what the wait estimate reads: the
+// admission rate and the departures actually measured (contracts/queue/queue-policy estimateWait).
 import { MAX_TICK_GAP_MS } from './tick-plan';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -126,51 +126,183 @@ export interface AdmissionSample {
 
 /** The measured admission rate needs at least this much backlogged time, ms. */
 export const MIN_MEASURED_SPAN_MS = 10_000;
-/** The measured admission rate looks back this far, ms. */
+/** The measured admission rate and departures look back this far, ms. */
 export const MEASURE_WINDOW_MS = 60_000;
+
+/**
+ * The samples from `fromAt` on, the first one interpolated at `fromAt` when it falls between two
+ * (its `waiting` is the earlier one's: the interval began with or without a queue). So the measure
+ * window slides smoothly instead of jumping a whole sample interval (SAMPLE_EVERY_MS, 5 s) at once:
+ * with bursty departures that jump moved the figures by about a fifth from one second to the next.
+ * @param samples samples oldest first
+ * @param fromAt epoch ms
+ */
+function samplesFrom(samples: readonly AdmissionSample[], fromAt: number): AdmissionSample[] {
+  const k = samples.findIndex((x) => x.at >= fromAt);
+  if (k < 0) return [];
+  const b = samples[k]!;
+  if (k === 0 || b.at === fromAt) return samples.slice(k);
+  const a = samples[k - 1]!;
+  const f = (fromAt - a.at) / (b.at - a.at);
+  const at: AdmissionSample = {
+    at: fromAt,
+    admittedTotal: a.admittedTotal + f * (b.admittedTotal - a.admittedTotal),
+    waiting: a.waiting,
+    active: a.active + f * (b.active - a.active),
+  };
+  return [at, ...samples.slice(k)];
+}
 
 /**
  * Admissions per minute a waiting visitor can count on, measured over the last MEASURE_WINDOW_MS
  * while visitors waited: only intervals that began with a queue count (an idle room releases
  * whoever comes, which says nothing about the pace of a queue), and only after `fromMs` (the sale
- * start). The basis of the waiting page's estimate; 0 means "we cannot estimate yet" (the
- * estimate is then null, queue-policy estimateWaitSeconds).
- * - **A slot bound full now** (`slotsFull`: the controller's active limit or the organizer's max
- *   active, admission-pace whatBinds `active_limit`/`max_active`): the line moves only as slots
- *   free, so the rate is the releases that replaced a departure: releases minus the rise of the
- *   active visitors over those intervals (a release that filled a free slot frees nothing later).
- *   With under MIN_MEASURED_SPAN_MS measured, or nothing freed, it is 0: nothing may free for up
- *   to the admission TTL, so any number would be a guess (review F11: "less than a minute" for a
- *   line behind a full max active, from the release rate or from the releases that filled it).
- * - **Otherwise**: the releases measured; with under MIN_MEASURED_SPAN_MS of such time,
- *   `fallbackPerMinute` (the admission rate in force).
+ * start); with under MIN_MEASURED_SPAN_MS of such time, `fallbackPerMinute` (the admission rate in
+ * force). Every release counts, whatever bound held it: behind a slot bound the releases are the
+ * departures they replaced, and the slot term of the estimate (queue-policy estimateWait, from
+ * `measuredDepartures` and the free slots) covers the wait for slots. It once switched to
+ * "releases minus the rise of the active visitors" whenever a slot bound was full at that instant,
+ * and the page's estimate flipped between polls (review I3, test/unit/wait-pace.test.ts).
+ * The first part of the cursor's wait pace; 0 means nothing was released while visitors waited.
  *
  * @param samples samples oldest first, plus the current state as the last one
  * @param nowMs the current time, epoch ms
  * @param fromMs ignore time before this (sale start), epoch ms
- * @param fallbackPerMinute the rate to use without enough measured time (slots not full)
- * @param slotsFull whether a slot bound leaves no room now
- * @returns admissions per minute, 0 when it cannot be estimated
+ * @param fallbackPerMinute the rate to use without enough measured time
+ * @returns admissions per minute
  */
 export function measuredAdmissionRate(
   samples: readonly AdmissionSample[],
   nowMs: number,
   fromMs: number,
   fallbackPerMinute: number,
-  slotsFull = false,
 ): number {
+  const window = samplesFrom(samples, Math.max(fromMs, nowMs - MEASURE_WINDOW_MS));
   let span = 0;
   let admitted = 0;
-  let activeRise = 0;
-  for (let k = 1; k < samples.length; k++) {
-    const a = samples[k - 1]!;
-    const b = samples[k]!;
-    if (a.at < Math.max(fromMs, nowMs - MEASURE_WINDOW_MS) || a.waiting <= 0 || b.at <= a.at) continue;
+  for (let k = 1; k < window.length; k++) {
+    const a = window[k - 1]!;
+    const b = window[k]!;
+    if (a.waiting <= 0 || b.at <= a.at) continue;
     span += b.at - a.at;
     admitted += Math.max(0, b.admittedTotal - a.admittedTotal);
-    activeRise += b.active - a.active;
   }
-  if (span < MIN_MEASURED_SPAN_MS) return slotsFull ? 0 : fallbackPerMinute;
-  const counted = slotsFull ? Math.max(0, admitted - Math.max(0, activeRise)) : admitted;
-  return (counted * 60_000) / span;
+  return span < MIN_MEASURED_SPAN_MS ? fallbackPerMinute : (admitted * 60_000) / span;
+}
+
+/**
+ * The slots-freed pace needs at least this many departures measured (or the slot bound, when
+ * smaller): fewer say little about how long visitors stay. Right after a room fills only its
+ * quickest visitors have left: a model room (max active 100, stays of 30-90 s) estimated 4,207 s
+ * for a wait of 183 s after its first departure, and the estimate crept up between departures.
+ */
+export const MIN_DEPARTURES = 10;
+
+/** Departures measured over about the last minute (units: visitors per minute). */
+export interface DepartureMeasure {
+  /**
+   * Admitted visitors who left, were revoked or expired, per minute (the dashboard's figure); null
+   * with under MIN_MEASURED_SPAN_MS on sale to measure over.
+   */
+  perMinute: number | null;
+  /**
+   * Slots freed per minute with every slot of the bound taken: `perMinute` x slot bound / mean
+   * active visitors over the span (each admitted visitor leaves at the pace measured, so a room
+   * filling up frees more as it fills: 100 active leaving 100/min under a bound of 1,000 free
+   * about 1,000/min once it is full); 0 without a measure or with fewer than MIN_DEPARTURES
+   * departures (or the slot bound, when smaller). The cursor's `slotsFreedPerMinute`.
+   */
+  slotsFreedPerMinute: number;
+}
+
+/**
+ * Departures over the last MEASURE_WINDOW_MS on sale: admissions claimed minus the rise of the
+ * active visitors (a claim adds one active visitor, a departure removes one; an unclaimed place
+ * that lapses was never active). Unclaimed places are left out on purpose: they count against
+ * the bound only as the share expected to arrive (the free slots say so), and those arrive as
+ * claims. Departures count whether or not visitors waited: admitted visitors leave at their own
+ * pace. The window starts between two samples: the departures of that sample interval count
+ * for the part of it inside the window (claims follow releases within a second or two, so
+ * interpolating the active visitors instead missed them).
+ *
+ * @param samples samples oldest first, with the current state (`active` now) as the last one
+ * @param nowMs the current time, epoch ms
+ * @param fromMs the first sale start, epoch ms: no time before it counts
+ * @param claimsSince admissions claimed after an epoch ms (the room's store)
+ * @param slotBound the lower of the controller's active limit and the organizer's max active, now
+ */
+export function measuredDepartures(
+  samples: readonly AdmissionSample[],
+  nowMs: number,
+  fromMs: number,
+  claimsSince: (atMs: number) => number,
+  slotBound: number,
+): DepartureMeasure {
+  const window = samplesFrom(samples, Math.max(fromMs, nowMs - MEASURE_WINDOW_MS));
+  const start = window[0];
+  const now = samples.at(-1);
+  if (!start || !now || nowMs - start.at < MIN_MEASURED_SPAN_MS || now.at <= start.at) return { perMinute: null, slotsFreedPerMinute: 0 };
+  // Departures from sample `a` to `b`, both stored (or `b` the current state).
+  const left = (a: AdmissionSample, b: AdmissionSample) => claimsSince(a.at) - claimsSince(b.at) - (b.active - a.active);
+  const k = samples.findIndex((x) => x.at >= start.at);
+  const whole = samples[k]!;
+  let departed = left(whole, now);
+  if (whole.at > start.at && k > 0) {
+    const a = samples[k - 1]!;
+    departed += (left(a, whole) * (whole.at - start.at)) / (whole.at - a.at);
+  }
+  departed = Math.max(0, departed);
+  const span = now.at - start.at;
+  const perMinute = (departed * 60_000) / span;
+  if (departed < Math.min(MIN_DEPARTURES, Math.max(1, slotBound))) return { perMinute, slotsFreedPerMinute: 0 };
+  // Mean active visitors over the span (trapezoids between samples), at least one.
+  let area = 0;
+  for (let j = 1; j < window.length; j++) {
+    const a = window[j - 1]!;
+    const b = window[j]!;
+    area += ((a.active + b.active) / 2) * Math.max(0, b.at - a.at);
+  }
+  const meanActive = Math.max(1, area / span);
+  return { perMinute, slotsFreedPerMinute: (perMinute * Math.max(0, slotBound)) / meanActive };
+}
+
+/** What the wait estimate reads (contracts/queue/queue-policy WaitPace, units per minute), and the departures measured. */
+export interface RoomPace {
+  /** Admissions per minute while visitors waited, or the rate in force (measuredAdmissionRate). */
+  admitPerMinute: number;
+  /** Departures per minute over about the last minute; null with under MIN_MEASURED_SPAN_MS measured (the dashboard's figure). */
+  departuresPerMinute: number | null;
+  /** Slots freed per minute with the slot bound full (measuredDepartures). */
+  slotsFreedPerMinute: number;
+  /** Slots free now under the slot bound: bound - active - expected arrivals (may be <= 0). */
+  freeSlots: number;
+}
+
+/**
+ * The wait pace of a room from its samples: the admissions measured while visitors waited, the
+ * departures (measuredDepartures), and the free slots now.
+ *
+ * @param samples samples of about the last minute, oldest first, with the current state last
+ * @param nowMs the current time, epoch ms
+ * @param fromMs the first sale start, epoch ms: no time before it counts
+ * @param fallbackPerMinute the admission rate in force (without enough measured time)
+ * @param claimsSince admissions claimed after an epoch ms (the room's store)
+ * @param slots the slot bound now (the lower of the controller's limit and the organizer's max),
+ *   the active visitors and the unclaimed places expected to arrive (room-report bindingReport)
+ */
+export function roomPace(
+  samples: readonly AdmissionSample[],
+  nowMs: number,
+  fromMs: number,
+  fallbackPerMinute: number,
+  claimsSince: (atMs: number) => number,
+  slots: { bound: number; active: number; expectedArrivals: number },
+): RoomPace {
+  const departures = measuredDepartures(samples, nowMs, fromMs, claimsSince, slots.bound);
+  return {
+    admitPerMinute: measuredAdmissionRate(samples, nowMs, fromMs, fallbackPerMinute),
+    departuresPerMinute: departures.perMinute,
+    slotsFreedPerMinute: departures.slotsFreedPerMinute,
+    freeSlots: slots.bound - slots.active - slots.expectedArrivals,
+  };
 }

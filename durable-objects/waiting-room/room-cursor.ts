@@ -1,5 +1,5 @@
 // What the WaitingRoom publishes for the edge (the admission cursor): the room's state and the
-// unreleased arrivals per bucket (for positions). Pure. (The rate for estimates: admission-pace.ts.)
+// unreleased arrivals per bucket (for positions). Pure. (The pace for estimates: admission-pace.ts.)
 import { releasedInBucket, type AdmissionCursor, type FifoPlace, type LaneCursor } from '../../contracts/queue/cursor';
 import { cursorEntry } from '../../contracts/entry';
 import type { EndedSessions } from '../../contracts/queue/ended-sessions';
@@ -29,8 +29,9 @@ export function queueListing(
  * The admission cursor from the room's row and config: everything a waiting visitor's poll needs,
  * nothing personal. The lottery's seed appears only once drawn.
  * @param read what the room read for it: the queue listing, each presale lane's line, the last
- *   released draw key, the admission rate for estimates, the sessions ended before their `exp`
- *   (ended-store.ts), and the time of publication (epoch ms)
+ *   released draw key, the wait pace for estimates (room-reads roomPace: admissions and slots
+ *   freed per minute, free slots), the sessions ended before their `exp` (ended-store.ts), and the
+ *   time of publication (epoch ms)
  */
 export function publishCursor(
   row: RoomRow,
@@ -40,6 +41,8 @@ export function publishCursor(
     lanes: LaneCursor[];
     releasedKey: string | null;
     admitPerMinute: number;
+    slotsFreedPerMinute: number;
+    freeSlots: number;
     endedSessions: EndedSessions;
     nowMs: number;
   },
@@ -64,6 +67,8 @@ export function publishCursor(
         : null,
     queue: read.queue,
     admitPerMinute: read.admitPerMinute,
+    slotsFreedPerMinute: read.slotsFreedPerMinute,
+    freeSlots: read.freeSlots,
     publishedAtMs: read.nowMs,
     entry: cursorEntry(config.entry),
     proofOfWork: config.proofOfWork,

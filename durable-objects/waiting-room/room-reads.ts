@@ -5,7 +5,7 @@ import { CURSOR_QUEUE_BUCKETS, type AdmissionCursor, type FifoPlace, type LaneCu
 import { seedCommitment } from '../../contracts/queue/queue-policy';
 import { ENDED_SESSIONS_MAX } from '../../contracts/queue/ended-sessions';
 import { decideAdmit, type AdmitDecision } from './admission-policy';
-import { claimWindowMs, measuredAdmissionRate, pendingLimit, type BindingConstraint } from './admission-pace';
+import { claimWindowMs, pendingLimit, roomPace, type RoomPace } from './admission-pace';
 import { nextSlotFreesAt, type AlarmCause, type AlarmFacts } from './alarm-plan';
 import { parseStoredHealth } from './health-intake';
 import { firstSaleStartMs, lanesOf, type RoomConfig } from './room-config';
@@ -13,7 +13,16 @@ import { publishCursor, queueListing } from './room-cursor';
 import { bindingReport } from './room-report';
 import { cursorOf, lapsedOf, type RoomRow, type RoomStore } from './room-store';
 import type { Binding, LaneStats, RoomStats } from './room-types';
-import { SIGNAL_WINDOW_MS, freeSlots, gatewaySignals, unreleasedArrivals, waitingCount, type LaneTick } from './tick-plan';
+import {
+  SIGNAL_WINDOW_MS,
+  claimHorizonMs,
+  freeSlots,
+  gatewaySignals,
+  unclaimedPlaces,
+  unreleasedArrivals,
+  waitingCount,
+  type LaneTick,
+} from './tick-plan';
 
 /** The dashboard's samples: one every SAMPLE_EVERY_MS, kept for SAMPLE_KEEP_MS. */
 export const SAMPLE_EVERY_MS = 5_000;
@@ -92,9 +101,9 @@ export function laneStats(store: RoomStore, room: Room): LaneStats[] {
 }
 
 /**
- * The admission cursor the edge answers polls from (room-cursor.ts publishCursor), with the
- * admission rate measured over about the last minute for wait estimates (0 = cannot estimate).
- * @param tickMs the room's release tick, ms (what binds: a slot bound full now changes the estimate)
+ * The admission cursor the edge answers polls from (room-cursor.ts publishCursor), with the wait
+ * pace measured over about the last minute (paceOf).
+ * @param tickMs the room's release tick, ms (what binds, for the free slots)
  */
 export function roomCursor(store: RoomStore, room: Room, nowMs: number, tickMs: number): AdmissionCursor {
   const { row, config } = room;
@@ -110,42 +119,61 @@ export function roomCursor(store: RoomStore, room: Room, nowMs: number, tickMs: 
     };
   });
   const waitingNow = [queue, ...lanes.map((l) => l.queue)].flat().reduce((a, [, n]) => a + n, row.draw_size - row.draw_released);
+  const pace = paceOf(store, room, nowMs, waitingNow, roomBinding(store, room, nowMs, tickMs));
   return publishCursor(row, config, {
     queue,
     lanes,
     releasedKey: row.draw_released > 0 ? store.drawKey(row.draw_released) : null,
-    admitPerMinute: recentAdmissionRate(store, room, nowMs, waitingNow, roomBinding(store, room, nowMs, tickMs).binds),
+    admitPerMinute: pace.admitPerMinute,
+    slotsFreedPerMinute: pace.slotsFreedPerMinute,
+    freeSlots: pace.freeSlots,
     endedSessions: store.ended.published(nowMs, ENDED_SESSIONS_MAX),
     nowMs,
   });
 }
 
 /**
- * Admissions per minute actually achieved while visitors waited, over about the last minute
- * (admission-pace.ts measuredAdmissionRate over the samples), or the admission rate in force
- * without enough such time; behind a full slot bound, only the pace at which slots freed (0 =
- * cannot estimate): the honest basis for a wait estimate.
- * @param waitingNow visitors waiting now (the current state closes the last interval)
- * @param binds what binds admissions now (roomBinding)
+ * The wait pace (admission-pace roomPace) over about the last minute of samples, the current state
+ * closing the last interval, with the slots as `binding` counts them. Only time on sale counts:
+ * before the first sale start (of the public queue or a lane, or a lottery draw) nobody could be
+ * admitted.
+ * @param waitingNow visitors waiting now
+ * @param binding what binds now, with its counts (roomBinding)
  */
-function recentAdmissionRate(store: RoomStore, { row, config }: Room, nowMs: number, waitingNow: number, binds: BindingConstraint): number {
+function paceOf(store: RoomStore, { row, config }: Room, nowMs: number, waitingNow: number, binding: Binding): RoomPace {
   const samples = store.admissionSamples(nowMs - ADMISSION_SAMPLES_MS);
-  samples.push({ at: nowMs, admittedTotal: row.admitted_total, waiting: waitingNow, active: store.activeCount(nowMs) });
-  // Only time on sale counts: before the first sale start (of the public queue or a lane, or a
-  // lottery draw) nobody could be admitted.
-  const full = binds === 'active_limit' || binds === 'max_active';
-  return measuredAdmissionRate(samples, nowMs, firstSaleStartMs(config), row.admit_rate || row.rate, full);
+  samples.push({ at: nowMs, admittedTotal: row.admitted_total, waiting: waitingNow, active: binding.active });
+  return roomPace(
+    samples,
+    nowMs,
+    firstSaleStartMs(config),
+    row.admit_rate || row.rate,
+    (atMs) => store.claimsSince(atMs, config.idleTimeoutMs),
+    {
+      bound: binding.activeLimit,
+      active: binding.active,
+      expectedArrivals: binding.expectedArrivals,
+    },
+  );
+}
+
+/** Unclaimed places inside the claim window `windowMs` now, and those expected to arrive (tick-plan unclaimedPlaces). */
+function unclaimedNow(store: RoomStore, nowMs: number, windowMs: number): { pending: number; expected: number } {
+  const noShowRate = gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)).noShowRate;
+  return unclaimedPlaces(store.unclaimedReleases(nowMs, windowMs), nowMs, noShowRate, store.claimLagsMs());
 }
 
 /** What binds admissions now, with the numbers behind it (room-report.ts bindingReport). */
 export function roomBinding(store: RoomStore, room: Room, nowMs: number, tickMs: number): Binding {
   const window = claimWindowMs(room.config.idleTimeoutMs);
+  const unclaimed = unclaimedNow(store, nowMs, window);
+  const counted = Math.min(window, claimHorizonMs(store.claimLagsMs()));
   return bindingReport(room.row, room.config, {
     nowMs,
     waiting: roomWaiting(store, room),
     active: store.activeCount(nowMs),
-    unclaimed: store.pendingCount(nowMs, window),
-    noShowRate: gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)).noShowRate,
+    unclaimed: unclaimed.pending,
+    expectedArrivals: unclaimed.expected,
     claimWindowMs: window,
     tickMs,
   });
@@ -162,14 +190,17 @@ export async function roomStats(
   instance: { tickMs: number; objectRequests: number },
 ): Promise<RoomStats> {
   const { row, config } = room;
+  const waiting = roomWaiting(store, room);
+  const binding = roomBinding(store, room, nowMs, instance.tickMs);
   return {
     config,
     mode: row.mode,
-    waiting: roomWaiting(store, room),
+    waiting,
     active: store.activeCount(nowMs),
     admittedTotal: row.admitted_total,
     pending: store.pendingCount(nowMs, config.idleTimeoutMs),
-    binding: roomBinding(store, room, nowMs, instance.tickMs),
+    binding,
+    departuresPerMinute: paceOf(store, room, nowMs, waiting, binding).departuresPerMinute,
     shards: row.shards,
     objectRequests: instance.objectRequests,
     releaseRatePerMinute: row.rate,
@@ -193,6 +224,8 @@ export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: 
   const { row, config } = room;
   const window = claimWindowMs(config.idleTimeoutMs);
   const lines = lineWaiting(store, room);
+  const unclaimed = unclaimedNow(store, nowMs, window);
+  const counted = Math.min(window, claimHorizonMs(store.claimLagsMs()));
   return {
     nowMs,
     tickMs,
@@ -207,12 +240,13 @@ export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: 
       maxActiveVisitors: config.maxActiveVisitors,
       activeLimit: row.active_limit ?? config.maxActiveVisitors,
       active: store.activeCount(nowMs),
-      pending: store.pendingCount(nowMs, window),
-      noShowRate: gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)).noShowRate,
+      ...unclaimed,
       pendingLimit: pendingLimit(row.admit_rate, window),
     }),
-    // An unclaimed place lapses from the budget after its claim window.
-    nextSlotFreesAtMs: nextSlotFreesAt(store.nextEnds(nowMs, window), window),
+    // An unclaimed place lapses from the budget after its claim window, and is expected no more
+    // once its release is older than every claim measured (tick-plan claimHorizonMs): the slot it
+    // held frees then.
+    nextSlotFreesAtMs: nextSlotFreesAt(store.nextEnds(nowMs, counted), counted),
   };
 }
 

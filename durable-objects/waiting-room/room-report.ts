@@ -6,7 +6,6 @@ import { originDownReason } from './health-signals';
 import { firstSaleStartMs, type RoomConfig } from './room-config';
 import type { RoomRow } from './room-store';
 import type { Binding } from './room-types';
-import { expectedArrivals } from './tick-plan';
 
 /** The counts the report needs, read by the room at `nowMs`. */
 export interface BindingCounts {
@@ -16,8 +15,8 @@ export interface BindingCounts {
   active: number;
   /** Unclaimed places inside the claim window. */
   unclaimed: number;
-  /** Measured no-show share (0..1), or null while unknown. */
-  noShowRate: number | null;
+  /** Of those, the places expected to arrive (tick-plan unclaimedPlaces). */
+  expectedArrivals: number;
   /** The claim window, ms (admission-pace claimWindowMs). */
   claimWindowMs: number;
   /** The room's release tick, ms (RELEASE_TICK_MS). */
@@ -26,7 +25,7 @@ export interface BindingCounts {
 
 /** What binds admissions now (whatBinds), with the rates, limits and counts behind it. */
 export function bindingReport(row: RoomRow, config: RoomConfig, c: BindingCounts): Binding {
-  const expected = expectedArrivals({ pending: c.unclaimed, noShowRate: c.noShowRate });
+  const expected = c.expectedArrivals;
   const unclaimedLimit = pendingLimit(row.admit_rate, c.claimWindowMs);
   const activeLimit = Math.min(row.active_limit ?? config.maxActiveVisitors, config.maxActiveVisitors);
   const originSilent = originDownReason(parseStoredHealth(row.health), c.nowMs);

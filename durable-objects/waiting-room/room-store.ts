@@ -9,7 +9,7 @@ import type { ReleaseRef } from './admission-policy';
 import type { HealthReport } from './health-signals';
 import type { GatewaySignals } from './release-controller';
 import type { Sample } from './room-types';
-import type { QueueCounts, SignalSums } from './tick-plan';
+import { CLAIM_LAGS_KEPT, type QueueCounts, type ReleaseClaims, type SignalSums } from './tick-plan';
 import { noShowWindow } from './tick-plan';
 import { EndedStore, type EndedAdmission } from './ended-store';
 import { LaneStore } from './lane-store';
@@ -78,9 +78,21 @@ export class RoomStore {
   /** Sessions ended before their `exp`, published in the cursor (ended-store.ts). */
   readonly ended: EndedStore;
 
+  /**
+   * The latest claim lags (release to claim), ms, at most CLAIM_LAGS_KEPT: what tick-plan
+   * unclaimedPlaces learns when visitors who show claim. Kept in memory: a restart starts from the
+   * default spread until MIN_CLAIM_LAGS claims come.
+   */
+  private readonly lags: number[] = [];
+
   constructor(private readonly sql: Sql) {
     this.lanes = new LaneStore(sql);
     this.ended = new EndedStore(sql);
+  }
+
+  /** The latest claim lags, ms (see `lags`). */
+  claimLagsMs(): readonly number[] {
+    return this.lags;
   }
 
   room(): RoomRow | null {
@@ -144,6 +156,8 @@ export class RoomStore {
     this.sql.run`INSERT OR REPLACE INTO wr_admissions (visitor_id, place, released_at, admitted_at, expires_at, state)
       VALUES (${visitorId}, ${placeKey}, ${release.atMs}, ${admittedAtMs}, ${expiresAtMs}, 'admitted')`;
     this.sql.run`UPDATE wr_releases SET claimed = claimed + 1 WHERE id = ${release.id}`;
+    this.lags.push(Math.max(0, admittedAtMs - release.atMs));
+    if (this.lags.length > CLAIM_LAGS_KEPT) this.lags.shift();
   }
 
   /**
@@ -181,11 +195,30 @@ export class RoomStore {
     return this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM wr_admissions WHERE state = 'admitted' AND expires_at > ${nowMs}`?.n ?? 0;
   }
 
+  /**
+   * Admissions claimed after `sinceMs` (the wait estimate's departures, admission-pace
+   * measuredDepartures). A place is claimable only within `idleTimeoutMs` of its release, so the
+   * released_at index bounds the scan. A visitor who claimed twice since counts once (their row is
+   * replaced).
+   */
+  claimsSince(sinceMs: number, idleTimeoutMs: number): number {
+    return (
+      this.sql.one<{ n: number }>`
+        SELECT COUNT(*) AS n FROM wr_admissions WHERE released_at >= ${sinceMs - idleTimeoutMs} AND admitted_at > ${sinceMs}`?.n ?? 0
+    );
+  }
+
   /** Released places not claimed yet but still claimable (released within the idle timeout). */
   pendingCount(nowMs: number, idleTimeoutMs: number): number {
     return (
       this.sql.one<{ n: number | null }>`SELECT SUM(count - claimed) AS n FROM wr_releases WHERE at >= ${nowMs - idleTimeoutMs}`?.n ?? 0
     );
+  }
+
+  /** Releases within `windowMs` (the claim window) with places unclaimed: what tick-plan unclaimedPlaces counts. */
+  unclaimedReleases(nowMs: number, windowMs: number): ReleaseClaims[] {
+    return this.sql
+      .all<ReleaseClaims>`SELECT at AS atMs, count, claimed FROM wr_releases WHERE at >= ${nowMs - windowMs} AND claimed < count`;
   }
 
   /** The earliest still-claimable release with places unclaimed, and the earliest active admission's end (epoch ms). */

@@ -11,7 +11,7 @@ import { BASELINE_WINDOW_MS, baselineP99 } from './release-growth';
 import { controllerBounds } from './room-config';
 import { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS, laneTicks, roomWaiting, type Room } from './room-reads';
 import type { RoomStore } from './room-store';
-import { SIGNAL_WINDOW_MS, gatewaySignals, planRelease, releaseKeepMs } from './tick-plan';
+import { SIGNAL_WINDOW_MS, gatewaySignals, planRelease, releaseKeepMs, unclaimedPlaces } from './tick-plan';
 
 /**
  * One release tick at `nowMs` over the room as it was read after the arrivals were collected.
@@ -29,7 +29,7 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
   const active = store.activeCount(nowMs);
   // Unclaimed places count for the claim window only: after it they lapse from the budget.
   const window = claimWindowMs(config.idleTimeoutMs);
-  const pending = store.pendingCount(nowMs, window);
+  const unclaimed = unclaimedPlaces(store.unclaimedReleases(nowMs, window), nowMs, gateway.noShowRate, store.claimLagsMs());
   const bounds = controllerBounds(config, r.fixed_rate);
   const decision = nextReleaseRate(
     {
@@ -41,8 +41,14 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
       overloadLimit: r.overload_limit,
       lastCutAtMs: r.last_cut_at,
     },
-    // The p99 at half the load, from the dashboard's samples of the last minute (release-growth.ts).
-    { origin: report, gateway, active, pending, baselineP99Ms: baselineP99(store.samples(nowMs - BASELINE_WINDOW_MS), nowMs, active) },
+    {
+      origin: report,
+      gateway,
+      active,
+      pending: unclaimed.expected,
+      // The p99 at half the load, from the dashboard's samples of the last minute (release-growth.ts).
+      baselineP99Ms: baselineP99(store.samples(nowMs - BASELINE_WINDOW_MS), nowMs, active),
+    },
     bounds,
     nowMs,
   );
@@ -68,8 +74,8 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
       maxActiveVisitors: config.maxActiveVisitors,
       activeLimit: limit,
       active,
-      pending,
-      noShowRate: gateway.noShowRate,
+      pending: unclaimed.pending,
+      expected: unclaimed.expected,
       pendingLimit: pendingLimit(decision.admitPerMinute, window),
     },
     draw: { size: r.draw_size, released: r.draw_released },

@@ -60,6 +60,11 @@ export interface RoomStats {
   pending: number;
   /** What limits admissions right now, and the numbers behind it (the dashboard's "what binds"). */
   binding: Binding;
+  /**
+   * Admitted visitors who left, were revoked or expired, per minute over about the last minute
+   * (admission-pace measuredDepartures; the wait estimate's slot term); null with under 10 s measured.
+   */
+  departuresPerMinute: number | null;
   /** Queue shards K. */
   shards: number;
   /** Requests this object instance has served since it started (for the scale benchmark). */

@@ -145,6 +145,16 @@ export async function putEvent(server: Pick<DevServer, 'url' | 'adminToken'>, ev
   if (!res.ok) throw new Error(`PUT event ${eventId}: ${res.status} ${await res.text()}`);
 }
 
+/**
+ * The event as the admin API reads it (GET /_wr/admin/events/{id}: config, queue, inventory).
+ * @throws Error with the problem details when the gateway refuses
+ */
+export async function getEvent<T>(server: Pick<DevServer, 'url' | 'adminToken'>, eventId: string): Promise<T> {
+  const res = await fetch(`${server.url}/_wr/admin/events/${eventId}`, { headers: { authorization: `Bearer ${server.adminToken}` } });
+  if (!res.ok) throw new Error(`GET event ${eventId}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
 /** The generated local config (git-ignored), next to wrangler.toml so its paths and `.dev.vars` resolve the same. */
 export const DEV_CONFIG = 'wrangler.dev.toml';
 

@@ -125,7 +125,9 @@ export const DASHBOARD_SCRIPT = `
     set('waiting', num(q.waiting));
     const span = minuteAgo ? Math.max(5_000, Date.now() - minuteAgo.at) : 0;
     const releasedPerMinute = minuteAgo ? ((q.admittedTotal - minuteAgo.admittedTotal) * 60_000) / span : null;
-    set('admittedPerMinute', num(releasedPerMinute));
+    // Beside it, admitted visitors who left per minute (queue.departuresPerMinute): behind a full
+    // active limit or max active, the pace at which the line moves (the waiting page's estimate).
+    set('admittedPerMinute', num(releasedPerMinute) + (q.departuresPerMinute != null ? ' / ' + num(q.departuresPerMinute, 1) : ''));
     set('active', num(q.active) + ' / ' + num(q.activeLimit) + ' / ' + num(cfg.maxActiveVisitors));
     // Released places not claimed yet, and their own bound (GET /_wr/admin/events/{id} queue.binding, issue #13).
     const u = q.binding;
@@ -300,7 +302,7 @@ export function dashboardPage(): string {
   <section class="grid" aria-label="Live numbers">
     <div class="card binds"><span>What limits admissions now</span><b data-k="binds">…</b><small data-k="bindsWhy"></small></div>
     <div class="card"><span>Waiting</span><b data-k="waiting">…</b></div>
-    <div class="card"><span>Released per minute (last minute; claimed or not)</span><b data-k="admittedPerMinute">…</b></div>
+    <div class="card"><span>Released / left per minute (last minute; released whether claimed or not)</span><b data-k="admittedPerMinute">…</b></div>
     <div class="card"><span>Active / limit / max</span><b data-k="active">…</b></div>
     <div class="card"><span>Release rate per minute</span><b data-k="rate">…</b></div>
     <div class="card"><span>Unclaimed places / bound</span><b data-k="unclaimed">…</b></div>

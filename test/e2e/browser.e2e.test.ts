@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { putEvent } from '../../scripts/lib/dev-server.ts';
+import { getEvent, putEvent } from '../../scripts/lib/dev-server.ts';
 import { browserStage } from './stage.ts';
 
 const stage = browserStage('wr-e2e-');
@@ -18,12 +18,8 @@ async function adminPost(eventId: string, path: string, body: unknown): Promise<
 }
 
 /** The event as the organizer API reads it (GET /_wr/admin/events/{id}). */
-async function adminGet<T>(eventId: string): Promise<T> {
-  const res = await fetch(`${stage.server.url}/_wr/admin/events/${eventId}`, {
-    headers: { authorization: `Bearer ${stage.server.adminToken}` },
-  });
-  if (!res.ok) throw new Error(`GET event: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
+function adminGet<T>(eventId: string): Promise<T> {
+  return getEvent<T>(stage.server, eventId);
 }
 
 describe('browser', () => {

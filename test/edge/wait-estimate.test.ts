@@ -52,9 +52,23 @@ describe('wait estimate when a slot bound is full', () => {
     }
     const now = await line[4]!.json<Status>(`/_wr/events/${eventId}/status`);
     expect(now.body.state).toBe('waiting');
-    // 2 ahead at the measured pace of about one per 10 s (6/min over the minute's backlogged samples).
+    // Position 2 behind the full max active: 3 released and 3 left over the last minute (3/min, the
+    // 2 slots freeing about 3.5/min): 40 s (queue-policy estimateWait).
     expect(now.body.estimatedWaitSeconds).not.toBeNull();
     expect(now.body.estimatedWaitSeconds!).toBeGreaterThanOrEqual(10);
     expect(now.body.estimatedWaitSeconds!).toBeLessThanOrEqual(90);
+    // What the room published for it, and the organizer's figure (GET /_wr/admin/events/{id}).
+    const published = await runInDurableObject(env.WAITING_ROOM.getByName(eventId), async (obj: WaitingRoom) => ({
+      cursor: await obj.cursor(),
+      stats: await obj.stats(),
+    }));
+    // About 3 a minute each (the room's clock runs a little past the test's 5 s steps).
+    expect(published.cursor!.freeSlots).toBe(0);
+    for (const perMinute of [published.cursor!.admitPerMinute, published.stats!.departuresPerMinute!]) {
+      expect(perMinute).toBeGreaterThan(2.5);
+      expect(perMinute).toBeLessThanOrEqual(3.5);
+    }
+    // 2 slots, about 1.7 of them taken on average over the minute: they free a little faster when full.
+    expect(published.cursor!.slotsFreedPerMinute).toBeGreaterThan(published.stats!.departuresPerMinute!);
   });
 });

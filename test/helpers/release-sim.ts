@@ -3,7 +3,14 @@
 // and releaseBudget), a released visitor claims after a delay or never (a no-show), a claimed visitor
 // stays on the origin for a session, and the origin reports its p99 and error rate every few seconds.
 import { claimWindowMs, pendingLimit } from '../../durable-objects/waiting-room/admission-pace';
-import { freeSlots, releaseBudget } from '../../durable-objects/waiting-room/tick-plan';
+import {
+  CLAIM_LAGS_KEPT,
+  freeSlots,
+  gatewaySignals,
+  noShowWindow,
+  releaseBudget,
+  unclaimedPlaces,
+} from '../../durable-objects/waiting-room/tick-plan';
 import { initialControllerState, nextReleaseRate, type ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
 import { baselineP99, type BaselineSample } from '../../durable-objects/waiting-room/release-growth';
 import type { HealthReport } from '../../durable-objects/waiting-room/health-signals';
@@ -148,8 +155,12 @@ export function simulate(o: SimOptions): SimTick[] {
   const windowS = o.reportWindowS ?? 10;
   /** The origin's last `windowS` ticks: each tick's latency, error rate and requests. */
   const served: Served[] = [];
-  /** Unclaimed places: release tick, and the tick the visitor claims (Infinity for a no-show). */
-  let places: { releasedAt: number; claimsAt: number }[] = [];
+  /** Unclaimed places: their release (an index into `releases`), and the tick the visitor claims (Infinity for a no-show). */
+  let places: { release: number; claimsAt: number }[] = [];
+  /** Each tick's release, as the room's release records: tick, places, claimed so far. */
+  const releases: { at: number; count: number; claimed: number }[] = [];
+  /** The latest claim lags, ms, as the room keeps them (RoomStore.claimLagsMs). */
+  const lags: number[] = [];
   const admittedAt: number[] = [];
   /** Closed-loop visitors: pages each has left to load. */
   let visits: number[] = [];
@@ -164,12 +175,32 @@ export function simulate(o: SimOptions): SimTick[] {
     let claimed = 0;
     places = places.filter((p) => {
       if (p.claimsAt > tick) return true;
+      releases[p.release]!.claimed++;
+      lags.push((tick - releases[p.release]!.at) * 1000);
+      if (lags.length > CLAIM_LAGS_KEPT) lags.shift();
       if (o.visit) visits.push(o.visit.pages);
       else admittedAt.push(tick);
       claimed++;
       return false;
     });
-    const pending = places.filter((p) => (tick - p.releasedAt) * 1000 < window).length;
+    // The room's own counts: the no-show rate over its window (tick-plan noShowWindow,
+    // gatewaySignals) and the unclaimed places inside the claim window (unclaimedPlaces).
+    const shows = noShowWindow(now);
+    const judged = releases.filter((r) => t0 + r.at * 1000 >= shows.fromMs && t0 + r.at * 1000 <= shows.toMs);
+    const noShowRate = gatewaySignals({
+      holds: 0,
+      conflicts: 0,
+      worstHoldP99Ms: null,
+      released: judged.reduce((a, r) => a + r.count, 0),
+      claimed: judged.reduce((a, r) => a + r.claimed, 0),
+    }).noShowRate;
+    const unclaimed = unclaimedPlaces(
+      releases.filter((r) => (tick - r.at) * 1000 < window).map((r) => ({ atMs: t0 + r.at * 1000, count: r.count, claimed: r.claimed })),
+      now,
+      noShowRate,
+      lags,
+    );
+    const pending = unclaimed.pending;
     let concurrent = admittedAt.length;
     let p99 = simulatedLatencyMs(concurrent, base, o.knee(tick));
     let errorRate = simulatedErrorRate(concurrent, o.knee(tick));
@@ -205,7 +236,13 @@ export function simulate(o: SimOptions): SimTick[] {
     const baselineP99Ms = baselineP99(samples, now, concurrent);
     const d = nextReleaseRate(
       state,
-      { origin: report, gateway: { holdP99Ms: null, conflictRate: null, noShowRate: null }, active: concurrent, pending, baselineP99Ms },
+      {
+        origin: report,
+        gateway: { holdP99Ms: null, conflictRate: null, noShowRate },
+        active: concurrent,
+        pending: unclaimed.expected,
+        baselineP99Ms,
+      },
       o.bounds,
       now,
     );
@@ -218,16 +255,17 @@ export function simulate(o: SimOptions): SimTick[] {
       activeLimit: state.activeLimit,
       active: concurrent,
       pending,
-      noShowRate: null,
+      expected: unclaimed.expected,
       pendingLimit: pendingLimit(d.admitPerMinute, window),
     });
     const b = releaseBudget(d.admitPerMinute, carry, 1000, slots, waiting);
     carry = b.carry;
     waiting -= b.admit;
+    if (b.admit > 0) releases.push({ at: tick, count: b.admit, claimed: 0 });
     for (let i = 0; i < b.admit; i++) {
       const noShow = random() < (o.noShowShare ?? 0);
       const delay = dMin + Math.floor(random() * (dMax - dMin + 1));
-      places.push({ releasedAt: tick, claimsAt: noShow ? Infinity : tick + delay });
+      places.push({ release: releases.length - 1, claimsAt: noShow ? Infinity : tick + delay });
     }
     out.push({
       tick,

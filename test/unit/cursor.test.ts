@@ -12,6 +12,7 @@ import {
   type AdmissionCursor,
   type FifoPlace,
 } from '../../contracts/queue/cursor';
+import { MAX_POLL_MS } from '../../contracts/queue/queue-policy';
 
 /** Arrivals: per shard, per bucket, a count. */
 const arrivalsArb = fc.array(fc.record({ shard: fc.nat(3), bucket: fc.nat(6), count: fc.integer({ min: 1, max: 6 }) }), { maxLength: 20 });
@@ -102,6 +103,20 @@ describe('viewPlace', () => {
     expect(viewPlace(base, { bucket: 11, idx: 2, shard: 0 }, null, 1)).toMatchObject({ released: false, ahead: 9, position: 10 });
     // 10 ahead at 60 a minute: 10-11 s.
     expect(viewPlace(base, { bucket: 11, idx: 3, shard: 0 }, null, 1).estimatedWaitSeconds).toBe(11);
+  });
+
+  it('waits for the slots ahead to free when the cursor says they are short (issue #13, review I3)', () => {
+    const place = { bucket: 11, idx: 3, shard: 0 };
+    // 10 ahead: 11 places. 60/min alone: 11 s; with 1 slot free and 6/min freeing, 100 s.
+    expect(viewPlace({ ...base, slotsFreedPerMinute: 6, freeSlots: 1 }, place, null, 1)).toMatchObject({ estimatedWaitSeconds: 100 });
+    expect(viewPlace({ ...base, slotsFreedPerMinute: 6, freeSlots: 20 }, place, null, 1)).toMatchObject({ estimatedWaitSeconds: 11 });
+    // Nothing measured freeing behind full slots: no estimate, and the slowest poll.
+    expect(viewPlace({ ...base, slotsFreedPerMinute: 0, freeSlots: 0 }, place, null, 1)).toMatchObject({
+      estimatedWaitSeconds: null,
+      pollAfterMs: MAX_POLL_MS,
+    });
+    // A cursor of an older room (no slot figures): the pace alone, as before.
+    expect(viewPlace(base, place, null, 1).estimatedWaitSeconds).toBe(11);
   });
 
   it('shows the phase the cursor publishes', () => {

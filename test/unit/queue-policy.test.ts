@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_POLL_MS,
   MIN_POLL_MS,
+  estimateWait,
   estimateWaitSeconds,
   lotteryOrder,
   pollAfterMs,
@@ -46,6 +47,51 @@ describe('estimates', () => {
     expect(estimateWaitSeconds(100, 60)).toBe(100);
     expect(estimateWaitSeconds(1, 600)).toBe(1);
     expect(estimateWaitSeconds(10, 0)).toBeNull();
+  });
+
+  it('takes the larger of the admission pace and the time for the slots ahead to free', () => {
+    // Enough free slots: the pace alone.
+    expect(estimateWait(100, { admitPerMinute: 600, slotsFreedPerMinute: 150, freeSlots: 100 })).toBe(10);
+    // Issue #13 / review I3, failing input (test/unit/wait-pace.test.ts): at 600/min with 35 slots
+    // free and 150/min freeing, the 300th waited 30 s by the rate alone; 265 slots must free first.
+    expect(estimateWaitSeconds(300, 600)).toBe(30);
+    expect(estimateWait(300, { admitPerMinute: 600, slotsFreedPerMinute: 150, freeSlots: 35 })).toBe(106);
+    // A slow pace still wins over fast-freeing slots.
+    expect(estimateWait(300, { admitPerMinute: 60, slotsFreedPerMinute: 600, freeSlots: 0 })).toBe(300);
+    // A limit cut below the active visitors: those over it leave first.
+    expect(estimateWait(10, { admitPerMinute: 600, slotsFreedPerMinute: 60, freeSlots: -20 })).toBe(30);
+  });
+
+  it('cannot estimate while slots are short and none has been measured freeing, nor without a pace (review F11)', () => {
+    expect(estimateWait(5, { admitPerMinute: 600, slotsFreedPerMinute: 0, freeSlots: 0 })).toBeNull();
+    expect(estimateWait(5, { admitPerMinute: 0, slotsFreedPerMinute: 60, freeSlots: 10 })).toBeNull();
+    // ...but the free slots ahead are known.
+    expect(estimateWait(5, { admitPerMinute: 600, slotsFreedPerMinute: 0, freeSlots: 5 })).toBe(1);
+  });
+
+  it('reads the pace alone from cursors of older rooms (no slot figures)', () => {
+    expect(estimateWait(100, { admitPerMinute: 60 })).toBe(100);
+    expect(estimateWait(100, { admitPerMinute: 60, freeSlots: 0 })).toBe(100);
+    expect(estimateWait(100, { admitPerMinute: 0 })).toBeNull();
+  });
+
+  it('never falls as the visitor moves back, nor as slots fill or free more slowly (property)', () => {
+    const pace = fc.record({
+      admitPerMinute: fc.double({ min: 0, max: 10_000, noNaN: true }),
+      slotsFreedPerMinute: fc.double({ min: 0, max: 10_000, noNaN: true }),
+      freeSlots: fc.integer({ min: -1_000, max: 1_000 }),
+    });
+    const known = (x: number | null) => (x === null ? Infinity : x);
+    fc.assert(
+      fc.property(pace, fc.integer({ min: 1, max: 100_000 }), fc.nat(1_000), (p, places, more) => {
+        const w = known(estimateWait(places, p));
+        expect(known(estimateWait(places + more, p))).toBeGreaterThanOrEqual(w);
+        expect(known(estimateWait(places, { ...p, freeSlots: p.freeSlots - more }))).toBeGreaterThanOrEqual(w);
+        expect(known(estimateWait(places, { ...p, slotsFreedPerMinute: p.slotsFreedPerMinute / 2 }))).toBeGreaterThanOrEqual(w);
+        // Never below the pace's own time.
+        expect(w).toBeGreaterThanOrEqual(known(estimateWaitSeconds(places, p.admitPerMinute)));
+      }),
+    );
   });
   it('keeps the poll interval within bounds and well inside the idle timeout', () => {
     fc.assert(

@@ -3,7 +3,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { STALE_HEALTH_MS, type HealthReport } from '../../durable-objects/waiting-room/health-signals';
-import { nextReleaseRate, type ControllerBounds, type GatewaySignals } from '../../durable-objects/waiting-room/release-controller';
+import {
+  CUT_TOLERANCE,
+  nextReleaseRate,
+  type ControllerBounds,
+  type GatewaySignals,
+} from '../../durable-objects/waiting-room/release-controller';
 import { CSS_ROUNDS } from '../../durable-objects/waiting-room/release-growth';
 import { MAX_TICK_GAP_MS, releaseBudget } from '../../durable-objects/waiting-room/tick-plan';
 import { NOW, bounds, quiet, report, state, step } from '../helpers/controller';
@@ -29,13 +34,13 @@ describe('nextReleaseRate', () => {
       /^p99 1,840 ms over 800 ms target, x0.50 \(limit: 100 active x0.50\): rate 300 -> 150\/min, active limit 200 -> 50$/,
     ],
     [
-      'p99 just over target cuts gently (x0.9), not by half',
-      report({ p99LatencyMs: 850 }),
+      'p99 just over target and its tolerance cuts gently (x0.9), not by half',
+      report({ p99LatencyMs: 881 }),
       {},
       {},
       270,
       90,
-      /^p99 850 ms over 800 ms target, x0.90 \(limit: 100 active x0.90\): rate 300 -> 270\/min, active limit 200 -> 90$/,
+      /^p99 881 ms over 800 ms target, x0.90 \(limit: 100 active x0.90\): rate 300 -> 270\/min, active limit 200 -> 90$/,
     ],
     [
       'errors over the limit halve',
@@ -92,6 +97,18 @@ describe('nextReleaseRate', () => {
 
   it('caps a fixed rate at the maximum the organizer allows now', () => {
     expect(step(state(), report({}), { fixedPerMinute: 5000 }).state.ratePerMinute).toBe(600);
+  });
+
+  // Issue #13, failing input (bench:control 2026-12-01 22:17, healthy origin, 0.65 x the maximum):
+  // 21 s after a cut, one report of 824 ms (its window still held the overload's tail) cut the limit
+  // 48 -> 13 from the 15 visitors active then; the limit regrew +1..+4 a report.
+  it('holds on a p99 within CUT_TOLERANCE over the target (nothing moves, nothing logged), and cuts past it', () => {
+    for (const p99 of [801, 824, 880]) {
+      const d = step(state(), report({ p99LatencyMs: p99 }));
+      expect(d.state).toMatchObject({ ratePerMinute: 300, activeLimit: 200, lastCutAtMs: 0 });
+      expect(d.reason).toBeNull();
+    }
+    expect(step(state(), report({ p99LatencyMs: 800 * (1 + CUT_TOLERANCE) + 1 })).state.lastCutAtMs).toBe(NOW);
   });
 
   it('holds rate and limit when most holds find their seats taken (nothing moves, nothing logged)', () => {

@@ -238,7 +238,7 @@ describe('the active limit grows while in use', () => {
       fc.property(
         arbOverload,
         fc.integer({ min: CUT_SPACING_MS, max: 120_000 }),
-        fc.double({ min: 801, max: 1e9, noNaN: true }),
+        fc.double({ min: 881, max: 1e9, noNaN: true }),
         fc.integer({ min: INITIAL_LIMIT, max: 2000 }),
         (raw, sinceCut, p99, active) => {
           const s: ControllerState = { ...raw, lastReportAtMs: NOW - 1, lastCutAtMs: NOW - sinceCut };

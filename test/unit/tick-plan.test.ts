@@ -42,7 +42,7 @@ function tick(overrides: Partial<TickInput> = {}): TickInput {
     admitPerMinute: 600,
     carry: 0,
     lastTickAtMs: T0,
-    occupancy: { maxActiveVisitors: 100, activeLimit: 100, active: 0, pending: 0, noShowRate: null, pendingLimit: 1000 },
+    occupancy: { maxActiveVisitors: 100, activeLimit: 100, active: 0, pending: 0, expected: 0, pendingLimit: 1000 },
     lanes: [],
     draw: { size: 0, released: 0 },
     queue: { cursor: { bucket: 10, idx: 0, shard: 0 }, counts: counts([0, 10, 50]), sealedBefore: 11 },
@@ -50,21 +50,21 @@ function tick(overrides: Partial<TickInput> = {}): TickInput {
   };
 }
 
-/** No measured no-show share, no binding unclaimed-place bound (admission-pace.test.ts covers both). */
-const unknownShows = { noShowRate: null, pendingLimit: 1000 };
+/** Unclaimed places all expected to arrive (no measured no-shows), no binding bound of their own (admission-pace.test.ts covers both). */
+const allExpected = (pending: number) => ({ pending, expected: pending, pendingLimit: 1000 });
 
 describe('freeSlots', () => {
   it.each([
-    { name: 'the organizer cap binds', o: { maxActiveVisitors: 10, activeLimit: 50, active: 3, pending: 2, ...unknownShows }, want: 5 },
-    { name: 'the controller limit binds', o: { maxActiveVisitors: 50, activeLimit: 10, active: 3, pending: 2, ...unknownShows }, want: 5 },
+    { name: 'the organizer cap binds', o: { maxActiveVisitors: 10, activeLimit: 50, active: 3, ...allExpected(2) }, want: 5 },
+    { name: 'the controller limit binds', o: { maxActiveVisitors: 50, activeLimit: 10, active: 3, ...allExpected(2) }, want: 5 },
     {
       name: 'pending visitors count as active while the no-show share is unknown',
-      o: { maxActiveVisitors: 10, activeLimit: 10, active: 0, pending: 10, ...unknownShows },
+      o: { maxActiveVisitors: 10, activeLimit: 10, active: 0, ...allExpected(10) },
       want: 0,
     },
     {
       name: 'over the limit gives a negative number',
-      o: { maxActiveVisitors: 10, activeLimit: 5, active: 7, pending: 1, ...unknownShows },
+      o: { maxActiveVisitors: 10, activeLimit: 5, active: 7, ...allExpected(1) },
       want: -3,
     },
   ])('$name', ({ o, want }) => expect(freeSlots(o)).toBe(want));
@@ -111,7 +111,7 @@ describe('planRelease', () => {
     { name: 'the carry adds to the budget', t: { admitPerMinute: 90, carry: 0.5 }, admit: 2, carry: 0 },
     {
       name: 'free slots bound it',
-      t: { occupancy: { maxActiveVisitors: 100, activeLimit: 4, active: 1, pending: 1, ...unknownShows } },
+      t: { occupancy: { maxActiveVisitors: 100, activeLimit: 4, active: 1, ...allExpected(1) } },
       admit: 2,
       carry: 0.999,
     },
@@ -165,7 +165,7 @@ describe('planRelease', () => {
           activeLimit: fc.nat(200),
           active: fc.nat(200),
           pending: fc.nat(200),
-          noShowRate: fc.constant(null),
+          expected: fc.nat(200),
           pendingLimit: fc.nat(400),
         }),
         fc.nat(20).chain((size) => fc.record({ size: fc.constant(size), released: fc.nat(size) })),
