@@ -156,19 +156,12 @@ export function unclaimedPlaces(
   claimLagsMs: readonly number[],
 ): { pending: number; expected: number } {
   const show = noShowRate === null || !Number.isFinite(noShowRate) ? 1 : 1 - Math.min(1, Math.max(0, noShowRate));
-  const lags = claimLagsMs.length >= MIN_CLAIM_LAGS ? [...claimLagsMs].sort((x, y) => x - y) : null;
-  /** Share of showing visitors who claim within `age` ms. */
-  const claimedBy = (age: number): number => {
-    if (!lags) return Math.min(1, Math.max(0, age) / DEFAULT_CLAIM_SPREAD_MS);
-    let lo = 0;
-    let hi = lags.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (lags[mid]! <= age) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo / lags.length;
-  };
+  const measured = claimLagsMs.length >= MIN_CLAIM_LAGS;
+  /** Share of showing visitors who claim within `age` ms (at most CLAIM_LAGS_KEPT lags: a count is cheap). */
+  const claimedBy = (age: number): number =>
+    measured
+      ? claimLagsMs.filter((lag) => lag <= age).length / claimLagsMs.length
+      : Math.min(1, Math.max(0, age) / DEFAULT_CLAIM_SPREAD_MS);
   let pending = 0;
   let expected = 0;
   for (const r of releases) {
