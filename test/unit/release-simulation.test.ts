@@ -110,7 +110,9 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     const after = run.filter((t) => t.tick > cut.tick && t.tick < cut.tick + 40);
     const meanRate = after.reduce((a, t) => a + t.rate, 0) / after.length;
     const released = releasedPerMinute(run, cut.tick + 1, cut.tick + 40);
-    console.log(`50 % no-shows, a cut at tick ${cut.tick} (${cut.reason}): released ${(released / meanRate).toFixed(2)} x the rate over the next 39 s`);
+    console.log(
+      `50 % no-shows, a cut at tick ${cut.tick} (${cut.reason}): released ${(released / meanRate).toFixed(2)} x the rate over the next 39 s`,
+    );
     expect(cut.limit).toBeLessThanOrEqual(20);
     expect(released / meanRate).toBeGreaterThanOrEqual(0.9);
   });
