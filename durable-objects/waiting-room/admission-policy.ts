@@ -20,6 +20,14 @@ export interface ReleaseRef {
   atMs: number;
 }
 
+/**
+ * How long a visitor whose released place waits for a slot keeps one reserved after their last
+ * ask, ms: a released place is polled every MIN_POLL_MS (2 s, 20 % jitter), so a few missed polls.
+ */
+export const SLOT_ASK_KEPT_MS = 10_000;
+/** At most this many visitors waiting for a slot are remembered (a bound on the room's memory). */
+export const SLOT_ASKS_KEPT = 10_000;
+
 /** What the decision reads about the room. */
 export interface AdmitRoom {
   policy: 'fifo' | 'random';
@@ -38,6 +46,11 @@ export interface AdmitRoom {
   lapsed: FifoPlace;
   /** Each presale lane the event lists: its own cursor and lapse mark (a place of a lane not listed lapses). */
   lanes: ReadonlyMap<string, { cursor: FifoPlace; lapsed: FifoPlace }>;
+  /**
+   * How long after its release an unclaimed place still holds a slot, ms (the claim horizon, at
+   * most the claim window: tick-plan claimHorizonMs): a claim later than that needs a free slot.
+   */
+  heldForMs: number;
 }
 
 /** The lookups the decision may need (each at most once). */
@@ -48,14 +61,24 @@ export interface AdmitLookups {
   releaseOfRank(rank: number): ReleaseRef | null;
   /** The release that released FIFO place `place`, or null. */
   releaseOfPlace(place: FifoPlace): ReleaseRef | null;
+  /**
+   * Whether an admission fits now: fewer active visitors than the organizer's max; for a `late`
+   * claim (its place no longer holds a slot) also a slot free under the lower of that max and the
+   * controller's limit, after the active visitors, the places expected to arrive and the visitors
+   * who asked for a slot before this one.
+   */
+  fits(late: boolean): boolean;
 }
 
 /**
  * The decision: an answer to return as is (`waiting`, `requeue`, or `admitted` for the admission
- * handed out again), or `claim`: store a new admission from release `release` (count the claim).
+ * handed out again), `claim`: store a new admission from release `release` (count the claim), or
+ * `wait_for_slot`: the place is kept, the visitor is told to wait (`waiting`) and the next free
+ * slot is theirs (the room reserves it for SLOT_ASK_KEPT_MS after each ask).
  */
 export type AdmitDecision =
   | { kind: 'answer'; answer: Exclude<AdmitAnswer, { kind: 'event_not_found' }> }
+  | { kind: 'wait_for_slot' }
   | { kind: 'claim'; release: ReleaseRef; placeKey: string; admittedAtMs: number; expiresAtMs: number };
 
 const answer = (a: Exclude<AdmitAnswer, { kind: 'event_not_found' }>): AdmitDecision => ({ kind: 'answer', answer: a });
@@ -71,7 +94,14 @@ const answer = (a: Exclude<AdmitAnswer, { kind: 'event_not_found' }>): AdmitDeci
  * - a FIFO place from a shard the event no longer counts, or of a presale lane it no longer lists:
  *   `lapsed`; not passed by its line's cursor (the public queue's, or its lane's): `waiting`;
  * - released longer than the idle timeout ago (or its record pruned): `lapsed`;
+ * - no room for it (AdmitLookups `fits`): `waiting`, or `wait_for_slot` when it is late (released
+ *   more than `heldForMs` ago, so it holds no slot of its own any more);
  * - else `claim`: a new admission ending on the whole second at or before now + the admission TTL.
+ *
+ * Attacker review 2026-12-02, failing input: max active 5, 150 joins whose tickets did not poll
+ * for 2 minutes: their places stopped holding slots (measured no-shows) and all 150 claimed at
+ * once: 150 active against a max of 5. A place claimed after it stopped holding a slot now needs
+ * a free one, and no claim admits past the organizer's max.
  */
 export function decideAdmit(
   visitorId: string,
@@ -106,5 +136,8 @@ export function decideAdmit(
     release = comparePlaces(place, line.lapsed) < 0 ? null : lookups.releaseOfPlace(place);
   }
   if (release === null || nowMs - release.atMs > room.idleTimeoutMs) return answer({ kind: 'requeue', reason: 'lapsed' });
+  const late = nowMs - release.atMs > room.heldForMs;
+  // A place still holding its slot needs no ask: the tick fills no slot an expected arrival holds.
+  if (!lookups.fits(late)) return late ? { kind: 'wait_for_slot' } : answer({ kind: 'waiting' });
   return { kind: 'claim', release, placeKey: key, admittedAtMs: nowMs, expiresAtMs: admissionEndsAtMs(nowMs, room.admissionTtlMs) };
 }

@@ -7,7 +7,7 @@ import { ENDED_SESSIONS_MAX } from '../../contracts/queue/ended-sessions';
 import { decideAdmit, type AdmitDecision } from './admission-policy';
 import { claimWindowMs, pendingLimit, roomPace, type RoomPace } from './admission-pace';
 import { nextSlotFreesAt, type AlarmCause, type AlarmFacts } from './alarm-plan';
-import { parseStoredHealth } from './health-intake';
+import { parseStoredHealth, publicHealth } from './health-intake';
 import { firstSaleStartMs, lanesOf, type RoomConfig } from './room-config';
 import { publishCursor, queueListing } from './room-cursor';
 import { bindingReport } from './room-report';
@@ -157,10 +157,15 @@ function paceOf(store: RoomStore, { row, config }: Room, nowMs: number, waitingN
   );
 }
 
-/** Unclaimed places inside the claim window `windowMs` now, and those expected to arrive (tick-plan unclaimedPlaces). */
-function unclaimedNow(store: RoomStore, nowMs: number, windowMs: number): { pending: number; expected: number } {
+/**
+ * Unclaimed places inside the claim window `windowMs` now, and those expected to arrive
+ * (tick-plan unclaimedPlaces) plus, unless `withoutAsks`, the visitors waiting for a slot (each
+ * will take the next free one).
+ */
+function unclaimedNow(store: RoomStore, nowMs: number, windowMs: number, withoutAsks = false): { pending: number; expected: number } {
   const noShowRate = gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)).noShowRate;
-  return unclaimedPlaces(store.unclaimedReleases(nowMs, windowMs), nowMs, noShowRate, store.claimLagsMs());
+  const u = unclaimedPlaces(store.unclaimedReleases(nowMs, windowMs), nowMs, noShowRate, store.claimLagsMs());
+  return withoutAsks ? u : { ...u, expected: u.expected + store.slotAsks(nowMs).size };
 }
 
 /** What binds admissions now, with the numbers behind it (room-report.ts bindingReport). */
@@ -207,7 +212,7 @@ export async function roomStats(
     admitPerMinute: row.admit_rate,
     activeLimit: Math.min(row.active_limit ?? config.maxActiveVisitors, config.maxActiveVisitors),
     fixedRatePerMinute: row.fixed_rate,
-    lastHealth: parseStoredHealth(row.health),
+    lastHealth: publicHealth(parseStoredHealth(row.health)),
     gateway: gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)),
     samples: store.samples(nowMs - SAMPLE_KEEP_MS),
     rateLog: store.rateLog(RATE_LOG_SHOWN),
@@ -253,6 +258,18 @@ export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: 
 /** Whether `place` admits `visitorId` now (admission-policy.ts decideAdmit over the stored rows). */
 export function admitDecision(store: RoomStore, { row, config }: Room, visitorId: string, place: Place, nowMs: number): AdmitDecision {
   const prior = store.admission(visitorId);
+  const window = claimWindowMs(config.idleTimeoutMs);
+  const fits = (late: boolean): boolean => {
+    const active = store.activeCount(nowMs);
+    if (active >= config.maxActiveVisitors || !late) return active < config.maxActiveVisitors;
+    let ahead = 0;
+    for (const id of store.slotAsks(nowMs).keys()) {
+      if (id === visitorId) break;
+      ahead++;
+    }
+    const cap = Math.min(config.maxActiveVisitors, row.active_limit ?? config.maxActiveVisitors);
+    return cap - active - unclaimedNow(store, nowMs, window, true).expected - ahead >= 1;
+  };
   return decideAdmit(
     visitorId,
     place,
@@ -267,12 +284,14 @@ export function admitDecision(store: RoomStore, { row, config }: Room, visitorId
       cursor: cursorOf(row),
       lapsed: lapsedOf(row),
       lanes: laneLines(store, config),
+      heldForMs: Math.min(window, claimHorizonMs(store.claimLagsMs())),
     },
     prior && { place: prior.place, state: prior.state, admittedAtMs: prior.admitted_at, expiresAtMs: prior.expires_at },
     {
       drawRank: () => store.drawRank(visitorId),
       releaseOfRank: (rank) => store.releaseOfRank(rank),
       releaseOfPlace: (p) => store.releaseOfPlace(p),
+      fits,
     },
     nowMs,
   );

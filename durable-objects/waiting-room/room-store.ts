@@ -5,7 +5,7 @@ import type { FifoPlace } from '../../contracts/queue/cursor';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 import type { Sql } from '../shared/sql';
 import type { AdmissionSample } from './admission-pace';
-import type { ReleaseRef } from './admission-policy';
+import { SLOT_ASK_KEPT_MS, SLOT_ASKS_KEPT, type ReleaseRef } from './admission-policy';
 import type { HealthReport } from './health-signals';
 import type { GatewaySignals } from './release-controller';
 import type { Sample } from './room-types';
@@ -85,9 +85,28 @@ export class RoomStore {
    */
   private readonly lags: number[] = [];
 
+  /**
+   * Visitors whose released place waits for a slot (admission-policy `wait_for_slot`): visitor id
+   * to their last ask (epoch ms), in the order they first asked. Kept in memory: after a restart
+   * the next asks rebuild it (a visitor asks every MIN_POLL_MS).
+   */
+  private readonly asks = new Map<string, number>();
+
   constructor(private readonly sql: Sql) {
     this.lanes = new LaneStore(sql);
     this.ended = new EndedStore(sql);
+  }
+
+  /** Notes that `visitorId` asked for a slot at `nowMs` (at most SLOT_ASKS_KEPT visitors: the oldest ask goes). */
+  askForSlot(visitorId: string, nowMs: number): void {
+    this.asks.set(visitorId, nowMs);
+    if (this.asks.size > SLOT_ASKS_KEPT) this.asks.delete(this.asks.keys().next().value!);
+  }
+
+  /** The visitors who asked for a slot within SLOT_ASK_KEPT_MS of `nowMs`, first asker first. */
+  slotAsks(nowMs: number): ReadonlyMap<string, number> {
+    for (const [id, at] of this.asks) if (nowMs - at > SLOT_ASK_KEPT_MS) this.asks.delete(id);
+    return this.asks;
   }
 
   /** The latest claim lags, ms (see `lags`). */
@@ -156,6 +175,7 @@ export class RoomStore {
     this.sql.run`INSERT OR REPLACE INTO wr_admissions (visitor_id, place, released_at, admitted_at, expires_at, state)
       VALUES (${visitorId}, ${placeKey}, ${release.atMs}, ${admittedAtMs}, ${expiresAtMs}, 'admitted')`;
     this.sql.run`UPDATE wr_releases SET claimed = claimed + 1 WHERE id = ${release.id}`;
+    this.asks.delete(visitorId);
     this.lags.push(Math.max(0, admittedAtMs - release.atMs));
     if (this.lags.length > CLAIM_LAGS_KEPT) this.lags.shift();
   }

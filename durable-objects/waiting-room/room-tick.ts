@@ -27,9 +27,11 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
   const report = parseStoredHealth(r.health);
   const gateway = gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS));
   const active = store.activeCount(nowMs);
-  // Unclaimed places count for the claim window only: after it they lapse from the budget.
+  // Unclaimed places count for the claim window only: after it they lapse from the budget. The
+  // visitors whose late claim waits for a slot count as arrivals: the next free slots are theirs.
   const window = claimWindowMs(config.idleTimeoutMs);
-  const unclaimed = unclaimedPlaces(store.unclaimedReleases(nowMs, window), nowMs, gateway.noShowRate, store.claimLagsMs());
+  const places = unclaimedPlaces(store.unclaimedReleases(nowMs, window), nowMs, gateway.noShowRate, store.claimLagsMs());
+  const unclaimed = { ...places, expected: places.expected + store.slotAsks(nowMs).size };
   const bounds = controllerBounds(config, r.fixed_rate);
   const decision = nextReleaseRate(
     {

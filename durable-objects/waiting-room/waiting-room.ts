@@ -150,8 +150,13 @@ export class WaitingRoom extends DurableObject<Env> {
     this.requests++;
     const room = this.room();
     if (!room) return { kind: 'event_not_found' };
-    const decision = admitDecision(this.store, room, visitorId, place, this.clock());
+    const now = this.clock();
+    const decision = admitDecision(this.store, room, visitorId, place, now);
     if (decision.kind === 'answer') return decision.answer;
+    if (decision.kind === 'wait_for_slot') {
+      this.store.askForSlot(visitorId, now);
+      return { kind: 'waiting' };
+    }
     const { release, admittedAtMs, expiresAtMs } = decision;
     this.ctx.storage.transactionSync(() => this.store.claim(visitorId, decision.placeKey, release, admittedAtMs, expiresAtMs));
     return { kind: 'admitted', admittedAtMs, expiresAtMs };
@@ -270,8 +275,9 @@ export class WaitingRoom extends DurableObject<Env> {
   /**
    * Stores the origin's latest health report; the next tick acts on it. Reports count as of their
    * signed time clamped to this clock and must arrive in that order (health-intake.ts
-   * acceptHealthReport): a replayed report never stands in for a newer one, and one signed a little
-   * ahead never locks out the correctly timed ones after it (#14.6).
+   * acceptHealthReport): a replayed report never stands in for a newer one, one sent again is
+   * acknowledged and changes nothing, and one signed a little ahead never locks out the correctly
+   * timed ones after it (#14.6).
    *
    * @param signedAtMs the report's signed timestamp, epoch ms
    * @returns `ok`, `event_not_found`, or `out_of_order`
@@ -282,6 +288,7 @@ export class WaitingRoom extends DurableObject<Env> {
     const now = this.clock();
     const accepted = acceptHealthReport(parseStoredHealth(room.row.health), report, signedAtMs, now);
     if (accepted.kind === 'out_of_order') return { kind: 'out_of_order' };
+    if (accepted.kind === 'duplicate') return DONE;
     this.store.setHealth(JSON.stringify(accepted.health));
     await this.ensureAlarm(now, NOT_IN_ALARM, 'capacity');
     return DONE;

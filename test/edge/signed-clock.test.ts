@@ -52,6 +52,23 @@ describe('signed timestamps against the gateway clock', () => {
     expect(replay.body.code).toBe('STALE_REPORT');
   });
 
+  // Attacker review 2026-12-02, failing input: one report signed 5 s ahead, posted again 1.1 s
+  // apart, counted as a new report each time and moved the loop each time (660 -> 6,000/min).
+  it('a report sent again as the clock moves is acknowledged and neither stored nor acted on again', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const path = `/_wr/origin/events/${eventId}/health`;
+    const signedAt = Math.floor(Date.now() / 1000) * 1000 + (MAX_FUTURE_SKEW_S - 1) * 1000;
+    expect((await signedCall('POST', path, health(100), signedAt)).status).toBe(204);
+    const first = (await env.WAITING_ROOM.getByName(eventId).stats())!.lastHealth!;
+    expect(first).not.toHaveProperty('recent');
+    for (let i = 0; i < 2; i++) {
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await signedCall('POST', path, health(100), signedAt)).status).toBe(204);
+      expect((await env.WAITING_ROOM.getByName(eventId).stats())!.lastHealth).toEqual(first);
+    }
+  });
+
   // The class: every origin API route takes the same window (past: the replay window; future: the skew).
   const routes = (eventId: string): [string, string, string][] => [
     ['POST', `/_wr/origin/events/${eventId}/health`, health()],

@@ -371,9 +371,12 @@ describe('acceptHealthReport', () => {
     expect(ahead.reportedAtMs).toBe(NOW);
     expect(acceptHealthReport(ahead, r, NOW + 1_000, NOW + 1_000).kind).toBe('store');
   });
-  it.each<[string, number, number, 'store' | 'out_of_order']>([
+  it('takes another report signed in the same second, and knows the same report sent again', () => {
+    expect(acceptHealthReport(stored(NOW, NOW), { ...r, activeBuyers: 2 }, NOW, NOW + 500).kind).toBe('store');
+  });
+  it.each<[string, number, number, 'store' | 'duplicate' | 'out_of_order']>([
     ['a later report', NOW + 2_000, NOW + 2_000, 'store'],
-    ['the same second again', NOW, NOW + 500, 'store'],
+    ['the same report, the same second again', NOW, NOW + 500, 'duplicate'],
     ['a replay of an older report', NOW - 30_000, NOW + 2_000, 'out_of_order'],
   ])('%s', (_name, signedAtMs, nowMs, kind) => {
     expect(acceptHealthReport(stored(NOW, NOW), r, signedAtMs, nowMs).kind).toBe(kind);

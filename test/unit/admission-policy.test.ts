@@ -27,6 +27,7 @@ const room = (o: Partial<AdmitRoom> = {}): AdmitRoom => ({
   cursor: { bucket: 100, idx: 0, shard: 0 },
   lapsed: { bucket: 0, idx: 0, shard: 0 },
   lanes: new Map(),
+  heldForMs: 30_000,
   ...o,
 });
 
@@ -35,6 +36,7 @@ const lookups = (o: Partial<AdmitLookups> = {}): AdmitLookups => ({
   drawRank: () => null,
   releaseOfRank: () => release,
   releaseOfPlace: () => release,
+  fits: () => true,
   ...o,
 });
 
@@ -148,6 +150,26 @@ describe('decideAdmit', () => {
       room: { policy: 'random', drawn: true, drawReleased: 5, lapsedDraw: 5 },
       lookups: { drawRank: () => 5 },
       want: { kind: 'answer', answer: { kind: 'requeue', reason: 'lapsed' } },
+    },
+    // Attacker review 2026-12-02: places that stopped holding a slot were claimed past the max.
+    {
+      name: 'a claim that does not fit while its place holds a slot waits, its place kept',
+      place: fifo(99),
+      lookups: { fits: () => false },
+      want: { kind: 'answer', answer: { kind: 'waiting' } },
+    },
+    {
+      name: 'a claim later than heldForMs needs a free slot (late)',
+      place: fifo(99),
+      room: { heldForMs: 5_000 },
+      lookups: { fits: (late) => !late },
+      want: { kind: 'wait_for_slot' },
+    },
+    {
+      name: 'a claim within heldForMs fits without a free slot (its slot was held)',
+      place: fifo(99),
+      lookups: { fits: (late) => !late },
+      want: claim,
     },
   ])('$name', ({ place, room: r, prior, lookups: l, want }) => {
     expect(decideAdmit('v', place, room(r), prior ?? null, lookups(l), NOW)).toEqual(want);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_HOLD_TARGET_P99_MS, type QueueConfig } from '../../contracts/event-config';
 import { releasedInBucket } from '../../contracts/queue/cursor';
 import { nextSlotFreesAt } from '../../durable-objects/waiting-room/alarm-plan';
-import { acceptHealthReport } from '../../durable-objects/waiting-room/health-intake';
+import { acceptHealthReport, RECENT_REPORTS_KEPT, type StoredHealth } from '../../durable-objects/waiting-room/health-intake';
 import {
   configChangeConflict,
   lotteryStartConflict,
@@ -197,7 +197,56 @@ describe('acceptHealthReport', () => {
       signed: T0 + 3_000,
       want: { kind: 'store', health: { ...report, reportedAtMs: T0, signedAtMs: T0 + 3_000 } },
     },
-  ])('$name', ({ last, signed, want }) => expect(acceptHealthReport(last, report, signed, T0)).toEqual(want));
+  ])('$name', ({ last, signed, want }) => {
+    const got = acceptHealthReport(last, report, signed, T0);
+    expect(got.kind === 'store' ? { ...got, health: { ...got.health, recent: undefined } } : got).toEqual(
+      want.kind === 'store' ? { ...want, health: { ...want.health, recent: undefined } } : want,
+    );
+  });
+
+  // Attacker review 2026-12-02, failing input: one report signed 5 s ahead, posted five times 1.1 s
+  // apart, was a new report each time (clamped to a later now), and the loop climbed five times.
+  it('a report sent again, also one signed ahead and sent as the clock moves, is a duplicate', () => {
+    const first = acceptHealthReport(null, report, T0 + 5_000, T0);
+    expect(first.kind).toBe('store');
+    let last = first.kind === 'store' ? first.health : null;
+    for (const now of [T0 + 1_100, T0 + 2_200, T0 + 3_300, T0 + 4_400, T0 + 5_500, T0 + 60_000]) {
+      expect(acceptHealthReport(last, report, T0 + 5_000, now)).toEqual({ kind: 'duplicate' });
+    }
+    // A different report signed at the same second is a new one; then both are known.
+    const other = acceptHealthReport(last, { ...report, p99LatencyMs: 120 }, T0 + 5_000, T0 + 1_100);
+    expect(other.kind).toBe('store');
+    last = other.kind === 'store' ? other.health : null;
+    expect(acceptHealthReport(last, report, T0 + 5_000, T0 + 2_000)).toEqual({ kind: 'duplicate' });
+    expect(acceptHealthReport(last, { ...report, p99LatencyMs: 120 }, T0 + 5_000, T0 + 2_000)).toEqual({ kind: 'duplicate' });
+  });
+
+  // Attacker review 2026-12-02, failing input: a report signed 4 s ahead, then one signed in the
+  // current second 300 ms later: refused with STALE_REPORT (stored time in ms, signed time in s).
+  it('a report signed in the current second after one signed ahead is accepted', () => {
+    const ahead = acceptHealthReport(null, report, T0 + 4_000, T0 + 300);
+    expect(ahead.kind).toBe('store');
+    const now = acceptHealthReport(ahead.kind === 'store' ? ahead.health : null, { ...report, p99LatencyMs: 150 }, T0, T0 + 600);
+    expect(now).toMatchObject({ kind: 'store', health: { p99LatencyMs: 150, reportedAtMs: T0 } });
+  });
+
+  it('remembers only the reports that could pass the ordering rule again, and refuses past RECENT_REPORTS_KEPT', () => {
+    let last: StoredHealth | null = null;
+    for (let s = 0; s < 100; s++) {
+      const got = acceptHealthReport(last, { ...report, activeBuyers: s }, T0 + s * 1_000, T0 + s * 1_000 + 500);
+      expect(got.kind).toBe('store');
+      last = got.kind === 'store' ? got.health : null;
+    }
+    expect(last!.recent).toHaveLength(1);
+    // Many distinct reports in one second: kept up to the bound, then refused.
+    const kinds = Array.from({ length: RECENT_REPORTS_KEPT + 5 }, (_, i) => {
+      const got = acceptHealthReport(last, { ...report, activeBuyers: 1_000 + i }, T0 + 200_000, T0 + 200_000);
+      if (got.kind === 'store') last = got.health;
+      return got.kind;
+    });
+    expect(kinds.filter((k) => k === 'store')).toHaveLength(RECENT_REPORTS_KEPT);
+    expect(kinds.at(-1)).toBe('out_of_order');
+  });
 });
 
 describe('queueListing', () => {
