@@ -4,7 +4,7 @@ import type { PageTemplate, QueueConfig } from '../event-config';
 import type { CursorEntry } from '../entry';
 import type { ProofOfWorkConfig } from '../proof-of-work';
 import type { EndedSessions } from './ended-sessions';
-import { estimateWait, onSale, pollAfterMs, waitingState, type QueueState, type RoomMode } from './queue-policy';
+import { estimateWait, estimateWaitSeconds, onSale, pollAfterMs, waitingState, type QueueState, type RoomMode } from './queue-policy';
 
 /** Arrivals are grouped in buckets of this many ms; FIFO holds exactly across buckets. */
 export const BUCKET_MS = 1_000;
@@ -273,7 +273,14 @@ export function viewPlace(cursor: AdmissionCursor, place: Place, key: LotteryKey
     position: ahead + 1,
     ahead,
     estimatedWaitSeconds: wait === null ? null : wait + untilStart,
-    pollAfterMs: pollAfterMs(wait, cursor.idleTimeoutMs),
+    // Without an estimate, the release rate still bounds how soon the place can come: polled as if
+    // that were the wait (new user review 2026-12-02: in a surge's first seconds, slots full of
+    // expected arrivals and no departures measured yet, every poll said 15 s; released visitors
+    // came back that late and held their slots as unclaimed places: 0.41 x the maximum admitted).
+    pollAfterMs: pollAfterMs(
+      wait ?? (state === 'waiting' ? estimateWaitSeconds(ahead + 1, cursor.admitPerMinute) : null),
+      cursor.idleTimeoutMs,
+    ),
   };
 }
 

@@ -110,8 +110,20 @@ describe('viewPlace', () => {
     // 10 ahead: 11 places. 60/min alone: 11 s; with 1 slot free and 6/min freeing, 100 s.
     expect(viewPlace({ ...base, slotsFreedPerMinute: 6, freeSlots: 1 }, place, null, 1)).toMatchObject({ estimatedWaitSeconds: 100 });
     expect(viewPlace({ ...base, slotsFreedPerMinute: 6, freeSlots: 20 }, place, null, 1)).toMatchObject({ estimatedWaitSeconds: 11 });
-    // Nothing measured freeing behind full slots: no estimate, and the slowest poll.
+    // Nothing measured freeing behind full slots: no estimate, and polled as the release rate
+    // allows (11 s at 60/min: after 2.2 s), the slowest poll only far back (new user review
+    // 2026-12-02, failing input: position 259 of a surge's first seconds told to poll after 15 s).
     expect(viewPlace({ ...base, slotsFreedPerMinute: 0, freeSlots: 0 }, place, null, 1)).toMatchObject({
+      estimatedWaitSeconds: null,
+      pollAfterMs: 2_200,
+    });
+    const surge = { ...base, admitPerMinute: 1_200, slotsFreedPerMinute: 0, freeSlots: 0, queue: [[10, 300]] as [number, number][] };
+    expect(viewPlace(surge, { bucket: 10, idx: 261, shard: 0 }, null, 1)).toMatchObject({
+      position: 259,
+      estimatedWaitSeconds: null,
+      pollAfterMs: 2_600,
+    });
+    expect(viewPlace({ ...surge, admitPerMinute: 60 }, { bucket: 10, idx: 262, shard: 0 }, null, 1)).toMatchObject({
       estimatedWaitSeconds: null,
       pollAfterMs: MAX_POLL_MS,
     });
