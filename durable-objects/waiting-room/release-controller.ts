@@ -88,6 +88,13 @@ export interface ControllerState {
 
 /** Rate factor on missing health, and on overload not measured in latency (errors, slow holds). */
 export const DECREASE_FACTOR = 0.5;
+/**
+ * An origin silent this long (no report for it, ms) gets the minimum rate at once: ticks halving
+ * the rate every second would have reached it long before, but a room asleep (every slot taken)
+ * runs no ticks (attacker review 2026-12-02: the first tick after 562 s of silence released at
+ * 300/min, half of the last rate, not at the minimum).
+ */
+export const SILENT_TO_MINIMUM_MS = 60_000;
 /** A latency overload cuts by target/p99, but never deeper than this factor... */
 export const MIN_CUT_FACTOR = 0.5;
 /** ...and never shallower than this one (a report just over target still cuts by a tenth). */
@@ -176,7 +183,8 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  *   and the load is not remembered as the origin's knee; nor on the first report, whose window
  *   measured visitors admitted before any learned limit.
  * A missing, stale, malformed or failing report means the origin is down (see originDownReason):
- * the rate halves toward the minimum (or drops to 0 when the organizer chose `pause`) and the
+ * the rate halves toward the minimum (at once after SILENT_TO_MINIMUM_MS of silence; 0 when the
+ * organizer chose `pause`) and the
  * limit never grows, so the gateway never climbs blind. A high conflict rate holds both. An
  * organizer's fixed rate overrides the rate. Clock jumps are harmless: a report's age is never
  * negative and each report acts once.
@@ -231,7 +239,8 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     const limit = Math.min(state.activeLimit, bounds.maxActive);
     if (fixed !== null) return decide(rateOr(fixed), limit, state.lastReportAtMs, down);
     if (bounds.onOriginDown === 'pause') return decide(0, limit, state.lastReportAtMs, `${down}, releases paused`);
-    return decide(clamp(state.ratePerMinute * DECREASE_FACTOR), limit, state.lastReportAtMs, down);
+    const long = origin !== null && nowMs - origin.reportedAtMs > SILENT_TO_MINIMUM_MS;
+    return decide(clamp(long ? 0 : state.ratePerMinute * DECREASE_FACTOR), limit, state.lastReportAtMs, down);
   }
   const report = origin!;
   const noShow = gateway.noShowRate !== null && Number.isFinite(gateway.noShowRate) ? Math.min(Math.max(gateway.noShowRate, 0), 0.99) : 0;

@@ -61,6 +61,17 @@ describe('nextReleaseRate', () => {
       200,
       /^no health report for 10 s: rate 300 -> 150\/min$/,
     ],
+    // Attacker review 2026-12-02, failing input: a room asleep through 562 s of silence halved
+    // once on its first tick (600 -> 300/min) instead of going to the minimum.
+    [
+      'a minute of silence goes to the minimum at once',
+      report({ reportedAtMs: NOW - 562_000 }),
+      {},
+      {},
+      60,
+      200,
+      /^no health report for 562 s: rate 300 -> 60\/min$/,
+    ],
     ['no report halves', null, {}, {}, 150, 200, /^no health report yet: rate 300 -> 150\/min$/],
     ['a failing origin counts as down', report({ errorRate: 0.7 }), {}, {}, 150, 200, /^origin failing \(errors 70.0%\)/],
     [
