@@ -84,18 +84,39 @@ export async function startDevServer(
   // (`detached`): stop() signals the whole group, and if this process dies without stopping it
   // (`kill -9`, a closed terminal) the guard reads end-of-file on its stdin and takes the group down
   // within GUARD_GRACE_MS, so no workerd keeps holding the port.
-  const child = spawn(nodeBinary(), [join(ROOT, 'scripts', 'lib', 'process-guard.ts'), nodeBinary(), wrangler, ...args], {
-    cwd: ROOT,
-    stdio: opts.quiet ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'inherit', 'inherit'],
-    env: { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}`, WRANGLER_SEND_METRICS: 'false' },
-    detached: true,
-  });
+  const launch = () => {
+    const proc = spawn(nodeBinary(), [join(ROOT, 'scripts', 'lib', 'process-guard.ts'), nodeBinary(), wrangler, ...args], {
+      cwd: ROOT,
+      // Output is kept for the error message; shown live unless quiet.
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}`, WRANGLER_SEND_METRICS: 'false' },
+      detached: true,
+    });
+    log = '';
+    const keep = (out: NodeJS.WriteStream) => (d: Buffer) => {
+      // The tail only (an error message's worth): a dev server runs for hours and logs every request.
+      log = (log + d.toString()).slice(-65_536);
+      if (!opts.quiet) out.write(d);
+    };
+    proc.stdout.on('data', keep(process.stdout));
+    proc.stderr.on('data', keep(process.stderr));
+    return proc;
+  };
   let log = '';
-  child.stdout?.on('data', (d: Buffer) => (log += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+  let child = launch();
+  let retried = false;
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
+    // Two starts at the same moment may pick the same free port for a socket of their own
+    // (wrangler's inspector, workerd's `direct:` sockets): the loser exits with "Address already in
+    // use" (new user review 2026-12-02). Once, start again: the other one holds its ports by now.
+    if (child.exitCode !== null && !retried && /Address already in use|EADDRINUSE/.test(log) && (await portIsFree(port))) {
+      retried = true;
+      if (!opts.quiet) console.error(`wrangler dev lost a port race with another start; starting again`);
+      child = launch();
+      continue;
+    }
     if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}\n${log}`);
     try {
       const res = await fetch(`${url}/.well-known/jwks.json`);
