@@ -116,7 +116,10 @@ const p99s = r.samples.filter((s) => s.p99 !== null).map((s) => s.p99!);
 console.log(`\nCrowd summary (${r.elapsedS.toFixed(0)} s, event ${r.eventId})`);
 row('visitors joined / admitted / no-shows', `${r.joined} / ${r.admitted} / ${r.noShows}`);
 row(`admitted per minute while visitors waited (${q.fromS.toFixed(0)}-${q.toS.toFixed(0)} s)`, ratio(admittedPerMinute(r, q.fromS, q.toS)));
-row(`admitted per minute from 30 s after the first report (${after.toFixed(0)} s)`, ratio(admittedPerMinute(r, after, q.toS)));
+row(
+  `admitted per minute from 30 s after the first report (${after.toFixed(0)} s)`,
+  after < q.toS ? ratio(admittedPerMinute(r, after, q.toS)) : `- (nobody waited after ${q.toS.toFixed(0)} s)`,
+);
 row('places released per minute while visitors waited', ratio(releasedPerMinute(r, q.fromS, q.toS)));
 row('first health report acted on at', r.firstReportS === null ? 'never' : `${r.firstReportS.toFixed(0)} s`);
 row('origin p99 seen (median / max of reports), ms', p99s.length ? `${median(p99s)} / ${Math.max(...p99s)}` : '-');
