@@ -1,7 +1,14 @@
 // Organizer settings of one event: the schema, its defaults and the split between the two objects.
 import * as z from 'zod/mini';
+import { _isoDateTime } from 'zod/v4/core';
 import { MAX_BYPASS_ENTRIES, MAX_PATTERNS, MAX_PATTERN_LENGTH } from './room-patterns';
 import { plainText, wholeNumber } from './zod';
+
+/**
+ * An ISO 8601 date-time with a UTC offset (`z.iso.datetime({ offset: true })`, built from its parts:
+ * `z.iso` is a namespace object the bundler keeps whole, with every ISO schema in it).
+ */
+const isoDateTime = _isoDateTime(z.ZodMiniISODateTime, { offset: true });
 import { SECTION_PATTERN, TIER_PATTERN } from './names';
 import { DEFAULT_ENTRY_ISSUER, JWKS_PATH_PATTERN, LANE_PATTERN, MAX_LANES, MAX_SIGN_IN_URL_LENGTH, type EntryRule } from './entry';
 import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS, type ProofOfWorkConfig } from './proof-of-work';
@@ -42,7 +49,7 @@ export const eventConfigInput = z.lazy(() =>
     .strictObject({
       name: z.optional(plainText(1, 200)),
       policy: z._default(z.enum(['fifo', 'random']), 'fifo'),
-      saleStartsAt: z.optional(z.iso.datetime({ offset: true })),
+      saleStartsAt: z.optional(isoDateTime),
       releaseRatePerMinute: wholeNumber(1, 1_000_000),
       minReleaseRatePerMinute: z.optional(wholeNumber(0, 1_000_000)),
       maxActiveVisitors: wholeNumber(1, 10_000_000),
@@ -120,7 +127,7 @@ export const eventConfigInput = z.lazy(() =>
               .array(
                 z.strictObject({
                   lane: z.string().check(z.regex(LANE_PATTERN)),
-                  saleStartsAt: z.optional(z.iso.datetime({ offset: true })),
+                  saleStartsAt: z.optional(isoDateTime),
                   releaseSharePercent: wholeNumber(0, 100),
                 }),
               )

@@ -1,6 +1,8 @@
 // Entry tokens at the edge: verifying the origin's token (HS256 under ORIGIN_HMAC_SECRET, jose), and
 // the join's entry check: which visitor an account-bound join is for, or why it gets no place.
-import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, jwtVerify, type JWTVerifyGetKey } from 'jose';
+// The classes themselves, not jose's `errors` namespace (which keeps every error class in the bundle).
+import { JOSEError, JWKSInvalid, JWKSTimeout, JWTClaimValidationFailed, JWTExpired } from 'jose/errors';
 import {
   ENTRY_TYP,
   LANE_CLAIM,
@@ -97,20 +99,14 @@ export async function verifyEntryToken(
     // The origin's keys could not be had: our fault (or the origin's), not the visitor's token.
     if (err instanceof GatewayError) throw err;
     // (jose's plain JOSEError, ERR_JOSE_GENERIC, is the JWKS answer that was not 200 OK.)
-    if (
-      err instanceof errors.JWKSTimeout ||
-      err instanceof errors.JWKSInvalid ||
-      !(err instanceof errors.JOSEError) ||
-      err.code === 'ERR_JOSE_GENERIC'
-    )
+    if (err instanceof JWKSTimeout || err instanceof JWKSInvalid || !(err instanceof JOSEError) || err.code === 'ERR_JOSE_GENERIC')
       throw new GatewayError('ORIGIN_UNAVAILABLE', {
         detail: 'the ticketing site’s entry-token keys could not be fetched; try again',
         retryAfterS: 10,
       });
-    if (err instanceof errors.JWTExpired)
-      throw new GatewayError('ENTRY_TOKEN_EXPIRED', { detail: 'the entry token has expired; sign in again' });
+    if (err instanceof JWTExpired) throw new GatewayError('ENTRY_TOKEN_EXPIRED', { detail: 'the entry token has expired; sign in again' });
     // jose checks the signature before the claims: a wrong audience means a genuine token of another event.
-    if (err instanceof errors.JWTClaimValidationFailed && err.claim === 'aud')
+    if (err instanceof JWTClaimValidationFailed && err.claim === 'aud')
       throw new GatewayError('ENTRY_TOKEN_OTHER_EVENT', { detail: `the entry token is for another event, not "${eventId}"` });
     throw invalid('is not valid for this event');
   }

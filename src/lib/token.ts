@@ -1,6 +1,7 @@
 // Queue tickets (HS256 JWTs under the gateway's ticket secret) and admission tokens (ES256 JWTs over
 // jose), and the JWKS that verifies admission tokens.
-import { SignJWT, createLocalJWKSet, errors, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { SignJWT, createLocalJWKSet, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { JWTExpired } from 'jose/errors';
 import { ADMISSION_TYP, PLACE_CLAIM, SESSION_CLAIM, TICKET_TYP } from '../../contracts/names';
 import type { Place } from '../../contracts/queue/cursor';
 import { LANE_PATTERN } from '../../contracts/entry';
@@ -229,7 +230,7 @@ async function verifyEs256(
     });
     return payload;
   } catch (err) {
-    if (err instanceof errors.JWTExpired) throw new GatewayError('TOKEN_EXPIRED', { detail: `the ${kind} has expired` });
+    if (err instanceof JWTExpired) throw new GatewayError('TOKEN_EXPIRED', { detail: `the ${kind} has expired` });
     throw new GatewayError('TOKEN_INVALID', { detail: `the ${kind} is not valid for this event` });
   }
 }

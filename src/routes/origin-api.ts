@@ -84,7 +84,8 @@ originApi.post('/events/:eventId/health', async (c) => {
     ...(report.inFlight ? { inFlight: report.inFlight } : {}),
     ...(report.capacityHint !== undefined ? { capacityHint: report.capacityHint } : {}),
   };
-  // Idempotent: a replayed report is refused as out of order and changes nothing.
+  // Idempotent: a report signed before the last one is refused as out of order, one sent again is
+  // acknowledged (204) and changes nothing (health-intake.ts acceptHealthReport).
   const answer = await callDurableObject(async () => c.env.WAITING_ROOM.getByName(eventId).recordHealth(health, c.var.signedAtMs), {
     idempotent: true,
     name: 'waitingRoom.recordHealth',
@@ -113,7 +114,8 @@ async function holdAction(eventId: string, action: string, call: () => Promise<H
 /** Query of `GET .../holds`: page after a hold id, 1-500 holds per page (default 100). */
 const holdListQuery = z.object({
   after: z._default(visibleId(0, 128), ''),
-  limit: z._default(z.pipe(z.coerce.number(), wholeNumber(1, 500)), 100),
+  // Number() rather than `z.coerce` (a namespace the bundler keeps whole, with every coercing schema).
+  limit: z._default(z.pipe(z.string(), z.pipe(z.transform(Number), wholeNumber(1, 500))), 100),
 });
 
 originApi.get('/events/:eventId/holds', async (c) => {
