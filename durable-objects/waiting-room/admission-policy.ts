@@ -14,7 +14,10 @@ export interface PriorAdmission {
   expiresAtMs: number;
 }
 
-/** A release record: when a batch of places was released, and its id (to count the claim). */
+/**
+ * A release record: when a batch of places was released, and its id (to count the claim); id 0
+ * stands for a record pruned while its visitor waited for a slot (at: their first ask).
+ */
 export interface ReleaseRef {
   id: number;
   atMs: number;
@@ -68,6 +71,8 @@ export interface AdmitLookups {
    * who asked for a slot before this one.
    */
   fits(late: boolean): boolean;
+  /** When the visitor first asked for a slot, if they are still asking (SLOT_ASK_KEPT_MS), else null. */
+  askedAtMs(): number | null;
 }
 
 /**
@@ -93,7 +98,8 @@ const answer = (a: Exclude<AdmitAnswer, { kind: 'event_not_found' }>): AdmitDeci
  *   `waiting` before the draw or while the rank is not released;
  * - a FIFO place from a shard the event no longer counts, or of a presale lane it no longer lists:
  *   `lapsed`; not passed by its line's cursor (the public queue's, or its lane's): `waiting`;
- * - released longer than the idle timeout ago (or its record pruned): `lapsed`;
+ * - released longer than the idle timeout ago (or its record pruned): `lapsed`, unless the visitor
+ *   is still asking for a slot (AdmitLookups `askedAtMs`: polling is not idle);
  * - no room for it (AdmitLookups `fits`): `waiting`, or `wait_for_slot` when it is late (released
  *   more than `heldForMs` ago, so it holds no slot of its own any more);
  * - else `claim`: a new admission ending on the whole second at or before now + the admission TTL.
@@ -135,9 +141,18 @@ export function decideAdmit(
     if (comparePlaces(place, line.cursor) >= 0) return answer({ kind: 'waiting' });
     release = comparePlaces(place, line.lapsed) < 0 ? null : lookups.releaseOfPlace(place);
   }
-  if (release === null || nowMs - release.atMs > room.idleTimeoutMs) return answer({ kind: 'requeue', reason: 'lapsed' });
-  const late = nowMs - release.atMs > room.heldForMs;
+  const lapsed = release === null || nowMs - release.atMs > room.idleTimeoutMs;
+  // A visitor waiting for a slot is not idle: the place is kept while they keep asking.
+  const asked = lapsed ? lookups.askedAtMs() : null;
+  if (lapsed && asked === null) return answer({ kind: 'requeue', reason: 'lapsed' });
+  const late = lapsed || nowMs - release!.atMs > room.heldForMs;
   // A place still holding its slot needs no ask: the tick fills no slot an expected arrival holds.
   if (!lookups.fits(late)) return late ? { kind: 'wait_for_slot' } : answer({ kind: 'waiting' });
-  return { kind: 'claim', release, placeKey: key, admittedAtMs: nowMs, expiresAtMs: admissionEndsAtMs(nowMs, room.admissionTtlMs) };
+  return {
+    kind: 'claim',
+    release: release ?? { id: 0, atMs: asked! },
+    placeKey: key,
+    admittedAtMs: nowMs,
+    expiresAtMs: admissionEndsAtMs(nowMs, room.admissionTtlMs),
+  };
 }

@@ -292,6 +292,7 @@ export function admitDecision(store: RoomStore, { row, config }: Room, visitorId
       releaseOfRank: (rank) => store.releaseOfRank(rank),
       releaseOfPlace: (p) => store.releaseOfPlace(p),
       fits,
+      askedAtMs: () => store.slotAsks(nowMs).get(visitorId)?.firstMs ?? null,
     },
     nowMs,
   );

@@ -87,10 +87,11 @@ export class RoomStore {
 
   /**
    * Visitors whose released place waits for a slot (admission-policy `wait_for_slot`): visitor id
-   * to their last ask (epoch ms), in the order they first asked. Kept in memory: after a restart
-   * the next asks rebuild it (a visitor asks every MIN_POLL_MS).
+   * to their first and last ask (epoch ms), in the order they first asked. Kept in memory: after a
+   * restart the next asks rebuild it (a visitor asks every MIN_POLL_MS), but a place past its idle
+   * timeout then lapses.
    */
-  private readonly asks = new Map<string, number>();
+  private readonly asks = new Map<string, { firstMs: number; lastMs: number }>();
 
   constructor(private readonly sql: Sql) {
     this.lanes = new LaneStore(sql);
@@ -99,13 +100,13 @@ export class RoomStore {
 
   /** Notes that `visitorId` asked for a slot at `nowMs` (at most SLOT_ASKS_KEPT visitors: the oldest ask goes). */
   askForSlot(visitorId: string, nowMs: number): void {
-    this.asks.set(visitorId, nowMs);
+    this.asks.set(visitorId, { firstMs: this.asks.get(visitorId)?.firstMs ?? nowMs, lastMs: nowMs });
     if (this.asks.size > SLOT_ASKS_KEPT) this.asks.delete(this.asks.keys().next().value!);
   }
 
   /** The visitors who asked for a slot within SLOT_ASK_KEPT_MS of `nowMs`, first asker first. */
-  slotAsks(nowMs: number): ReadonlyMap<string, number> {
-    for (const [id, at] of this.asks) if (nowMs - at > SLOT_ASK_KEPT_MS) this.asks.delete(id);
+  slotAsks(nowMs: number): ReadonlyMap<string, { firstMs: number; lastMs: number }> {
+    for (const [id, ask] of this.asks) if (nowMs - ask.lastMs > SLOT_ASK_KEPT_MS) this.asks.delete(id);
     return this.asks;
   }
 
@@ -175,8 +176,10 @@ export class RoomStore {
     this.sql.run`INSERT OR REPLACE INTO wr_admissions (visitor_id, place, released_at, admitted_at, expires_at, state)
       VALUES (${visitorId}, ${placeKey}, ${release.atMs}, ${admittedAtMs}, ${expiresAtMs}, 'admitted')`;
     this.sql.run`UPDATE wr_releases SET claimed = claimed + 1 WHERE id = ${release.id}`;
+    // The claim lag is when the visitor showed: their first ask, if they had to wait for a slot.
+    const showedAtMs = this.asks.get(visitorId)?.firstMs ?? admittedAtMs;
     this.asks.delete(visitorId);
-    this.lags.push(Math.max(0, admittedAtMs - release.atMs));
+    if (release.id > 0) this.lags.push(Math.max(0, showedAtMs - release.atMs));
     if (this.lags.length > CLAIM_LAGS_KEPT) this.lags.shift();
   }
 

@@ -47,4 +47,42 @@ describe('late claims', () => {
       expect((await q.room.stats())!.active).toBe(5);
     },
   );
+
+  // Re-verification 2026-12-02, failing input: max active 1, idle timeout 30 s, six joins; the
+  // first, told "next" and polling every 2.5 s, got a new place at the back 30 s after its release.
+  it(
+    'a visitor waiting for a slot keeps the place past the idle timeout while polling, also past the release record, and gets the next slot',
+    { timeout: 60_000 },
+    async () => {
+      const eventId = freshEventId();
+      const q = new QueueHarness(eventId);
+      await q.room.configure(
+        queueConfig(eventId, { releaseRatePerMinute: 120, minReleaseRatePerMinute: 120, maxActiveVisitors: 1, idleTimeoutSeconds: 30 }),
+      );
+      const t0 = Date.now();
+      await q.at(t0);
+      const ids = Array.from({ length: 6 }, (_, i) => `keep${i}-${crypto.randomUUID().slice(0, 6)}`);
+      for (const id of ids) await q.join(id);
+      for (let s = 1; s <= 20; s++) await q.tick(t0 + s * 1000);
+      await q.at(t0 + 20_500);
+      const first = [];
+      for (const id of ids) first.push((await q.poll(id)).kind);
+      expect(first.filter((k) => k === 'admitted')).toHaveLength(1);
+      expect(first[0]).toBe('waiting');
+      // Past the idle timeout, and past the 5 min the release records are kept: polled every 2.5 s.
+      let now = t0 + 20_500;
+      while (now < t0 + 330_000) {
+        now += 2_500;
+        if (now % 5_000 < 2_500) await q.tick(now);
+        else await q.at(now);
+        expect(await q.poll(ids[0]!)).toEqual({ kind: 'waiting', position: 1 });
+      }
+      expect((await q.room.stats())!.active).toBe(1);
+      const holder = ids[first.indexOf('admitted')]!;
+      expect(await q.room.leave(holder)).toBe(true);
+      expect((await q.poll(ids[0]!)).kind).toBe('admitted');
+      // One who stopped polling past the idle timeout still goes to the back.
+      expect((await q.poll(ids[2]!)).kind).not.toBe('admitted');
+    },
+  );
 });

@@ -37,6 +37,7 @@ const lookups = (o: Partial<AdmitLookups> = {}): AdmitLookups => ({
   releaseOfRank: () => release,
   releaseOfPlace: () => release,
   fits: () => true,
+  askedAtMs: () => null,
   ...o,
 });
 
@@ -164,6 +165,21 @@ describe('decideAdmit', () => {
       room: { heldForMs: 5_000 },
       lookups: { fits: (late) => !late },
       want: { kind: 'wait_for_slot' },
+    },
+    // Re-verification 2026-12-02, failing input: a visitor told "next" and polling every 2.5 s was
+    // sent to the back once the idle timeout passed since their release.
+    {
+      name: 'a place past the idle timeout is kept while its visitor keeps asking for a slot',
+      place: fifo(99),
+      lookups: { releaseOfPlace: () => ({ id: 7, atMs: NOW - IDLE - 1 }), askedAtMs: () => NOW - 5_000, fits: (late) => !late },
+      want: { kind: 'wait_for_slot' },
+    },
+    {
+      name: 'and claims the slot that frees, also after its release record was pruned',
+      place: fifo(99),
+      room: { lapsed: fifo(100) },
+      lookups: { askedAtMs: () => NOW - 5_000 },
+      want: { ...claim, release: { id: 0, atMs: NOW - 5_000 } },
     },
     {
       name: 'a claim within heldForMs fits without a free slot (its slot was held)',
