@@ -43,6 +43,16 @@ async function portFreeWithin(port: number, waitMs: number): Promise<boolean> {
 }
 
 /**
+ * Whether wrangler's output says it lost a race for a port of its own (its inspector, a workerd
+ * `direct:` socket) to a start at the same moment: worth one more start once the gateway's port is
+ * free. New user review 2026-12-02, failing output: `Address already in use (socket
+ * "direct:1:default")`.
+ */
+export function lostPortRace(log: string): boolean {
+  return /Address already in use|EADDRINUSE/.test(log);
+}
+
+/**
  * Runs `wrangler dev` with both Workers (gateway first, so it owns the port) and waits until the
  * gateway answers. Local Durable Object storage goes to `persistTo`.
  *
@@ -111,7 +121,7 @@ export async function startDevServer(
     // Two starts at the same moment may pick the same free port for a socket of their own
     // (wrangler's inspector, workerd's `direct:` sockets): the loser exits with "Address already in
     // use" (new user review 2026-12-02). Once, start again: the other one holds its ports by now.
-    if (child.exitCode !== null && !retried && /Address already in use|EADDRINUSE/.test(log) && (await portIsFree(port))) {
+    if (child.exitCode !== null && !retried && lostPortRace(log) && (await portIsFree(port))) {
       retried = true;
       if (!opts.quiet) console.error(`wrangler dev lost a port race with another start; starting again`);
       child = launch();
