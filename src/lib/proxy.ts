@@ -147,9 +147,20 @@ function originPull(env: OriginEnv): Promise<string | null> {
   return pullKey.key;
 }
 
-/** Where a request goes: `ORIGIN_URL` (same path and query) when set, else the same URL over the ORIGIN binding. */
-function originTarget(url: URL, originUrl: string | null): URL {
-  return originUrl ? new URL(url.pathname + url.search, originUrl) : url;
+/**
+ * Where a request goes: the scheme, host and port of `ORIGIN_URL` with the request's own path and
+ * query when set, else the same URL over the ORIGIN binding. The path is set through the URL's
+ * `pathname` setter, never resolved as a reference: resolving `//host/x` (or `/\host/x`, which
+ * the WHATWG parser reads the same way) against a base is a network-path reference (RFC 3986
+ * section 4.2) and would reach another host with the visitor's cookies.
+ */
+export function originTarget(url: URL, originUrl: string | null): URL {
+  if (!originUrl) return url;
+  const target = new URL(originUrl);
+  target.pathname = url.pathname;
+  target.search = url.search;
+  target.hash = '';
+  return target;
 }
 
 function unavailable(eventId: string | null, cause: 'timeout' | 'unreachable' | 'unconfigured', err?: unknown): GatewayError {

@@ -1,7 +1,7 @@
 // What the origin receives from the proxy: the verified admission token, none of the gateway's secrets.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ADMISSION_HEADER } from '../../contracts/names';
-import { proxyToOrigin, stripGatewayCookies } from '../../src/lib/proxy';
+import { fetchFromOrigin, originTarget, passThrough, proxyToOrigin, stripGatewayCookies } from '../../src/lib/proxy';
 
 function capturingOrigin() {
   const seen: Request[] = [];
@@ -46,5 +46,59 @@ describe('proxyToOrigin', () => {
     ['a=1; __wr_x=2;b=3', 'a=1; b=3'],
   ])('stripGatewayCookies(%j) = %j', (input, output) => {
     expect(stripGatewayCookies(input)).toBe(output);
+  });
+});
+
+describe('with ORIGIN_URL, every request reaches that origin and no other host', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  // Paths the WHATWG parser reads as network-path references when resolved against a base.
+  const hostilePaths = [
+    '//127.0.0.1:8799/steal',
+    '/\\127.0.0.1:8799/x',
+    '//127.0.0.1:8799/..%2Fevents/e/',
+    '///evil.test/x',
+    '//evil.test',
+    '/%2F%2Fevil.test/x',
+    '//user:pass@evil.test/x?q=1',
+  ];
+
+  function capturingFetch() {
+    const seen: Request[] = [];
+    vi.stubGlobal('fetch', async (input: Request) => (seen.push(input), new Response('ok')));
+    return seen;
+  }
+  const env = { ORIGIN_URL: 'http://shop.test:8080/ignored-base', ORIGIN_TIMEOUT_MS: '5000' };
+
+  it.each(hostilePaths)('originTarget keeps the origin host for %s', (path) => {
+    const target = originTarget(new URL(`https://gw.test${path}`), env.ORIGIN_URL);
+    expect(target.host).toBe('shop.test:8080');
+    expect(target.pathname).toBe(new URL(`https://gw.test${path}`).pathname);
+  });
+
+  it.each(hostilePaths)('passThrough of %s goes to the configured origin with the path kept', async (path) => {
+    const seen = capturingFetch();
+    const url = new URL(`https://gw.test${path}`);
+    await passThrough(new Request(url, { headers: { cookie: 'session=secret' } }), url, env);
+    expect(seen).toHaveLength(1);
+    expect(new URL(seen[0]!.url).host).toBe('shop.test:8080');
+    expect(new URL(seen[0]!.url).pathname).toBe(url.pathname);
+  });
+
+  it.each(hostilePaths)('proxyToOrigin of %s goes to the configured origin', async (path) => {
+    const seen = capturingFetch();
+    await proxyToOrigin(new Request(`https://gw.test${path}`, { headers: { cookie: 'session=secret' } }), env, 'verified');
+    expect(new URL(seen[0]!.url).host).toBe('shop.test:8080');
+    expect(seen[0]!.headers.get(ADMISSION_HEADER)).toBe('verified');
+  });
+
+  it('fetchFromOrigin of a network-path reference stays on the origin', async () => {
+    const seen = capturingFetch();
+    await fetchFromOrigin(new URL('https://gw.test//evil.test/jwks.json'), env, 1000);
+    expect(new URL(seen[0]!.url).host).toBe('shop.test:8080');
+  });
+
+  it('keeps the query and drops a fragment', () => {
+    expect(originTarget(new URL('https://gw.test/a/b?x=1&y=%2F#frag'), 'https://shop.test').href).toBe('https://shop.test/a/b?x=1&y=%2F');
   });
 });
