@@ -488,7 +488,7 @@ const SCENARIOS: Scenario[] = [
       const path = `/_wr/channel/events/${event}/holds`;
       const ts = String(Math.floor(Date.now() / 1000));
       const body = holdBodies(1000 + r.rep);
-      // Signed v2 (the Idempotency-Key is covered, docs/api.md): each request's key is signed with it.
+      // Signed v2 (the Idempotency-Key is covered, docs/reference/api.md): each request's key is signed with it.
       const signed = Array.from({ length: 40_000 }, (_, n) => {
         const text = JSON.stringify({ account: `walk-in-${n % 5000}`, ...(JSON.parse(body()) as object) });
         const key = `c-${r.rep}-${n}`;

@@ -1,5 +1,5 @@
 // `npm run bench:inventory`: the measured in-object cost of each Inventory call at the sizing
-// example (50,000 seats), for the per-second call budget in docs/scaling.md. Each call kind runs
+// example (50,000 seats), for the per-second call budget in docs/explanation/scaling.md. Each call kind runs
 // back to back inside one object (one request runs N calls), so the time per call is the object's
 // own work; a no-op object RPC measured in the same run is the floor a call's round trip adds.
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';

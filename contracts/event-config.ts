@@ -42,7 +42,7 @@ export const MAX_SALE_START_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
  * Body of `PUT /_wr/admin/events/{eventId}`. Rates are *new visitors per minute*; durations are
  * seconds; `saleStartsAt` is an ISO 8601 instant (absent = on sale now). Built on its first use
  * (`z.lazy`), not when the module loads: it is the largest schema, and every cold isolate loads this
- * module while only organizer calls parse it (#16, docs/scaling.md "The gateway's bundle and start-up").
+ * module while only organizer calls parse it (#16, docs/explanation/scaling.md "The gateway's bundle and start-up").
  */
 export const eventConfigInput = z.lazy(() =>
   z
@@ -69,7 +69,7 @@ export const eventConfigInput = z.lazy(() =>
           .check(z.maxLength(20)),
         [],
       ),
-      // Numbered seats as venue sections, each its own Inventory object (docs/scaling.md): seat ids
+      // Numbered seats as venue sections, each its own Inventory object (docs/explanation/scaling.md): seat ids
       // carry the section (`S2-A14`). Instead of `seats`/`seatsPerRow`/`seatPriceMinor`, not beside them.
       sections: z.optional(
         z
@@ -114,7 +114,7 @@ export const eventConfigInput = z.lazy(() =>
         }),
         {},
       ),
-      // Entry tokens (contracts/entry.ts, docs/api.md "Entry tokens"): absent = an open event. The
+      // Entry tokens (contracts/entry.ts, docs/reference/api.md "Entry tokens"): absent = an open event. The
       // sign-in URL's site is checked by the organizer API against the room's patterns (SIGN_IN_URL_INVALID).
       entry: z.optional(
         z.strictObject({
@@ -251,7 +251,7 @@ export interface SectionConfig {
 /**
  * What an Inventory object keeps: the seat plan, prices and the hold rules. The event's own object
  * keeps the whole plan (`sections` lists the event's sections, if any); a section's object keeps
- * `section` and the seats of that section only (docs/scaling.md, "One Inventory per venue section").
+ * `section` and the seats of that section only (docs/explanation/scaling.md, "One Inventory per venue section").
  */
 export interface InventoryConfig {
   /** Numbered seats of this object (0 for a general-admission-only event, and for the event's own object when it has sections). */

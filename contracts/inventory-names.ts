@@ -1,4 +1,4 @@
-// Which Inventory object serves what: the pure naming rules of a sectioned Inventory (docs/scaling.md,
+// Which Inventory object serves what: the pure naming rules of a sectioned Inventory (docs/explanation/scaling.md,
 // "One Inventory per venue section"), shared by the edge (routing) and the objects (who am I).
 import { SECTION_PATTERN } from './names';
 

@@ -8,12 +8,12 @@ export const MIN_DIFFICULTY_BITS = 8;
 /**
  * Hardest difficulty an organizer may set, bits: at most 2^20 (about a million) hashes per join,
  * about 1.5 s in Chromium on the 2-core machine and several seconds on a slow phone (22 bits took
- * a median 11 s: docs/scaling.md, "Proof of work on join").
+ * a median 11 s: docs/explanation/scaling.md, "Proof of work on join").
  */
 export const MAX_DIFFICULTY_BITS = 20;
 /**
  * How long a challenge may be solved and submitted, ms. Short, so a bot cannot stockpile
- * solutions over hours; long enough for a slow phone at MAX_DIFFICULTY_BITS (docs/scaling.md).
+ * solutions over hours; long enough for a slow phone at MAX_DIFFICULTY_BITS (docs/explanation/scaling.md).
  */
 export const CHALLENGE_TTL_MS = 120_000;
 /** The ALTCHA v2 key derivation of our challenges: one SHA-256 (cost 1) over salt, nonce and counter. */

@@ -92,7 +92,7 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
   });
   // Checkout with the SDK's hold client: read the hold, payment pending, (your payment provider
   // here, with the order id as its idempotency key), confirm with the order id and the price.
-  // One order per hold (docs/origin-contract.md): the order id is derived from the hold id, so a
+  // One order per hold (docs/reference/origin-contract.md): the order id is derived from the hold id, so a
   // double-clicked Buy or a retried request is the same order, authorized once, with one answer.
   app.post(`${room}/checkout`, async (c) => {
     await slow();
@@ -111,7 +111,7 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
       const pending = await gateway.paymentPending(body.holdId, { account });
       if (pending.kind !== 'ok') return c.json({ status: 'FAILED', message: 'The hold could not be moved to payment.' }, 409);
     }
-    // A real site authorizes the card here (docs/origin-contract.md); this example takes it as paid.
+    // A real site authorizes the card here (docs/reference/origin-contract.md); this example takes it as paid.
     // Confirming again with the same order id and amount answers the same SOLD hold.
     const sold = await gateway.confirm(body.holdId, { orderId, amountMinor: hold.priceMinor, account });
     if (sold.kind === 'no_answer')

@@ -71,7 +71,7 @@ export interface HoldInfo {
 /** A gateway answer: the hold, a refusal (4xx with its code and, when given, the hold), or none at all. */
 export type HoldAnswer = { kind: 'ok'; hold: HoldInfo } | { kind: 'refused'; code: string; hold: HoldInfo | null } | { kind: 'no_answer' };
 
-/** The gateway's signed origin API (docs/api.md, "Origin API"). */
+/** The gateway's signed origin API (docs/reference/api.md, "Origin API"). */
 export interface InventoryClient {
   getHold(holdId: string): Promise<HoldAnswer>;
   startPayment(holdId: string, account: string): Promise<HoldAnswer>;

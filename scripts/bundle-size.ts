@@ -1,6 +1,6 @@
 // Bundles the gateway and the origin stub exactly as `wrangler deploy` would upload them (a dry run:
 // no Cloudflare account, no network) and prints each bundle's size, raw and gzip (#16).
-// `--composition` also prints what the gateway bundle is made of (docs/scaling.md, "Bundle").
+// `--composition` also prints what the gateway bundle is made of (docs/explanation/scaling.md, "Bundle").
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ export function overBudget(gzipKiB: number): string | null {
   if (gzipKiB <= GATEWAY_GZIP_BUDGET_KIB) return null;
   return (
     `gateway bundle is ${gzipKiB.toFixed(2)} KiB gzip, over its budget of ${GATEWAY_GZIP_BUDGET_KIB} KiB (#16). ` +
-    'See what it is made of with `node scripts/bundle-size.ts --composition` (docs/scaling.md, "The gateway\'s bundle and start-up"); ' +
+    'See what it is made of with `node scripts/bundle-size.ts --composition` (docs/explanation/scaling.md, "The gateway\'s bundle and start-up"); ' +
     'page texts belong in the page assets (src/pages/asset-sources.ts), not in code the Worker imports.'
   );
 }

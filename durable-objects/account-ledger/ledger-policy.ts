@@ -1,5 +1,5 @@
 // The account ledger's rules: the per-account seat limit of an event whose seats span several
-// Inventory objects, as pure functions over the account's entries (docs/scaling.md, "account ledger").
+// Inventory objects, as pure functions over the account's entries (docs/explanation/scaling.md, "account ledger").
 import type { HoldChangeAnswer } from '../../contracts/inventory-answers';
 import type { ReserveRequest } from '../../contracts/ledger-answers';
 

@@ -46,7 +46,7 @@ const encoder = new TextEncoder();
  * `sub` = account, `jti` (random: the gateway accepts each token once), `iat`, `exp` = `iat` +
  * `ttlS`, and `lane` when given. Send the visitor to the room URL with `?wr_entry=<token>`
  * (ENTRY_QUERY_PARAM), or have an app send it as `X-Entry-Token` (ENTRY_HEADER) on its join.
- * Source: docs/api.md, "Entry tokens".
+ * Source: docs/reference/api.md, "Entry tokens".
  *
  * @param secret the `ORIGIN_HMAC_SECRET` the gateway shares with the origin
  * @throws TypeError when the secret is empty, the account is empty or too long, the event id or

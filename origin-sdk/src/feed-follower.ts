@@ -1,5 +1,5 @@
 // A sales channel's local copy of the gateway's inventory, kept in step by pulling the change feed
-// from its stored cursor (docs/api.md, "Sales channel API"). Web Crypto and fetch only: Node >= 20
+// from its stored cursor (docs/reference/api.md, "Sales channel API"). Web Crypto and fetch only: Node >= 20
 // and Workers. A crash at any point loses nothing: the copy and its cursor are saved together, and
 // entries applied twice change nothing (each carries its item's whole new state).
 import type { FetchLike } from './admission.ts';

@@ -4,7 +4,7 @@ import type { FetchLike } from './admission.ts';
 import { signOriginRequest } from './protocol.ts';
 import { checkRetryPolicy, DEFAULT_RETRY, retryable, retryDelayMs, type RetryPolicy, type TryOutcome } from './retry.ts';
 
-/** Hold states of the gateway's inventory (docs/api.md). */
+/** Hold states of the gateway's inventory (docs/reference/api.md). */
 export type HoldStatus = 'HELD' | 'PAYMENT_PENDING' | 'NEEDS_RECONCILIATION' | 'SOLD' | 'RELEASED' | 'EXPIRED';
 
 /** A hold as the origin API answers it. Amounts in minor units of `currency`; times epoch ms. */
@@ -25,7 +25,7 @@ export interface Hold {
 }
 
 /**
- * The documented refusals of the hold calls (docs/api.md, "Origin API"): the hold's own state
+ * The documented refusals of the hold calls (docs/reference/api.md, "Origin API"): the hold's own state
  * (`HOLD_*`, `PRICE_MISMATCH`, `PAYMENT_IN_PROGRESS`, `ORDER_ALREADY_USED`, `ACCOUNT_LIMIT`,
  * `NOT_HOLD_OWNER`), the event (`EVENT_NOT_FOUND`), and this client's setup (`SIGNATURE_INVALID`:
  * wrong secret or clock; `INVALID_REQUEST`, `PAYLOAD_TOO_LARGE`). Any other 4xx is `UNRECOGNIZED`
@@ -55,7 +55,7 @@ export type HoldRefusal = (typeof HOLD_REFUSALS)[number];
  * - `ok`: the hold after the call;
  * - `refused`: a final 4xx, with its code, status, detail and (for state refusals) the hold as it is;
  * - `no_answer`: timeouts, network failures or 5xx on every try. The call may or may not have
- *   happened: decide nothing from it (docs/origin-contract.md rule 4) and try again later with
+ *   happened: decide nothing from it (docs/reference/origin-contract.md rule 4) and try again later with
  *   the same ids.
  */
 export type HoldResult =

@@ -5,7 +5,7 @@ import { ActiveVisitors, DEFAULT_MAX_IN_FLIGHT_MS, DEFAULT_WINDOW_MS, LatencyWin
 import { signOriginRequest } from './protocol.ts';
 
 /**
- * Body of `POST /_wr/origin/events/{id}/health` (docs/api.md). Latencies ms, errorRate 0..1. The
+ * Body of `POST /_wr/origin/events/{id}/health` (docs/reference/api.md). Latencies ms, errorRate 0..1. The
  * latencies are of the requests completed in the window plus the requests still running that are
  * at least as old as the completed ones' p99, counted with their age so far (a lower bound):
  * stuck requests raise the p99 before they end.
@@ -25,7 +25,7 @@ export interface HealthReport {
   /**
    * Of `sampleCount`, requests still running at report time, counted with their age so far; sent
    * only when above 0 (a report without it is exactly as before; gateways older than the field
-   * refuse it, docs/origin-contract.md).
+   * refuse it, docs/reference/origin-contract.md).
    */
   inFlight?: number;
   capacityHint?: number;

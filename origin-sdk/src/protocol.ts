@@ -74,7 +74,7 @@ function requireSecret(secret: unknown): asserts secret is string {
  * Headers that sign a request to the gateway's origin API (or to an origin's own operator API) at
  * `nowMs`: `x-wr-timestamp` (Unix seconds) and `x-wr-signature: sha256=<hex>`, HMAC-SHA256 with
  * `secret` over `signingInput` (in the manner of Stripe's and GitHub's webhook signatures, with
- * the method and path added). Source: docs/api.md, "Origin API (HMAC)".
+ * the method and path added). Source: docs/reference/api.md, "Origin API (HMAC)".
  *
  * @param method HTTP method, any case
  * @param path the URL path without query, e.g. `/_wr/origin/events/demo/health`
@@ -138,7 +138,7 @@ export const SIGNATURE_V2_PREFIX = 'v2=';
  * when the request has none. v1 (`signingInput`) leaves the key out: a captured signed hold could
  * be sent again within the replay window under new keys, each one a new hold (review F5). The
  * leading `v2` keeps a signature of one version from ever matching the text of the other.
- * Source: docs/api.md, "Sales channel API", signature versions.
+ * Source: docs/reference/api.md, "Sales channel API", signature versions.
  */
 export function signingInputV2(method: string, path: string, timestamp: string, idempotencyKey: string, body: string): string {
   return `v2\n${method.toUpperCase()}\n${path}\n${timestamp}\n${idempotencyKey}\n${body}`;

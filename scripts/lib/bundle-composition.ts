@@ -111,7 +111,7 @@ function without(code: string, chars: boolean[]): string {
   return out;
 }
 
-/** The table as Markdown (for docs/scaling.md), with the bundle's own totals as the last row. */
+/** The table as Markdown (for docs/explanation/scaling.md), with the bundle's own totals as the last row. */
 export function compositionMarkdown(rows: readonly CompositionRow[], totalRawKiB: number, totalGzipKiB: number): string {
   const out = ['| part of the bundle | raw KiB | adds gzip KiB |', '|---|---:|---:|'];
   for (const r of rows) out.push(`| ${r.group} | ${r.rawKiB.toFixed(1)} | ${r.gzipKiB.toFixed(1)} |`);

@@ -1,5 +1,5 @@
 // HS256 queue tickets built and checked by hand (RFC 7515/7519 compact JWS): one HMAC per join
-// instead of jose's generic builder, which cost about ten times the MAC itself (docs/scaling.md).
+// instead of jose's generic builder, which cost about ten times the MAC itself (docs/explanation/scaling.md).
 import type { JWTPayload } from 'jose';
 import { TICKET_TYP } from '../../contracts/names';
 import { GatewayError } from './errors';

@@ -38,7 +38,7 @@ const CONTENT_LENGTH = /^\d{1,15}$/;
  * length within the limit is read whole in one runtime call (HTTP framing ends it at that length,
  * and its size is checked again after reading); one without (chunked) is read chunk by chunk,
  * cancelled at the first byte over. The one-call read saved about a quarter of a millisecond
- * per hold over the chunk loop (docs/scaling.md, the hold profile).
+ * per hold over the chunk loop (docs/explanation/scaling.md, the hold profile).
  * @throws GatewayError PAYLOAD_TOO_LARGE (413)
  */
 export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES): Promise<string> {
@@ -75,7 +75,7 @@ export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES):
 
 /**
  * Parses a raw body against a schema. Unknown fields follow the schema: every body schema of the
- * gateway is a strict object (`z.strictObject`), so they are refused (docs/api.md).
+ * gateway is a strict object (`z.strictObject`), so they are refused (docs/reference/api.md).
  * @throws GatewayError PAYLOAD_TOO_LARGE over `maxBytes`; INVALID_REQUEST for nesting deeper than
  *   MAX_JSON_DEPTH, bad JSON or shape (the detail names the first offending field)
  */

@@ -17,7 +17,7 @@ import { eventIdParam, type AppEnv } from '../types';
 
 /**
  * Refuses channel API requests without a valid, fresh signature by the key `X-WR-Channel-Key`
- * names. Two signature versions (docs/api.md, "Sales channel API"): v2 (`X-WR-Signature: v2=...`)
+ * names. Two signature versions (docs/reference/api.md, "Sales channel API"): v2 (`X-WR-Signature: v2=...`)
  * covers the `Idempotency-Key` too and is required on every request that carries one (a hold);
  * v1 (`sha256=...`) is still taken on requests without one. Sets `channel` (the caller, checked against the channel registry by the Inventory
  * in the same call as the action) and `rawBody`. Size, key id and timestamp are checked before the

@@ -18,7 +18,7 @@ export interface SolverParameters {
  * SHA-256 is computed here (FIPS 180-4, one 64-byte block: messages up to 55 bytes, which covers
  * the gateway's 36-byte inputs and the 32-byte re-hashes) rather than with WebCrypto: measured in
  * Chromium, `crypto.subtle.digest` gives about 50,000 hashes/s (each call is a promise), this loop
- * about 330,000/s (docs/scaling.md, "Proof of work"); test/unit/pow-solver.test.ts checks it
+ * about 330,000/s (docs/explanation/scaling.md, "Proof of work"); test/unit/pow-solver.test.ts checks it
  * against WebCrypto. It works in slices of about 50 ms and yields between them (a MessageChannel
  * message, which background tabs do not throttle like timers), so the page stays responsive.
  * Self-contained on purpose (no imports, no outer names, no named inner functions): the page

@@ -9,7 +9,7 @@ import { edgeCursor } from './queue';
 export const challengeApi = new Hono<AppEnv>();
 
 /**
- * A fresh ALTCHA v2 challenge (`{ parameters, signature }`, docs/api.md "Proof of work"), for one
+ * A fresh ALTCHA v2 challenge (`{ parameters, signature }`, docs/reference/api.md "Proof of work"), for one
  * join within CHALLENGE_TTL_MS. Read from the edge-cached cursor: no object call, nothing stored.
  * @throws GatewayError EVENT_NOT_FOUND (404); NOT_FOUND (404) when the event asks for no proof of work
  */

@@ -109,7 +109,7 @@ holdsApi.post('/:eventId/holds', async (c) => {
       }),
     );
   // Counted per isolate and written as a summary line per event every few seconds: one line per
-  // hold cost a tenth of the hold path (docs/scaling.md). The Inventory keeps every hold.
+  // hold cost a tenth of the hold path (docs/explanation/scaling.md). The Inventory keeps every hold.
   let result: ReturnType<typeof holdResult>;
   try {
     result = holdResult(await holdAnswerOfEvent(c.env, eventId, request, answer), eventId);

@@ -125,7 +125,7 @@ describe('body size and depth on every JSON endpoint', () => {
     expect(await holdCounts(eventId)).toEqual(before);
   });
 
-  it('refuses unknown fields with 400 INVALID_REQUEST (as docs/api.md says), changing nothing', async () => {
+  it('refuses unknown fields with 400 INVALID_REQUEST (as docs/reference/api.md says), changing nothing', async () => {
     const { eventId, v, holdId } = await saleWithHold();
     const before = await holdCounts(eventId);
     const hold = await v.json(`/_wr/events/${eventId}/holds`, {
