@@ -22,6 +22,7 @@ import { keepPrivate } from './lib/cache-control';
 import { passThrough } from './lib/proxy';
 import { normalizePath, matchRoom } from '../contracts/room-patterns';
 import { RoomTableCache, directorySource } from './lib/room-table';
+import { KeyCache } from './lib/organizer-keys';
 import type { AppEnv } from './types';
 import { prefersHtml } from './lib/negotiate';
 
@@ -33,6 +34,8 @@ export function createApp() {
   const rooms = new RoomTableCache();
   // This isolate's copy of the page assets (words, scripts, the dashboard: src/lib/page-assets.ts).
   const pages = new PageAssets();
+  // This isolate's memory of confirmed organizer keys (src/lib/organizer-keys.ts, KEY_CACHE_MS).
+  const organizerKeys = new KeyCache();
 
   // Every variable is parsed once per env object (once per isolate): a missing or malformed one
   // fails each request with a 500 whose log line names the variable, instead of a silent default.
@@ -47,6 +50,7 @@ export function createApp() {
   app.use('*', async function roomRouting(c, next) {
     c.set('rooms', rooms);
     c.set('pages', pages);
+    c.set('organizerKeys', organizerKeys);
     const url = new URL(c.req.url);
     if (isGatewayPath(url.pathname)) return next();
     const now = Date.now();
@@ -78,7 +82,7 @@ export function createApp() {
   app.route('/_wr/events', queueApi);
   app.route('/_wr/events', holdsApi);
   app.route('/_wr/events', challengeApi);
-  // The dashboard shell holds no data; its API calls carry the admin token.
+  // The dashboard shell holds no data; its API calls carry an organizer key (or Access's assertion).
   app.get('/_wr/admin', (c) => c.redirect('/_wr/admin/', 301));
   app.get('/_wr/admin/', async (c) => {
     c.header('cache-control', 'no-store');
