@@ -8,7 +8,7 @@ import { gatewaySettings } from './lib/settings';
 import { publicJwks, tokenSettings } from './lib/token';
 import { sameOrigin } from './middleware/same-origin';
 import { knownEvent } from './middleware/known-event';
-import { DASHBOARD_PATH, PageAssets, SCRIPT_PATHS } from './lib/page-assets';
+import { DASHBOARD_PATH, OPENAPI_ASSET_PATH, OPENAPI_PATH, PageAssets, SCRIPT_PATHS } from './lib/page-assets';
 import { pageSecurityHeaders } from './lib/security-headers';
 import { problemPage } from './pages/problem-page';
 import { adminApi } from './routes/admin';
@@ -71,6 +71,12 @@ export function createApp() {
   app.get('/.well-known/jwks.json', async (c) => {
     c.header('cache-control', 'public, max-age=300');
     return c.json(await publicJwks(tokenSettings(c.env)));
+  });
+  // The API's description (src/openapi/document.ts), public like the JWKS.
+  app.get(OPENAPI_PATH, async (c) => {
+    c.header('cache-control', 'public, max-age=300');
+    c.header('content-type', 'application/json');
+    return c.body(await pages.reader(c.env.ASSETS).text(OPENAPI_ASSET_PATH));
   });
   // Visitor endpoints authenticate by cookie: refuse cross-site state changes (CSRF).
   app.use('/_wr/events/*', sameOrigin());

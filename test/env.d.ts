@@ -13,3 +13,9 @@ declare namespace Cloudflare {
     ORIGIN: Fetcher;
   }
 }
+
+// Vite's raw imports: a file's text (test/edge/openapi.test.ts reads the committed OpenAPI document).
+declare module '*?raw' {
+  const text: string;
+  export default text;
+}

@@ -30,6 +30,11 @@ export const STYLE_PATH = `${PAGE_ASSET_DIR}/page.css`;
 /** The organizer dashboard, a static page (its script included). */
 export const DASHBOARD_PATH = `${PAGE_ASSET_DIR}/dashboard.html`;
 
+/** The OpenAPI document (src/openapi/document.ts), an asset too: served as is at OPENAPI_PATH. */
+export const OPENAPI_ASSET_PATH = `${PAGE_ASSET_DIR}/openapi.json`;
+/** Where the gateway serves its OpenAPI document. */
+export const OPENAPI_PATH = '/_wr/openapi.json';
+
 /** Reads page assets through one ASSETS binding. */
 export interface AssetReader {
   /**

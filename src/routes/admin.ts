@@ -47,7 +47,7 @@ adminApi.get('/events/:eventId/preview', async (c) => {
   return previewResponse(c.var.pages.reader(c.env.ASSETS), cursor, c.req.query('phase'), c.req.query('lang'), Date.now());
 });
 
-const rateOverride = z.strictObject({ fixedPerMinute: z.nullable(wholeNumber(0, 1_000_000)) });
+export const rateOverride = z.strictObject({ fixedPerMinute: z.nullable(wholeNumber(0, 1_000_000)) });
 
 adminApi.post('/events/:eventId/rate', async (c) => {
   const { fixedPerMinute } = await readJsonBody(c.req.raw, rateOverride);

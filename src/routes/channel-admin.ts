@@ -28,7 +28,7 @@ import { eventIdParam, type AppEnv } from '../types';
 import { recordChange } from '../middleware/organizer-auth';
 import { sectionOfSeat } from '../../contracts/inventory-names';
 
-const channelBody = z.strictObject({ name: plainText(1, 100) });
+export const channelBody = z.strictObject({ name: plainText(1, 100) });
 /** An ISO 8601 date-time with a time zone (`Z` or an offset), as everywhere in the API. */
 const isoTime = z.string().check(
   z.maxLength(40),
@@ -36,7 +36,7 @@ const isoTime = z.string().check(
     message: 'must be an ISO 8601 time with a zone, e.g. 2027-03-01T18:00:00Z',
   }),
 );
-const allocationBody = z.union([
+export const allocationBody = z.union([
   z.strictObject({
     channelId: z.string().check(z.regex(CHANNEL_ID_PATTERN)),
     seatIds: z.array(z.string().check(z.maxLength(16))).check(z.minLength(1), z.maxLength(MAX_ALLOCATION_SEATS)),

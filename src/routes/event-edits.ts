@@ -72,7 +72,7 @@ eventEditsApi.put('/events/:eventId', async (c) => {
 });
 
 /** A JSON Merge Patch of the configuration: an object (RFC 7396 allows any value; only an object can leave a valid configuration). */
-const patchBody = z.record(z.string(), z.unknown());
+export const patchBody = z.record(z.string(), z.unknown());
 
 eventEditsApi.patch('/events/:eventId', async (c) => {
   const eventId = eventIdParam(c);

@@ -48,13 +48,13 @@ export const healthReport = z
     }),
   );
 
-const confirmRequest = z.strictObject({
+export const confirmRequest = z.strictObject({
   orderId: visibleId(1, 128),
   amountMinor: wholeNumber(0, Number.MAX_SAFE_INTEGER),
   account: z.optional(visibleId(1, 128)),
 });
 /** Body of release and payment-pending: optionally the account the origin vouches for. */
-const accountRequest = z.strictObject({ account: z.optional(visibleId(1, 128)) });
+export const accountRequest = z.strictObject({ account: z.optional(visibleId(1, 128)) });
 
 /** `/_wr/origin/events/...`. */
 export const originApi = new Hono<AppEnv>();
