@@ -92,10 +92,14 @@ export function createApp() {
   app.get('/_wr/admin', (c) => c.redirect('/_wr/admin/', 301));
   app.get('/_wr/admin/', async (c) => {
     c.header('cache-control', 'no-store');
-    // This page holds the admin token: only its own script may run.
+    // This page holds the organizer's key: only its own scripts may run.
     const read = pages.reader(c.env.ASSETS);
-    const [html, script] = await Promise.all([read.text(DASHBOARD_PATH), read.text(SCRIPT_PATHS.dashboard)]);
-    for (const [k, v] of Object.entries(await pageSecurityHeaders([script]))) c.header(k, v);
+    const [html, ...scripts] = await Promise.all([
+      read.text(DASHBOARD_PATH),
+      read.text(SCRIPT_PATHS.dashboard),
+      read.text(SCRIPT_PATHS.dashboardAccess),
+    ]);
+    for (const [k, v] of Object.entries(await pageSecurityHeaders(scripts))) c.header(k, v);
     return c.html(html);
   });
   app.route('/_wr/admin', adminApi);

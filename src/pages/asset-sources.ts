@@ -7,6 +7,7 @@ import { openApiDocument } from '../openapi/document';
 import { CHECK_MESSAGES } from './check-messages';
 import { CHECK_SCRIPT } from './check-script';
 import { DASHBOARD_SCRIPT, dashboardPage } from './dashboard-page';
+import { DASHBOARD_ACCESS_SCRIPT } from './dashboard-access';
 import { SIGN_IN_MESSAGES } from './sign-in-messages';
 import { PAGE_STYLE } from './page-style';
 import { MESSAGES } from './waiting-messages';
@@ -18,6 +19,7 @@ export function pageAssetSources(): Record<string, string> {
     [SCRIPT_PATHS.waiting]: WAITING_SCRIPT,
     [SCRIPT_PATHS.check]: CHECK_SCRIPT,
     [SCRIPT_PATHS.dashboard]: DASHBOARD_SCRIPT,
+    [SCRIPT_PATHS.dashboardAccess]: DASHBOARD_ACCESS_SCRIPT,
     [DASHBOARD_PATH]: dashboardPage(),
     [STYLE_PATH]: PAGE_STYLE,
     [OPENAPI_ASSET_PATH]: openApiText(),
