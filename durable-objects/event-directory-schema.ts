@@ -32,6 +32,7 @@ export const DIRECTORY_MIGRATIONS: readonly Migration[] = [
         at INTEGER NOT NULL, actor_kind TEXT NOT NULL, actor_id TEXT NOT NULL, actor_label TEXT NOT NULL, action TEXT NOT NULL,
         changes TEXT NOT NULL, request_id TEXT NOT NULL);
       CREATE INDEX dir_audit_event ON dir_audit (event_id, id);
-      CREATE TABLE dir_config_versions (event_id TEXT PRIMARY KEY, version INTEGER NOT NULL, edit_id TEXT, edit_until INTEGER)`,
+      CREATE TABLE dir_config_versions (event_id TEXT PRIMARY KEY, version INTEGER NOT NULL, edit_id TEXT, edit_fp TEXT,
+        edit_until INTEGER)`,
   },
 ];

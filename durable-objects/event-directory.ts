@@ -153,8 +153,12 @@ export class EventDirectory extends DurableObject<Env> {
   }
 
   /** Takes the edit lease of an event's configuration, checking `If-Match` (src/lib/config-edits.ts). */
-  async beginEdit(eventId: string, ifMatch: number[] | 'any' | null, editId: string): Promise<BeginEditAnswer> {
-    return this.audit.beginEdit(eventId, ifMatch, editId, Date.now());
+  async beginEdit(
+    eventId: string,
+    ifMatch: number[] | 'any' | null,
+    edit: { editId: string; fingerprint: string },
+  ): Promise<BeginEditAnswer> {
+    return this.audit.beginEdit(eventId, ifMatch, edit, Date.now());
   }
 
   /** Ends an edit that changed the configuration: the version rises and its audit entry is appended. */

@@ -20,6 +20,7 @@ interface AuditRow {
 interface VersionRow {
   version: number;
   edit_id: string | null;
+  edit_fp: string | null;
   edit_until: number | null;
 }
 
@@ -61,12 +62,19 @@ export class AuditStore {
   /**
    * Takes the event's edit lease if `ifMatch` (when given) is the current version and no other
    * edit holds an unexpired lease. A conditional edit that finds another edit under way is stale:
-   * that edit is about to change the version it names.
+   * that edit is about to change the version it names. The same request again (same
+   * `fingerprint`: method, body and If-Match) takes the lease over, so an edit whose Worker died
+   * midway completes when it is sent again, as a PUT always did.
    */
-  beginEdit(eventId: string, ifMatch: readonly number[] | 'any' | null, editId: string, nowMs: number): BeginEditAnswer {
+  beginEdit(
+    eventId: string,
+    ifMatch: readonly number[] | 'any' | null,
+    edit: { editId: string; fingerprint: string },
+    nowMs: number,
+  ): BeginEditAnswer {
     const row = this.versionRow(eventId);
     const version = row?.version ?? 0;
-    const editing = row?.edit_id != null && (row.edit_until ?? 0) > nowMs;
+    const editing = row?.edit_id != null && (row.edit_until ?? 0) > nowMs && row.edit_fp !== edit.fingerprint;
     if (ifMatch !== null) {
       // `*` needs an existing event: the edge checks that once it holds the lease.
       const matches = ifMatch === 'any' || ifMatch.includes(version);
@@ -74,9 +82,9 @@ export class AuditStore {
     } else if (editing) {
       return { kind: 'busy', retryAfterS: Math.max(1, Math.ceil(((row?.edit_until ?? 0) - nowMs) / 1000)) };
     }
-    this.sql
-      .run`INSERT INTO dir_config_versions (event_id, version, edit_id, edit_until) VALUES (${eventId}, ${version}, ${editId}, ${nowMs + EDIT_LEASE_MS})
-      ON CONFLICT (event_id) DO UPDATE SET edit_id = excluded.edit_id, edit_until = excluded.edit_until`;
+    this.sql.run`INSERT INTO dir_config_versions (event_id, version, edit_id, edit_fp, edit_until)
+      VALUES (${eventId}, ${version}, ${edit.editId}, ${edit.fingerprint}, ${nowMs + EDIT_LEASE_MS})
+      ON CONFLICT (event_id) DO UPDATE SET edit_id = excluded.edit_id, edit_fp = excluded.edit_fp, edit_until = excluded.edit_until`;
     return { kind: 'ok', version };
   }
 
@@ -99,10 +107,11 @@ export class AuditStore {
 
   /** Gives the lease back after a refused edit; the version stays. */
   abortEdit(eventId: string, editId: string): void {
-    this.sql.run`UPDATE dir_config_versions SET edit_id = NULL, edit_until = NULL WHERE event_id = ${eventId} AND edit_id = ${editId}`;
+    this.sql
+      .run`UPDATE dir_config_versions SET edit_id = NULL, edit_fp = NULL, edit_until = NULL WHERE event_id = ${eventId} AND edit_id = ${editId}`;
   }
 
   private versionRow(eventId: string): VersionRow | null {
-    return this.sql.one<VersionRow>`SELECT version, edit_id, edit_until FROM dir_config_versions WHERE event_id = ${eventId}`;
+    return this.sql.one<VersionRow>`SELECT version, edit_id, edit_fp, edit_until FROM dir_config_versions WHERE event_id = ${eventId}`;
   }
 }

@@ -68,7 +68,12 @@ eventEditsApi.put('/events/:eventId', async (c) => {
   const eventId = newEventIdParam(c);
   const ifMatch = parseIfMatch(c.req.header('if-match'));
   const input = await readJsonBody(c.req.raw, eventConfigInput);
-  return edit(c, eventId, ifMatch, () => input);
+  return edit(
+    c,
+    eventId,
+    { ifMatch, fingerprint: await digest(['PUT', c.req.header('if-match') ?? '', JSON.stringify(input)]) },
+    () => input,
+  );
 });
 
 /** A JSON Merge Patch of the configuration: an object (RFC 7396 allows any value; only an object can leave a valid configuration). */
@@ -81,7 +86,8 @@ eventEditsApi.patch('/events/:eventId', async (c) => {
   if (type !== 'application/merge-patch+json' && type !== 'application/json')
     throw new GatewayError('INVALID_REQUEST', { detail: 'PATCH takes a JSON Merge Patch (Content-Type: application/merge-patch+json)' });
   const patch = await readJsonBody(c.req.raw, patchBody);
-  return edit(c, eventId, ifMatch, (current) => {
+  const fingerprint = await digest(['PATCH', c.req.header('if-match') ?? '', JSON.stringify(patch)]);
+  return edit(c, eventId, { ifMatch, fingerprint }, (current) => {
     if (!current) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"; create it with PUT` });
     // The merged configuration passes the very checks a PUT body does.
     return parseJsonBody(JSON.stringify(mergePatch(current, patch)), eventConfigInput);
@@ -92,18 +98,20 @@ eventEditsApi.patch('/events/:eventId', async (c) => {
  * One edit: takes the event's edit lease in the EventDirectory (checking `If-Match`), reads the
  * configuration under it, applies the new one whole or not at all (src/lib/event-setup.ts), and
  * ends the edit with the new version and its audit entry. A refused or failed edit gives the
- * lease back and records nothing; so does one that changes nothing.
+ * lease back and records nothing; so does one that changes nothing. The same request sent again
+ * while its first attempt holds the lease (a Worker that died midway) takes the lease over.
  * @throws GatewayError VERSION_MISMATCH (412, as a response with the current ETag), CONFIG_CONFLICT
  *   (409 with Retry-After: an unconditional edit while another is under way), and what `configure` throws
  */
 async function edit(
   c: Context<AppEnv>,
   eventId: string,
-  ifMatch: ReturnType<typeof parseIfMatch>,
+  request: { ifMatch: ReturnType<typeof parseIfMatch>; fingerprint: string },
   makeInput: (current: Record<string, unknown> | null) => EventConfigInput,
 ): Promise<Response> {
+  const { ifMatch, fingerprint } = request;
   const editId = crypto.randomUUID();
-  const begun = await call('directory.beginEdit', eventId, async () => directory(c).beginEdit(eventId, ifMatch, editId));
+  const begun = await call('directory.beginEdit', eventId, async () => directory(c).beginEdit(eventId, ifMatch, { editId, fingerprint }));
   if (begun.kind === 'stale') return stale(begun.version, begun.editing);
   if (begun.kind === 'busy') {
     throw new GatewayError('CONFIG_CONFLICT', {
@@ -201,4 +209,10 @@ async function entryAccountKey(c: Context<AppEnv>, entry: EventConfigInput['entr
   const problem = signInUrlProblem(entry.signInUrl, patterns);
   if (problem) throw new GatewayError('SIGN_IN_URL_INVALID', { detail: `entry.signInUrl ${JSON.stringify(entry.signInUrl)}: ${problem}` });
   return currentAccountKeyId(accountSecrets(c.env));
+}
+
+/** SHA-256 (hex) of the parts, to tell the same edit request from another. */
+async function digest(parts: string[]): Promise<string> {
+  const hash = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(parts.join('\n')));
+  return [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
