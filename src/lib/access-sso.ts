@@ -135,7 +135,11 @@ export async function verifyAccessAssertion(
     throw new GatewayError('ACCESS_TOKEN_INVALID', {
       detail: 'the Access assertion names no email (a service token has no organizer role)',
     });
-  const raw = payload['groups'];
+  // Groups reach the token only when the identity provider passes them: as `groups`, or among the
+  // OIDC claims Access copies into `custom`.
+  const custom = payload['custom'];
+  const raw =
+    payload['groups'] ?? (typeof custom === 'object' && custom !== null ? (custom as Record<string, unknown>)['groups'] : undefined);
   const groups = Array.isArray(raw) ? raw.filter((g): g is string => typeof g === 'string') : [];
   return { email, groups };
 }

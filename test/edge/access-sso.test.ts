@@ -88,6 +88,8 @@ describe('Cloudflare Access single sign-on', () => {
   it('gives the strongest role of every rule an identity matches: a group over a domain', async () => {
     const admin = await assertion({ email: 'dana@example.com', groups: ['Ticketing admins', 'Everyone'] });
     expect((await call('/me', admin)).body['role']).toBe('admin');
+    const oidc = await assertion({ email: 'fin@example.com', custom: { groups: ['Ticketing admins'] } });
+    expect((await call('/me', oidc)).body['role']).toBe('admin');
     expect((await call('/me', await assertion({ email: 'eve@example.com' }))).body['role']).toBe('viewer');
   });
 
