@@ -11,10 +11,10 @@ export const DASHBOARD_SCRIPT = `
   let token = sessionStorage.getItem('wr_admin_token') || '';
   let eventId = new URLSearchParams(location.search).get('event') || localStorage.getItem(LAST) || '';
   // formEtag: the version the bounds form shows; a save names it (If-Match): nobody's change is overwritten.
-  let current = null, stickyUntil = 0, dirty = false, formEtag = null;
+  let current = null, stickyUntil = 0, dirty = false, formEtag = null, sso = false;
   async function api(method, path, body, raw, headers) {
     const r = await fetch('/_wr/admin' + path, { method, headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body) });
-    if (r.status === 401) signOut('Signed out: the token was refused');
+    if (r.status === 401 && token) signOut('Signed out: the token was refused');
     if (raw) return { ok: r.ok, text: await r.text() };
     const data = await r.json().catch(() => ({}));
     return { ok: r.ok, data, status: r.status, etag: r.headers.get('etag') };
@@ -112,7 +112,7 @@ export const DASHBOARD_SCRIPT = `
   // one is on its way, so slow answers (over 2 s) still draw.
   let refreshes = 0, inFlight = 0;
   async function refresh() {
-    if (!token || !eventId) return;
+    if ((!token && !sso) || !eventId) return;
     const mine = ++refreshes;
     inFlight++;
     let r;
@@ -225,7 +225,8 @@ export const DASHBOARD_SCRIPT = `
     // the tiles read "-" under "Signed in" for 8 s with no hint that they were loading).
     if (await loadEvents()) { sessionStorage.setItem('wr_admin_token', token); show(true); say('Signed in: loading the event…'); refresh(); } else { token = ''; say('Wrong token', true, true); }
   };
-  (async () => { if (token && (await loadEvents())) { show(true); refresh(); } })();
+  // No token: behind Cloudflare Access the requests are signed in already (single sign-on).
+  (async () => { if (!token) sso = await loadEvents(); if ((token || sso) && (sso || (await loadEvents()))) { show(true); refresh(); } })();
   setInterval(() => { if (!document.hidden && inFlight === 0) refresh(); }, 2000);
 })();
 `;
