@@ -1,8 +1,13 @@
 // The reference pages say what the code does: every error code with its status, every event
-// configuration field, every Worker variable and secret; and they name nothing the code lacks.
+// configuration field, every Worker variable and secret, every export of the origin SDK; and the
+// tables name nothing the code lacks.
 import { describe, expect, it } from 'vitest';
 import configurationPage from '../../docs/reference/configuration.md?raw';
 import errorsPage from '../../docs/reference/errors.md?raw';
+import originSdkPage from '../../docs/reference/origin-sdk.md?raw';
+import sdkHonoSource from '../../origin-sdk/src/hono.ts?raw';
+import sdkIndexSource from '../../origin-sdk/src/index.ts?raw';
+import sdkNodeSource from '../../origin-sdk/src/node.ts?raw';
 import devVarsExample from '../../.dev.vars.example?raw';
 import wranglerToml from '../../wrangler.toml?raw';
 import { eventConfigInput } from '../../contracts/event-config';
@@ -118,6 +123,34 @@ describe('docs/reference/configuration.md', () => {
     expect(varNames).toContain('ORIGIN_URL');
     expect(secretNames).toContain('ADMISSION_SIGNING_JWK');
     const missing = [...varNames, ...secretNames].filter((name) => !workerRows.has(name));
+    expect(missing).toEqual([]);
+  });
+});
+
+/** The names a module exports: `export { a, type B } from` lists and `export function|class|const|interface|type X`. */
+function exportedNames(source: string): string[] {
+  const names: string[] = [];
+  for (const m of source.matchAll(/^export\s*\{([^}]*)\}/gm)) {
+    for (const item of m[1]!.split(',')) {
+      const name = item.trim().replace(/^type\s+/, '');
+      if (name) names.push(name);
+    }
+  }
+  for (const m of source.matchAll(/^export\s+(?:async\s+)?(?:function|class|const|interface|type)\s+(\w+)/gm)) names.push(m[1]!);
+  return names;
+}
+
+describe('docs/reference/origin-sdk.md', () => {
+  it('finds the exports of the three entry points (a changed export syntax would pass the check below vacuously)', () => {
+    expect(exportedNames(sdkIndexSource)).toContain('verifyAdmission');
+    expect(exportedNames(sdkIndexSource)).toContain('HealthReport');
+    expect(exportedNames(sdkHonoSource)).toContain('admissionMiddleware');
+    expect(exportedNames(sdkNodeSource)).toContain('withHealth');
+  });
+
+  it('names every export of @waiting-room/origin-sdk, its /hono and its /node entry points', () => {
+    const names = [sdkIndexSource, sdkHonoSource, sdkNodeSource].flatMap(exportedNames);
+    const missing = names.filter((name) => !new RegExp('`' + name + '[`(]').test(originSdkPage));
     expect(missing).toEqual([]);
   });
 });
