@@ -3,7 +3,7 @@
 // `* as z from 'zod/mini'` themselves: re-exporting the namespace from here would keep all of it
 // (every locale) in the bundle. Importing any helper below also installs the English messages
 // (`zodMessage`, below). The full `zod` build was
-// about 807 KiB of a 1,068 KiB gateway bundle (#16); zod/mini keeps the same parser, the same issue
+// about 807 KiB of a 1,068 KiB gateway bundle; zod/mini keeps the same parser, the same issue
 // shape (`path`, `message`) and the same English messages.
 import * as z from 'zod/mini';
 
@@ -18,7 +18,7 @@ const SIZED: Record<string, string> = { string: 'characters', array: 'items', se
 /**
  * zod's English messages for the issues our schemas raise, word for word as its own locale
  * (zod/v4/locales/en.js) says them, without that locale's tables of string formats (email, UUID,
- * IP ranges...) no schema here uses: 0.6 KiB gzip of the gateway's 100 KiB budget (#16).
+ * IP ranges...) no schema here uses: 0.6 KiB gzip of the gateway's 100 KiB budget.
  */
 export function zodMessage(issue: z.core.$ZodRawIssue): string {
   const i = issue as z.core.$ZodRawIssue & Record<string, unknown>;

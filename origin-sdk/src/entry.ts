@@ -91,7 +91,7 @@ export function entryUrl(roomUrl: string | URL, token: string): string {
  * sign-in link: `wrReturn` resolved against your site, when the result stays on your site
  * (same origin as `site`), else `fallback`. A check on the text alone is not enough: the WHATWG
  * URL parser (every browser, Node, Workers) reads `/\evil.example/x` and `/\t/evil.example`
- * as `https://evil.example/...` (review, session 4), which would hand the visitor's fresh entry
+ * as `https://evil.example/...`, which would hand the visitor's fresh entry
  * token to another site.
  *
  * @param wrReturn the `wr_return` query value as received (null or absent: `fallback`)

@@ -238,7 +238,7 @@ export async function passThrough(request: Request, url: URL, env: OriginEnv, by
 
 /**
  * The bound on the origin's answer: `timeoutMs` of silence, counted while the request body is
- * sent (each chunk the origin reads restarts it: a slow upload is not a slow origin; review H3,
+ * sent (each chunk the origin reads restarts it: a slow upload is not a slow origin:
  * a 30 MB upload at 4 MB/s got 504 at 3 s) and then until the response headers arrive. A race
  * rather than `AbortSignal.timeout`, which would also cut a response body that streams past it;
  * the runtime cancels the unanswered subrequest once the gateway's response is sent.
@@ -261,7 +261,7 @@ function originDeadline(request: Request, headers: Headers, timeoutMs: number) {
   arm();
   let body: ReadableStream | null = null;
   // A GET or HEAD body has no meaning (RFC 9110 §9.3.1, §9.3.2) and the runtime cannot forward one:
-  // it is dropped with its length (review s5 I7: `curl -X GET --data-binary` got 500 on every URL).
+  // it is dropped with its length (`curl -X GET --data-binary` got 500 on every URL).
   if (request.body && (request.method === 'GET' || request.method === 'HEAD')) headers.delete('content-length');
   else if (request.body) {
     const length = request.headers.get('content-length');

@@ -14,7 +14,7 @@ import { BASE, Visitor, admittedVisitor, createEvent, freshEventId } from '../he
 import { inventoryStats } from '../helpers/inventory';
 
 const settings = tokenSettings(env);
-/** Requests sent by this file (printed at the end for the issue's table). */
+/** Requests sent by this file (printed at the end). */
 let sent = 0;
 const visitorFetch = Visitor.prototype.fetch;
 beforeAll(() => {

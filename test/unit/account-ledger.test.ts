@@ -1,4 +1,4 @@
-// The account ledger (issue 16): the per-account limit of an event whose seats span section
+// The account ledger: the per-account limit of an event whose seats span section
 // objects. Tables for the pure rules, and a fast-check model of the protocol the Inventory objects
 // follow (reserve -> place -> settle; confirm check -> sell -> settle; release -> settle; expiry;
 // the ledger's reconcile), over random interleavings of several flows with crashes between any two
