@@ -84,7 +84,7 @@ step('import rules: arrows one way, no circles (dependency-cruiser, .dependency-
   bin('depcruise'),
   '--config',
   '.dependency-cruiser.cjs',
-  ...['src', 'durable-objects', 'contracts', 'origin-stub', 'origin-sdk/src', 'example-origin'],
+  ...['src', 'durable-objects', 'contracts', 'origin-stub', 'origin-sdk', 'example-origin'],
 ]);
 step('formatting (prettier --check)', bin('prettier'), ['--check', '.']);
 step('bundle sizes (wrangler deploy --dry-run, minified)', nodeBinary(), [join(ROOT, 'scripts', 'bundle-size.ts')]);

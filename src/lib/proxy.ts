@@ -1,10 +1,10 @@
 // Forwarding requests to the origin: admitted visitors' (with the admission token) and pass-through.
-import { ADMISSION_HEADER, COMMAND_HEADER } from '../../contracts/names';
+import { originPullKey } from '../../contracts/hmac';
+import { ADMISSION_HEADER, COMMAND_HEADER, ORIGIN_PULL_HEADER } from '../../contracts/names';
 import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
 import { logDecision } from '../../contracts/log';
 import { originSettings } from './settings';
-import { ORIGIN_PULL_HEADER, originPullKey } from '../../origin-sdk/src/protocol.ts';
 
 /** Via entry the gateway adds to every forwarded request (RFC 9110 section 7.6.3). */
 export const VIA = '1.1 waiting-room-gateway';
