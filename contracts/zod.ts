@@ -80,7 +80,9 @@ export function boundedString(min: number, max: number) {
  * isolates (U+202A-U+202E, U+2066-U+2069), which reorder what a page or a log line shows
  * ("Trojan Source", CVE-2021-42574). None belongs in an organizer's text or an id.
  */
+// oxlint-disable-next-line no-control-regex -- control characters are what these refuse
 const CONTROL_OR_BIDI = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+// oxlint-disable-next-line no-control-regex -- as above
 const CONTROL_BUT_NEWLINE_OR_BIDI = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 /**

@@ -106,6 +106,7 @@ export function safeReturnUrl(wrReturn: string | null | undefined, site: string 
   const home = new URL(fallback, base);
   if (home.origin !== base.origin) throw new TypeError('fallback must be a path on the site');
   // Only a path: not a scheme, not a network-path reference, nothing the parser could read as a host.
+  // oxlint-disable-next-line no-control-regex -- control characters are what this refuses
   if (typeof wrReturn !== 'string' || !wrReturn.startsWith('/') || /^\/[\\/]|[\u0000-\u001f\u007f\\]/.test(wrReturn)) return home;
   const back = new URL(wrReturn, base);
   // Dot segments can leave a path of `//host` (`/.//evil.example`): same origin, but a site that

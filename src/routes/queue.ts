@@ -31,7 +31,7 @@ import {
 import { ENTRANT_ID_PATTERN, drawPage, entrantRank, wantsDrawPage } from '../pages/draw-page';
 import { waitingWords } from '../pages/page-texts';
 import { preferredType } from '../lib/negotiate';
-import { langCookie, requestLang, type Lang } from '../../contracts/i18n';
+import { requestLang, type Lang } from '../../contracts/i18n';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import { eventIdParam, type AppEnv } from '../types';
 import type { StatusBody } from '../lib/status-body';

@@ -1,6 +1,5 @@
 // A real browser lands on the sale URL, waits, is admitted, holds a seat and checks out.
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getEvent, putEvent } from '../../scripts/lib/dev-server.ts';
 import { browserStage } from './stage.ts';

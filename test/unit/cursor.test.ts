@@ -3,15 +3,7 @@
 import fc from 'fast-check';
 import { testCursor } from '../helpers/cursor';
 import { describe, expect, it } from 'vitest';
-import {
-  advanceCursor,
-  comparePlaces,
-  releasedInBucket,
-  shardOf,
-  viewPlace,
-  type AdmissionCursor,
-  type FifoPlace,
-} from '../../contracts/queue/cursor';
+import { advanceCursor, comparePlaces, releasedInBucket, shardOf, viewPlace, type FifoPlace } from '../../contracts/queue/cursor';
 import { MAX_POLL_MS } from '../../contracts/queue/queue-policy';
 
 /** Arrivals: per shard, per bucket, a count. */
