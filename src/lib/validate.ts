@@ -12,7 +12,7 @@ export const MAX_JSON_DEPTH = 8;
  * The deepest array/object nesting in a JSON text, counted without parsing (strings skipped), so
  * a hostile `[[[[...` never reaches the recursive parser.
  */
-export function jsonDepth(raw: string): number {
+function jsonDepth(raw: string): number {
   let depth = 0;
   let max = 0;
   let inString = false;
