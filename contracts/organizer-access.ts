@@ -34,7 +34,7 @@ export type RevokeKeyAnswer = { kind: 'revoked'; key: OrganizerKeyView } | { kin
 export const KEY_LAST_USED_STEP_MS = 60_000;
 
 /** Who made an organizer request. */
-export interface OrganizerActor {
+interface OrganizerActor {
   /** `key`: a named key; `bootstrap`: ADMIN_TOKEN; `sso`: a Cloudflare Access identity. */
   kind: 'key' | 'bootstrap' | 'sso';
   /** The key id, `admin-token`, or the SSO email. */

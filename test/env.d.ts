@@ -14,7 +14,7 @@ declare namespace Cloudflare {
   }
 }
 
-// Vite's raw imports: a file's text (test/edge/openapi.test.ts reads the committed OpenAPI document).
+/** A file's text, imported with Vite's `?raw` suffix (the docs reference test reads pages this way). */
 declare module '*?raw' {
   const text: string;
   export default text;

@@ -49,19 +49,7 @@ function csvCell(v: unknown): string {
 }
 
 /** CSV columns of the export: one row per changed field (an entry without fields gets one row). */
-export const AUDIT_CSV_COLUMNS = [
-  'id',
-  'at',
-  'eventId',
-  'actorKind',
-  'actorId',
-  'actorLabel',
-  'action',
-  'field',
-  'from',
-  'to',
-  'requestId',
-];
+const AUDIT_CSV_COLUMNS = ['id', 'at', 'eventId', 'actorKind', 'actorId', 'actorLabel', 'action', 'field', 'from', 'to', 'requestId'];
 
 /** The entries as CSV (RFC 4180, CRLF line ends, a header row); values JSON-encoded unless strings; times ISO 8601 UTC. */
 export function auditCsv(entries: readonly AuditEntry[]): string {

@@ -3,7 +3,7 @@
 import type { OrganizerKeyView } from '../../contracts/organizer-access';
 
 /** Every named key starts with this, so a leaked one is easy to recognise (and to scan for in repositories). */
-export const KEY_PREFIX = 'wrk_';
+const KEY_PREFIX = 'wrk_';
 /**
  * `wrk_<12 hex key id>_<43 base64url chars: 256 random bits>`. The id is only a name for lists
  * and the audit; the whole key is what is hashed.
@@ -14,7 +14,7 @@ const KEY_FORMAT = /^wrk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
  * How long this isolate trusts a key the EventDirectory confirmed, ms: the longest a revocation
  * takes to reach an isolate other than the one that revoked it (that one forgets the key at once).
  */
-export const KEY_CACHE_MS = 10_000;
+const KEY_CACHE_MS = 10_000;
 /** Confirmed keys kept per isolate; the memory is cleared when it grows past this (cheap, refills quickly). */
 const MAX_CACHED_KEYS = 1_000;
 

@@ -91,7 +91,7 @@ export function organizerAuth() {
 }
 
 /** The request's id for the audit: Cloudflare's `cf-ray`, else a new random one. */
-export function requestId(c: Context<AppEnv>): string {
+function requestId(c: Context<AppEnv>): string {
   const ray = c.req.header('cf-ray');
   return ray && ray.length <= 64 ? ray : crypto.randomUUID();
 }

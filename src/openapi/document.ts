@@ -38,7 +38,7 @@ const O = '/_wr/origin/events/:eventId';
 const C = '/_wr/channel/events/:eventId';
 
 /** Every route the gateway mounts (test/edge/openapi.test.ts compares this list with the app). */
-export const OPERATIONS: readonly Operation[] = [
+const OPERATIONS: readonly Operation[] = [
   { method: 'GET', path: '/.well-known/jwks.json', api: 'public', summary: 'Public keys of admission tokens (current and previous)' },
   { method: 'GET', path: OPENAPI_PATH, api: 'public', summary: 'This document' },
   { method: 'POST', path: `${E}/join`, api: 'visitor', summary: 'Join the waiting room: a queue ticket (cookie or bearer) and the turn' },

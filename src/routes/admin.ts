@@ -5,7 +5,7 @@ import { Hono } from '../lib/hono';
 import * as z from 'zod/mini';
 import { wholeNumber } from '../../contracts/zod';
 import { DIRECTORY_NAME } from '../../contracts/names';
-import { eventStats, inventoryFor, refuseUnknownSection, setEventSales } from '../lib/inventory-router';
+import { inventoryFor, refuseUnknownSection, setEventSales } from '../lib/inventory-router';
 import { SECTION_PATTERN } from '../../contracts/names';
 import { GatewayError } from '../lib/errors';
 import { fixedRateResult, modeResult } from '../lib/object-answers';
@@ -75,7 +75,7 @@ adminApi.get('/events/:eventId/audit', async (c) => {
   const route = section === undefined ? ({ kind: 'event' } as const) : ({ kind: 'section', section } as const);
   await refuseUnknownSection(c.env, eventId, route, Date.now());
   const entries = await call('inventory.auditLog', eventId, async () => inventoryFor(c.env, eventId, route).auditLog(after, limit));
-  // An empty page: tell an event with no entries (yet) from no event at all (it answered 200 [], review).
+  // An empty page: tell an event with no entries (yet) from no event at all (it answered 200 []).
   if (entries.length === 0) {
     const stats = await call('inventory.stats', eventId, async () => inventoryFor(c.env, eventId, route).stats());
     if (stats.kind !== 'stats') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
