@@ -100,10 +100,12 @@ for (const action of ['pause', 'resume', 'close'] as const) {
     const answer = await call(`waitingRoom.${action}`, eventId, async () =>
       action === 'pause' ? room.pause() : action === 'resume' ? room.resume() : room.close(),
     );
-    modeResult(answer, eventId);
+    const previous = modeResult(answer, eventId);
     // This isolate and data centre see the change at once; other isolates within CURSOR_MAX_STALE_MS.
     await forgetCursor(eventId);
-    await recordChange(c, eventId, `event.${action}`, [{ field: 'mode', to: MODES[action] }]);
+    // A pause of a paused event changed nothing: no entry.
+    if (previous !== MODES[action])
+      await recordChange(c, eventId, `event.${action}`, [{ field: 'mode', from: previous, to: MODES[action] }]);
     return c.json({ eventId, mode: MODES[action] });
   });
 }

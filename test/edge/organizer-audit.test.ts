@@ -38,6 +38,8 @@ describe('organizer audit', () => {
     expect((await as(operator, `/events/${eventId}/rate`, 'POST', { fixedPerMinute: -1 })).status).toBe(400);
     for (const [path, body] of [
       ['pause', undefined],
+      // A second pause changes nothing: no entry.
+      ['pause', undefined],
       ['resume', undefined],
       ['rate', { fixedPerMinute: 120 }],
       ['close', undefined],
@@ -61,6 +63,7 @@ describe('organizer audit', () => {
       { field: 'name', from: 'Spring tour', to: 'Spring tour (extra date)' },
       { field: 'releaseRatePerMinute', from: 600, to: 900 },
     ]);
+    expect(entries[2]!.changes).toEqual([{ field: 'mode', from: 'open', to: 'paused' }]);
     expect(entries[4]!.changes).toEqual([{ field: 'fixedRatePerMinute', to: 120 }]);
     for (const e of entries) expect(e.requestId).toMatch(/.{8,}/);
 
