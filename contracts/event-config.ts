@@ -8,7 +8,7 @@ import { plainText, wholeNumber } from './zod';
  * An ISO 8601 date-time with a UTC offset (`z.iso.datetime({ offset: true })`, built from its parts:
  * `z.iso` is a namespace object the bundler keeps whole, with every ISO schema in it).
  */
-const isoDateTime = _isoDateTime(z.ZodMiniISODateTime, { offset: true });
+export const isoDateTime = _isoDateTime(z.ZodMiniISODateTime, { offset: true });
 import { SECTION_PATTERN, TIER_PATTERN } from './names';
 import { DEFAULT_ENTRY_ISSUER, JWKS_PATH_PATTERN, LANE_PATTERN, MAX_LANES, MAX_SIGN_IN_URL_LENGTH, type EntryRule } from './entry';
 import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS, type ProofOfWorkConfig } from './proof-of-work';
@@ -37,6 +37,18 @@ export const MAX_SECTIONS = 64;
 
 /** How far ahead a sale may start, ms (alarms cannot be set past 2189; five years is plenty). */
 export const MAX_SALE_START_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * The waiting page's look as the organizer API takes it (an event's `page`, a scheduled change's
+ * `page`): colour, HTTPS logo, a short message. Built on each call, like the event schema.
+ */
+export function pageTemplateInput() {
+  return z.strictObject({
+    accentColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/))),
+    logoUrl: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(500))),
+    message: z.optional(plainText(0, 500, { newlines: true })),
+  });
+}
 
 /**
  * Body of `PUT /_wr/admin/events/{eventId}`. Rates are *new visitors per minute*; durations are
@@ -106,14 +118,7 @@ export const eventConfigInput = z.lazy(() =>
         }),
         { pathPrefixes: [], extensions: [], methods: [] },
       ),
-      page: z._default(
-        z.strictObject({
-          accentColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/))),
-          logoUrl: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(500))),
-          message: z.optional(plainText(0, 500, { newlines: true })),
-        }),
-        {},
-      ),
+      page: z._default(pageTemplateInput(), {}),
       // Entry tokens (contracts/entry.ts, docs/reference/api.md "Entry tokens"): absent = an open event. The
       // sign-in URL's site is checked by the organizer API against the room's patterns (SIGN_IN_URL_INVALID).
       entry: z.optional(

@@ -186,4 +186,19 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX wr_ended_expires ON wr_ended (expires_at);
     `,
   },
+  {
+    id: 9,
+    description: 'scheduled changes: time-boxed overrides of release bounds, active limit, admission lifetime and page',
+    sql: `
+      CREATE TABLE wr_overrides (
+        id TEXT PRIMARY KEY,
+        starts_at INTEGER NOT NULL,
+        ends_at INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -30,6 +30,16 @@ import { runTick } from './room-tick';
 import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
 import type { HoldSignals, RoomStats } from './room-types';
 import { SIGNAL_WINDOW_MS } from './tick-plan';
+import {
+  overrideFromInput,
+  type CancelOverrideAnswer,
+  type OverrideInput,
+  type ScheduleAnswer,
+  type StoredOverride,
+} from '../../contracts/schedule';
+import { effectiveConfig, nextBoundaryMs, wakeAtBoundary } from './schedule-policy';
+import { ScheduleStore } from './schedule-store';
+import { addOverride, applySchedule, cancelOverride } from './schedule-tick';
 
 export type { Binding, HoldSignals, RoomStats, Sample } from './room-types';
 
@@ -41,6 +51,7 @@ export class WaitingRoom extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
   clock: () => number = () => Date.now();
   private readonly store: RoomStore;
+  private readonly schedule: ScheduleStore;
   /** RELEASE_TICK_MS, parsed at construction. */
   private readonly tickMs: number;
   private drawing = false;
@@ -61,7 +72,9 @@ export class WaitingRoom extends DurableObject<Env> {
     super(ctx, env);
     // Parsed once; a malformed value fails every call to the object, naming the variable.
     this.tickMs = releaseTickMs(env.RELEASE_TICK_MS);
-    this.store = new RoomStore(new Sql(ctx.storage.sql));
+    const sql = new Sql(ctx.storage.sql);
+    this.store = new RoomStore(sql);
+    this.schedule = new ScheduleStore(sql);
     void ctx.blockConcurrencyWhile(async () => {
       if (hasSchema(ctx.storage, 'wr')) await this.setUp();
     });
@@ -107,7 +120,8 @@ export class WaitingRoom extends DurableObject<Env> {
     if (room) {
       this.store.setConfig(json, next.shards);
       // New bounds apply at once (a fixed rate stays as the organizer set it, unless above the new maximum).
-      const change = rateAfterBoundsChange({ rate: room.row.rate, fixedRate: room.row.fixed_rate }, next);
+      const bounds = effectiveConfig(next, this.schedule.list(), now);
+      const change = rateAfterBoundsChange({ rate: room.row.rate, fixedRate: room.row.fixed_rate }, bounds);
       if (change.kind === 'fixed_lowered') this.store.setFixedRate(change.rate);
       if (change.kind === 'clamped') this.store.setRate(change.rate);
       if (change.kind !== 'unchanged') this.store.logRate(now, change.rate, change.reason);
@@ -300,7 +314,43 @@ export class WaitingRoom extends DurableObject<Env> {
     if (!before) return null;
     // Fresh counts from the shards (the organizer asks every few seconds, not per visitor).
     await this.collectArrivals(before);
-    return roomStats(this.store, this.room()!, this.clock(), { tickMs: this.tickMs, objectRequests: this.requests });
+    const stats = await roomStats(this.store, this.room()!, this.clock(), { tickMs: this.tickMs, objectRequests: this.requests });
+    // The stored config (what the organizer edits), not the one a scheduled change overrides now.
+    return { ...stats, config: this.storedRoom()!.config, schedule: [...this.schedule.list()] };
+  }
+
+  /**
+   * Adds a scheduled change (contracts/schedule.ts), checked against the room's clock and the
+   * changes stored (schedule-policy.ts overrideProblem); the alarm applies and ends it at its times.
+   * The same change again is answered as stored.
+   * @param input the validated body; no `startsAt` = now by the room's clock
+   * @returns `ok` (`created` false for a repeat), `invalid` or `conflict` with a reason, `event_not_found`
+   */
+  async scheduleOverride(id: string, input: OverrideInput): Promise<ScheduleAnswer> {
+    const room = this.storedRoom();
+    if (!room) return EVENT_NOT_FOUND;
+    const now = this.clock();
+    const answer = this.ctx.storage.transactionSync(() => addOverride(this.store, this.schedule, room, { id, input }, now));
+    if (answer.kind === 'ok' && answer.created) await this.ensureAlarm(now);
+    return answer;
+  }
+
+  /**
+   * Cancels a scheduled change (schedule-tick.ts cancelOverride): one not started yet is removed;
+   * one on now ends at once, logged like its end. One already ended stays, for the history.
+   */
+  async cancelOverride(id: string): Promise<CancelOverrideAnswer> {
+    const room = this.storedRoom();
+    if (!room) return EVENT_NOT_FOUND;
+    const now = this.clock();
+    const answer = this.ctx.storage.transactionSync(() => cancelOverride(this.store, this.schedule, room, id, now));
+    if (answer.kind === 'ok') await this.ensureAlarm(now);
+    return answer;
+  }
+
+  /** The event's scheduled changes, in start order; null when the event does not exist. */
+  async overrides(): Promise<StoredOverride[] | null> {
+    return this.room() ? [...this.schedule.list()] : null;
   }
 
   /**
@@ -320,7 +370,10 @@ export class WaitingRoom extends DurableObject<Env> {
     if (config.policy === 'random' && first.row.drawn !== 1 && onSale(config, this.clock())) await this.draw(first);
     await this.collectArrivals(this.room()!);
     const now = this.clock();
-    this.ctx.storage.transactionSync(() => runTick(this.store, this.room()!, now));
+    this.ctx.storage.transactionSync(() => {
+      applySchedule(this.store, this.schedule, this.storedRoom()!, now);
+      runTick(this.store, this.room(now)!, now);
+    });
     await this.ensureAlarm(now, { inAlarm: true, wokenMeanwhile: this.wakes !== wakesBefore });
   }
 
@@ -357,8 +410,17 @@ export class WaitingRoom extends DurableObject<Env> {
     return true;
   }
 
-  /** The room's row and its checked config, or null when the event does not exist. */
-  private room(): Room | null {
+  /**
+   * The room's row and its checked config as in effect at `atMs` (the scheduled changes on then
+   * applied, schedule-policy.ts effectiveConfig), or null when the event does not exist.
+   */
+  private room(atMs = this.clock()): Room | null {
+    const room = this.storedRoom();
+    return room && { row: room.row, config: effectiveConfig(room.config, this.schedule.list(), atMs) };
+  }
+
+  /** The room's row and its stored config, no scheduled change applied; null when the event does not exist. */
+  private storedRoom(): Room | null {
     if (!this.ready) return null;
     const row = this.store.room();
     return row && { row, config: parseRoomConfig(row.config) };
@@ -379,7 +441,10 @@ export class WaitingRoom extends DurableObject<Env> {
   ): Promise<void> {
     const room = this.room();
     if (!room) return;
-    const plan = planAlarm(alarmFacts(this.store, room, now, this.tickMs, tick.inAlarm && !tick.wokenMeanwhile ? 'tick' : cause));
+    const plan = wakeAtBoundary(
+      planAlarm(alarmFacts(this.store, room, now, this.tickMs, tick.inAlarm && !tick.wokenMeanwhile ? 'tick' : cause)),
+      nextBoundaryMs(this.schedule.list(), now),
+    );
     const change = alarmChange(plan, tick, await this.ctx.storage.getAlarm());
     if (change.kind === 'set') await this.ctx.storage.setAlarm(change.atMs);
     else if (change.kind === 'delete') await this.ctx.storage.deleteAlarm();

@@ -24,6 +24,7 @@ import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import { readJsonBody } from '../lib/validate';
 import { eventIdParam, newEventIdParam, type AppEnv } from '../types';
 import { channelAdmin } from './channel-admin';
+import { scheduleAdmin } from './schedule-admin';
 
 /** Every organizer call is idempotent (same request, same state), so each may be retried. */
 function call<T>(name: string, eventId: string | undefined, run: () => Promise<T>): Promise<T> {
@@ -50,6 +51,8 @@ adminApi.use(
 
 // Sales channels and their allocations (issue 19), behind the same bearer token.
 adminApi.route('/', channelAdmin);
+// Scheduled changes of an event (schedule-admin.ts), behind the same bearer token.
+adminApi.route('/', scheduleAdmin);
 
 adminApi.put('/events/:eventId', async (c) => {
   const eventId = newEventIdParam(c);
