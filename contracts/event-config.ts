@@ -61,6 +61,7 @@ export const eventConfigInput = z.lazy(() =>
     .strictObject({
       name: z.optional(plainText(1, 200)),
       policy: z._default(z.enum(['fifo', 'random']), 'fifo'),
+      method: z._default(z.enum(QUEUE_METHODS), 'queue'),
       saleStartsAt: z.optional(isoDateTime),
       releaseRatePerMinute: wholeNumber(1, 1_000_000),
       minReleaseRatePerMinute: z.optional(wholeNumber(0, 1_000_000)),
@@ -149,6 +150,10 @@ export const eventConfigInput = z.lazy(() =>
         message: 'a lottery (policy "random") needs saleStartsAt: visitors who arrive before it are drawn in random order then',
         path: ['saleStartsAt'],
       }),
+      z.refine((c) => c.method !== 'passthrough' || c.policy === 'fifo', {
+        message: 'passthrough lets newcomers straight in, so it needs policy "fifo" (a lottery draws its pre-queue)',
+        path: ['method'],
+      }),
       z.refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
         message: 'minReleaseRatePerMinute must not exceed releaseRatePerMinute',
         path: ['minReleaseRatePerMinute'],
@@ -194,11 +199,25 @@ export const eventConfigInput = z.lazy(() =>
 /** A validated event configuration as the organizer sent it (defaults applied). */
 export type EventConfigInput = z.infer<typeof eventConfigInput>;
 
+/**
+ * How the room treats visitors without an admission: `queue` (they wait, released in the order of
+ * the `policy`), `passthrough` (counted and admitted straight while nobody waits and a slot is
+ * free, else queued), `reject` (a maintenance page with `Retry-After`; no place taken, releases
+ * stopped, places kept).
+ */
+export const QUEUE_METHODS = ['queue', 'passthrough', 'reject'] as const;
+export type QueueMethod = (typeof QUEUE_METHODS)[number];
+
+/** Retry-After of the maintenance page when no scheduled change says when it ends, seconds. */
+export const MAINTENANCE_RETRY_AFTER_S = 600;
+
 /** What the WaitingRoom object keeps: queue policy, controller bounds and timeouts. */
 export interface QueueConfig {
   eventId: string;
   name: string;
   policy: 'fifo' | 'random';
+  /** The queueing method (QUEUE_METHODS); absent in configs stored before it existed = `queue`. */
+  method?: QueueMethod;
   /** Sale start, epoch ms; 0 = on sale since creation. */
   saleStartsAtMs: number;
   /** Organizer's upper bound on new visitors per minute. */
@@ -305,6 +324,7 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       eventId,
       name: input.name ?? eventId,
       policy: input.policy,
+      method: input.method,
       saleStartsAtMs: input.saleStartsAt ? Date.parse(input.saleStartsAt) : 0,
       maxReleaseRatePerMinute: input.releaseRatePerMinute,
       minReleaseRatePerMinute: input.minReleaseRatePerMinute ?? Math.max(1, Math.floor(input.releaseRatePerMinute / 10)),
@@ -347,6 +367,7 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Omit
     name: queue.name,
     policy: queue.policy,
     ...(queue.saleStartsAtMs > 0 ? { saleStartsAt: new Date(queue.saleStartsAtMs).toISOString() } : {}),
+    method: queue.method ?? 'queue',
     releaseRatePerMinute: queue.maxReleaseRatePerMinute,
     minReleaseRatePerMinute: queue.minReleaseRatePerMinute,
     maxActiveVisitors: queue.maxActiveVisitors,

@@ -1,7 +1,7 @@
 // Scheduled changes of an event: time-boxed overrides of its release bounds, active-visitor limit,
-// admission lifetime and waiting page, as the organizer API takes them and the WaitingRoom keeps them.
+// admission lifetime, waiting page and queueing method, as the organizer API takes them and the WaitingRoom keeps them.
 import * as z from 'zod/mini';
-import { isoDateTime, pageTemplateInput, type PageTemplate } from './event-config';
+import { QUEUE_METHODS, isoDateTime, pageTemplateInput, type PageTemplate, type QueueMethod } from './event-config';
 import { plainText, wholeNumber } from './zod';
 
 /** Scheduled changes an event may have that have not ended yet (ended ones stay for the report). */
@@ -25,6 +25,8 @@ export interface OverrideSettings {
   admissionTtlMs?: number;
   /** The waiting page's look (replaces the event's whole template while on). */
   page?: PageTemplate;
+  /** The queueing method (event-config.ts QUEUE_METHODS): `reject` for a maintenance window. */
+  method?: QueueMethod;
 }
 
 /** The keys of OverrideSettings: the fields a scheduled change can set. */
@@ -37,6 +39,7 @@ export const OVERRIDE_FIELD_NAMES: Record<OverrideField, string> = {
   maxActiveVisitors: 'maxActiveVisitors',
   admissionTtlMs: 'admissionTtlSeconds',
   page: 'page',
+  method: 'method',
 };
 
 /** A scheduled change as the room keeps it. Times epoch ms; on from `startsAtMs` until just before `endsAtMs`. */
@@ -73,6 +76,7 @@ export const overrideInput = z.lazy(() =>
       maxActiveVisitors: z.optional(wholeNumber(1, 10_000_000)),
       admissionTtlSeconds: z.optional(wholeNumber(30, 7_200)),
       page: z.optional(pageTemplateInput()),
+      method: z.optional(z.enum(QUEUE_METHODS)),
     })
     .check(
       z.refine((o) => !o.startsAt || Date.parse(o.endsAt) > Date.parse(o.startsAt), {
@@ -85,7 +89,8 @@ export const overrideInput = z.lazy(() =>
           o.minReleaseRatePerMinute !== undefined ||
           o.maxActiveVisitors !== undefined ||
           o.admissionTtlSeconds !== undefined ||
-          o.page !== undefined,
+          o.page !== undefined ||
+          o.method !== undefined,
         { message: 'a scheduled change needs at least one setting to change', path: ['releaseRatePerMinute'] },
       ),
       z.refine(
@@ -112,6 +117,7 @@ export function overrideFromInput(id: string, input: OverrideInput, nowMs: numbe
   if (input.maxActiveVisitors !== undefined) settings.maxActiveVisitors = input.maxActiveVisitors;
   if (input.admissionTtlSeconds !== undefined) settings.admissionTtlMs = input.admissionTtlSeconds * 1000;
   if (input.page !== undefined) settings.page = input.page;
+  if (input.method !== undefined) settings.method = input.method;
   return {
     id,
     startsAtMs: input.startsAt ? Date.parse(input.startsAt) : nowMs,
@@ -137,6 +143,7 @@ export function overrideOutput(
     ...(s.maxActiveVisitors !== undefined ? { maxActiveVisitors: s.maxActiveVisitors } : {}),
     ...(s.admissionTtlMs !== undefined ? { admissionTtlSeconds: s.admissionTtlMs / 1000 } : {}),
     ...(s.page !== undefined ? { page: s.page } : {}),
+    ...(s.method !== undefined ? { method: s.method } : {}),
   };
 }
 

@@ -82,6 +82,8 @@ export interface RoomStats {
   rateLog: { at: number; rate: number; reason: string }[];
   /** The event's scheduled changes in start order (contracts/schedule.ts); absent in the pure stats read. */
   schedule?: StoredOverride[];
+  /** The config in effect now: `config` with the scheduled changes on now (absent in the pure stats read). */
+  inEffect?: QueueConfig;
   /** One sample every 5 s over the last 30 minutes, oldest first. */
   samples: Sample[];
   lottery: { commitment: string; drawn: boolean; seed: string | null } | null;

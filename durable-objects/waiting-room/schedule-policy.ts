@@ -1,7 +1,8 @@
 // Scheduled changes as pure rules: the config in effect at an instant, the next instant it changes
 // (for the room's alarm), which changes start or end at a tick, and whether a new change may be
 // added. Times are epoch ms, taken as inputs.
-import type { QueueConfig } from '../../contracts/event-config';
+import type { QueueConfig, QueueMethod } from '../../contracts/event-config';
+import type { RoomMode } from '../../contracts/queue/queue-policy';
 import type { AlarmPlan } from './alarm-plan';
 import {
   MAX_OPEN_OVERRIDES,
@@ -30,6 +31,9 @@ export function effectiveConfig<C extends QueueConfig>(config: C, overrides: rea
   const merged: OverrideSettings = Object.assign({}, ...on.map((o) => o.settings));
   const next: C = { ...config, ...merged };
   next.minReleaseRatePerMinute = Math.min(next.minReleaseRatePerMinute, next.maxReleaseRatePerMinute);
+  // Passthrough never rate-limits: visitors still in line when it starts are released in order at
+  // the maximum (the controller's active limit still guards the origin).
+  if (next.method === 'passthrough') next.minReleaseRatePerMinute = next.maxReleaseRatePerMinute;
   return next;
 }
 
@@ -147,5 +151,44 @@ export function describeSettings(s: OverrideSettings): string {
   if (s.maxActiveVisitors !== undefined) parts.push(`max active ${s.maxActiveVisitors}`);
   if (s.admissionTtlMs !== undefined) parts.push(`admission ${s.admissionTtlMs / 1000} s`);
   if (s.page !== undefined) parts.push('page');
+  if (s.method !== undefined) parts.push(`method ${s.method}`);
   return parts.join(', ');
+}
+
+/**
+ * The room's mode as releases see it: `reject` stops releases like a pause (visitors in line keep
+ * their places behind the maintenance page; none is released into it to lapse unseen).
+ */
+export function effectiveMode(mode: RoomMode, method: QueueMethod | undefined): RoomMode {
+  return method === 'reject' && mode === 'open' ? 'paused' : mode;
+}
+
+/**
+ * Whether a newcomer passes straight through now, or why not: the method is `passthrough`, the
+ * sale is open and on, nothing is sold out, nobody waits in line (newcomers never overtake them:
+ * they join the back until the line is empty) and an active slot is free under the organizer's
+ * maximum (when the room is full, newcomers queue: it switches to queueing by itself).
+ */
+export function passDecision(r: {
+  method: QueueMethod | undefined;
+  mode: RoomMode;
+  soldOut: boolean;
+  onSale: boolean;
+  waiting: number;
+  active: number;
+  maxActiveVisitors: number;
+}): { kind: 'pass' } | { kind: 'queue'; reason: 'not_passthrough' | 'not_open' | 'people_waiting' | 'full' } {
+  if (r.method !== 'passthrough') return { kind: 'queue', reason: 'not_passthrough' };
+  if (r.mode !== 'open' || r.soldOut || !r.onSale) return { kind: 'queue', reason: 'not_open' };
+  if (r.waiting > 0) return { kind: 'queue', reason: 'people_waiting' };
+  if (r.active >= r.maxActiveVisitors) return { kind: 'queue', reason: 'full' };
+  return { kind: 'pass' };
+}
+
+/**
+ * When the method in effect at `nowMs` next changes, epoch ms: the end of the change that sets it,
+ * or null when it is the event's own (the maintenance page's Retry-After counts to this).
+ */
+export function methodEndsAtMs(overrides: readonly ScheduledOverride[], nowMs: number): number | null {
+  return overrides.find((o) => isOn(o, nowMs) && o.settings.method !== undefined)?.endsAtMs ?? null;
 }

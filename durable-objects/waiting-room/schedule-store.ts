@@ -60,4 +60,9 @@ export class ScheduleStore {
     this.sql.run`DELETE FROM wr_overrides WHERE id = ${id}`;
     this.cached = null;
   }
+
+  /** Counts an admission of the `passthrough` method in the room's admitted total (no release made it). */
+  countPassThrough(): void {
+    this.sql.run`UPDATE wr_room SET admitted_total = admitted_total + 1`;
+  }
 }

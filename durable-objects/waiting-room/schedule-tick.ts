@@ -5,10 +5,15 @@
 // stores. Every function here runs inside the caller's `transactionSync`.
 import { logDecision } from '../../contracts/log';
 import { rateAfterBoundsChange } from './room-config';
-import type { Room } from './room-reads';
 import type { RoomStore } from './room-store';
+import { roomWaiting, type Room } from './room-reads';
 import { overrideFromInput, type CancelOverrideAnswer, type OverrideInput, type ScheduleAnswer } from '../../contracts/schedule';
-import { describeSettings, effectiveConfig, overrideProblem, scheduleTransitions } from './schedule-policy';
+import { describeSettings, effectiveConfig, overrideProblem, passDecision, scheduleTransitions } from './schedule-policy';
+import type { PassAnswer } from '../../contracts/room-answers';
+import { placeKey } from '../../contracts/queue/cursor';
+import { onSale } from '../../contracts/queue/queue-policy';
+import { admissionEndsAtMs } from '../../contracts/queue/lifetimes';
+
 import type { ScheduleStore } from './schedule-store';
 
 /**
@@ -57,6 +62,8 @@ export function addOverride(
   nowMs: number,
 ): ScheduleAnswer {
   const candidate = overrideFromInput(change.id, change.input, nowMs);
+  if (candidate.settings.method === 'passthrough' && room.config.policy !== 'fifo')
+    return { kind: 'invalid', detail: 'passthrough lets newcomers straight in, so it needs a FIFO event (a lottery draws its pre-queue)' };
   const problem = overrideProblem(schedule.list(), candidate, nowMs);
   if (problem) return problem;
   const existing = schedule.list().find((o) => o.id === change.id);
@@ -82,4 +89,27 @@ export function cancelOverride(store: RoomStore, schedule: ScheduleStore, room: 
   schedule.endEarly(id, nowMs);
   applySchedule(store, schedule, room, nowMs);
   return { kind: 'ok', override: schedule.list().find((x) => x.id === id)! };
+}
+
+/**
+ * A newcomer under the `passthrough` method: admitted at `nowMs` (an ordinary admission from the
+ * pre-queue marker place, counted in the admitted total) when schedule-policy.ts passDecision lets
+ * them pass, else `queue` with the reason.
+ * @param room the room with the config in effect (its mode too)
+ */
+export function passNewcomer(store: RoomStore, schedule: ScheduleStore, room: Room, visitorId: string, nowMs: number): PassAnswer {
+  const decision = passDecision({
+    method: room.config.method,
+    mode: room.row.mode,
+    soldOut: room.row.sold_out === 1,
+    onSale: onSale(room.config, nowMs),
+    waiting: roomWaiting(store, room),
+    active: store.activeCount(nowMs),
+    maxActiveVisitors: room.config.maxActiveVisitors,
+  });
+  if (decision.kind === 'queue') return decision;
+  const expiresAtMs = admissionEndsAtMs(nowMs, room.config.admissionTtlMs);
+  store.claim(visitorId, placeKey({ pre: true }), { id: 0, atMs: nowMs }, nowMs, expiresAtMs);
+  schedule.countPassThrough();
+  return { kind: 'admitted', admittedAtMs: nowMs, expiresAtMs };
 }

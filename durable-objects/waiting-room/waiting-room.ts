@@ -7,7 +7,7 @@ import { logDecision } from '../../contracts/log';
 import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
 import { onSale, seedCommitment, type RoomMode } from '../../contracts/queue/queue-policy';
 import { DONE, EVENT_NOT_FOUND } from '../../contracts/answers';
-import type { AdmitAnswer, FixedRateAnswer, HealthAnswer, ModeAnswer, RoomConfigureAnswer } from '../../contracts/room-answers';
+import type { AdmitAnswer, FixedRateAnswer, HealthAnswer, ModeAnswer, PassAnswer, RoomConfigureAnswer } from '../../contracts/room-answers';
 import { releaseTickMs } from '../../contracts/settings';
 import { Sql, hasSchema } from '../shared/sql';
 import { migrateFromAssets } from '../shared/schema-assets';
@@ -37,9 +37,9 @@ import {
   type ScheduleAnswer,
   type StoredOverride,
 } from '../../contracts/schedule';
-import { effectiveConfig, nextBoundaryMs, wakeAtBoundary } from './schedule-policy';
+import { effectiveConfig, effectiveMode, methodEndsAtMs, nextBoundaryMs, wakeAtBoundary } from './schedule-policy';
 import { ScheduleStore } from './schedule-store';
-import { addOverride, applySchedule, cancelOverride } from './schedule-tick';
+import { addOverride, applySchedule, cancelOverride, passNewcomer } from './schedule-tick';
 
 export type { Binding, HoldSignals, RoomStats, Sample } from './room-types';
 
@@ -134,6 +134,21 @@ export class WaitingRoom extends DurableObject<Env> {
     return { kind: 'ok', created: !room };
   }
 
+  /**
+   * A newcomer under the `passthrough` method: admitted at once (counted like any admission) when
+   * schedule-policy.ts passDecision lets them pass, else `queue` with the reason (the edge then
+   * joins them to the line). The admission's place is the pre-queue marker: no line place is taken,
+   * and once it ends a poll sends the visitor to the back of the line (admission-policy `requeue`).
+   * @returns `admitted`, `queue`, or `event_not_found`
+   */
+  async passThrough(visitorId: string): Promise<PassAnswer> {
+    this.requests++;
+    const room = this.room();
+    if (!room) return EVENT_NOT_FOUND;
+    const now = this.clock();
+    return this.ctx.storage.transactionSync(() => passNewcomer(this.store, this.schedule, room, visitorId, now));
+  }
+
   /** A queue shard saw its first uncounted arrival: make sure the release tick runs. */
   async wake(): Promise<void> {
     this.requests++;
@@ -149,7 +164,8 @@ export class WaitingRoom extends DurableObject<Env> {
     this.requests++;
     const room = this.room();
     if (!room) return null;
-    return roomCursor(this.store, room, this.clock(), this.tickMs);
+    const now = this.clock();
+    return { ...roomCursor(this.store, room, now, this.tickMs), methodEndsAtMs: methodEndsAtMs(this.schedule.list(), now) };
   }
 
   /**
@@ -316,7 +332,7 @@ export class WaitingRoom extends DurableObject<Env> {
     await this.collectArrivals(before);
     const stats = await roomStats(this.store, this.room()!, this.clock(), { tickMs: this.tickMs, objectRequests: this.requests });
     // The stored config (what the organizer edits), not the one a scheduled change overrides now.
-    return { ...stats, config: this.storedRoom()!.config, schedule: [...this.schedule.list()] };
+    return { ...stats, config: this.storedRoom()!.config, inEffect: stats.config, schedule: [...this.schedule.list()] };
   }
 
   /**
@@ -404,7 +420,8 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   private setMode(mode: RoomMode): boolean {
-    const room = this.room();
+    // The stored mode: a maintenance window's stop (effectiveMode) is not the organizer's pause.
+    const room = this.storedRoom();
     if (!room) return false;
     if (room.row.mode !== mode) this.store.setMode(mode, this.clock());
     return true;
@@ -416,7 +433,9 @@ export class WaitingRoom extends DurableObject<Env> {
    */
   private room(atMs = this.clock()): Room | null {
     const room = this.storedRoom();
-    return room && { row: room.row, config: effectiveConfig(room.config, this.schedule.list(), atMs) };
+    if (!room) return null;
+    const config = effectiveConfig(room.config, this.schedule.list(), atMs);
+    return { row: { ...room.row, mode: effectiveMode(room.row.mode, config.method) }, config };
   }
 
   /** The room's row and its stored config, no scheduled change applied; null when the event does not exist. */
