@@ -201,4 +201,25 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 10,
+    description: 'per-minute history, kept 30 days',
+    sql: `
+      CREATE TABLE wr_history (
+        at INTEGER PRIMARY KEY,
+        waiting INTEGER NOT NULL,
+        admitted INTEGER NOT NULL,
+        active INTEGER NOT NULL,
+        released INTEGER NOT NULL,
+        departures INTEGER NOT NULL,
+        queue_p50 INTEGER,
+        queue_p90 INTEGER,
+        origin_p99 REAL,
+        origin_errors REAL,
+        rate INTEGER NOT NULL,
+        active_limit INTEGER NOT NULL,
+        binds TEXT NOT NULL
+      );
+    `,
+  },
 ];

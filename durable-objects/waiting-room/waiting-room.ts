@@ -39,6 +39,10 @@ import {
 } from '../../contracts/schedule';
 import { effectiveConfig, effectiveMode, methodEndsAtMs, nextBoundaryMs, wakeAtBoundary } from './schedule-policy';
 import { ScheduleStore } from './schedule-store';
+import { HistoryStore } from './history-store';
+import { recordHistory } from './history-tick';
+import { historyRange } from './history-policy';
+import type { HistoryAnswer } from '../../contracts/history';
 import { addOverride, applySchedule, cancelOverride, passNewcomer } from './schedule-tick';
 
 export type { Binding, HoldSignals, RoomStats, Sample } from './room-types';
@@ -52,6 +56,7 @@ export class WaitingRoom extends DurableObject<Env> {
   clock: () => number = () => Date.now();
   private readonly store: RoomStore;
   private readonly schedule: ScheduleStore;
+  private readonly history: HistoryStore;
   /** RELEASE_TICK_MS, parsed at construction. */
   private readonly tickMs: number;
   private drawing = false;
@@ -75,6 +80,7 @@ export class WaitingRoom extends DurableObject<Env> {
     const sql = new Sql(ctx.storage.sql);
     this.store = new RoomStore(sql);
     this.schedule = new ScheduleStore(sql);
+    this.history = new HistoryStore(sql);
     void ctx.blockConcurrencyWhile(async () => {
       if (hasSchema(ctx.storage, 'wr')) await this.setUp();
     });
@@ -364,6 +370,19 @@ export class WaitingRoom extends DurableObject<Env> {
     return answer;
   }
 
+  /**
+   * The per-minute history over `[fromMs, toMs)` in steps that keep it within HISTORY_MAX_POINTS
+   * (history-policy.ts historyRange).
+   * @returns the points with their step (ms), `invalid` for a range before the 30 days kept (or
+   *   inverted), or null when the event does not exist
+   */
+  async historyBetween(fromMs: number, toMs: number): Promise<HistoryAnswer> {
+    if (!this.room()) return null;
+    const range = historyRange(fromMs, toMs, this.clock());
+    if (range.kind === 'invalid') return range;
+    return { kind: 'ok', stepMs: range.stepMs, points: this.history.range(range.fromMs, range.toMs, range.stepMs) };
+  }
+
   /** The event's scheduled changes, in start order; null when the event does not exist. */
   async overrides(): Promise<StoredOverride[] | null> {
     return this.room() ? [...this.schedule.list()] : null;
@@ -389,6 +408,7 @@ export class WaitingRoom extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       applySchedule(this.store, this.schedule, this.storedRoom()!, now);
       runTick(this.store, this.room(now)!, now);
+      recordHistory(this.store, this.history, this.room(now)!, now, this.tickMs);
     });
     await this.ensureAlarm(now, { inAlarm: true, wokenMeanwhile: this.wakes !== wakesBefore });
   }
