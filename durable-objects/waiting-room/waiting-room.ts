@@ -43,6 +43,8 @@ import { HistoryStore } from './history-store';
 import { recordHistory } from './history-tick';
 import { historyRange } from './history-policy';
 import type { HistoryAnswer } from '../../contracts/history';
+import type { RoomReport } from '../../contracts/report';
+import { roomReport } from './report-read';
 import { addOverride, applySchedule, cancelOverride, passNewcomer } from './schedule-tick';
 
 export type { Binding, HoldSignals, RoomStats, Sample } from './room-types';
@@ -381,6 +383,12 @@ export class WaitingRoom extends DurableObject<Env> {
     const range = historyRange(fromMs, toMs, this.clock());
     if (range.kind === 'invalid') return range;
     return { kind: 'ok', stepMs: range.stepMs, points: this.history.range(range.fromMs, range.toMs, range.stepMs) };
+  }
+
+  /** The report after the sale (report-read.ts roomReport); null when the event does not exist. */
+  async report(): Promise<RoomReport | null> {
+    const room = this.storedRoom();
+    return room && roomReport({ store: this.store, history: this.history, schedule: this.schedule }, room, this.clock());
   }
 
   /** The event's scheduled changes, in start order; null when the event does not exist. */

@@ -22,6 +22,7 @@ export const SCRIPT_PATHS = {
   waiting: `${PAGE_ASSET_DIR}/waiting.js`,
   check: `${PAGE_ASSET_DIR}/check.js`,
   dashboard: `${PAGE_ASSET_DIR}/dashboard.js`,
+  console: `${PAGE_ASSET_DIR}/console.js`,
 } as const;
 
 /** The style the waiting, check and sign-in pages share (each sets `--accent` in front of it). */
@@ -29,6 +30,9 @@ export const STYLE_PATH = `${PAGE_ASSET_DIR}/page.css`;
 
 /** The organizer dashboard, a static page (its script included). */
 export const DASHBOARD_PATH = `${PAGE_ASSET_DIR}/dashboard.html`;
+
+/** The organizer console (events, scheduled changes, history), a static page (its script included). */
+export const CONSOLE_PATH = `${PAGE_ASSET_DIR}/console.html`;
 
 /** Reads page assets through one ASSETS binding. */
 export interface AssetReader {

@@ -2,7 +2,8 @@
 // the Worker reads (src/lib/page-assets.ts), from the sources the tests also import. Only the
 // generator imports this module, so none of these texts is in the Worker's bundle (#16).
 import { LANGS } from '../../contracts/i18n';
-import { DASHBOARD_PATH, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../lib/page-assets';
+import { CONSOLE_PATH, DASHBOARD_PATH, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../lib/page-assets';
+import { CONSOLE_SCRIPT, consolePage } from './console-page';
 import { CHECK_MESSAGES } from './check-messages';
 import { CHECK_SCRIPT } from './check-script';
 import { DASHBOARD_SCRIPT, dashboardPage } from './dashboard-page';
@@ -18,6 +19,8 @@ export function pageAssetSources(): Record<string, string> {
     [SCRIPT_PATHS.check]: CHECK_SCRIPT,
     [SCRIPT_PATHS.dashboard]: DASHBOARD_SCRIPT,
     [DASHBOARD_PATH]: dashboardPage(),
+    [SCRIPT_PATHS.console]: CONSOLE_SCRIPT,
+    [CONSOLE_PATH]: consolePage(),
     [STYLE_PATH]: PAGE_STYLE,
   };
   for (const lang of LANGS) {

@@ -26,6 +26,7 @@ import { eventIdParam, newEventIdParam, type AppEnv } from '../types';
 import { channelAdmin } from './channel-admin';
 import { scheduleAdmin } from './schedule-admin';
 import { historyAdmin } from './history-admin';
+import { reportAdmin } from './report-admin';
 
 /** Every organizer call is idempotent (same request, same state), so each may be retried. */
 function call<T>(name: string, eventId: string | undefined, run: () => Promise<T>): Promise<T> {
@@ -55,6 +56,7 @@ adminApi.route('/', channelAdmin);
 // Scheduled changes of an event (schedule-admin.ts), behind the same bearer token.
 adminApi.route('/', scheduleAdmin);
 adminApi.route('/', historyAdmin);
+adminApi.route('/', reportAdmin);
 
 adminApi.put('/events/:eventId', async (c) => {
   const eventId = newEventIdParam(c);

@@ -59,6 +59,7 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', route: '/.well-known/jwks.json', path: '/.well-known/jwks.json', public: true, area: 'page' },
   { method: 'GET', route: '/_wr/admin', path: '/_wr/admin', area: 'page' },
   { method: 'GET', route: '/_wr/admin/', path: '/_wr/admin/', area: 'page' },
+  { method: 'GET', route: '/_wr/admin/console', path: '/_wr/admin/console', area: 'page' },
   { method: 'POST', route: '/_wr/events/:eventId/join', path: '/_wr/events/{e}/join', area: 'visitor' },
   { method: 'GET', route: '/_wr/events/:eventId/status', path: '/_wr/events/{e}/status', area: 'visitor' },
   { method: 'GET', route: '/_wr/events/:eventId/draw', path: '/_wr/events/{e}/draw', public: true, area: 'visitor' },
@@ -80,6 +81,8 @@ const ROUTES: RouteCase[] = [
   },
   { method: 'GET', route: '/_wr/admin/events/:eventId/audit', path: '/_wr/admin/events/{e}/audit', area: 'admin' },
   { method: 'GET', route: '/_wr/admin/events/:eventId/schedule', path: '/_wr/admin/events/{e}/schedule', area: 'admin' },
+  { method: 'GET', route: '/_wr/admin/events/:eventId/history', path: '/_wr/admin/events/{e}/history', area: 'admin' },
+  { method: 'GET', route: '/_wr/admin/events/:eventId/report', path: '/_wr/admin/events/{e}/report', area: 'admin' },
   {
     method: 'PUT',
     route: '/_wr/admin/events/:eventId/schedule/:overrideId',
