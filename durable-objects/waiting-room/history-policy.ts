@@ -2,8 +2,6 @@
 // minute from what the room counted, how long rows are kept, and which ranges the organizer may
 // ask for (with the step that keeps an answer small). Times are epoch ms, taken as inputs.
 import { BUCKET_MS, parsePlaceKey } from '../../contracts/queue/cursor';
-import type { MinuteFigures } from '../../contracts/history';
-
 export type { MinuteFigures } from '../../contracts/history';
 
 /** One minute in ms. */
@@ -14,7 +12,7 @@ export const HISTORY_KEEP_MS = 30 * 24 * 60 * MINUTE_MS;
 export const HISTORY_MAX_POINTS = 1_440;
 
 /** The start of the minute of `nowMs`, epoch ms. */
-export function minuteOf(nowMs: number): number {
+function minuteOf(nowMs: number): number {
   return Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
 }
 

@@ -9,7 +9,7 @@ export const QUEUE_TIME_BUCKETS_MS = [60_000, 300_000, 900_000, 1_800_000, 3_600
 
 /** The distribution of `waitsMs` (each admission's time in queue, ms). */
 export function queueTimeDistribution(waitsMs: readonly number[]): QueueTimeDistribution {
-  const counts = new Array<number>(QUEUE_TIME_BUCKETS_MS.length + 1).fill(0);
+  const counts = Array.from({ length: QUEUE_TIME_BUCKETS_MS.length + 1 }, () => 0);
   for (const w of waitsMs) {
     const i = QUEUE_TIME_BUCKETS_MS.findIndex((b) => w <= b);
     counts[i === -1 ? QUEUE_TIME_BUCKETS_MS.length : i]!++;

@@ -90,7 +90,7 @@ function overlaps(a: ScheduledOverride, b: ScheduledOverride): boolean {
 }
 
 /** Whether two changes are the same request (so storing it again is a no-op). */
-export function sameOverride(a: ScheduledOverride, b: ScheduledOverride): boolean {
+function sameOverride(a: ScheduledOverride, b: ScheduledOverride): boolean {
   return (
     a.id === b.id &&
     a.startsAtMs === b.startsAtMs &&

@@ -31,7 +31,6 @@ import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
 import type { HoldSignals, RoomStats } from './room-types';
 import { SIGNAL_WINDOW_MS } from './tick-plan';
 import {
-  overrideFromInput,
   type CancelOverrideAnswer,
   type OverrideInput,
   type ScheduleAnswer,

@@ -125,7 +125,7 @@ export async function takeTurn(ports: TurnPorts, req: TurnRequest): Promise<Turn
  * Seconds until a maintenance page is worth asking again (`Retry-After`): until the scheduled
  * change that set the `reject` method ends (at least 1), else MAINTENANCE_RETRY_AFTER_S.
  */
-export function maintenanceRetryAfterS(cursor: AdmissionCursor, nowMs: number): number {
+function maintenanceRetryAfterS(cursor: AdmissionCursor, nowMs: number): number {
   const endsAt = cursor.methodEndsAtMs ?? null;
   return endsAt === null ? MAINTENANCE_RETRY_AFTER_S : Math.max(1, Math.ceil((endsAt - nowMs) / 1000));
 }
