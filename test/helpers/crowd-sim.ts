@@ -19,7 +19,7 @@ import {
   type ControllerBounds,
   type ControllerState,
 } from '../../durable-objects/waiting-room/release-controller';
-import { baselineP99, type BaselineSample } from '../../durable-objects/waiting-room/release-growth';
+import { FLOOR_WINDOW_MS, floorP99, type FloorSample } from '../../durable-objects/waiting-room/release-growth';
 import type { HealthReport } from '../../durable-objects/waiting-room/health-signals';
 
 /** The origin's capacity: service time alone (ms), requests served at once at that time, and how steeply latency rises past them. */
@@ -190,7 +190,7 @@ export function simulateCrowd(o: CrowdSimOptions): CrowdSimSecond[] {
   let carry = 0;
   const releases: { at: number; count: number; claimed: number }[] = [];
   const lags: number[] = [];
-  const samples: BaselineSample[] = [];
+  const samples: FloorSample[] = [];
   const out: CrowdSimSecond[] = [];
   let second = { claimed: 0, left: 0 };
   /** Origin requests sent in the current and the last second. */
@@ -295,7 +295,7 @@ export function simulateCrowd(o: CrowdSimOptions): CrowdSimSecond[] {
           gateway: { holdP99Ms: null, conflictRate: null, noShowRate },
           active,
           pending: unclaimed.expected,
-          baselineP99Ms: baselineP99(samples, now, active),
+          floorP99Ms: floorP99(samples, now),
         },
         o.bounds,
         now,
@@ -314,8 +314,8 @@ export function simulateCrowd(o: CrowdSimOptions): CrowdSimSecond[] {
       carry = b.carry;
       admit = b.admit;
     }
-    if (tickS % 5 === 0) samples.push({ at: now, originP99Ms: report?.p99LatencyMs ?? null, active });
-    while (samples.length > 0 && samples[0]!.at < now - 120_000) samples.shift();
+    if (tickS % 5 === 0) samples.push({ at: now, originP99Ms: report?.p99LatencyMs ?? null });
+    while (samples.length > 0 && samples[0]!.at < now - FLOOR_WINDOW_MS) samples.shift();
     if (admit > 0) {
       releases.push({ at: tickS, count: admit, claimed: 0 });
       const r = releases.length - 1;
