@@ -81,24 +81,24 @@ export interface ControllerState {
 }
 
 /** Rate factor on missing health, and on overload not measured in latency (errors, slow holds). */
-export const DECREASE_FACTOR = 0.5;
+const DECREASE_FACTOR = 0.5;
 /**
  * An origin silent this long (no report for it, ms) gets the minimum rate at once: ticks halving
  * the rate every second would have reached it long before, but a room asleep (every slot taken)
- * runs no ticks (failing input: the first tick after 562 s of silence released at
- * 300/min, half of the last rate, not at the minimum).
+ * runs no ticks (the first tick after 562 s of silence released at 300/min, half of the last
+ * rate, not at the minimum).
  */
-export const SILENT_TO_MINIMUM_MS = 60_000;
+const SILENT_TO_MINIMUM_MS = 60_000;
 /** A latency overload cuts by target/p99, but never deeper than this factor... */
 export const MIN_CUT_FACTOR = 0.5;
 /** ...and never shallower than this one (a report just over target still cuts by a tenth). */
 export const MAX_CUT_FACTOR = 0.9;
 /** Above this conflict rate most visitors find their seats gone: admitting more only adds load. */
-export const HIGH_CONFLICT_RATE = 0.8;
+const HIGH_CONFLICT_RATE = 0.8;
 /** No-show compensation admits at most this many times the rate. */
-export const MAX_NO_SHOW_FACTOR = 2;
+const MAX_NO_SHOW_FACTOR = 2;
 /** On an overload not measured in latency the active limit drops to this share of the active visitors. */
-export const LIMIT_CUT = 0.7;
+const LIMIT_CUT = 0.7;
 /**
  * At most one cut per this many ms of report time, and a cut again once it has passed while the
  * overload persists: two of the origin SDK's report windows (DEFAULT_WINDOW_MS, 10 s). A report
@@ -111,8 +111,8 @@ export const LIMIT_CUT = 0.7;
  */
 export const CUT_SPACING_MS = 20_000;
 /**
- * A p99 over the target by at most this share holds instead of cutting (the issue's settling band:
- * "within 10 % of the target"). Failing input (bench:control): 21 s after a cut, one report of
+ * A p99 over the target by at most this share holds instead of cutting (the settling band:
+ * within 10 % of the target). bench:control: 21 s after a cut, one report of
  * 824 ms (3 % over; the window still held the overload's tail) cut the limit 48 -> 13 from the 15
  * visitors then active, and the healthy origin's limit regrew +1..+4 a report: 0.65 x the maximum.
  */
@@ -171,14 +171,12 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  *   the active visitors, so new admissions stop at once, never below INITIAL_LIMIT; at most once
  *   per CUT_SPACING_MS (two report windows, so one excursion never cuts twice; TCP's one decrease
  *   per round trip: reports inside it hold), and again after it while the overload persists, from
- *   the load then. With
- *   fewer than INITIAL_LIMIT active, the room's visitors cannot be the cause: slow start stays on
+ *   the load then. With fewer than INITIAL_LIMIT active, the room's visitors cannot be the cause: slow start stays on
  *   and the load is not remembered as the origin's knee; nor on the first report, whose window
  *   measured visitors admitted before any learned limit.
  * A missing, stale, malformed or failing report means the origin is down (see originDownReason):
  * the rate halves toward the minimum (at once after SILENT_TO_MINIMUM_MS of silence; 0 when the
- * organizer chose `pause`) and the
- * limit never grows, so the gateway never climbs blind. A high conflict rate holds both. An
+ * organizer chose `pause`) and the limit never grows, so the gateway never climbs blind. A high conflict rate holds both. An
  * organizer's fixed rate overrides the rate. Clock jumps are harmless: a report's age is never
  * negative and each report acts once.
  *
@@ -274,7 +272,7 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     const from = limit < current ? ` (limit: ${fmt(active)} active x${limitFactor.toFixed(2)})` : '';
     // Nor is the first report's load a knee: its window measured visitors admitted before any
     // learned limit, at the minimum rate under the organizer's cap, often during the join burst
-    // (a crowd run: p99 907 ms with 15 active on the shared machine ended slow start, and
+    // (the crowd tool: p99 907 ms with 15 active on the shared machine ended slow start, and
     // congestion avoidance then grew the limit by 1 a report from 10).
     const few = active < INITIAL_LIMIT || first;
     // A cut that goes on cutting the same overload (the last cut within two spacings) sees a load

@@ -6,7 +6,7 @@
 /** The active limit slow start begins from, once the origin's first report arrives; also the floor of cuts and of a following limit. */
 export const INITIAL_LIMIT = 10;
 /** Additive increase of the rate per healthy report, as a share of the organizer's maximum. */
-export const INCREASE_SHARE = 0.1;
+const INCREASE_SHARE = 0.1;
 /**
  * The rate grows only while p99 stays under this share of the target; between it and the target
  * it holds (the alpha/beta band of TCP Vegas, Brakmo and Peterson 1995), so the loop settles under
@@ -23,12 +23,12 @@ export const GROW_BELOW = 0.7;
  * its service time, while bursts past the knee cost the square of the excess: the real collapse
  * of bench:control came with p99 at 2.8 x the p99 at half the load, two seconds before the cliff.
  */
-export const DELAY_TOLERANCE = 2;
+const DELAY_TOLERANCE = 2;
 /**
  * ...and at least this share of the target over the floor: a floor of a few ms (an origin next
  * door) doubles on noise alone, and a rise of 2.5 % of the target costs visitors nothing.
  */
-export const DELAY_MIN_RISE = 0.025;
+const DELAY_MIN_RISE = 0.025;
 /**
  * The limit grows only while it binds: when the pace would fill it before the next report (active
  * + unclaimed + the rate x BIND_HORIZON_S reach it). Gradient2's rule ("don't grow the limit if we
@@ -50,8 +50,8 @@ export const LIMIT_HEADROOM = 0.1;
  * creep near (release-controller), before the cliff rather than after it. Gradient2 likewise
  * shrinks its limit by the gradient once latency passes its tolerance.
  */
-export const DELAY_KNEE = 3;
-export const DELAY_KNEE_RISE = 0.05;
+const DELAY_KNEE = 3;
+const DELAY_KNEE_RISE = 0.05;
 /** The limit's share of the load after a knee (delayKnee), as the smallest cut (MAX_CUT_FACTOR). */
 export const KNEE_BACKOFF = 0.9;
 /**
@@ -62,19 +62,19 @@ export const KNEE_BACKOFF = 0.9;
  */
 export const DELAY_HOLD_HEADROOM = 0.1;
 /** Slow start grows a binding limit by this factor per report (2 s) until the first delay rise. */
-export const SLOW_START_GROWTH = 1.5;
+const SLOW_START_GROWTH = 1.5;
 /**
  * Congestion avoidance grows a binding limit by this share per report, at least sqrt(limit)
  * (Gradient2's queue allowance): away from the last overload's load, where no knee is known, the
  * delay gradient is what stops it (a small limit after a cut regains a short-visit sale's need,
  * rate x time in the room, ~50 at 600/min, within about 20 s)...
  */
-export const LIMIT_GROWTH = 0.25;
+const LIMIT_GROWTH = 0.25;
 /**
  * ...but only by this share of it (at least 1) within NEAR_OVERLOAD of the load of the last overload... */
-export const LIMIT_CREEP = 0.02;
+const LIMIT_CREEP = 0.02;
 /** (a share of that load: CUBIC's plateau around W_max, Ha, Rhee and Xu 2008). */
-export const NEAR_OVERLOAD = 0.1;
+const NEAR_OVERLOAD = 0.1;
 /**
  * Slow start ends after this many reports with a delay rise in a row (RFC 9406 CSS_ROUNDS; the
  * SDK's reports come every 2 s over a 10 s window, so 5 reports are one window); the limit holds
@@ -82,7 +82,7 @@ export const NEAR_OVERLOAD = 0.1;
  */
 export const CSS_ROUNDS = 5;
 /** The floor never counts under this, ms: the minimum measured p99 (health-signals MIN_MEASURED_P99_MS is 1). */
-export const MIN_FLOOR_MS = 1;
+const MIN_FLOOR_MS = 1;
 
 /**
  * The floor counts over this trailing window of the room's samples, ms (the dashboard's, one every
@@ -116,7 +116,7 @@ export function floorP99(samples: readonly FloorSample[], nowMs: number): number
 }
 
 /** The phase the growth rules read and move (the ControllerState fields of the same names). */
-export interface GrowthPhase {
+interface GrowthPhase {
   slowStart: boolean;
   /** Reports in a row with a delay rise during slow start (0 = none). */
   cssRounds: number;

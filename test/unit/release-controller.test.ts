@@ -129,7 +129,7 @@ describe('nextReleaseRate', () => {
 
   it('compensates no-shows by admitting more than the rate, at most twice and never above the maximum', () => {
     expect(step(state(), report({}), {}, { noShowRate: 0.25 }).admitPerMinute).toBe(480);
-    // Failing input: faked no-shows pushed admissions past the organizer's maximum (600).
+    // Regression: faked no-shows pushed admissions past the organizer's maximum (600).
     expect(step(state(), report({}), {}, { noShowRate: 0.9 }).admitPerMinute).toBe(600);
     expect(step(state(), report({ p99LatencyMs: 5000 }), {}, { noShowRate: 0.5 }).admitPerMinute).toBe(150);
   });

@@ -67,7 +67,8 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(summarize(run.slice(400), TARGET).overshootPct).toBe(0);
   });
 
-  // Failing input: the crowd tool's visitors (claim 2-6 s after release, leave after 3 s). The limit dropped from the organizer's 200 to 10 at the first report and never grew,
+  // Failing input: the crowd tool's visitors (claim 2-6 s after release, leave after
+  // 3 s). The limit dropped from the organizer's 200 to 10 at the first report and never grew,
   // because unclaimed places filled it but did not count as use: 102 of 1,200/min released.
   it('reaches the maximum within 30 s of the first report while released visitors have not claimed yet', () => {
     const b = { ...bounds, minPerMinute: 300, maxPerMinute: 1200, maxActive: 200 };
@@ -187,7 +188,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(at(settled + 30).concurrent).toBeGreaterThanOrEqual(58);
   });
 
-  // Failing input (two bench:control runs, healthy origin, 0.75 and 0.22 x the
+  // Failing input (bench:control, healthy origin, 0.75 and 0.22 x the
   // maximum): the stub's p99 rose past the target for one report window while 13-18 visitors were
   // active (the join burst, and other processes on the shared 2 cores: the stub's knee is 50
   // requests), once at the first report and once later. The first cut took the limit 700 -> 10 and
@@ -218,7 +219,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(share(90, 150)).toBeGreaterThanOrEqual(0.9);
   });
 
-  // Failing input (a crowd run, healthy origin, 0.22 x the maximum): the first report
+  // Failing input (the crowd tool, healthy origin, 0.22 x the maximum): the first report
   // came 9 s after the first admissions (15 active, admitted at the minimum rate under the
   // organizer's cap) with p99 907 ms from the join burst on the shared machine. Its cut ended slow
   // start and remembered 15 as the knee, and congestion avoidance then grew the limit by 1 a
@@ -244,7 +245,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(share).toBeGreaterThanOrEqual(0.9);
   });
 
-  // Failing input (two bench:control runs, healthy origin, 0.83 and 0.24 x the maximum):
+  // Failing input (bench:control, healthy origin, 0.83 x the maximum; another run, 0.24):
   // on the shared 2 cores the stub's p99 sat at 40-60 % of the target with 15-50 visitors active
   // (its knee is 50 requests in flight: the machine's latency, not the origin's), and after a cut
   // congestion avoidance grew the limit by +1..+3 a report (36 -> 49 in 11 s; 10 -> 15 in 33 s),
