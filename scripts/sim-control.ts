@@ -5,6 +5,7 @@ import { buildSync } from 'esbuild';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
+import type * as Targets from '../test/helpers/control-targets.ts';
 
 const { values: args } = parseArgs({ options: { seed: { type: 'string' } } });
 // The simulation imports the Durable Object's pure rules (extensionless imports): bundle it for Node.
@@ -18,7 +19,7 @@ buildSync({
   target: 'es2024',
   logLevel: 'warning',
 });
-const sim = (await import(pathToFileURL(outfile).href)) as typeof import('../test/helpers/control-targets.ts');
+const sim = (await import(pathToFileURL(outfile).href)) as typeof Targets;
 
 const started = Date.now();
 if (args.seed) {

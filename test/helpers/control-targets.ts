@@ -6,7 +6,7 @@ import type { ControllerBounds } from '../../durable-objects/waiting-room/releas
 import { prng, simulateCrowd, type CrowdSimOptions, type CrowdSimSecond, type OriginCapacity } from './crowd-sim';
 
 /** The event's bounds, as bench:control's rows (600/min maximum, 150/min minimum, 700 active, p99 target 800 ms). */
-export const SIM_BOUNDS: ControllerBounds = {
+const SIM_BOUNDS: ControllerBounds = {
   minPerMinute: 150,
   maxPerMinute: 600,
   targetP99Ms: 800,
@@ -17,11 +17,11 @@ export const SIM_BOUNDS: ControllerBounds = {
   maxActive: 700,
 };
 /** The capacity halves at this second and comes back at the next; the run ends at the last. */
-export const HALVE_AT_S = 90;
-export const RESTORE_AT_S = 180;
-export const END_S = 240;
+const HALVE_AT_S = 90;
+const RESTORE_AT_S = 180;
+const END_S = 240;
 /** Seconds after an imposed capacity change that the time-over-2x target does not count. */
-export const CHANGE_GRACE_S = 10;
+const CHANGE_GRACE_S = 10;
 
 /** The targets (the release law's principal issue): limits per run. */
 export const TARGETS = {
@@ -37,7 +37,7 @@ export const TARGETS = {
 };
 
 /** One seed's origin, crowd and machine. */
-export interface SimCase {
+interface SimCase {
   seed: number;
   capacity: OriginCapacity;
   stayS: number;
@@ -47,7 +47,7 @@ export interface SimCase {
 }
 
 /** Seed `seed`'s case: knee 6-12, steepness 0.5-2, stays 10-30 s, no-shows 0-50 %, report jitter 0-500 ms, stalls of 10-20 ms mean at no load. */
-export function simCase(seed: number): SimCase {
+function simCase(seed: number): SimCase {
   const r = prng(seed * 104729 + 1);
   return {
     seed,
@@ -60,9 +60,9 @@ export function simCase(seed: number): SimCase {
 }
 
 /** The shared machine pauses this often, per s. */
-export const STALLS_PER_S = 2;
+const STALLS_PER_S = 2;
 /** Stalls twice as long at this many origin requests per s (the shared machine's load). */
-export const STALL_LOAD_RPS = 50;
+const STALL_LOAD_RPS = 50;
 
 const options = (c: SimCase, seconds: number, capacity: CrowdSimOptions['capacity']): CrowdSimOptions => ({
   seconds,
@@ -81,7 +81,7 @@ const options = (c: SimCase, seconds: number, capacity: CrowdSimOptions['capacit
 const halved = (m: OriginCapacity): OriginCapacity => ({ ...m, knee: m.knee / 2 });
 
 /** Admissions claimed per minute over the 10 s up to each second. */
-export function admittedPerMinute(run: readonly CrowdSimSecond[]): number[] {
+function admittedPerMinute(run: readonly CrowdSimSecond[]): number[] {
   return run.map((_, i) => run.slice(Math.max(0, i - 9), i + 1).reduce((a, s) => a + s.claimed, 0) * 6);
 }
 
@@ -90,7 +90,7 @@ export function admittedPerMinute(run: readonly CrowdSimSecond[]): number[] {
  * fixed for 120 s whose reported p99 never exceeds the target once they are all in, times the
  * visits they complete per minute. A bisection over held loads with the case's own noise.
  */
-export function measuredCapacity(c: SimCase, m: OriginCapacity): { visitors: number; perMinute: number } {
+function measuredCapacity(c: SimCase, m: OriginCapacity): { visitors: number; perMinute: number } {
   const holds = (n: number) => {
     const run = simulateCrowd({ ...options(c, 120, () => m), bounds: { ...SIM_BOUNDS, maxActive: n }, holdAt: n });
     const full = run.findIndex((s) => s.active >= n * (1 - c.noShowShare) * 0.9);
@@ -138,7 +138,7 @@ export interface SimVerdict {
 }
 
 /** Counts the episodes (maximal runs of seconds) with the reported p99 over `limit` in [from, to). */
-export function episodes(run: readonly CrowdSimSecond[], limit: number, from = 0, to = run.length): number {
+function episodes(run: readonly CrowdSimSecond[], limit: number, from = 0, to = run.length): number {
   let n = 0;
   for (let t = from; t < Math.min(to, run.length); t++) {
     const over = (run[t]!.reportedP99 ?? 0) > limit;

@@ -94,7 +94,7 @@ export function prng(seed: number): () => number {
 }
 
 /** Latency of a request at `c` in service under `m`, ms (origin-stub/load-model simulatedLatencyMs at steepness 1). */
-export function capacityLatencyMs(c: number, m: OriginCapacity): number {
+function capacityLatencyMs(c: number, m: OriginCapacity): number {
   const excess = Math.max(0, c - m.knee);
   return m.baseLatencyMs + m.steepness * excess * excess;
 }
