@@ -178,8 +178,9 @@ export function delayKnee(p99Ms: number, floorMs: number | null, targetP99Ms: nu
  * - **not binding** (the pace would not fill it within BIND_HORIZON_S): slow start keeps it,
  *   congestion avoidance follows the load down to (1 + LIMIT_HEADROOM) x what would bind it.
  * - **binding**: slow start x SLOW_START_GROWTH (TCP, RFC 5681 section 3.1); congestion avoidance
- *   x (1 + LIMIT_GROWTH), at least + sqrt(limit) (Gradient2's queue allowance), creeping by LIMIT_CREEP within NEAR_OVERLOAD of
- *   the load of the last overload (CUBIC's W_max).
+ *   x (1 + LIMIT_GROWTH), at least + sqrt(limit) (Gradient2's queue allowance), creeping by
+ *   LIMIT_CREEP within NEAR_OVERLOAD of the load of the last overload (CUBIC's W_max), + sqrt(limit)
+ *   past it.
  * The rate is the pace the organizer allows: it grows (slow start x (1 + headroom), then + INCREASE_SHARE
  * x max) while p99 is under GROW_BELOW x target, whatever the limit does. Never a fall here.
  */
@@ -225,7 +226,11 @@ export function growthStep(i: GrowthInput): GrowthStep {
   const fast = Math.max(current * (1 + LIMIT_GROWTH), current + Math.max(1, Math.sqrt(current)));
   const near = w > 0 && current < w * (1 + NEAR_OVERLOAD) && fast > w * (1 - NEAR_OVERLOAD);
   const creep = current + Math.max(1, Math.ceil(current * LIMIT_CREEP));
-  const grown = near ? Math.max(Math.min(fast, w * (1 - NEAR_OVERLOAD)), Math.min(creep, fast)) : fast;
+  // Past it without an overload, probe by + sqrt(limit) (Gradient2's queue allowance), not x1.25:
+  // a cliff that gave no warning at the knee gives none just past it either.
+  const past = w > 0 && current >= w * (1 + NEAR_OVERLOAD);
+  const probe = current + Math.max(1, Math.sqrt(current));
+  const grown = near ? Math.max(Math.min(fast, w * (1 - NEAR_OVERLOAD)), Math.min(creep, fast)) : past ? probe : fast;
   return {
     ratePerMinute: grownRate,
     limit: Math.max(current + 1, Math.ceil(grown)),

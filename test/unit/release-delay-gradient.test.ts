@@ -57,6 +57,19 @@ describe('the delay gradient: p99 against its floor', () => {
     expect(next.state.activeLimit).toBeGreaterThanOrEqual(Math.min(135, Math.ceil(130 * (1 + DELAY_HOLD_HEADROOM))));
   });
 
+  // Failing input (the simulation, knee halved): the load held at ~120 with p99 at 2-3 x its floor
+  // for 45 s, under a knee of 130 remembered from the ramp, and no back-off came before the collapse.
+  it('backs off again under a knee remembered from before once the limit has regrown over its back-off', () => {
+    const s = state({ activeLimit: 160, overloadLimit: 130, ratePerMinute: 600 });
+    const d = nextReleaseRate(
+      s,
+      { origin: report({ p99LatencyMs: 62 }), gateway: quiet, active: 122, pending: 10, floorP99Ms: 20 },
+      bounds,
+      NOW,
+    );
+    expect(d.state).toMatchObject({ activeLimit: Math.floor(132 * KNEE_BACKOFF), overloadLimit: 122 });
+  });
+
   it('a floor of a few ms does not stop growth on noise: the rise must also be DELAY_MIN_RISE of the target', () => {
     expect(delayRise(9, 3, 800)).toBe(false);
     expect(delayRise(41, 20, 800)).toBe(true);
