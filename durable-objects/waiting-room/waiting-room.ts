@@ -30,12 +30,7 @@ import { runTick } from './room-tick';
 import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
 import type { HoldSignals, RoomStats } from './room-types';
 import { SIGNAL_WINDOW_MS } from './tick-plan';
-import {
-  type CancelOverrideAnswer,
-  type OverrideInput,
-  type ScheduleAnswer,
-  type StoredOverride,
-} from '../../contracts/schedule';
+import { type CancelOverrideAnswer, type OverrideInput, type ScheduleAnswer, type StoredOverride } from '../../contracts/schedule';
 import { effectiveConfig, effectiveMode, methodEndsAtMs, nextBoundaryMs, wakeAtBoundary } from './schedule-policy';
 import { ScheduleStore } from './schedule-store';
 import { HistoryStore } from './history-store';
