@@ -81,7 +81,7 @@ describe('reject', () => {
   it('is not the organizer pause: a pause during the window stays after it', async () => {
     const { q, t0 } = await room();
     await q.room.scheduleOverride('down', { reason: 'maintenance', endsAt: iso(t0 + 10 * MIN), method: 'reject' });
-    expect(await q.room.pause()).toEqual({ kind: 'ok' });
+    expect(await q.room.pause()).toMatchObject({ kind: 'ok', previous: 'open' });
     await q.tick(t0 + 10 * MIN);
     expect((await stats(q)).mode).toBe('paused');
   });

@@ -139,7 +139,7 @@ describe('a scripted sale day', () => {
 
     // The close: releases stop for good, and the room keeps no alarm.
     await q.at(t0 + 240 * MIN);
-    expect(await q.room.close()).toEqual({ kind: 'ok' });
+    expect(await q.room.close()).toMatchObject({ kind: 'ok', previous: 'open' });
     await q.tick(t0 + 240 * MIN + 1000);
     const closed = await stats(q);
     expect(closed.mode).toBe('closed');
