@@ -85,7 +85,10 @@ export interface SimTick {
 /** The room samples every this many ticks (room-reads SAMPLE_EVERY_MS, 5 s). */
 const SAMPLE_EVERY_S = 5;
 
-/** Deterministic PRNG (mulberry32). */
+/**
+ * Deterministic PRNG (mulberry32). Not pure-rand (scripts/lib/seeded-random.ts): the failing inputs
+ * test/unit/release-simulation.test.ts pins are this generator's streams.
+ */
 function prng(seed: number): () => number {
   return () => {
     seed = (seed + 0x6d2b79f5) | 0;
