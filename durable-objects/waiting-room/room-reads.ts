@@ -11,7 +11,8 @@ import { parseStoredHealth, publicHealth } from './health-intake';
 import { firstSaleStartMs, lanesOf, type RoomConfig } from './room-config';
 import { publishCursor, queueListing } from './room-cursor';
 import { bindingReport } from './room-report';
-import { cursorOf, lapsedOf, type RoomRow, type RoomStore } from './room-store';
+import { cursorOf, lapsedOf, type RoomRow } from './room-rows';
+import type { RoomStore } from './room-store';
 import type { Binding, LaneStats, RoomStats } from './room-types';
 import {
   SIGNAL_WINDOW_MS,
@@ -141,7 +142,7 @@ export function roomCursor(store: RoomStore, room: Room, nowMs: number, tickMs: 
  * @param binding what binds now, with its counts (roomBinding)
  */
 function paceOf(store: RoomStore, { row, config }: Room, nowMs: number, waitingNow: number, binding: Binding): RoomPace {
-  const samples = store.admissionSamples(nowMs - ADMISSION_SAMPLES_MS);
+  const samples = store.signals.admissions(nowMs - ADMISSION_SAMPLES_MS);
   samples.push({ at: nowMs, admittedTotal: row.admitted_total, waiting: waitingNow, active: binding.active });
   return roomPace(
     samples,
@@ -163,7 +164,7 @@ function paceOf(store: RoomStore, { row, config }: Room, nowMs: number, waitingN
  * will take the next free one).
  */
 function unclaimedNow(store: RoomStore, nowMs: number, windowMs: number, withoutAsks = false): { pending: number; expected: number } {
-  const noShowRate = gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)).noShowRate;
+  const noShowRate = gatewaySignals(store.signals.sums(nowMs, SIGNAL_WINDOW_MS)).noShowRate;
   const u = unclaimedPlaces(store.unclaimedReleases(nowMs, windowMs), nowMs, noShowRate, store.claimLagsMs());
   return withoutAsks ? u : { ...u, expected: u.expected + store.slotAsks(nowMs).size };
 }
@@ -212,8 +213,8 @@ export async function roomStats(
     activeLimit: Math.min(row.active_limit ?? config.maxActiveVisitors, config.maxActiveVisitors),
     fixedRatePerMinute: row.fixed_rate,
     lastHealth: publicHealth(parseStoredHealth(row.health)),
-    gateway: gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)),
-    samples: store.samples(nowMs - SAMPLE_KEEP_MS),
+    gateway: gatewaySignals(store.signals.sums(nowMs, SIGNAL_WINDOW_MS)),
+    samples: store.signals.since(nowMs - SAMPLE_KEEP_MS),
     rateLog: store.rateLog(RATE_LOG_SHOWN),
     lanes: laneStats(store, room),
     lottery:

@@ -4,7 +4,7 @@ import { pendingLimit, whatBinds } from './admission-pace';
 import { parseStoredHealth } from './health-intake';
 import { originDownReason } from './health-signals';
 import { firstSaleStartMs, type RoomConfig } from './room-config';
-import type { RoomRow } from './room-store';
+import type { RoomRow } from './room-rows';
 import type { Binding } from './room-types';
 
 /** The counts the report needs, read by the room at `nowMs`. */

@@ -25,7 +25,7 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
   store.pruneReleases(r, nowMs, releaseKeepMs(config.idleTimeoutMs));
 
   const report = parseStoredHealth(r.health);
-  const gateway = gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS));
+  const gateway = gatewaySignals(store.signals.sums(nowMs, SIGNAL_WINDOW_MS));
   const active = store.activeCount(nowMs);
   // Unclaimed places count for the claim window only: after it they lapse from the budget. The
   // visitors whose late claim waits for a slot count as arrivals: the next free slots are theirs.
@@ -49,7 +49,7 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
       active,
       pending: unclaimed.expected,
       // The p99 at half the load, from the dashboard's samples of the last minute (release-growth.ts).
-      baselineP99Ms: baselineP99(store.samples(nowMs - BASELINE_WINDOW_MS), nowMs, active),
+      baselineP99Ms: baselineP99(store.signals.since(nowMs - BASELINE_WINDOW_MS), nowMs, active),
     },
     bounds,
     nowMs,
@@ -117,5 +117,5 @@ function recordSample(
   nowMs: number,
   s: { rate: number; admitRate: number; limit: number; report: HealthReport | null; gateway: GatewaySignals },
 ): void {
-  store.recordSample(nowMs, { ...s, waiting: roomWaiting(store, room), active: store.activeCount(nowMs) }, SAMPLE_KEEP_MS);
+  store.signals.record(nowMs, { ...s, waiting: roomWaiting(store, room), active: store.activeCount(nowMs) }, SAMPLE_KEEP_MS);
 }
