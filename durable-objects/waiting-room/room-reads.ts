@@ -14,16 +14,8 @@ import { bindingReport } from './room-report';
 import { cursorOf, lapsedOf, type RoomRow } from './room-rows';
 import type { RoomStore } from './room-store';
 import type { Binding, LaneStats, RoomStats } from './room-types';
-import {
-  SIGNAL_WINDOW_MS,
-  claimHorizonMs,
-  freeSlots,
-  gatewaySignals,
-  unclaimedPlaces,
-  unreleasedArrivals,
-  waitingCount,
-  type LaneTick,
-} from './tick-plan';
+import { SIGNAL_WINDOW_MS, freeSlots, gatewaySignals, unreleasedArrivals, waitingCount, type LaneTick } from './tick-plan';
+import { claimHorizonMs, unclaimedPlaces } from './unclaimed-places';
 
 /** The dashboard's samples: one every SAMPLE_EVERY_MS, kept for SAMPLE_KEEP_MS. */
 export const SAMPLE_EVERY_MS = 5_000;
@@ -160,7 +152,7 @@ function paceOf(store: RoomStore, { row, config }: Room, nowMs: number, waitingN
 
 /**
  * Unclaimed places inside the claim window `windowMs` now, and those expected to arrive
- * (tick-plan unclaimedPlaces) plus, unless `withoutAsks`, the visitors waiting for a slot (each
+ * (unclaimed-places unclaimedPlaces) plus, unless `withoutAsks`, the visitors waiting for a slot (each
  * will take the next free one).
  */
 function unclaimedNow(store: RoomStore, nowMs: number, windowMs: number, withoutAsks = false): { pending: number; expected: number } {
@@ -249,7 +241,7 @@ export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: 
       pendingLimit: pendingLimit(row.admit_rate, window),
     }),
     // An unclaimed place lapses from the budget after its claim window, and is expected no more
-    // once its release is older than every claim measured (tick-plan claimHorizonMs): the slot it
+    // once its release is older than every claim measured (unclaimed-places claimHorizonMs): the slot it
     // held frees then.
     nextSlotFreesAtMs: nextSlotFreesAt(store.nextEnds(nowMs, counted), counted),
   };

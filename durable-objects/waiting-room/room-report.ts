@@ -15,7 +15,7 @@ export interface BindingCounts {
   active: number;
   /** Unclaimed places inside the claim window. */
   unclaimed: number;
-  /** Of those, the places expected to arrive (tick-plan unclaimedPlaces). */
+  /** Of those, the places expected to arrive (unclaimed-places unclaimedPlaces). */
   expectedArrivals: number;
   /** The claim window, ms (admission-pace claimWindowMs). */
   claimWindowMs: number;

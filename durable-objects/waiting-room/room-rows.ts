@@ -36,7 +36,7 @@ export interface RoomRow {
   lapsed_draw: number;
 }
 
-/** The longest an admission is kept alive for a hold, ms: the longest hold TTL plus the longest payment grace (contracts/event-config.ts). */
+/** The longest an admission is kept alive for a hold, ms: the longest hold TTL plus the longest payment grace (contracts/event-input.ts). */
 export const MAX_HOLD_COVER_MS = (3_600 + 900) * 1000;
 
 /** One visitor's admission (wr_admissions). */

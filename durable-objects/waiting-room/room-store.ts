@@ -5,7 +5,8 @@ import type { FifoPlace } from '../../contracts/queue/cursor';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 import type { Sql } from '../shared/sql';
 import { SLOT_ASK_KEPT_MS, SLOT_ASKS_KEPT, type ReleaseRef } from './admission-policy';
-import { CLAIM_LAGS_KEPT, type QueueCounts, type ReleaseClaims } from './tick-plan';
+import { type QueueCounts } from './tick-plan';
+import { CLAIM_LAGS_KEPT, type ReleaseClaims } from './unclaimed-places';
 import { EndedStore, type EndedAdmission } from './ended-store';
 import { LaneStore } from './lane-store';
 import { MAX_HOLD_COVER_MS, cursorOf, type AdmissionRow, type RoomRow } from './room-rows';
@@ -181,7 +182,7 @@ export class RoomStore {
     );
   }
 
-  /** Releases within `windowMs` (the claim window) with places unclaimed: what tick-plan unclaimedPlaces counts. */
+  /** Releases within `windowMs` (the claim window) with places unclaimed: what unclaimed-places unclaimedPlaces counts. */
   unclaimedReleases(nowMs: number, windowMs: number): ReleaseClaims[] {
     return this.sql
       .all<ReleaseClaims>`SELECT at AS atMs, count, claimed FROM wr_releases WHERE at >= ${nowMs - windowMs} AND claimed < count`;

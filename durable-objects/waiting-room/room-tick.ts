@@ -11,7 +11,8 @@ import { BASELINE_WINDOW_MS, baselineP99 } from './release-growth';
 import { controllerBounds } from './room-config';
 import { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS, laneTicks, roomWaiting, type Room } from './room-reads';
 import type { RoomStore } from './room-store';
-import { SIGNAL_WINDOW_MS, gatewaySignals, planRelease, releaseKeepMs, unclaimedPlaces } from './tick-plan';
+import { SIGNAL_WINDOW_MS, gatewaySignals, planRelease, releaseKeepMs } from './tick-plan';
+import { unclaimedPlaces } from './unclaimed-places';
 
 /**
  * One release tick at `nowMs` over the room as it was read after the arrivals were collected.

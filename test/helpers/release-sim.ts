@@ -3,14 +3,8 @@
 // and releaseBudget), a released visitor claims after a delay or never (a no-show), a claimed visitor
 // stays on the origin for a session, and the origin reports its p99 and error rate every few seconds.
 import { claimWindowMs, pendingLimit } from '../../durable-objects/waiting-room/admission-pace';
-import {
-  CLAIM_LAGS_KEPT,
-  freeSlots,
-  gatewaySignals,
-  noShowWindow,
-  releaseBudget,
-  unclaimedPlaces,
-} from '../../durable-objects/waiting-room/tick-plan';
+import { freeSlots, gatewaySignals, noShowWindow, releaseBudget } from '../../durable-objects/waiting-room/tick-plan';
+import { CLAIM_LAGS_KEPT, unclaimedPlaces } from '../../durable-objects/waiting-room/unclaimed-places';
 import { initialControllerState, nextReleaseRate, type ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
 import { baselineP99, type BaselineSample } from '../../durable-objects/waiting-room/release-growth';
 import type { HealthReport } from '../../durable-objects/waiting-room/health-signals';
