@@ -2,6 +2,7 @@
 import { LANGS, LANG_NAMES } from '../../contracts/i18n';
 import { PREVIEW_PHASES } from './preview';
 import { DASHBOARD_SCRIPT } from './dashboard-script';
+import { DASHBOARD_ACCESS_SCRIPT, accessPanels } from './dashboard-access';
 
 const chartBox = (id: string, title: string) => `<figure id="${id}" class="chart">
     <h3>${title}</h3><ul class="legend"></ul>
@@ -58,8 +59,8 @@ export function dashboardPage(): string {
   input, select, button { font: inherit; padding: .35rem .55rem; }
   input[type=number] { width: 7.5rem; }
   .warn { color: #b45309; }
-  details#pv { margin-top: 1.75rem; }
-  details#pv summary { font-size: 1.15rem; font-weight: 700; cursor: pointer; }
+  details#pv, details.panel { margin-top: 1.75rem; }
+  details#pv summary, details.panel summary { font-size: 1.15rem; font-weight: 700; cursor: pointer; }
   iframe { display: block; width: 100%; height: 44rem; border: 1px solid var(--line); border-radius: .6rem; background: #fff; }
   iframe.phone { width: 390px; max-width: 100%; height: 844px; }
   [hidden] { display: none !important; }
@@ -75,7 +76,7 @@ export function dashboardPage(): string {
   <span id="status" role="status" aria-live="polite"></span>
 </header>
 <form id="login">
-  <label>Admin token <input id="token" type="password" autocomplete="current-password" required size="40"></label>
+  <label>Admin token or organizer key <input id="token" type="password" autocomplete="current-password" required size="40"></label>
   <button>Sign in</button>
 </form>
 <main id="main" hidden>
@@ -117,6 +118,7 @@ export function dashboardPage(): string {
   </div>
   <h2>Why the rate changed</h2>
   <table><thead><tr><th>Time</th><th>Rate</th><th>Reason</th></tr></thead><tbody id="log"></tbody></table>
+  ${accessPanels()}
   <details id="pv">
     <summary>Waiting page preview</summary>
     <form class="controls" id="pvForm">
@@ -129,6 +131,7 @@ export function dashboardPage(): string {
   </details>
 </main>
 <script>${DASHBOARD_SCRIPT}</script>
+<script>${DASHBOARD_ACCESS_SCRIPT}</script>
 </body>
 </html>`;
 }

@@ -7,13 +7,14 @@ export const DASHBOARD_SCRIPT = `
   const LAST = 'wr_last_event';
   let token = sessionStorage.getItem('wr_admin_token') || '';
   let eventId = new URLSearchParams(location.search).get('event') || localStorage.getItem(LAST) || '';
-  let current = null, stickyUntil = 0, dirty = false;
-  async function api(method, path, body, raw) {
-    const r = await fetch('/_wr/admin' + path, { method, headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
-    if (r.status === 401) signOut('Signed out: the token was refused');
+  // formEtag: the version the bounds form shows; a save names it (If-Match): nobody's change is overwritten.
+  let current = null, stickyUntil = 0, dirty = false, formEtag = null, sso = false;
+  async function api(method, path, body, raw, headers) {
+    const r = await fetch('/_wr/admin' + path, { method, headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body) });
+    if (r.status === 401 && token) signOut('Signed out: the token was refused');
     if (raw) return { ok: r.ok, text: await r.text() };
     const data = await r.json().catch(() => ({}));
-    return { ok: r.ok, data };
+    return { ok: r.ok, data, status: r.status, etag: r.headers.get('etag') };
   }
   // Answers to the organizer's actions stay for 8 s; the periodic "Updated" does not overwrite them.
   const say = (t, warn, sticky) => {
@@ -108,7 +109,7 @@ export const DASHBOARD_SCRIPT = `
   // one is on its way, so slow answers (over 2 s) still draw.
   let refreshes = 0, inFlight = 0;
   async function refresh() {
-    if (!token || !eventId) return;
+    if ((!token && !sso) || !eventId) return;
     const mine = ++refreshes;
     inFlight++;
     let r;
@@ -152,6 +153,7 @@ export const DASHBOARD_SCRIPT = `
     const b = binding(q);
     set('binds', b.what); set('bindsWhy', b.why);
     if (!dirty && document.activeElement?.form !== $('bounds')) {
+      formEtag = r.etag;
       $('policy').value = cfg.policy; $('minRate').value = cfg.minReleaseRatePerMinute; $('maxRate').value = cfg.releaseRatePerMinute;
       $('maxActive').value = cfg.maxActiveVisitors; $('target').value = cfg.targetP99Ms;
     }
@@ -195,11 +197,15 @@ export const DASHBOARD_SCRIPT = `
   };
   $('bounds').oninput = () => { dirty = true; };
   $('auto').onclick = () => act('POST', '/rate', { fixedPerMinute: null }, 'The controller decides the rate again');
-  $('bounds').onsubmit = (e) => {
+  $('bounds').onsubmit = async (e) => {
     e.preventDefault();
     if (!current) return;
-    const cfg = { ...current.config, policy: $('policy').value, minReleaseRatePerMinute: Number($('minRate').value), releaseRatePerMinute: Number($('maxRate').value), maxActiveVisitors: Number($('maxActive').value), targetP99Ms: Number($('target').value) };
-    act('PUT', '', cfg, 'Saved');
+    // Only the form's fields, as a JSON Merge Patch of the version the form was filled from.
+    const patch = { policy: $('policy').value, minReleaseRatePerMinute: Number($('minRate').value), releaseRatePerMinute: Number($('maxRate').value), maxActiveVisitors: Number($('maxActive').value), targetP99Ms: Number($('target').value) };
+    const r = await api('PATCH', '/events/' + encodeURIComponent(eventId), patch, false, { 'content-type': 'application/merge-patch+json', ...(formEtag ? { 'if-match': formEtag } : {}) });
+    say(r.status === 412 ? 'Not saved: someone else changed this event first. The form now shows their version; make your change again.' : r.ok ? 'Saved' : (r.data.detail || r.data.title || 'Refused'), !r.ok, true);
+    if (r.ok || r.status === 412) dirty = false;
+    refresh();
   };
   $('event').onchange = () => {
     dirty = false; eventId = $('event').value; localStorage.setItem(LAST, eventId);
@@ -216,7 +222,8 @@ export const DASHBOARD_SCRIPT = `
     // (the tiles read "-" under "Signed in" for 8 s with no hint that they were loading).
     if (await loadEvents()) { sessionStorage.setItem('wr_admin_token', token); show(true); say('Signed in: loading the event…'); refresh(); } else { token = ''; say('Wrong token', true, true); }
   };
-  (async () => { if (token && (await loadEvents())) { show(true); refresh(); } })();
+  // No token: behind Cloudflare Access the requests are signed in already (single sign-on).
+  (async () => { if (!token) sso = await loadEvents(); if ((token || sso) && (sso || (await loadEvents()))) { show(true); refresh(); } })();
   setInterval(() => { if (!document.hidden && inFlight === 0) refresh(); }, 2000);
 })();
 `;
