@@ -1,4 +1,5 @@
-// Tests inside workerd: the gateway Worker from wrangler.toml plus the origin stub as an auxiliary Worker.
+// Tests inside workerd (`npm run test:workers`): the gateway Worker from wrangler.toml plus the origin
+// stub as an auxiliary Worker. Pure tests run in Node (vitest.unit.config.ts).
 import { generateKeyPairSync } from 'node:crypto';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
@@ -74,7 +75,7 @@ export default defineConfig({
   ],
   test: {
     name: PROJECT,
-    include: ['test/{unit,edge,durable-objects,origin-stub}/**/*.test.ts'],
+    include: ['test/{edge,durable-objects,origin-stub}/**/*.test.ts'],
     // A hang guard, not a speed target (those live in bench/): the suite runs on a shared 2-core
     // machine where the 1,000-visitor queue tests took over a minute under load.
     testTimeout: 300_000,

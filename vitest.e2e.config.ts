@@ -1,4 +1,5 @@
-// Browser end-to-end tests: Node runs `wrangler dev` and drives Debian's Chromium with playwright-core.
+// Browser end-to-end tests (`npm run test:e2e`): Node runs `wrangler dev` and drives Debian's Chromium
+// with playwright-core.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({

@@ -1,20 +1,13 @@
 // Hot-spot seat choice for benchmarks: most requests want the best few seats, as in a real sale.
+import { seededRandom } from '../scripts/lib/seeded-random.ts';
 
 /** Share of requests that aim at the hot region. */
 export const HOT_SHARE = 0.8;
 /** The hot region: the first 5% of seats (the front rows). */
 export const HOT_FRACTION = 0.05;
 
-/** Deterministic PRNG (mulberry32): same seed, same sequence. */
-export function prng(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded random numbers in [0, 1): same seed, same sequence. */
+export const prng = seededRandom;
 
 /**
  * 1-6 adjacent seats of one row: with probability HOT_SHARE in the first HOT_FRACTION of the plan,

@@ -1,7 +1,8 @@
 // Scheduled changes of an event: time-boxed overrides of its release bounds, active-visitor limit,
 // admission lifetime, waiting page and queueing method, as the organizer API takes them and the WaitingRoom keeps them.
 import * as z from 'zod/mini';
-import { QUEUE_METHODS, isoDateTime, pageTemplateInput, type PageTemplate, type QueueMethod } from './event-config';
+import type { PageTemplate } from './event-config';
+import { QUEUE_METHODS, isoDateTime, pageTemplateInput, type QueueMethod } from './event-input';
 import { plainText, wholeNumber } from './zod';
 
 /** Scheduled changes an event may have that have not ended yet (ended ones stay for the report). */

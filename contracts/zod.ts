@@ -18,7 +18,7 @@ const SIZED: Record<string, string> = { string: 'characters', array: 'items', se
 /**
  * zod's English messages for the issues our schemas raise, word for word as its own locale
  * (zod/v4/locales/en.js) says them, without that locale's tables of string formats (email, UUID,
- * IP ranges...) no schema here uses: 0.6 KiB gzip of the gateway's 100 KiB budget.
+ * IP ranges...) no schema here uses: 0.6 KiB gzip of the gateway bundle.
  */
 export function zodMessage(issue: z.core.$ZodRawIssue): string {
   const i = issue as z.core.$ZodRawIssue & Record<string, unknown>;

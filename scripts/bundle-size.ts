@@ -8,11 +8,14 @@ import { ROOT, nodeBinary } from './lib/dev-server.ts';
 import { composition, compositionMarkdown, type SourceMapV3 } from './lib/bundle-composition.ts';
 
 /**
- * The gateway's size budget, KiB gzip: every cold isolate of a flash crowd loads the
- * whole script. Over it, this script (a step of `npm test`) fails. (Organizer access, about
- * 5 KiB gzip of keys, roles, single sign-on, the audit and versioned edits, took it past 100.)
+ * The gateway's size ceiling, KiB gzip: a check for accidents, not a target. Over it, this script
+ * (a step of `npm test`) fails. 200 KiB is about twice the gateway's size (104.8 KiB with organizer
+ * access), so ordinary growth passes while an accidental heavy import fails (classic zod instead
+ * of zod/mini alone added about 800 KiB raw). The platform allows 3 MB gzip on the Free plan and 10 MB on Paid (Cloudflare
+ * Workers limits); start-up time, which a larger script costs on every cold isolate, is measured
+ * in the bench (scripts/startup.ts), not here.
  */
-export const GATEWAY_GZIP_BUDGET_KIB = 106;
+export const GATEWAY_GZIP_BUDGET_KIB = 200;
 
 const WORKERS = [
   { name: 'gateway', cwd: ROOT },

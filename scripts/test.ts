@@ -1,6 +1,6 @@
 // `npm test`: installs Chromium if missing, checks generated types, type-checks, lints, finds dead code, checks the import
-// rules and formatting, runs the workerd test suite, the origin SDK's Node tests and the browser
-// tests, then prints one "N passed, N failed" line.
+// rules and formatting, then runs the tests by what they need (pure ones in Node, workerd, the dev
+// tooling, the browser) and prints one "N passed, N failed" line with the time of each part.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -100,39 +100,37 @@ step('README deploy commands print what they store (scripts/check-deploy-docs.ts
 ]);
 
 mkdirSync(join(ROOT, '.build'), { recursive: true });
-const reports = { workerd: '.build/vitest-workerd.json', sdk: '.build/vitest-sdk.json', browser: '.build/vitest-browser.json' };
-testStep('tests inside workerd (@cloudflare/vitest-plugin)', 'vitest-workerd', [
-  bin('vitest'),
-  'run',
-  '--reporter=default',
-  '--reporter=json',
-  `--outputFile.json=${reports.workerd}`,
-]);
-testStep('origin SDK and example origin tests in Node', 'vitest-sdk', [
-  bin('vitest'),
-  'run',
-  '-c',
-  'origin-sdk/vitest.config.ts',
-  '--reporter=default',
-  '--reporter=json',
-  `--outputFile.json=${reports.sdk}`,
-]);
-testStep('browser tests (Chromium via playwright-core)', 'vitest-browser', [
-  bin('vitest'),
-  'run',
-  '-c',
-  'vitest.e2e.config.ts',
-  '--reporter=default',
-  '--reporter=json',
-  `--outputFile.json=${reports.browser}`,
-]);
+// Each part on its own (`npm run test:unit`, `test:workers`, `test:tooling`, `test:e2e`); here one after another.
+const parts = [
+  { name: 'unit', title: 'pure tests in Node: test/unit, the origin SDK and the example origin', config: 'vitest.unit.config.ts' },
+  { name: 'workers', title: 'tests inside workerd (@cloudflare/vitest-plugin)', config: 'vitest.config.ts' },
+  { name: 'tooling', title: 'developer tooling in Node (dev server, bundle tools)', config: 'vitest.tooling.config.ts' },
+  { name: 'e2e', title: 'browser tests (Chromium via playwright-core)', config: 'vitest.e2e.config.ts' },
+];
+const reports: string[] = [];
+const times: string[] = [];
+for (const part of parts) {
+  const report = `.build/vitest-${part.name}.json`;
+  const t0 = Date.now();
+  testStep(part.title, `vitest-${part.name}`, [
+    bin('vitest'),
+    'run',
+    '-c',
+    part.config,
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+  ]);
+  reports.push(report);
+  times.push(`${part.name} ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+}
 
 let passed = 0;
 let failed = 0;
-for (const file of Object.values(reports)) {
+for (const file of reports) {
   const r = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as { numPassedTests: number; numFailedTests: number };
   passed += r.numPassedTests;
   failed += r.numFailedTests;
 }
-console.log(`\n${passed} passed, ${failed} failed`);
+console.log(`\n${passed} passed, ${failed} failed (${times.join(', ')})`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

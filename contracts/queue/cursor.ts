@@ -1,6 +1,7 @@
 // Admission cursor: pure rules for places in line across queue shards, and for answering a poll at
 // the edge from a signed queue ticket plus the published cursor (DESIGN.md section 7).
-import type { PageTemplate, QueueConfig, QueueMethod } from '../event-config';
+import type { PageTemplate, QueueConfig } from '../event-config';
+import type { QueueMethod } from '../event-input';
 import type { CursorEntry } from '../entry';
 import type { ProofOfWorkConfig } from '../proof-of-work';
 import type { EndedSessions } from './ended-sessions';

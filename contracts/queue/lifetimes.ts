@@ -6,7 +6,7 @@
  * (again): the visitor goes to the back of the line instead of getting a token that dies on the
  * next page load. Ten seconds covers a page load and a seat hold with the gateway's clock
  * tolerance (CLOCK_TOLERANCE_S = 5) to spare; every admission TTL is at least 30 s
- * (contracts/event-config.ts admissionTtlSeconds), so a fresh admission always qualifies.
+ * (contracts/event-input.ts admissionTtlSeconds), so a fresh admission always qualifies.
  */
 export const MIN_USEFUL_ADMISSION_MS = 10_000;
 

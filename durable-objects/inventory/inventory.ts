@@ -2,7 +2,8 @@
 // authority over its seats and seat holds. A thin adapter (transactions, alarm, RPC) over store.ts,
 // plan-store.ts and the pure rules beside them.
 import { DurableObject } from 'cloudflare:workers';
-import { DEFAULT_PAYMENT_GRACE_S, usesAccountLedger, type InventoryConfig } from '../../contracts/event-config';
+import { usesAccountLedger, type InventoryConfig } from '../../contracts/event-config';
+import { DEFAULT_PAYMENT_GRACE_S } from '../../contracts/event-input';
 import { parseInventoryName } from '../../contracts/inventory-names';
 import { AccountLimit } from './account-limit';
 import { AfterWrite, AlarmKeeper, type InventoryIdentity } from './after-write';

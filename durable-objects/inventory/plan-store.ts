@@ -1,5 +1,6 @@
 // The Inventory's plan row and its change record: the seat plan, flags, and the configuration change in flight.
-import { DEFAULT_PAYMENT_GRACE_S, DEFAULT_SEAT_PRICE_MINOR, type InventoryConfig } from '../../contracts/event-config';
+import { type InventoryConfig } from '../../contracts/event-config';
+import { DEFAULT_PAYMENT_GRACE_S, DEFAULT_SEAT_PRICE_MINOR } from '../../contracts/event-input';
 import type { BeginChangeAnswer, ChangeRequest, EndChangeAnswer } from '../../contracts/inventory-answers';
 import type { Sql } from '../shared/sql';
 import { decideAbort, decideChange, type PendingChange } from './config-change';

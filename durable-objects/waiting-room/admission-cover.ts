@@ -9,7 +9,7 @@ export interface CoverRules {
   paymentGraceMs?: number;
 }
 
-/** The longest hold TTL and payment grace an organizer may set (contracts/event-config.ts), ms. */
+/** The longest hold TTL and payment grace an organizer may set (contracts/event-input.ts), ms. */
 const LONGEST_HOLD_TTL_MS = 3_600_000;
 const LONGEST_PAYMENT_GRACE_MS = 900_000;
 

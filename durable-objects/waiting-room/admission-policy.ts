@@ -51,7 +51,7 @@ export interface AdmitRoom {
   lanes: ReadonlyMap<string, { cursor: FifoPlace; lapsed: FifoPlace }>;
   /**
    * How long after its release an unclaimed place still holds a slot, ms (the claim horizon, at
-   * most the claim window: tick-plan claimHorizonMs): a claim later than that needs a free slot.
+   * most the claim window: unclaimed-places claimHorizonMs): a claim later than that needs a free slot.
    */
   heldForMs: number;
 }

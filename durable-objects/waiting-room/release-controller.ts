@@ -22,7 +22,7 @@ export interface Signals {
   /** Active visitors now (admitted, not yet left or expired): the load the overload rule looks at. */
   active: number;
   /**
-   * Unclaimed places expected to arrive (tick-plan unclaimedPlaces: released within the claim
+   * Unclaimed places expected to arrive (unclaimed-places unclaimedPlaces: released within the claim
    * window, not claimed yet, less the measured no-shows). They cost the origin nothing until they
    * arrive; they count as use of the limit (so a limit that binds through them can grow), never as
    * load.

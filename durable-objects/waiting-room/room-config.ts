@@ -1,6 +1,7 @@
 // The room's stored settings: parsed and checked once per read (defaults of settings added later
 // filled in), and the rules for what an organizer may change once visitors have joined.
-import { DEFAULT_HOLD_TARGET_P99_MS, type QueueConfig } from '../../contracts/event-config';
+import { type QueueConfig } from '../../contracts/event-config';
+import { DEFAULT_HOLD_TARGET_P99_MS } from '../../contracts/event-input';
 import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS } from '../../contracts/proof-of-work';
 import type { ControllerBounds } from './release-controller';
 

@@ -4,7 +4,7 @@ import { releasedInBucket, type AdmissionCursor, type FifoPlace, type LaneCursor
 import { cursorEntry } from '../../contracts/entry';
 import type { EndedSessions } from '../../contracts/queue/ended-sessions';
 import type { RoomConfig } from './room-config';
-import { cursorOf, type RoomRow } from './room-store';
+import { cursorOf, type RoomRow } from './room-rows';
 
 /**
  * Unreleased arrivals per bucket from the cursor's bucket on, summed over shards, oldest first,

@@ -11,18 +11,11 @@ import { parseStoredHealth, publicHealth } from './health-intake';
 import { firstSaleStartMs, lanesOf, type RoomConfig } from './room-config';
 import { publishCursor, queueListing } from './room-cursor';
 import { bindingReport } from './room-report';
-import { cursorOf, lapsedOf, type RoomRow, type RoomStore } from './room-store';
+import { cursorOf, lapsedOf, type RoomRow } from './room-rows';
+import type { RoomStore } from './room-store';
 import type { Binding, LaneStats, RoomStats } from './room-types';
-import {
-  SIGNAL_WINDOW_MS,
-  claimHorizonMs,
-  freeSlots,
-  gatewaySignals,
-  unclaimedPlaces,
-  unreleasedArrivals,
-  waitingCount,
-  type LaneTick,
-} from './tick-plan';
+import { SIGNAL_WINDOW_MS, freeSlots, gatewaySignals, unreleasedArrivals, waitingCount, type LaneTick } from './tick-plan';
+import { claimHorizonMs, unclaimedPlaces } from './unclaimed-places';
 
 /** The dashboard's samples: one every SAMPLE_EVERY_MS, kept for SAMPLE_KEEP_MS. */
 export const SAMPLE_EVERY_MS = 5_000;
@@ -141,7 +134,7 @@ export function roomCursor(store: RoomStore, room: Room, nowMs: number, tickMs: 
  * @param binding what binds now, with its counts (roomBinding)
  */
 function paceOf(store: RoomStore, { row, config }: Room, nowMs: number, waitingNow: number, binding: Binding): RoomPace {
-  const samples = store.admissionSamples(nowMs - ADMISSION_SAMPLES_MS);
+  const samples = store.signals.admissions(nowMs - ADMISSION_SAMPLES_MS);
   samples.push({ at: nowMs, admittedTotal: row.admitted_total, waiting: waitingNow, active: binding.active });
   return roomPace(
     samples,
@@ -159,11 +152,11 @@ function paceOf(store: RoomStore, { row, config }: Room, nowMs: number, waitingN
 
 /**
  * Unclaimed places inside the claim window `windowMs` now, and those expected to arrive
- * (tick-plan unclaimedPlaces) plus, unless `withoutAsks`, the visitors waiting for a slot (each
+ * (unclaimed-places unclaimedPlaces) plus, unless `withoutAsks`, the visitors waiting for a slot (each
  * will take the next free one).
  */
 function unclaimedNow(store: RoomStore, nowMs: number, windowMs: number, withoutAsks = false): { pending: number; expected: number } {
-  const noShowRate = gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)).noShowRate;
+  const noShowRate = gatewaySignals(store.signals.sums(nowMs, SIGNAL_WINDOW_MS)).noShowRate;
   const u = unclaimedPlaces(store.unclaimedReleases(nowMs, windowMs), nowMs, noShowRate, store.claimLagsMs());
   return withoutAsks ? u : { ...u, expected: u.expected + store.slotAsks(nowMs).size };
 }
@@ -212,8 +205,8 @@ export async function roomStats(
     activeLimit: Math.min(row.active_limit ?? config.maxActiveVisitors, config.maxActiveVisitors),
     fixedRatePerMinute: row.fixed_rate,
     lastHealth: publicHealth(parseStoredHealth(row.health)),
-    gateway: gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS)),
-    samples: store.samples(nowMs - SAMPLE_KEEP_MS),
+    gateway: gatewaySignals(store.signals.sums(nowMs, SIGNAL_WINDOW_MS)),
+    samples: store.signals.since(nowMs - SAMPLE_KEEP_MS),
     rateLog: store.rateLog(RATE_LOG_SHOWN),
     lanes: laneStats(store, room),
     lottery:
@@ -248,7 +241,7 @@ export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: 
       pendingLimit: pendingLimit(row.admit_rate, window),
     }),
     // An unclaimed place lapses from the budget after its claim window, and is expected no more
-    // once its release is older than every claim measured (tick-plan claimHorizonMs): the slot it
+    // once its release is older than every claim measured (unclaimed-places claimHorizonMs): the slot it
     // held frees then.
     nextSlotFreesAtMs: nextSlotFreesAt(store.nextEnds(nowMs, counted), counted),
   };

@@ -4,7 +4,7 @@ import { pendingLimit, whatBinds } from './admission-pace';
 import { parseStoredHealth } from './health-intake';
 import { originDownReason } from './health-signals';
 import { firstSaleStartMs, type RoomConfig } from './room-config';
-import type { RoomRow } from './room-store';
+import type { RoomRow } from './room-rows';
 import type { Binding } from './room-types';
 
 /** The counts the report needs, read by the room at `nowMs`. */
@@ -15,7 +15,7 @@ export interface BindingCounts {
   active: number;
   /** Unclaimed places inside the claim window. */
   unclaimed: number;
-  /** Of those, the places expected to arrive (tick-plan unclaimedPlaces). */
+  /** Of those, the places expected to arrive (unclaimed-places unclaimedPlaces). */
   expectedArrivals: number;
   /** The claim window, ms (admission-pace claimWindowMs). */
   claimWindowMs: number;

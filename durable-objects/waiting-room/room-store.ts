@@ -4,72 +4,13 @@ import { coverEnd, type CoverRules } from './admission-cover';
 import type { FifoPlace } from '../../contracts/queue/cursor';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 import type { Sql } from '../shared/sql';
-import type { AdmissionSample } from './admission-pace';
 import { SLOT_ASK_KEPT_MS, SLOT_ASKS_KEPT, type ReleaseRef } from './admission-policy';
-import type { HealthReport } from './health-signals';
-import type { GatewaySignals } from './release-controller';
-import type { Sample } from './room-types';
-import { CLAIM_LAGS_KEPT, type QueueCounts, type ReleaseClaims, type SignalSums } from './tick-plan';
-import { noShowWindow } from './tick-plan';
+import { type QueueCounts } from './tick-plan';
+import { CLAIM_LAGS_KEPT, type ReleaseClaims } from './unclaimed-places';
 import { EndedStore, type EndedAdmission } from './ended-store';
 import { LaneStore } from './lane-store';
-
-/** The room's one row (wr_room). Times epoch ms, rates per minute, flags 0/1. */
-export interface RoomRow {
-  config: string;
-  mode: RoomMode;
-  seed: string;
-  drawn: number;
-  rate: number;
-  last_report_at: number;
-  carry: number;
-  last_tick_at: number;
-  admitted_total: number;
-  health: string | null;
-  fixed_rate: number | null;
-  sold_out: number;
-  commitment: string | null;
-  active_limit: number | null;
-  slow_start: number;
-  css_rounds: number;
-  overload_limit: number;
-  last_cut_at: number;
-  admit_rate: number;
-  last_sample_at: number;
-  shards: number;
-  c_bucket: number;
-  c_idx: number;
-  c_shard: number;
-  draw_size: number;
-  draw_released: number;
-  lapsed_bucket: number;
-  lapsed_idx: number;
-  lapsed_shard: number;
-  lapsed_draw: number;
-}
-
-/** The longest an admission is kept alive for a hold, ms: the longest hold TTL plus the longest payment grace (contracts/event-config.ts). */
-export const MAX_HOLD_COVER_MS = (3_600 + 900) * 1000;
-
-/** One visitor's admission (wr_admissions). */
-export interface AdmissionRow {
-  visitor_id: string;
-  place: string;
-  released_at: number;
-  admitted_at: number;
-  expires_at: number;
-  state: 'admitted' | 'left';
-}
-
-/** The room's admission cursor (the first FIFO place not released) from its row. */
-export function cursorOf(room: RoomRow): FifoPlace {
-  return { bucket: room.c_bucket, idx: room.c_idx, shard: room.c_shard };
-}
-
-/** FIFO places before this were released too long ago to claim (their release records are pruned). */
-export function lapsedOf(room: RoomRow): FifoPlace {
-  return { bucket: room.lapsed_bucket, idx: room.lapsed_idx, shard: room.lapsed_shard };
-}
+import { MAX_HOLD_COVER_MS, cursorOf, type AdmissionRow, type RoomRow } from './room-rows';
+import { SignalStore } from './signal-store';
 
 /** The WaitingRoom's queries over the synchronous SQLite API (no await inside any of them). */
 export class RoomStore {
@@ -77,6 +18,8 @@ export class RoomStore {
   readonly lanes: LaneStore;
   /** Sessions ended before their `exp`, published in the cursor (ended-store.ts). */
   readonly ended: EndedStore;
+  /** The gateway's hold signals and the dashboard's samples (signal-store.ts). */
+  readonly signals: SignalStore;
 
   /**
    * The latest claim lags (release to claim), ms, at most CLAIM_LAGS_KEPT: what tick-plan
@@ -96,6 +39,7 @@ export class RoomStore {
   constructor(private readonly sql: Sql) {
     this.lanes = new LaneStore(sql);
     this.ended = new EndedStore(sql);
+    this.signals = new SignalStore(sql);
   }
 
   /** Notes that `visitorId` asked for a slot at `nowMs` (at most SLOT_ASKS_KEPT visitors: the oldest ask goes). */
@@ -238,7 +182,7 @@ export class RoomStore {
     );
   }
 
-  /** Releases within `windowMs` (the claim window) with places unclaimed: what tick-plan unclaimedPlaces counts. */
+  /** Releases within `windowMs` (the claim window) with places unclaimed: what unclaimed-places unclaimedPlaces counts. */
   unclaimedReleases(nowMs: number, windowMs: number): ReleaseClaims[] {
     return this.sql
       .all<ReleaseClaims>`SELECT at AS atMs, count, claimed FROM wr_releases WHERE at >= ${nowMs - windowMs} AND claimed < count`;
@@ -376,64 +320,5 @@ export class RoomStore {
       lapsed_bucket = ${last.c_bucket}, lapsed_idx = ${last.c_idx}, lapsed_shard = ${last.c_shard}`;
     this.lanes.prune(last.id);
     this.sql.run`DELETE FROM wr_releases WHERE id <= ${last.id}`;
-  }
-
-  /** Stores one isolate's hold signals and forgets those older than `windowMs`. */
-  recordHoldSignals(nowMs: number, holds: number, conflicts: number, p99Ms: number, windowMs: number): void {
-    this.sql.run`INSERT INTO wr_gateway (at, holds, conflicts, hold_p99_ms) VALUES (${nowMs}, ${holds}, ${conflicts}, ${p99Ms})`;
-    this.sql.run`DELETE FROM wr_gateway WHERE at < ${nowMs - windowMs}`;
-  }
-
-  /** The sums the gateway signals come from: holds over `windowMs`, releases in the no-show window. */
-  signalSums(nowMs: number, windowMs: number): SignalSums {
-    const g = this.sql.one<{ holds: number | null; conflicts: number | null; p99: number | null }>`
-      SELECT SUM(holds) AS holds, SUM(conflicts) AS conflicts, MAX(hold_p99_ms) AS p99 FROM wr_gateway WHERE at >= ${nowMs - windowMs}`;
-    const w = noShowWindow(nowMs);
-    const r = this.sql.one<{ released: number | null; claimed: number | null }>`
-      SELECT SUM(count) AS released, SUM(claimed) AS claimed FROM wr_releases WHERE at BETWEEN ${w.fromMs} AND ${w.toMs}`;
-    return {
-      holds: g?.holds ?? 0,
-      conflicts: g?.conflicts ?? 0,
-      worstHoldP99Ms: g?.p99 ?? null,
-      released: r?.released ?? 0,
-      claimed: r?.claimed ?? 0,
-    };
-  }
-
-  /** Records one dashboard sample at `nowMs` and forgets samples older than `keepMs`. */
-  recordSample(
-    nowMs: number,
-    s: {
-      rate: number;
-      admitRate: number;
-      limit: number;
-      report: HealthReport | null;
-      waiting: number;
-      active: number;
-      gateway: GatewaySignals;
-    },
-    keepMs: number,
-  ): void {
-    const total = this.room()?.admitted_total ?? 0;
-    this.sql
-      .run`INSERT OR REPLACE INTO wr_samples VALUES (${nowMs}, ${s.rate}, ${s.admitRate}, ${s.limit}, ${s.report?.p99LatencyMs ?? null}, ${s.report?.errorRate ?? null},
-      ${s.waiting}, ${s.active}, ${total}, ${s.gateway.holdP99Ms}, ${s.gateway.conflictRate}, ${s.gateway.noShowRate})`;
-    this.sql.run`DELETE FROM wr_samples WHERE at < ${nowMs - keepMs}`;
-    this.sql.run`UPDATE wr_room SET last_sample_at = ${nowMs}`;
-  }
-
-  /** Dashboard samples newer than `sinceMs`, oldest first. */
-  samples(sinceMs: number): Sample[] {
-    return this.sql.all<Sample>`
-      SELECT at, rate, admit_rate AS admitRate, active_limit AS activeLimit, origin_p99_ms AS originP99Ms,
-        origin_error_rate AS originErrorRate, waiting, active, admitted_total AS admittedTotal, hold_p99_ms AS holdP99Ms,
-        conflict_rate AS conflictRate, no_show_rate AS noShowRate
-      FROM wr_samples WHERE at > ${sinceMs} ORDER BY at`;
-  }
-
-  /** Admitted totals, waiting and active counts of the samples since `sinceMs`, oldest first (for measuredAdmissionRate). */
-  admissionSamples(sinceMs: number): AdmissionSample[] {
-    return this.sql
-      .all<AdmissionSample>`SELECT at, admitted_total AS admittedTotal, waiting, active FROM wr_samples WHERE at >= ${sinceMs} ORDER BY at`;
   }
 }

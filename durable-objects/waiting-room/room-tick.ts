@@ -11,7 +11,8 @@ import { FLOOR_WINDOW_MS, floorP99 } from './release-growth';
 import { controllerBounds } from './room-config';
 import { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS, laneTicks, roomWaiting, type Room } from './room-reads';
 import type { RoomStore } from './room-store';
-import { SIGNAL_WINDOW_MS, gatewaySignals, planRelease, releaseKeepMs, unclaimedPlaces } from './tick-plan';
+import { SIGNAL_WINDOW_MS, gatewaySignals, planRelease, releaseKeepMs } from './tick-plan';
+import { unclaimedPlaces } from './unclaimed-places';
 
 /**
  * One release tick at `nowMs` over the room as it was read after the arrivals were collected.
@@ -25,7 +26,7 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
   store.pruneReleases(r, nowMs, releaseKeepMs(config.idleTimeoutMs));
 
   const report = parseStoredHealth(r.health);
-  const gateway = gatewaySignals(store.signalSums(nowMs, SIGNAL_WINDOW_MS));
+  const gateway = gatewaySignals(store.signals.sums(nowMs, SIGNAL_WINDOW_MS));
   const active = store.activeCount(nowMs);
   // Unclaimed places count for the claim window only: after it they lapse from the budget. The
   // visitors whose late claim waits for a slot count as arrivals: the next free slots are theirs.
@@ -49,7 +50,7 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
       active,
       pending: unclaimed.expected,
       // The p99 floor, from the dashboard's samples of the last five minutes (release-growth.ts).
-      floorP99Ms: floorP99(store.samples(nowMs - FLOOR_WINDOW_MS), nowMs),
+      floorP99Ms: floorP99(store.signals.since(nowMs - FLOOR_WINDOW_MS), nowMs),
     },
     bounds,
     nowMs,
@@ -117,5 +118,5 @@ function recordSample(
   nowMs: number,
   s: { rate: number; admitRate: number; limit: number; report: HealthReport | null; gateway: GatewaySignals },
 ): void {
-  store.recordSample(nowMs, { ...s, waiting: roomWaiting(store, room), active: store.activeCount(nowMs) }, SAMPLE_KEEP_MS);
+  store.signals.record(nowMs, { ...s, waiting: roomWaiting(store, room), active: store.activeCount(nowMs) }, SAMPLE_KEEP_MS);
 }

@@ -1,7 +1,8 @@
 // Scheduled changes as pure rules: the config in effect at an instant, the next instant it changes
 // (for the room's alarm), which changes start or end at a tick, and whether a new change may be
 // added. Times are epoch ms, taken as inputs.
-import type { QueueConfig, QueueMethod } from '../../contracts/event-config';
+import type { QueueConfig } from '../../contracts/event-config';
+import type { QueueMethod } from '../../contracts/event-input';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 import type { AlarmPlan } from './alarm-plan';
 import {

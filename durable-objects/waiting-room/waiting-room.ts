@@ -239,7 +239,7 @@ export class WaitingRoom extends DurableObject<Env> {
   /** Hold latency and conflicts one gateway isolate measured; the controller reads the last SIGNAL_WINDOW_MS. */
   async recordHoldSignals(signals: HoldSignals): Promise<void> {
     if (!this.ready) return;
-    this.store.recordHoldSignals(this.clock(), signals.holds, signals.conflicts, signals.p99Ms, SIGNAL_WINDOW_MS);
+    this.store.signals.recordHolds(this.clock(), signals.holds, signals.conflicts, signals.p99Ms, SIGNAL_WINDOW_MS);
   }
 
   /**

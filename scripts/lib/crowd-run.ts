@@ -8,19 +8,10 @@ import { CookieJar } from 'tough-cookie';
 import { signOriginRequest } from '../../origin-sdk/src/index.ts';
 import { ROOT, putEvent, type DevServer } from './dev-server.ts';
 import { parseDevVars } from './dev-secrets.ts';
+import { seededRandom as prng } from './seeded-random.ts';
 import type { CrowdOptions, CrowdResult, CrowdSample, OriginModel } from './crowd-types.ts';
 
 export { DEFAULT_CROWD, type CrowdOptions, type CrowdResult, type OriginModel } from './crowd-types.ts';
-
-/** Deterministic PRNG (mulberry32), so a run can be repeated with a seed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Bounds the requests in flight, so the crowd does not open thousands of sockets at once. Joins

@@ -1,7 +1,8 @@
 // Creating or changing an event: one flow over the Inventory, the WaitingRoom and the directory,
 // serialized by the Inventory's change record and resumable after a crash at every step.
 import type { BeginChangeAnswer, ChangeRequest, EndChangeAnswer } from '../../contracts/inventory-answers';
-import { joinConfig, sectionConfigs, splitConfig, type EventConfigInput, type QueueConfig } from '../../contracts/event-config';
+import { joinConfig, sectionConfigs, splitConfig, type QueueConfig } from '../../contracts/event-config';
+import { type EventConfigInput } from '../../contracts/event-input';
 import { GatewayError } from './errors';
 
 /** The objects an event's configuration spans (Durable Object stubs, or fakes in tests). */

@@ -5,7 +5,7 @@
 // against the mounted routes, the error table and the committed file.
 import { overrideInput } from '../../contracts/schedule';
 import * as z from 'zod/mini';
-import { eventConfigInput } from '../../contracts/event-config';
+import { eventConfigInput } from '../../contracts/event-input';
 import { ERROR_TABLE } from '../lib/errors';
 import { OPENAPI_PATH } from '../lib/page-assets';
 import { CHANNEL_KEY_HEADER, SIGNATURE_HEADER } from '../../contracts/names';

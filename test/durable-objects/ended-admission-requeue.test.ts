@@ -4,7 +4,8 @@
 // judged afresh, found "released within the idle timeout", and admitted again: no queueing.
 import { expect, it } from 'vitest';
 import type { FifoPlace } from '../../contracts/queue/cursor';
-import { eventConfigInput, splitConfig } from '../../contracts/event-config';
+import { splitConfig } from '../../contracts/event-config';
+import { eventConfigInput } from '../../contracts/event-input';
 import { freshEventId } from '../helpers/client';
 import { QueueHarness } from '../helpers/queue';
 

@@ -8,28 +8,16 @@ import { describe, expect, it } from 'vitest';
 import { HOLD_BATCH_MAX, type HoldAnswer, type HoldBatchItem } from '../../contracts/inventory-answers';
 import type { BatchOutcome } from '../../contracts/batch';
 import type { Inventory } from '../../durable-objects/inventory/inventory';
-import type { InventoryConfig } from '../../contracts/event-config';
 import { freshEventId } from '../helpers/client';
 import { checkInvariants } from '../helpers/inventory-invariants';
-import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, SEATS, TIERS, TTL_MS } from '../helpers/schedules';
+import { GRACE_MS, SEATS, TTL_MS, INVENTORY_CONFIG } from '../helpers/schedules';
 import { inventoryStats } from '../helpers/inventory';
 
 type Stub = DurableObjectStub<Inventory>;
 
-const CONFIG: InventoryConfig = {
-  seats: 8,
-  seatsPerRow: 4,
-  seatPriceMinor: SEAT_PRICE,
-  currency: 'EUR',
-  tiers: TIERS,
-  holdTtlMs: TTL_MS,
-  paymentGraceMs: GRACE_MS,
-  maxSeatsPerAccount: MAX_PER_ACCOUNT,
-};
-
 async function inventory(nowMs: number): Promise<Stub> {
   const inv = env.INVENTORY.getByName(freshEventId('batch'));
-  expect(await inv.configure(CONFIG)).toEqual({ kind: 'ok', created: true });
+  expect(await inv.configure(INVENTORY_CONFIG)).toEqual({ kind: 'ok', created: true });
   await runInDurableObject(inv, (obj: Inventory) => (obj.clock = () => nowMs));
   return inv;
 }

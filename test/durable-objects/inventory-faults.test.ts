@@ -11,21 +11,10 @@ import type { InventoryConfig } from '../../contracts/event-config';
 import { freshEventId } from '../helpers/client';
 import { checkInvariants } from '../helpers/inventory-invariants';
 import { queueConfig } from '../helpers/queue';
-import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, TIERS, TTL_MS } from '../helpers/schedules';
+import { GRACE_MS, SEAT_PRICE, TTL_MS, INVENTORY_CONFIG } from '../helpers/schedules';
 import { inventoryStats } from '../helpers/inventory';
 
 type Stub = DurableObjectStub<Inventory>;
-
-const CONFIG: InventoryConfig = {
-  seats: 8,
-  seatsPerRow: 4,
-  seatPriceMinor: SEAT_PRICE,
-  currency: 'EUR',
-  tiers: TIERS,
-  holdTtlMs: TTL_MS,
-  paymentGraceMs: GRACE_MS,
-  maxSeatsPerAccount: MAX_PER_ACCOUNT,
-};
 
 /** The private parts of the adapter that the fault seams replace (test-only access). */
 interface Seams {
@@ -35,7 +24,7 @@ interface Seams {
 
 async function inventory(): Promise<Stub> {
   const inv = env.INVENTORY.getByName(freshEventId('fault'));
-  expect(await inv.configure(CONFIG)).toEqual({ kind: 'ok', created: true });
+  expect(await inv.configure(INVENTORY_CONFIG)).toEqual({ kind: 'ok', created: true });
   return inv;
 }
 
@@ -247,7 +236,7 @@ describe('deploy skew', () => {
     const first = await inv.hold('alice', newer, 'k1');
     expect(first).toMatchObject({ kind: 'held', replayed: false });
     expect(await inv.hold('alice', { seatIds: ['A1'] }, 'k1')).toMatchObject({ kind: 'held', replayed: true });
-    const newerConfig = { ...CONFIG, holdTtlMs: TTL_MS * 2, futureOption: true } as unknown as InventoryConfig;
+    const newerConfig = { ...INVENTORY_CONFIG, holdTtlMs: TTL_MS * 2, futureOption: true } as unknown as InventoryConfig;
     expect(await inv.configure(newerConfig)).toEqual({ kind: 'ok', created: false });
     expect((await inventoryStats(inv)).config.holdTtlMs).toBe(TTL_MS * 2);
     await checkInvariants(inv);
@@ -260,7 +249,7 @@ describe('a write that reaches a second object', () => {
     const room = env.WAITING_ROOM.getByName(eventId);
     expect(await room.configure(queueConfig(eventId))).toMatchObject({ kind: 'ok' });
     const inv = env.INVENTORY.getByName(eventId);
-    expect(await inv.configure({ ...CONFIG, seats: 1, seatsPerRow: 1, tiers: [] })).toMatchObject({ kind: 'ok' });
+    expect(await inv.configure({ ...INVENTORY_CONFIG, seats: 1, seatsPerRow: 1, tiers: [] })).toMatchObject({ kind: 'ok' });
     const held = await inv.hold('alice', { seatIds: ['A1'] }, 'k1');
     if (held.kind !== 'held') throw new Error('setup');
     // The WaitingRoom cannot be reached while the payment starts (the last place goes).

@@ -10,25 +10,14 @@ import type { InventoryConfig } from '../../contracts/event-config';
 import { freshEventId } from '../helpers/client';
 import { checkInvariants } from '../helpers/inventory-invariants';
 import type { ModelOutcome } from '../helpers/inventory-model';
-import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, SEATS, TIERS, TTL_MS, arbSchedule, scheduleModel } from '../helpers/schedules';
+import { GRACE_MS, SEAT_PRICE, SEATS, TIERS, TTL_MS, arbSchedule, scheduleModel, INVENTORY_CONFIG } from '../helpers/schedules';
 import { inventoryStats, seatMapOf } from '../helpers/inventory';
 
 type Stub = DurableObjectStub<Inventory>;
 
-const CONFIG: InventoryConfig = {
-  seats: 8,
-  seatsPerRow: 4,
-  seatPriceMinor: SEAT_PRICE,
-  currency: 'EUR',
-  tiers: TIERS,
-  holdTtlMs: TTL_MS,
-  paymentGraceMs: GRACE_MS,
-  maxSeatsPerAccount: MAX_PER_ACCOUNT,
-};
-
 async function inventory(config: Partial<InventoryConfig> = {}): Promise<Stub> {
   const inv = env.INVENTORY.getByName(freshEventId('inv'));
-  expect(await inv.configure({ ...CONFIG, ...config })).toEqual({ kind: 'ok', created: true });
+  expect(await inv.configure({ ...INVENTORY_CONFIG, ...config })).toEqual({ kind: 'ok', created: true });
   return inv;
 }
 
@@ -283,7 +272,7 @@ describe('named races', () => {
     const a = await inv.hold('alice', { seatIds: ['A1', 'A2', 'A3'] }, 'a');
     const b = await inv.hold('alice', { seatIds: ['B1', 'B2'] }, 'b');
     if (a.kind !== 'held' || b.kind !== 'held') throw new Error('setup');
-    await inv.configure({ ...CONFIG, maxSeatsPerAccount: 4 });
+    await inv.configure({ ...INVENTORY_CONFIG, maxSeatsPerAccount: 4 });
     expect(await inv.confirm(a.hold.holdId, 'o1', 3 * SEAT_PRICE, null)).toMatchObject({ kind: 'refused', code: 'ACCOUNT_LIMIT' });
     await inv.release(b.hold.holdId, 'alice', false);
     expect(await inv.confirm(a.hold.holdId, 'o1', 3 * SEAT_PRICE, null)).toMatchObject({ kind: 'ok' });

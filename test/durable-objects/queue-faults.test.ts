@@ -81,9 +81,9 @@ describe('queue faults', () => {
     for (let i = 0; i < 80; i++) await q.join(`v${i}`);
     const before = await roomRow(q.room);
     // The sample write (last step of the tick's transaction, room-tick.ts) throws: the whole tick
-    // rolls back. (The seam is the room's store: the tick runs outside the class since the split.)
+    // rolls back. (The seam is the room's signal store: the tick runs outside the class.)
     await runInDurableObject(q.room, (obj: WaitingRoom) => {
-      (obj as unknown as { store: { recordSample: () => void } }).store.recordSample = () => {
+      (obj as unknown as { store: { signals: { record: () => void } } }).store.signals.record = () => {
         throw new Error('injected failure halfway through the tick');
       };
     });

@@ -6,7 +6,7 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { freshEventId } from '../helpers/client';
 import { QueueHarness, queueConfig } from '../helpers/queue';
-import { DEFAULT_CLAIM_SPREAD_MS } from '../../durable-objects/waiting-room/tick-plan';
+import { DEFAULT_CLAIM_SPREAD_MS } from '../../durable-objects/waiting-room/unclaimed-places';
 
 /** The tick interval of the test environment (vitest.config.ts sets it long, so no alarm fires by itself). */
 const TICK_MS = Number(env.RELEASE_TICK_MS);

@@ -1,30 +1,17 @@
 // Bad input gets a clear problem response and changes nothing; admin and origin APIs authenticate.
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { signOriginRequest } from '../../contracts/hmac';
-import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
+import { Visitor, admittedVisitor, createEvent, freshEventId, tick } from '../helpers/client';
 import { inventoryStats } from '../helpers/inventory';
+import { adminHeaders, call, signedCall } from '../helpers/gateway';
 import { claimRoomDirectly, viaFreshApp } from '../helpers/rooms';
 
-async function call(path: string, init: RequestInit = {}) {
-  const res = await exports.default.fetch(new Request(BASE + path, init));
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
-}
-
 const admin = (path: string, init: RequestInit = {}) =>
-  call(`/_wr/admin${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json', ...init.headers },
-  });
+  call(`/_wr/admin${path}`, { ...init, headers: { ...adminHeaders(), ...init.headers } });
 
-async function signed(path: string, body: string, nowMs = Date.now(), secret = env.ORIGIN_HMAC_SECRET) {
-  return call(path, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', ...(await signOriginRequest(secret, 'POST', path, body, nowMs)) },
-  });
-}
+const signed = (path: string, body: string, nowMs = Date.now(), secret = env.ORIGIN_HMAC_SECRET) =>
+  signedCall('POST', path, body, nowMs, secret);
 
 describe('problem details', () => {
   it('renders unknown gateway routes and events as RFC 9457 problems with a stable code', async () => {

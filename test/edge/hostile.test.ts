@@ -12,6 +12,7 @@ import { signAdmission, signQueueTicket, tokenSettings, verifyToken } from '../.
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/lib/validate';
 import { BASE, Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 import { inventoryStats } from '../helpers/inventory';
+import { adminHeaders as adminHeadersOf, call as gatewayCall, signedCall as signedGatewayCall } from '../helpers/gateway';
 
 const settings = tokenSettings(env);
 /** Requests sent by this file (printed at the end). */
@@ -28,26 +29,18 @@ afterAll(() => {
   console.log(`hostile input: ${sent} requests through the gateway, every refusal a 4xx`);
 });
 
-async function call(path: string, init: RequestInit = {}) {
+function call(path: string, init: RequestInit = {}) {
   sent++;
-  const res = await exports.default.fetch(new Request(BASE + path, init));
-  const text = await res.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // HTML or empty
-  }
-  return { status: res.status, headers: res.headers, text, body };
+  return gatewayCall(path, init);
 }
 
 /** The IP join limit the test config sets (vitest.config.ts; wrangler.toml's production value is 600 per 10 s). */
 const TEST_JOIN_LIMIT = 40;
-const adminHeaders = { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' };
+const adminHeaders = adminHeadersOf();
 
-async function signedCall(method: string, path: string, body: string, nowMs = Date.now(), secret = env.ORIGIN_HMAC_SECRET) {
-  const headers = { 'content-type': 'application/json', ...(await signOriginRequest(secret, method, path, body, nowMs)) };
-  return call(path, { method, headers, ...(method === 'GET' ? {} : { body }) });
+function signedCall(method: string, path: string, body: string, nowMs = Date.now(), secret = env.ORIGIN_HMAC_SECRET) {
+  sent++;
+  return signedGatewayCall(method, path, body, nowMs, secret);
 }
 
 const deep = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);

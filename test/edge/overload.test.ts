@@ -7,6 +7,7 @@ import { signOriginRequest } from '../../contracts/hmac';
 import { createApp } from '../../src/app';
 import { signAdmission, signQueueTicket, tokenSettings } from '../../src/lib/token';
 import { BASE, freshEventId } from '../helpers/client';
+import { adminHeaders } from '../helpers/gateway';
 
 const overloaded = async (): Promise<never> => {
   throw Object.assign(new Error('Durable Object is overloaded. Requests queued for too long.'), { overloaded: true });
@@ -28,7 +29,7 @@ async function send(path: string, init: RequestInit = {}): Promise<Response> {
   return res;
 }
 
-const admin = { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json', accept: 'application/json' };
+const admin = { ...adminHeaders(), accept: 'application/json' };
 
 describe('an overloaded object', () => {
   // Regression: the session check (WaitingRoom.isActive) and the lottery record

@@ -9,6 +9,7 @@ import { signOriginRequest } from '../../contracts/hmac';
 import { BASE, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 import { checkInvariants } from '../helpers/inventory-invariants';
 import { inventoryStats } from '../helpers/inventory';
+import { answerOf } from '../helpers/gateway';
 
 async function call(path: string, init: RequestInit = {}, overrides: Partial<Env> = {}) {
   const ctx = createExecutionContext();
@@ -16,8 +17,7 @@ async function call(path: string, init: RequestInit = {}, overrides: Partial<Env
     ? createApp().fetch(new Request(BASE + path, init), { ...env, ...overrides }, ctx)
     : exports.default.fetch(new Request(BASE + path, init)));
   await waitOnExecutionContext(ctx);
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
+  return answerOf(res);
 }
 
 const admin = (eventId: string, action: string, overrides: Partial<Env> = {}) =>

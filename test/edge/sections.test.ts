@@ -1,13 +1,14 @@
 // An event whose numbered seats are venue sections, one Inventory object each, through
 // the gateway's HTTP API: routing by seat and hold id, the per-account limit across sections (the
 // account ledger), the merged seat map, summed stats, setup over every object, sold out across them.
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { signOriginRequest } from '../../contracts/hmac';
 import { sectionObjectName } from '../../contracts/inventory-names';
-import { BASE, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
+import { admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 import { checkInvariants } from '../helpers/inventory-invariants';
+import { call } from '../helpers/gateway';
 import { allocate, createChannel, organizer } from '../helpers/channels';
 
 const SECTIONS = [
@@ -22,11 +23,6 @@ const config = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-async function call(path: string, init: RequestInit = {}) {
-  const res = await exports.default.fetch(new Request(BASE + path, init));
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
-}
 const adminGet = (eventId: string) => call(`/_wr/admin/events/${eventId}`, { headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` } });
 async function origin(eventId: string, holdId: string, action: string, body: Record<string, unknown>) {
   const path = `/_wr/origin/events/${eventId}/holds/${holdId}/${action}`;

@@ -1,21 +1,10 @@
 // Timestamps a client signs are checked against the gateway's clock with a bounded skew: a
 // report signed ahead of the clock never locks out correctly timed ones.
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { MAX_FUTURE_SKEW_S, SIGNATURE_WINDOW_S, signOriginRequest } from '../../contracts/hmac';
+import { MAX_FUTURE_SKEW_S, SIGNATURE_WINDOW_S } from '../../contracts/hmac';
 import { createEvent, freshEventId } from '../helpers/client';
-
-const BASE = 'https://gateway.test';
-
-async function signedCall(method: string, path: string, body: string, signedAtMs: number) {
-  const headers = {
-    'content-type': 'application/json',
-    ...(await signOriginRequest(env.ORIGIN_HMAC_SECRET, method, path, body, signedAtMs)),
-  };
-  const res = await exports.default.fetch(new Request(BASE + path, { method, headers, body: method === 'GET' ? undefined : body }));
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-}
+import { signedCall } from '../helpers/gateway';
 
 const health = (p99LatencyMs = 100) => JSON.stringify({ p99LatencyMs, errorRate: 0, activeBuyers: 1 });
 

@@ -7,6 +7,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { BASE, freshEventId } from '../helpers/client';
+import { adminHeaders } from '../helpers/gateway';
 
 /** One app (one isolate's room table) whose object bindings count the stubs asked for. */
 function isolate() {
@@ -32,7 +33,7 @@ function isolate() {
 }
 
 const json = { accept: 'application/json' };
-const admin = { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json', ...json };
+const admin = { ...adminHeaders(), ...json };
 const EVENT = JSON.stringify({
   releaseRatePerMinute: 600,
   minReleaseRatePerMinute: 600,

@@ -1,9 +1,9 @@
 // Sales channels in tests: the organizer's channel and allocation calls, and a channel client that
 // signs its requests with its own key, all through the gateway's real fetch handler.
-import { env, exports } from 'cloudflare:workers';
+import { exports } from 'cloudflare:workers';
 import { signChannelRequest, signOriginRequest } from '../../contracts/hmac';
 import { CHANNEL_KEY_HEADER } from '../../contracts/names';
-import { BASE } from './client';
+import { BASE, adminHeaders } from './gateway';
 
 /** A JSON answer of the gateway. */
 export interface Answer<T = Record<string, unknown>> {
@@ -17,7 +17,7 @@ async function answer<T>(res: Response): Promise<Answer<T>> {
 
 /** One organizer call (`Authorization: Bearer ADMIN_TOKEN`) with a JSON body. */
 export async function organizer<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
-  const init: RequestInit = { method, headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' } };
+  const init: RequestInit = { method, headers: adminHeaders() };
   if (body !== undefined) init.body = JSON.stringify(body);
   return answer<T>(await exports.default.fetch(new Request(`${BASE}/_wr/admin${path}`, init)));
 }

@@ -5,8 +5,9 @@ import { BUCKET_MS } from '../../contracts/queue/cursor';
 import { shardName } from '../../contracts/names';
 import type { QueueShard } from '../../durable-objects/waiting-room/queue-shard';
 import { forgetCursor } from '../../src/lib/cursor-cache';
+import { BASE, adminHeaders } from './gateway';
 
-export const BASE = 'https://gateway.test';
+export { BASE };
 
 /** One browser: keeps the cookies the gateway sets. */
 export class Visitor {
@@ -52,7 +53,7 @@ export async function createEvent(eventId: string, config: Record<string, unknow
   return exports.default.fetch(
     new Request(`${BASE}/_wr/admin/events/${eventId}`, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      headers: adminHeaders(),
       body: JSON.stringify({
         releaseRatePerMinute: 600,
         minReleaseRatePerMinute: 600,

@@ -5,14 +5,8 @@
 // capacity model), a machine that stalls now and then (the shared cores: requests pile up and reach
 // the origin together), the gateway's origin timeout, and health reports over the SDK's window.
 import { claimWindowMs, pendingLimit } from '../../durable-objects/waiting-room/admission-pace';
-import {
-  CLAIM_LAGS_KEPT,
-  freeSlots,
-  gatewaySignals,
-  noShowWindow,
-  releaseBudget,
-  unclaimedPlaces,
-} from '../../durable-objects/waiting-room/tick-plan';
+import { freeSlots, gatewaySignals, noShowWindow, releaseBudget } from '../../durable-objects/waiting-room/tick-plan';
+import { CLAIM_LAGS_KEPT, unclaimedPlaces } from '../../durable-objects/waiting-room/unclaimed-places';
 import {
   initialControllerState,
   nextReleaseRate,

@@ -1,21 +1,9 @@
-// Join challenges for tests: fetched from the gateway (or issued directly) and solved with the
-// waiting page's own solver, so the tests exercise the code the browser runs.
+// Join challenges fetched from the gateway and solved (test/helpers/pow-solution.ts).
 import type { Challenge } from 'altcha-lib';
-import { solvePow } from '../../src/pages/pow-solver';
 import { Visitor } from './client';
+import { proofHeader, solve } from './pow-solution';
 
-/** The `X-WR-Proof-Of-Work` value for a challenge and a solution (base64 of ALTCHA's payload). */
-export function proofHeader(challenge: Challenge, solution: { counter: number; derivedKey: string }): string {
-  return btoa(JSON.stringify({ challenge, solution }));
-}
-
-/** Solves a challenge with `solvePow`; throws when it has no solution below 2^bits. */
-export async function solve(challenge: Challenge): Promise<{ counter: number; derivedKey: string }> {
-  const bits = Number(challenge.parameters.data?.bits);
-  const solution = await solvePow(challenge.parameters, 2 ** bits, () => {});
-  if (!solution) throw new Error('no solution below 2^bits');
-  return solution;
-}
+export { proofHeader, solve };
 
 /** A fresh challenge from `GET /_wr/events/{eventId}/challenge`. */
 export async function fetchChallenge(eventId: string): Promise<Challenge> {

@@ -9,7 +9,9 @@ import type { AdmitAnswer, PassAnswer } from '../../contracts/room-answers';
 import { takeTurn, type TurnPorts } from '../../src/lib/visitor-turn';
 import type { QueueShard } from '../../durable-objects/waiting-room/queue-shard';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
-import { eventConfigInput, splitConfig, type QueueConfig } from '../../contracts/event-config';
+import { queueConfig } from './configs';
+
+export { queueConfig };
 
 export class QueueHarness {
   readonly room: DurableObjectStub<WaitingRoom>;
@@ -97,16 +99,4 @@ export class QueueHarness {
         .map((r) => r.visitor_id),
     );
   }
-}
-
-/** A queue config for RPC-level tests: 600 a minute fixed, room for 10,000 active, then `overrides` (PUT body fields). */
-export function queueConfig(eventId: string, overrides: Record<string, unknown> = {}): QueueConfig {
-  const input = eventConfigInput.parse({
-    releaseRatePerMinute: 600,
-    minReleaseRatePerMinute: 600,
-    maxActiveVisitors: 10_000,
-    seats: 10,
-    ...overrides,
-  });
-  return splitConfig(eventId, input).queue;
 }

@@ -1,6 +1,7 @@
 // Random schedules of inventory operations (fast-check arbitraries), shared by the pure model test
 // and the workerd test that runs the same schedules against the real object.
 import fc from 'fast-check';
+import type { InventoryConfig } from '../../contracts/event-config';
 import { InventoryModel } from './inventory-model';
 
 export const SEATS = ['A1', 'A2', 'A3', 'A4', 'B1', 'B2', 'B3', 'B4'];
@@ -8,7 +9,19 @@ export const TIERS = [{ tier: 'floor', capacity: 5, priceMinor: 3000 }];
 export const SEAT_PRICE = 5000;
 export const TTL_MS = 60_000;
 export const GRACE_MS = 30_000;
-export const MAX_PER_ACCOUNT = 6;
+const MAX_PER_ACCOUNT = 6;
+
+/** The event the schedules run against: SEATS in two rows of four, TIERS, and the limits above. */
+export const INVENTORY_CONFIG: InventoryConfig = {
+  seats: 8,
+  seatsPerRow: 4,
+  seatPriceMinor: SEAT_PRICE,
+  currency: 'EUR',
+  tiers: TIERS,
+  holdTtlMs: TTL_MS,
+  paymentGraceMs: GRACE_MS,
+  maxSeatsPerAccount: MAX_PER_ACCOUNT,
+};
 
 /** One step of a schedule. Holds are picked by index among the holds created so far. */
 export type Op =

@@ -15,14 +15,8 @@ import {
 } from '../../durable-objects/waiting-room/admission-pace';
 import { estimateWaitSeconds } from '../../contracts/queue/queue-policy';
 import { acceptHealthReport } from '../../durable-objects/waiting-room/health-intake';
-import {
-  DEFAULT_CLAIM_SPREAD_MS,
-  freeSlots,
-  releaseBudget,
-  unclaimedPlaces,
-  type Occupancy,
-  type ReleaseClaims,
-} from '../../durable-objects/waiting-room/tick-plan';
+import { freeSlots, releaseBudget, type Occupancy } from '../../durable-objects/waiting-room/tick-plan';
+import { DEFAULT_CLAIM_SPREAD_MS, unclaimedPlaces, type ReleaseClaims } from '../../durable-objects/waiting-room/unclaimed-places';
 
 const NOW = 1_800_000_000_000;
 const occupancy = (o: Partial<Occupancy>): Occupancy => ({

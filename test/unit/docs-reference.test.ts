@@ -10,7 +10,7 @@ import sdkIndexSource from '../../origin-sdk/src/index.ts?raw';
 import sdkNodeSource from '../../origin-sdk/src/node.ts?raw';
 import devVarsExample from '../../.dev.vars.example?raw';
 import wranglerToml from '../../wrangler.toml?raw';
-import { eventConfigInput } from '../../contracts/event-config';
+import { eventConfigInput } from '../../contracts/event-input';
 import { ERROR_TABLE, type ErrorCode } from '../../src/lib/errors';
 
 /** The part of a Markdown page from the heading `## title` up to the next `## ` heading. */

@@ -19,7 +19,7 @@ import { keepAccountKey, parseRoomConfig } from '../../durable-objects/waiting-r
 import { decideEntry, verifyEntryToken, type AccountSecrets } from '../../src/lib/entry-token';
 import { GatewayError } from '../../src/lib/errors';
 import { CHI_SQUARE_P001, chiSquareUniform } from '../helpers/chi-square';
-import { queueConfig } from '../helpers/queue';
+import { queueConfig } from '../helpers/configs';
 
 const ORIGIN_SECRET = 'origin-secret-for-entry-token-tests';
 const SECRETS: AccountSecrets = { current: 'a'.repeat(40), previous: '' };

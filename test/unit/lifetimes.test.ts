@@ -8,7 +8,7 @@ import { TICKET_TTL_S } from '../../src/lib/token';
 
 const T0 = 1_800_000_000_000;
 const instant = fc.integer({ min: T0, max: T0 + 10 * 365 * 86_400_000 });
-/** Admission TTLs the config allows: 30 s to 2 h, whole seconds (contracts/event-config.ts). */
+/** Admission TTLs the config allows: 30 s to 2 h, whole seconds (contracts/event-input.ts). */
 const ttlMs = fc.integer({ min: 30, max: 7_200 }).map((s) => s * 1000);
 
 describe('numericDate and admissionEndsAtMs', () => {

@@ -6,7 +6,7 @@ import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS, challengeCounter, checkChalle
 import { GatewayError } from '../../src/lib/errors';
 import { challengeKeyRing, issueChallenge, verifyProof } from '../../src/lib/proof-of-work';
 import { solvePow } from '../../src/pages/pow-solver';
-import { proofHeader } from '../helpers/proof-of-work';
+import { proofHeader } from '../helpers/pow-solution';
 
 const SECRET = { QUEUE_TICKET_SECRET: 'unit-test-ticket-secret-of-at-least-32-chars', QUEUE_TICKET_PREVIOUS_SECRET: '' };
 const NEXT = {

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import {
   compileTable,
   matchRoom,
-  normalizePath,
   overlaps,
   parsePattern,
   parseRoom,
@@ -13,6 +12,7 @@ import {
   type RoomPattern,
   type RoomRules,
 } from '../../contracts/room-patterns';
+import { normalizePath } from '../../contracts/request-path';
 
 const NO_BYPASS: BypassRules = { pathPrefixes: [], extensions: [], methods: [] };
 const room = (eventId: string, patterns: string[], bypass: Partial<BypassRules> = {}): RoomRules => ({

@@ -3,7 +3,8 @@
 // listing, and when the next slot frees.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HOLD_TARGET_P99_MS, type QueueConfig } from '../../contracts/event-config';
+import { type QueueConfig } from '../../contracts/event-config';
+import { DEFAULT_HOLD_TARGET_P99_MS } from '../../contracts/event-input';
 import { releasedInBucket } from '../../contracts/queue/cursor';
 import { nextSlotFreesAt } from '../../durable-objects/waiting-room/alarm-plan';
 import { acceptHealthReport, RECENT_REPORTS_KEPT, type StoredHealth } from '../../durable-objects/waiting-room/health-intake';

@@ -26,7 +26,7 @@ function burstInto(slotBound: number, stayS: number, burst: number): SimRoom {
   return { slotBound, ratePerMinute: 600, stayS: () => stayS, arrivals: (s) => (s < 120 ? (s % 3 === 0 ? 5 : 0) : s === 120 ? burst : 0) };
 }
 
-/** A repeatable stream of stays, uniform in [lo, hi] s. */
+/** A repeatable stream of stays, uniform in [lo, hi] s (an LCG: the instants these tests pin are its streams). */
 function stays(seed: number, lo: number, hi: number): (i: number) => number {
   let x = seed >>> 0;
   const list: number[] = [];

@@ -4,7 +4,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { SALE_SCRIPT } from '../../origin-stub/sale-script';
-import { DASHBOARD_SCRIPT } from '../../src/pages/dashboard-page';
+import { DASHBOARD_SCRIPT } from '../../src/pages/dashboard-script';
 import { DASHBOARD_ACCESS_SCRIPT } from '../../src/pages/dashboard-access';
 import { WAITING_SCRIPT } from '../../src/pages/waiting-script';
 import { CHECK_SCRIPT } from '../../src/pages/check-script';
