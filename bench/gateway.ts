@@ -26,6 +26,7 @@ import { CHANNEL_KEY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signingInputV2 
 import { benchNodeOrigin, nodeOriginRows } from './node-origin.ts';
 import { measureStartup, startupLine } from '../scripts/startup.ts';
 import { signEntryToken } from '../origin-sdk/src/entry.ts';
+import { cpuMeter } from './process-cpu.ts';
 
 const REPS = Number(process.env.BENCH_REPS) || 3;
 /** Scenario ids to run (comma-separated), for a short bounded run of a few rows; unset = all. */
@@ -74,6 +75,8 @@ interface Row {
 
 interface Medians {
   rps: (id: string) => number;
+  /** Median workerd CPU per answer, us. */
+  cpu: (id: string) => number;
   extra: (name: string) => number;
 }
 
@@ -352,6 +355,7 @@ const SCENARIOS: Scenario[] = [
     run: async (r) => {
       const event = `bench-in-${r.rep}`;
       await r.gw.createEvent(event);
+      const cpu = cpuMeter();
       const t0 = performance.now();
       const res = await fetch(
         `${r.gw.base}/__bench/in-object?event=${event}&n=${IN_OBJECT_HOLDS}&seats=${SEATS}&perRow=${PER_ROW}&seed=${r.rep + 1}`,
@@ -359,7 +363,7 @@ const SCENARIOS: Scenario[] = [
       const { granted } = (await res.json()) as { granted: number };
       r.fact('in-object holds granted', `${granted} of ${IN_OBJECT_HOLDS}`);
       const rps = IN_OBJECT_HOLDS / ((performance.now() - t0) / 1000);
-      return { rps, p50: NaN, p99: NaN, codes: {}, errors: 0, total: IN_OBJECT_HOLDS };
+      return { rps, p50: NaN, p99: NaN, codes: {}, errors: 0, total: IN_OBJECT_HOLDS, cpuUs: cpu() / IN_OBJECT_HOLDS };
     },
   },
   {
@@ -369,12 +373,13 @@ const SCENARIOS: Scenario[] = [
     run: async (r) => {
       const event = `bench-inb-${r.rep}`;
       await r.gw.createEvent(event);
+      const cpu = cpuMeter();
       const t0 = performance.now();
       const query = `event=${event}&n=${IN_OBJECT_HOLDS}&seats=${SEATS}&perRow=${PER_ROW}&seed=${r.rep + 1}&batch=${IN_OBJECT_BATCH}`;
       const { granted } = (await (await fetch(`${r.gw.base}/__bench/in-object?${query}`)).json()) as { granted: number };
       r.fact('in-object holds granted in batches', `${granted} of ${IN_OBJECT_HOLDS}`);
       const rps = IN_OBJECT_HOLDS / ((performance.now() - t0) / 1000);
-      return { rps, p50: NaN, p99: NaN, codes: {}, errors: 0, total: IN_OBJECT_HOLDS };
+      return { rps, p50: NaN, p99: NaN, codes: {}, errors: 0, total: IN_OBJECT_HOLDS, cpuUs: cpu() / IN_OBJECT_HOLDS };
     },
   },
   {
@@ -752,10 +757,13 @@ async function main(): Promise<void> {
   await gw.mf.dispose();
   const m: Medians = {
     rps: (id) => (samples.has(id) ? median(samples.get(id)!.map((s) => s.rps)) : NaN),
+    cpu: (id) => (samples.has(id) ? median(samples.get(id)!.map((s) => s.cpuUs)) : NaN),
     extra: (name) => median(extras.get(name) ?? [NaN]),
   };
   const cell = (v: number, digits: number) => (Number.isNaN(v) ? '-' : v.toFixed(digits)).padStart(8);
-  console.log(`${`scenario (median of ${REPS})`.padEnd(42)}     req/s    p50 ms    p99 ms    ratio`);
+  // cpu us: the workerd processes' user + system CPU over the row's window per answer; +us: the
+  // row's CPU per answer minus its baseline's (`vs`), the gateway's own share on top of it.
+  console.log(`${`scenario (median of ${REPS})`.padEnd(42)}     req/s    p50 ms    p99 ms    ratio    cpu us     +us`);
   for (const row of ROWS) {
     const s = samples.get(row.id);
     if (!s) continue;
@@ -768,6 +776,8 @@ async function main(): Promise<void> {
         cell(median(s.map((x) => x.p50)), 1),
         cell(median(s.map((x) => x.p99)), 1),
         ratio.toFixed(2).padStart(7),
+        cell(m.cpu(row.id), 0),
+        row.vs ? `${(m.cpu(row.id) - m.cpu(row.vs) >= 0 ? '+' : '') + (m.cpu(row.id) - m.cpu(row.vs)).toFixed(0)}`.padStart(7) : '      -',
         `${row.note?.(m) ?? ''}${verdict}`,
       ].join('  '),
     );
