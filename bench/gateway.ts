@@ -272,6 +272,27 @@ const SCENARIOS: Scenario[] = [
       return s;
     },
   },
+  {
+    // An admitted buyer's page request in a room (the bench rooms cover /events/<id>/*): valid
+    // queue ticket and admission token cookies, the origin Worker behind the gateway. Every
+    // WaitingRoom call it causes is counted (the cursor is warmed first).
+    id: 'admitted-page',
+    run: async (r) => {
+      const event = `bench-admitted-${r.rep}`;
+      await r.gw.createEvent(event);
+      const cookies = (await admittedVisitors(r.gw, event, VISITORS)).map(jarCookie);
+      const page = `${r.gw.base}/events/${event}/tickets`;
+      await fetch(page, { headers: { cookie: cookies[0]! } });
+      const before = await roomRequests(r, event);
+      let a = 0;
+      const s = await load(page, DURATION_S, {
+        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[a++ % VISITORS]! } }) }],
+      });
+      r.extra('callsPerAdmittedPage', ((await roomRequests(r, event)) - before) / s.total);
+      r.fact('admitted page answers', JSON.stringify(s.codes));
+      return s;
+    },
+  },
   { id: 'noop-do', run: (r) => load(`${r.gw.base}/__bench/noop-do`, DURATION_S) },
   { id: 'write-do', run: (r) => load(`${r.gw.base}/__bench/write-do`, DURATION_S) },
   // One request at a time (1 connection): what a lone join waits, next to a lone one-write RPC.
@@ -573,6 +594,16 @@ const ROWS: Row[] = [
       `ratio vs F; vs A: ${(m.rps('pass-through') / m.rps('noop')).toFixed(2)}; object calls per request ${m
         .extra('callsPerPassThrough')
         .toFixed(5)} (target 0)`,
+  },
+  {
+    id: 'admitted-page',
+    name: 'admitted page request in a room',
+    vs: 'forward',
+    target: 0.9,
+    note: (m) =>
+      `ratio vs F; CPU +${(m.cpu('admitted-page') - m.cpu('forward')).toFixed(0)} us over F (target <= +50); WaitingRoom calls per request ${m
+        .extra('callsPerAdmittedPage')
+        .toFixed(4)}`,
   },
   { id: 'write-do', name: 'Durable Object RPC with one SQLite upsert', vs: 'noop-do', note: () => 'baseline C (ratio vs B)' },
   {
