@@ -1,5 +1,5 @@
-// What the Inventory answers over RPC about sales channels, their allocations and the change feed
-// (issue 19): the shapes the edge maps to HTTP in src/lib/channel-results.ts.
+// What the Inventory answers over RPC about sales channels, their allocations and the change feed:
+// the shapes the edge maps to HTTP in src/lib/channel-results.ts.
 import type { EventNotFound } from './answers';
 import type { HoldAnswer, HoldChangeAnswer, HoldRequest, HoldStatus, HoldView } from './inventory-answers';
 

@@ -42,7 +42,7 @@ export const MAX_SALE_START_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
  * Body of `PUT /_wr/admin/events/{eventId}`. Rates are *new visitors per minute*; durations are
  * seconds; `saleStartsAt` is an ISO 8601 instant (absent = on sale now). Built on its first use
  * (`z.lazy`), not when the module loads: it is the largest schema, and every cold isolate loads this
- * module while only organizer calls parse it (#16, docs/explanation/scaling.md "The gateway's bundle and start-up").
+ * module while only organizer calls parse it (docs/explanation/scaling.md "The gateway's bundle and start-up").
  */
 export const eventConfigInput = z.lazy(() =>
   z
@@ -205,7 +205,7 @@ export interface QueueConfig {
   idleTimeoutMs: number;
   targetP99Ms: number;
   maxErrorRate: number;
-  /** The Inventory's hold TTL and payment grace, ms, copied for the admission cover of a hold (durable-objects/waiting-room/admission-cover.ts); absent in rooms stored before 2026-12-01. */
+  /** The Inventory's hold TTL and payment grace, ms, copied for the admission cover of a hold (durable-objects/waiting-room/admission-cover.ts); absent in older rooms. */
   holdTtlMs?: number;
   paymentGraceMs?: number;
   /** Seat-hold p99 target, ms. */

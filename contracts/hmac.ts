@@ -12,6 +12,7 @@ export {
   signingInput,
   signingInputV2,
   signOriginRequest,
+  originPullKey,
   timestampFresh,
   verifyChannelSignature,
   verifyOriginSignature,

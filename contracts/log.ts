@@ -25,11 +25,14 @@ export const MAX_LOG_STRING = 200;
  */
 export function redactValue(value: LogValue): LogValue {
   if (typeof value !== 'string') return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
-  return value
-    .replace(JWT_LIKE, '[redacted]')
-    .replace(SECRET_LIKE, '[redacted]')
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
-    .slice(0, MAX_LOG_STRING);
+  return (
+    value
+      .replace(JWT_LIKE, '[redacted]')
+      .replace(SECRET_LIKE, '[redacted]')
+      // oxlint-disable-next-line no-control-regex -- control characters are what this removes (log injection)
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
+      .slice(0, MAX_LOG_STRING)
+  );
 }
 
 /**

@@ -301,7 +301,7 @@ const INDEX_FILE = /\/(?:index|default)\.[a-z0-9]+$/;
 /**
  * A page file's extension: servers with "pretty URLs" (nginx `try_files $uri $uri.html`, static
  * exports, Apache MultiViews, PHP front controllers) serve `/a` from `a.html` or `a.php`, so an
- * exact pattern `/a` covers those files too (review, session 4, H1).
+ * exact pattern `/a` covers those files too.
  */
 const PAGE_FILE = /\.(?:html?|xhtml|shtml|php\d?|aspx?|jspx?|cfm|do|action)$/;
 

@@ -274,7 +274,7 @@ export function viewPlace(cursor: AdmissionCursor, place: Place, key: LotteryKey
     ahead,
     estimatedWaitSeconds: wait === null ? null : wait + untilStart,
     // Without an estimate, the release rate still bounds how soon the place can come: polled as if
-    // that were the wait (new user review 2026-12-02: in a surge's first seconds, slots full of
+    // that were the wait (in a surge's first seconds, slots full of
     // expected arrivals and no departures measured yet, every poll said 15 s; released visitors
     // came back that late and held their slots as unclaimed places: 0.41 x the maximum admitted).
     pollAfterMs: pollAfterMs(

@@ -105,7 +105,7 @@ export interface WaitPace {
  * - the time the admission pace needs for `places`: `places / admitPerMinute`;
  * - when the free slots are fewer than `places`, the time for the rest to free up:
  *   `(places - freeSlots) / slotsFreedPerMinute`; null when no slot has been measured freeing
- *   (nothing may free for up to the admission TTL, and holds extend admissions past it: review F11).
+ *   (nothing may free for up to the admission TTL, and holds extend admissions past it).
  * A cursor without the slot figures (an older room) gives the first time alone.
  *
  * @param places the visitor's position (1 = next)

@@ -1,4 +1,4 @@
-// The Inventory's sales-channel work (issue 19): channel registry, allocations and their settlement,
+// The Inventory's sales-channel work: channel registry, allocations and their settlement,
 // the allocation gate of every hold, and the change feed. Called by the Inventory adapter inside its
 // transactions; the rules are allocation-policy.ts, the SQL channel-store.ts.
 import type {

@@ -43,7 +43,7 @@ export class HoldDesk {
     if (!config) return { kind: 'event_not_found' };
     const earlier = this.store.holdByKey(account, idempotencyKey);
     if (earlier) {
-      // The same hold as the first answer, as it is now (review G14: a replay after a release or
+      // The same hold as the first answer, as it is now (a replay after a release or
       // the TTL said HELD, so a client retrying after a lost answer showed seats it no longer had).
       return earlier.request === targetKey(target)
         ? {

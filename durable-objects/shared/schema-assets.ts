@@ -1,4 +1,4 @@
-// The objects' SQL migrations are Workers Static Assets, not code (#16: their text was 2.8 KiB gzip
+// The objects' SQL migrations are Workers Static Assets, not code (their text was 2.8 KiB gzip
 // of the gateway's bundle, loaded by every cold isolate, and needed only by an object whose database
 // is behind). scripts/page-assets.ts writes them from the migration lists (schema-sources.ts); an
 // object reads its list through the ASSETS binding only when a migration is missing.

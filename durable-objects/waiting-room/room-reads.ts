@@ -172,7 +172,6 @@ function unclaimedNow(store: RoomStore, nowMs: number, windowMs: number, without
 export function roomBinding(store: RoomStore, room: Room, nowMs: number, tickMs: number): Binding {
   const window = claimWindowMs(room.config.idleTimeoutMs);
   const unclaimed = unclaimedNow(store, nowMs, window);
-  const counted = Math.min(window, claimHorizonMs(store.claimLagsMs()));
   return bindingReport(room.row, room.config, {
     nowMs,
     waiting: roomWaiting(store, room),

@@ -1,5 +1,5 @@
 // What the gateway bundle is made of: each output byte attributed to its source file through the
-// bundle's source map, grouped by package or folder, with what each group adds to the gzip size (#16).
+// bundle's source map, grouped by package or folder, with what each group adds to the gzip size.
 import { gzipSync } from 'node:zlib';
 import { decode } from '@jridgewell/sourcemap-codec';
 

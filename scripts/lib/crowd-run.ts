@@ -322,9 +322,9 @@ export async function runCrowd(
       }, 5_000)
     : null;
   // Bounded in time: visitors still busy 10 s after the deadline are left behind (their requests end with the gateway).
-  // Crashes are counted as they happen: a run cut at its deadline still reports them (attacker
-  // review 2026-12-02: 170 visitors died on "connection refused" after a kill -9 of the gateway,
-  // and the summary said "other errors 0").
+  // Crashes are counted as they happen: a run cut at its deadline still reports them (170
+  // visitors died on "connection refused" after a kill -9 of the gateway, and the summary said
+  // "other errors 0").
   const crashed: unknown[] = [];
   const all = Promise.all(Array.from({ length: o.visitors }, () => visitor().catch((e: unknown) => void crashed.push(e))));
   await Promise.race([all, sleep(o.maxSeconds * 1000 + 10_000)]);

@@ -1,4 +1,4 @@
-// Seat holds coalesced per isolate (#16 holds): concurrent holds from this isolate to one Inventory
+// Seat holds coalesced per isolate: concurrent holds from this isolate to one Inventory
 // object go as one `holdMany` call (group commit), each caller still getting its own answer or error.
 import { HOLD_BATCH_MAX, type HoldAnswer, type HoldBatchItem } from '../../contracts/inventory-answers';
 import type { BatchOutcome } from '../../contracts/batch';

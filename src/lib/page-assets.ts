@@ -1,6 +1,6 @@
 // The heavy texts of the gateway's pages (their words in six languages, their inline scripts, the
 // dashboard) live in Workers Static Assets, not in the Worker's bundle: every cold isolate of a
-// flash crowd loads the bundle, and only a page it renders needs these (#16, docs/explanation/scaling.md).
+// flash crowd loads the bundle, and only a page it renders needs these (docs/explanation/scaling.md).
 // scripts/page-assets.ts writes them from src/pages/asset-sources.ts; the Worker reads each one
 // once per isolate through its ASSETS binding (wrangler.toml `[assets]`, run_worker_first: none of
 // them is served to browsers as a file).

@@ -1,10 +1,10 @@
 // Forwarding requests to the origin: admitted visitors' (with the admission token) and pass-through.
-import { ADMISSION_HEADER, COMMAND_HEADER } from '../../contracts/names';
+import { originPullKey } from '../../contracts/hmac';
+import { ADMISSION_HEADER, COMMAND_HEADER, ORIGIN_PULL_HEADER } from '../../contracts/names';
 import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
 import { logDecision } from '../../contracts/log';
 import { originSettings } from './settings';
-import { ORIGIN_PULL_HEADER, originPullKey } from '../../origin-sdk/src/protocol.ts';
 
 /** Via entry the gateway adds to every forwarded request (RFC 9110 section 7.6.3). */
 export const VIA = '1.1 waiting-room-gateway';
@@ -238,7 +238,7 @@ export async function passThrough(request: Request, url: URL, env: OriginEnv, by
 
 /**
  * The bound on the origin's answer: `timeoutMs` of silence, counted while the request body is
- * sent (each chunk the origin reads restarts it: a slow upload is not a slow origin; review H3,
+ * sent (each chunk the origin reads restarts it: a slow upload is not a slow origin:
  * a 30 MB upload at 4 MB/s got 504 at 3 s) and then until the response headers arrive. A race
  * rather than `AbortSignal.timeout`, which would also cut a response body that streams past it;
  * the runtime cancels the unanswered subrequest once the gateway's response is sent.
@@ -261,7 +261,7 @@ function originDeadline(request: Request, headers: Headers, timeoutMs: number) {
   arm();
   let body: ReadableStream | null = null;
   // A GET or HEAD body has no meaning (RFC 9110 §9.3.1, §9.3.2) and the runtime cannot forward one:
-  // it is dropped with its length (review s5 I7: `curl -X GET --data-binary` got 500 on every URL).
+  // it is dropped with its length (`curl -X GET --data-binary` got 500 on every URL).
   if (request.body && (request.method === 'GET' || request.method === 'HEAD')) headers.delete('content-length');
   else if (request.body) {
     const length = request.headers.get('content-length');

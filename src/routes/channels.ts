@@ -1,4 +1,4 @@
-// Sales-channel API (issue 19): a box office or partner holds and confirms seats of its allocations
+// Sales-channel API: a box office or partner holds and confirms seats of its allocations
 // directly (no queue) and follows the inventory's change feed, each call signed with the channel's own key.
 import { holdAnswerOfEvent, inventoryFor, refuseUnknownSection } from '../lib/inventory-router';
 import type { InventoryRoute } from '../../contracts/inventory-names';
