@@ -7,6 +7,7 @@ import { PER_ROW, SEATS, admittedVisitors, jarCookie, load, startGateway } from 
 import { STUB_HEADER } from './bench-routes.ts';
 import { pickSeatIndexes, prng } from './hotspot.ts';
 import { freePort } from '../scripts/lib/dev-server.ts';
+import { cpuMeter } from './process-cpu.ts';
 import { buildSync } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { SourceMap, type SourceMapPayload } from 'node:module';
@@ -172,9 +173,45 @@ const HOLDS_ONLY = Boolean(process.env.PROFILE_HOLDS_ONLY);
 const ADMITTED_ONLY = Boolean(process.env.PROFILE_ADMITTED_ONLY);
 
 async function main(): Promise<void> {
+  if (ADMITTED_ONLY) await admittedSteps();
   if (!HOLDS_ONLY && !ADMITTED_ONLY) await stepTables();
   if (process.env.PROFILE_STEPS_ONLY) return;
   await profiledLoads();
+}
+
+/**
+ * Whole requests inside the Worker (no inspector), the admitted page request among them: wall time
+ * per request (the second of two runs), then the workerd processes' CPU per request of the bare
+ * forward, pass-through and the admitted page, each over 1,000 requests one after another (no load
+ * generator competing: the steadiest figure on a shared machine), median of 3.
+ */
+async function admittedSteps(): Promise<void> {
+  const plain = await startGateway();
+  await plain.createEvent('steps-join', { queueShards: 1 });
+  await plain.createEvent('steps-stub', { queueShards: 1 });
+  await plain.createEvent('steps-admitted');
+  const [cookie] = (await admittedVisitors(plain, 'steps-admitted', 1)).map(jarCookie);
+  const stepsUrl = `${plain.base}/__bench/request-steps?join=steps-join&stub=steps-stub&admitted=steps-admitted&cookie=${encodeURIComponent(cookie!)}`;
+  await fetch(`${stepsUrl}&n=300`);
+  const steps = (await (await fetch(`${stepsUrl}&n=300`)).json()) as Record<string, number>;
+  console.log(`whole requests inside the Worker, mean of 300, one after another (second run):`);
+  for (const [step, us] of Object.entries(steps)) console.log(`${step.padEnd(52)}  ${String(us).padStart(6)} us`);
+  console.log(`\nworkerd CPU per request, 1,000 one after another inside the Worker, median of 3:`);
+  for (const only of ['forward to the origin Worker (F)', 'pass-through through the gateway', 'admitted page request in a room']) {
+    const runs: number[] = [];
+    for (let rep = 0; rep < 3; rep++) {
+      const cpu = cpuMeter();
+      await (await fetch(`${stepsUrl}&n=1000&only=${encodeURIComponent(only)}`)).arrayBuffer();
+      runs.push(cpu() / 1000);
+    }
+    console.log(
+      `${only.padEnd(52)}  ${runs
+        .sort((a, b) => a - b)[1]!
+        .toFixed(0)
+        .padStart(6)} us  (runs ${runs.map((r) => r.toFixed(0)).join(', ')})`,
+    );
+  }
+  await plain.mf.dispose();
 }
 
 /** The step tables: each step alone, whole requests, a hold's steps (no inspector). */
