@@ -52,7 +52,7 @@ describe('isSecure', () => {
     expect(isSecure('http://tickets.example/a')).toBe(true);
     expect(isSecure('https://localhost/a')).toBe(true);
     expect(isSecure('http://127.0.0.1:8787/')).toBe(false);
-    expect(() => isSecure('not a url')).toThrow();
-    expect(() => isSecure('not a url')).toThrow();
+    expect(() => isSecure('not a url')).toThrow('Invalid URL');
+    expect(() => isSecure('not a url')).toThrow('Invalid URL');
   });
 });
