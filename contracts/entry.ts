@@ -24,7 +24,7 @@ export const JWKS_PATH_PATTERN = /^\/(?!\/)(?!_wr(?:\/|$))[A-Za-z0-9._~/-]{0,199
 export const ACCOUNT_VISITOR_PREFIX = 'acct-';
 
 /** A presale lane as the room keeps it: its own sale start and its share of each tick's release budget. */
-export interface LaneRule {
+interface LaneRule {
   lane: string;
   /** The lane's sale start, epoch ms (0 = the event's own sale start). */
   saleStartsAtMs: number;

@@ -9,11 +9,8 @@ export {
   SIGNATURE_V2_PREFIX,
   SIGNATURE_WINDOW_S,
   signChannelRequest,
-  signingInput,
-  signingInputV2,
   signOriginRequest,
   originPullKey,
-  timestampFresh,
   verifyChannelSignature,
   verifyOriginSignature,
 } from '../origin-sdk/src/protocol.ts';

@@ -17,7 +17,7 @@ const JWT_LIKE = /[\w-]{8,}\.[\w-]{8,}\.[\w-]*/g;
  */
 const SECRET_LIKE = /sha256=[0-9a-f]*|\b[0-9a-fA-F]{64}\b|[A-Za-z0-9+/_=-]{65,}/g;
 /** Longest string value kept, in characters (the rest is cut). */
-export const MAX_LOG_STRING = 200;
+const MAX_LOG_STRING = 200;
 
 /**
  * Cleans one field value: numbers and booleans pass, strings lose anything token- or key-shaped,

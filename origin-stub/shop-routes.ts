@@ -49,7 +49,7 @@ export const webhookPath = (eventId: string) => `/webhooks/events/${eventId}/pay
 
 /**
  * `res` (a checkout's answer), ending the buyer's admission when `view` says PAID (`X-WR-Command:
- * revoke`, README "End sessions when they are done"): the gateway frees the active slot for the
+ * revoke`, docs/how-to/put-in-front-of-your-site.md): the gateway frees the active slot for the
  * next visitor in line at once instead of at the admission's `exp` (the stub kept every
  * finished buyer active for the whole admission TTL). Only the checkout's own answer: a later read
  * of the order (the confirmation page reloaded, after a new admission) must not end that session,

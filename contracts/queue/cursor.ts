@@ -8,10 +8,6 @@ import { estimateWait, estimateWaitSeconds, onSale, pollAfterMs, waitingState, t
 
 /** Arrivals are grouped in buckets of this many ms; FIFO holds exactly across buckets. */
 export const BUCKET_MS = 1_000;
-/** Most shards an event may have. */
-export const MAX_SHARDS = 64;
-/** A cursor older than this is never used to answer a poll, ms (cache ~1 s + one tick). */
-export const MAX_CURSOR_AGE_MS = 2_500;
 /** The cursor lists at most this many unreleased buckets for position estimates. */
 export const CURSOR_QUEUE_BUCKETS = 600;
 
@@ -301,6 +297,6 @@ function aheadInLine(place: FifoPlace, fifo: FifoPlace, queue: readonly [number,
 }
 
 /** A lottery key's place in [0, 1): its first 52 bits over 2^52. */
-export function keyFraction(key: LotteryKey): number {
+function keyFraction(key: LotteryKey): number {
   return parseInt(key.slice(0, 13), 16) / 2 ** 52;
 }

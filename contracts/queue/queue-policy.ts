@@ -27,7 +27,7 @@ export function waitingState(config: QueueConfig, mode: RoomMode, nowMs: number,
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 /** SHA-256 of a UTF-8 string, lower-case hex. */
-export async function sha256Hex(text: string): Promise<string> {
+async function sha256Hex(text: string): Promise<string> {
   return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
 }
 

@@ -21,7 +21,7 @@ import type { InventoryStore } from './store';
 import type { PlanStore } from './plan-store';
 
 /** Feed entries per page: at most this many (1-1000, default 500). */
-export const MAX_FEED_PAGE = 1_000;
+const MAX_FEED_PAGE = 1_000;
 
 /** Channel and allocation work of one Inventory. Every method runs inside the caller's `transactionSync`. */
 export class ChannelDesk {

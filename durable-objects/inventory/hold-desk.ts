@@ -11,7 +11,7 @@ import type { Actor, InventoryStore } from './store';
 
 /** Hold attempts one account may make per HOLD_WINDOW_MS; more get `rate_limited` (429 at the edge). */
 export const HOLDS_PER_WINDOW = 20;
-export const HOLD_WINDOW_MS = 10_000;
+const HOLD_WINDOW_MS = 10_000;
 
 /** Places holds and applies transitions. Every method runs inside the caller's `transactionSync`, after the sweep. */
 export class HoldDesk {

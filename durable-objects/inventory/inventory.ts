@@ -48,7 +48,7 @@ import type {
   StatsAnswer,
 } from '../../contracts/inventory-answers';
 
-export { HOLDS_PER_WINDOW, HOLD_WINDOW_MS } from './hold-desk';
+export { HOLDS_PER_WINDOW } from './hold-desk';
 
 export class Inventory extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */

@@ -6,7 +6,7 @@ import { appliedThrough, migrate, type Migration } from './sql';
 import type { SchemaRef } from './schemas';
 
 /** Where the migration lists sit in the assets directory (under the gateway's own `/_wr/` prefix: never served as files). */
-export const SCHEMA_ASSET_DIR = '/_wr/schema';
+const SCHEMA_ASSET_DIR = '/_wr/schema';
 
 /** The asset with the migrations of the tables prefixed `prefix`: a JSON array of `Migration`s in id order. */
 export function schemaAssetPath(prefix: string): string {

@@ -125,9 +125,9 @@ export interface AdmissionSample {
 }
 
 /** The measured admission rate needs at least this much backlogged time, ms. */
-export const MIN_MEASURED_SPAN_MS = 10_000;
+const MIN_MEASURED_SPAN_MS = 10_000;
 /** The measured admission rate and departures look back this far, ms. */
-export const MEASURE_WINDOW_MS = 60_000;
+const MEASURE_WINDOW_MS = 60_000;
 
 /**
  * The samples from `fromAt` on, the first one interpolated at `fromAt` when it falls between two

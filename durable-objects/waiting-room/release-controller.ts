@@ -87,24 +87,24 @@ export interface ControllerState {
 }
 
 /** Rate factor on missing health, and on overload not measured in latency (errors, slow holds). */
-export const DECREASE_FACTOR = 0.5;
+const DECREASE_FACTOR = 0.5;
 /**
  * An origin silent this long (no report for it, ms) gets the minimum rate at once: ticks halving
  * the rate every second would have reached it long before, but a room asleep (every slot taken)
  * runs no ticks (the first tick after 562 s of silence released at 300/min, half of the last
  * rate, not at the minimum).
  */
-export const SILENT_TO_MINIMUM_MS = 60_000;
+const SILENT_TO_MINIMUM_MS = 60_000;
 /** A latency overload cuts by target/p99, but never deeper than this factor... */
-export const MIN_CUT_FACTOR = 0.5;
+const MIN_CUT_FACTOR = 0.5;
 /** ...and never shallower than this one (a report just over target still cuts by a tenth). */
 export const MAX_CUT_FACTOR = 0.9;
 /** Above this conflict rate most visitors find their seats gone: admitting more only adds load. */
-export const HIGH_CONFLICT_RATE = 0.8;
+const HIGH_CONFLICT_RATE = 0.8;
 /** No-show compensation admits at most this many times the rate. */
-export const MAX_NO_SHOW_FACTOR = 2;
+const MAX_NO_SHOW_FACTOR = 2;
 /** On an overload not measured in latency the active limit drops to this share of the active visitors. */
-export const LIMIT_CUT = 0.7;
+const LIMIT_CUT = 0.7;
 /**
  * At most one cut per this many ms of report time, and a cut again once it has passed while the
  * overload persists: two of the origin SDK's report windows (DEFAULT_WINDOW_MS, 10 s). A report

@@ -112,7 +112,7 @@ export interface ReleaseClaims {
 /** The claim lags unclaimedPlaces learns from: the room keeps this many of the latest. */
 export const CLAIM_LAGS_KEPT = 256;
 /** With fewer claim lags measured than this, claims are taken as spread evenly over DEFAULT_CLAIM_SPREAD_MS. */
-export const MIN_CLAIM_LAGS = 20;
+const MIN_CLAIM_LAGS = 20;
 /**
  * How late a visitor who shows may claim, without measured lags, ms: one longest poll interval
  * (MAX_POLL_MS) plus its 20 % jitter (a released visitor learns it at their next poll).
@@ -225,7 +225,7 @@ export interface LaneTick {
 }
 
 /** What one tick releases from one lane: how many, and where its cursor moves. */
-export interface LaneRelease {
+interface LaneRelease {
   lane: string;
   released: number;
   cursor: FifoPlace;

@@ -31,9 +31,7 @@ import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
 import type { HoldSignals, RoomStats } from './room-types';
 import { SIGNAL_WINDOW_MS } from './tick-plan';
 
-export type { Binding, HoldSignals, RoomStats, Sample } from './room-types';
-
-export { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS } from './room-reads';
+export type { HoldSignals, RoomStats } from './room-types';
 
 const NOT_IN_ALARM = { inAlarm: false, wokenMeanwhile: false } as const;
 

@@ -35,7 +35,7 @@ export function groupOf(source: string): string {
 }
 
 /** The gzip size in KiB as wrangler's `Total Upload ... gzip` reports it (zlib's default level). */
-export function gzipKiB(text: string): number {
+function gzipKiB(text: string): number {
   return gzipSync(Buffer.from(text, 'utf8')).length / 1024;
 }
 

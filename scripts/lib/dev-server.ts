@@ -32,7 +32,7 @@ export const DEMO_EVENT = {
 } as const;
 
 /** How long `startDevServer` waits for a taken port to be freed before it says who holds it, ms. */
-export const PORT_RELEASE_WAIT_MS = 5_000;
+const PORT_RELEASE_WAIT_MS = 5_000;
 
 /** True once `port` is free, checked every 200 ms for up to `waitMs`. */
 async function portFreeWithin(port: number, waitMs: number): Promise<boolean> {
@@ -233,7 +233,7 @@ export class PortInUseError extends Error {
  * The first free port after `port` (up to 20 on), else any free one: what PortInUseError suggests
  * (checked: PORT+1 may be taken too).
  */
-export async function nextFreePort(port: number): Promise<number> {
+async function nextFreePort(port: number): Promise<number> {
   for (let p = port + 1; p <= Math.min(port + 20, 65_535); p++) if (await portIsFree(p)) return p;
   return freePort();
 }
@@ -285,7 +285,7 @@ export function parentPid(pid: number): number | null {
  * `wrangler dev` of this checkout, or another process, each with the pid to stop. The pid comes
  * from `pid-port` (`ss`/`netstat`); the command lines from /proc, where there is one.
  */
-export async function portHolder(port: number): Promise<PortHolder> {
+async function portHolder(port: number): Promise<PortHolder> {
   const pid = await portToPid({ port, host: '127.0.0.1' }).catch(() => undefined);
   if (!pid) return { who: 'another process (not visible to this user)', remedy: 'Stop it' };
   const cmd = commandLine(pid);

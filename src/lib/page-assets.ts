@@ -7,7 +7,7 @@
 import type { Lang } from '../../contracts/i18n';
 
 /** Where the page assets sit in the assets directory (under the gateway's own `/_wr/` prefix). */
-export const PAGE_ASSET_DIR = '/_wr/page';
+const PAGE_ASSET_DIR = '/_wr/page';
 
 /** The pages whose words are an asset per language. */
 export type MessageFamily = 'waiting' | 'sign-in' | 'check';

@@ -23,15 +23,15 @@ export const ROOM_TABLE_SHARED_MS = 3_000;
  * once (the organizer API drops both copies), any other within ROOM_TABLE_SHARED_MS +
  * ROOM_TABLE_ISOLATE_MS + ROOM_TABLE_REVALIDATE_MS, while the directory answers.
  */
-export const ROOM_TABLE_MAX_STALE_MS = ROOM_TABLE_SHARED_MS + ROOM_TABLE_ISOLATE_MS + ROOM_TABLE_REVALIDATE_MS;
+const ROOM_TABLE_MAX_STALE_MS = ROOM_TABLE_SHARED_MS + ROOM_TABLE_ISOLATE_MS + ROOM_TABLE_REVALIDATE_MS;
 /**
  * How long the data centre keeps its last-known-good copy, s: read only when the directory read
  * fails, so a new isolate routes by the table it last saw instead of
  * answering 503 to every request of the site.
  */
-export const ROOM_TABLE_LAST_GOOD_S = 7 * 24 * 60 * 60;
+const ROOM_TABLE_LAST_GOOD_S = 7 * 24 * 60 * 60;
 /** Retry-After of ROOM_TABLE_UNAVAILABLE, seconds. */
-export const ROOM_TABLE_RETRY_AFTER_S = 5;
+const ROOM_TABLE_RETRY_AFTER_S = 5;
 
 /** The Cache API keys: the shared copy (max-age ROOM_TABLE_SHARED_MS) and the last-known-good one (ROOM_TABLE_LAST_GOOD_S). */
 export const ROOM_TABLE_CACHE_KEYS = {

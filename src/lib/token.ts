@@ -103,7 +103,7 @@ function parseJwk(json: string, name: string): JWK {
  * The key ring for these settings, built once per isolate.
  * @throws Error naming the variable when ADMISSION_SIGNING_JWK is missing or malformed
  */
-export function keyRing(settings: TokenSettings): Promise<KeyRing> {
+function keyRing(settings: TokenSettings): Promise<KeyRing> {
   if (!cached || !sameKeys(cached.settings, settings)) {
     // Another key set: tokens verified under the old one must be checked again (a removed key
     // stops working at once, not VERIFIED_CACHE_MS later).
@@ -236,7 +236,7 @@ async function verifyEs256(
 }
 
 /** A verified token is trusted again without ECDSA for at most this long, ms (or until `exp`). */
-export const VERIFIED_CACHE_MS = 60_000;
+const VERIFIED_CACHE_MS = 60_000;
 const VERIFIED_CACHE_MAX = 20_000;
 const verified = new Map<string, { claims: VisitorClaims; untilMs: number }>();
 

@@ -34,7 +34,7 @@ export function fromContext(c: Context<AppEnv>): CredentialRequest {
  * The raw queue ticket: the cookie (browsers), else `Authorization: Bearer` (apps). The cookie
  * wins, so an `Authorization` header meant for the origin never replaces a browser's ticket.
  */
-export function rawTicket(r: CredentialRequest, eventId: string): { token: string; fromBearer: boolean } | undefined {
+function rawTicket(r: CredentialRequest, eventId: string): { token: string; fromBearer: boolean } | undefined {
   const cookie = strictCookie(r, ticketCookie(eventId, isSecure(r.url)));
   if (cookie) return { token: cookie, fromBearer: false };
   // The auth scheme is case-insensitive (RFC 9110 section 11.1): `bearer` is as good as `Bearer`.
@@ -45,7 +45,7 @@ export function rawTicket(r: CredentialRequest, eventId: string): { token: strin
 }
 
 /** The raw admission token: cookie for browsers, `X-Admission-Token` for apps. */
-export function rawAdmission(r: CredentialRequest, eventId: string): string | undefined {
+function rawAdmission(r: CredentialRequest, eventId: string): string | undefined {
   return r.header(ADMISSION_HEADER) ?? strictCookie(r, admissionCookie(eventId, isSecure(r.url)));
 }
 

@@ -207,7 +207,7 @@ async function entryDecision(c: Context<AppEnv>, eventId: string, ticket: Visito
 }
 
 /** The entry token of a request: `X-Entry-Token` (apps), else `?wr_entry=` (browsers back from signing in); null when none. */
-export function entryTokenOf(c: Context<AppEnv>): string | null {
+function entryTokenOf(c: Context<AppEnv>): string | null {
   return c.req.header(ENTRY_HEADER) || new URL(c.req.url).searchParams.get(ENTRY_QUERY_PARAM) || null;
 }
 
