@@ -3,8 +3,8 @@
 // measured, as utilisation against the platform's guidance and as the queueing delay of a
 // single-threaded object (a discrete-event FIFO queue with seeded Poisson arrivals). Pure and
 // deterministic: the same shape and seed give the same table. `npm run bench:sim` prints it
-// (bench/sale.ts); test/node/sale-sim.test.ts checks it by hand.
-import { prng } from './hotspot.ts';
+// (bench/sale.ts); test/node/sale-sim.test.ts checks it by hand. The queue is bench/fifo-queue.ts.
+import { fifoWaits, jobsOf } from './fifo-queue.ts';
 
 /**
  * The object time of one no-op Durable Object RPC, ms: the unit every cost below is counted in.
@@ -286,46 +286,6 @@ export const requestsPerS = (o: ObjectLoad): number => o.calls.filter((c) => !c.
 /** The share of each second an object is busy: sum of rate x cost (1 = saturated). */
 export const busyShare = (o: ObjectLoad): number => o.calls.reduce((sum, c) => sum + (c.perS * c.units * UNIT_MS) / 1000, 0);
 
-/** One job at a single-threaded object: when it arrives and how long it runs, ms. */
-export interface Job {
-  atMs: number;
-  costMs: number;
-}
-
-/**
- * A FIFO single server (one Durable Object runs one request at a time): each job's wait before
- * it starts, ms, in arrival order. `jobs` must be sorted by `atMs`.
- */
-export function fifoWaits(jobs: readonly Job[]): number[] {
-  let freeAt = 0;
-  return jobs.map((j) => {
-    const start = Math.max(freeAt, j.atMs);
-    freeAt = start + j.costMs;
-    return start - j.atMs;
-  });
-}
-
-/**
- * `seconds` of one object's calls: Poisson arrivals of every non-periodic call (seeded, so the
- * same seed gives the same jobs), periodic ones at the top of each second.
- */
-export function jobsOf(o: ObjectLoad, seconds: number, seed: number): Job[] {
-  const random = prng(seed);
-  const jobs: Job[] = [];
-  const streams = o.calls.filter((c) => !c.periodic && c.perS > 0);
-  const total = streams.reduce((sum, c) => sum + c.perS, 0);
-  if (total > 0) {
-    for (let t = -Math.log(1 - random()) * (1000 / total); t < seconds * 1000; t += -Math.log(1 - random()) * (1000 / total)) {
-      let pick = random() * total;
-      const c = streams.find((x) => (pick -= x.perS) < 0) ?? streams[streams.length - 1]!;
-      jobs.push({ atMs: t, costMs: c.units * UNIT_MS });
-    }
-  }
-  for (const c of o.calls.filter((x) => x.periodic && x.perS > 0))
-    for (let sec = 0; sec < seconds; sec++) jobs.push({ atMs: sec * 1000, costMs: c.units * UNIT_MS });
-  return jobs.sort((a, b) => a.atMs - b.atMs);
-}
-
 /** One object's row of the table. */
 export interface ObjectResult {
   object: string;
@@ -344,7 +304,7 @@ export interface ObjectResult {
 /** Simulates `seconds` of the peak of `shape` for the busiest object of each kind. */
 export function simulate(shape: SaleShape, seconds = 20, seed = 1): ObjectResult[] {
   return objectLoads(shape).map((o, i) => {
-    const waits = fifoWaits(jobsOf(o, seconds, seed + i)).sort((a, b) => a - b);
+    const waits = fifoWaits(jobsOf(o, seconds, seed + i, UNIT_MS)).sort((a, b) => a - b);
     const top = [...o.calls].sort((a, b) => b.perS * b.units - a.perS * a.units)[0]!;
     const req = requestsPerS(o);
     return {

@@ -4,9 +4,7 @@ import {
   SIZING,
   UNIT_MS,
   busyShare,
-  fifoWaits,
   firstSaturated,
-  jobsOf,
   meanBatch,
   objectLoads,
   requestsPerS,
@@ -14,6 +12,7 @@ import {
   simulate,
   type SaleShape,
 } from '../../bench/sale-sim.ts';
+import { fifoWaits, jobsOf } from '../../bench/fifo-queue.ts';
 
 /** A sale small enough to cost by hand. */
 const TINY: SaleShape = {
@@ -42,7 +41,7 @@ const load = (name: string) => objectLoads(TINY).find((o) => o.object === name)!
 describe('sale simulation', () => {
   it('gives the same table for the same shape and seed', () => {
     expect(simulate(scaled(SIZING, 2), 5, 7)).toEqual(simulate(scaled(SIZING, 2), 5, 7));
-    expect(jobsOf(load('Inventory section'), 3, 9)).toEqual(jobsOf(load('Inventory section'), 3, 9));
+    expect(jobsOf(load('Inventory section'), 3, 9, UNIT_MS)).toEqual(jobsOf(load('Inventory section'), 3, 9, UNIT_MS));
   });
 
   it('makes a job wait until the ones before it are done (FIFO, one at a time)', () => {
