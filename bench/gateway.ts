@@ -26,6 +26,7 @@ import { CHANNEL_KEY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signingInputV2 
 import { benchNodeOrigin, nodeOriginRows } from './node-origin.ts';
 import { measureStartup, startupLine } from '../scripts/startup.ts';
 import { signEntryToken } from '../origin-sdk/src/entry.ts';
+import { cpuMeter } from './process-cpu.ts';
 
 const REPS = Number(process.env.BENCH_REPS) || 3;
 /** Scenario ids to run (comma-separated), for a short bounded run of a few rows; unset = all. */
@@ -74,6 +75,8 @@ interface Row {
 
 interface Medians {
   rps: (id: string) => number;
+  /** Median workerd CPU per answer, us. */
+  cpu: (id: string) => number;
   extra: (name: string) => number;
 }
 
@@ -269,6 +272,27 @@ const SCENARIOS: Scenario[] = [
       return s;
     },
   },
+  {
+    // An admitted buyer's page request in a room (the bench rooms cover /events/<id>/*): valid
+    // queue ticket and admission token cookies, the origin Worker behind the gateway. Every
+    // WaitingRoom call it causes is counted (the cursor is warmed first).
+    id: 'admitted-page',
+    run: async (r) => {
+      const event = `bench-admitted-${r.rep}`;
+      await r.gw.createEvent(event);
+      const cookies = (await admittedVisitors(r.gw, event, VISITORS)).map(jarCookie);
+      const page = `${r.gw.base}/events/${event}/tickets`;
+      await fetch(page, { headers: { cookie: cookies[0]! } });
+      const before = await roomRequests(r, event);
+      let a = 0;
+      const s = await load(page, DURATION_S, {
+        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[a++ % VISITORS]! } }) }],
+      });
+      r.extra('callsPerAdmittedPage', ((await roomRequests(r, event)) - before) / s.total);
+      r.fact('admitted page answers', JSON.stringify(s.codes));
+      return s;
+    },
+  },
   { id: 'noop-do', run: (r) => load(`${r.gw.base}/__bench/noop-do`, DURATION_S) },
   { id: 'write-do', run: (r) => load(`${r.gw.base}/__bench/write-do`, DURATION_S) },
   // One request at a time (1 connection): what a lone join waits, next to a lone one-write RPC.
@@ -368,6 +392,7 @@ const SCENARIOS: Scenario[] = [
     run: async (r) => {
       const event = `bench-in-${r.rep}`;
       await r.gw.createEvent(event);
+      const cpu = cpuMeter();
       const t0 = performance.now();
       const res = await fetch(
         `${r.gw.base}/__bench/in-object?event=${event}&n=${IN_OBJECT_HOLDS}&seats=${SEATS}&perRow=${PER_ROW}&seed=${r.rep + 1}`,
@@ -375,7 +400,7 @@ const SCENARIOS: Scenario[] = [
       const { granted } = (await res.json()) as { granted: number };
       r.fact('in-object holds granted', `${granted} of ${IN_OBJECT_HOLDS}`);
       const rps = IN_OBJECT_HOLDS / ((performance.now() - t0) / 1000);
-      return { rps, p50: NaN, p99: NaN, codes: {}, errors: 0, total: IN_OBJECT_HOLDS };
+      return { rps, p50: NaN, p99: NaN, codes: {}, errors: 0, total: IN_OBJECT_HOLDS, cpuUs: cpu() / IN_OBJECT_HOLDS };
     },
   },
   {
@@ -385,12 +410,13 @@ const SCENARIOS: Scenario[] = [
     run: async (r) => {
       const event = `bench-inb-${r.rep}`;
       await r.gw.createEvent(event);
+      const cpu = cpuMeter();
       const t0 = performance.now();
       const query = `event=${event}&n=${IN_OBJECT_HOLDS}&seats=${SEATS}&perRow=${PER_ROW}&seed=${r.rep + 1}&batch=${IN_OBJECT_BATCH}`;
       const { granted } = (await (await fetch(`${r.gw.base}/__bench/in-object?${query}`)).json()) as { granted: number };
       r.fact('in-object holds granted in batches', `${granted} of ${IN_OBJECT_HOLDS}`);
       const rps = IN_OBJECT_HOLDS / ((performance.now() - t0) / 1000);
-      return { rps, p50: NaN, p99: NaN, codes: {}, errors: 0, total: IN_OBJECT_HOLDS };
+      return { rps, p50: NaN, p99: NaN, codes: {}, errors: 0, total: IN_OBJECT_HOLDS, cpuUs: cpu() / IN_OBJECT_HOLDS };
     },
   },
   {
@@ -585,6 +611,16 @@ const ROWS: Row[] = [
         .extra('callsPerPassThrough')
         .toFixed(5)} (target 0)`,
   },
+  {
+    id: 'admitted-page',
+    name: 'admitted page request in a room',
+    vs: 'forward',
+    target: 0.9,
+    note: (m) =>
+      `ratio vs F; CPU +${(m.cpu('admitted-page') - m.cpu('forward')).toFixed(0)} us over F (target <= +50); WaitingRoom calls per request ${m
+        .extra('callsPerAdmittedPage')
+        .toFixed(4)}`,
+  },
   { id: 'write-do', name: 'Durable Object RPC with one SQLite upsert', vs: 'noop-do', note: () => 'baseline C (ratio vs B)' },
   {
     id: 'write-do-lone',
@@ -774,10 +810,13 @@ async function main(): Promise<void> {
   await gw.mf.dispose();
   const m: Medians = {
     rps: (id) => (samples.has(id) ? median(samples.get(id)!.map((s) => s.rps)) : NaN),
+    cpu: (id) => (samples.has(id) ? median(samples.get(id)!.map((s) => s.cpuUs)) : NaN),
     extra: (name) => median(extras.get(name) ?? [NaN]),
   };
   const cell = (v: number, digits: number) => (Number.isNaN(v) ? '-' : v.toFixed(digits)).padStart(8);
-  console.log(`${`scenario (median of ${REPS})`.padEnd(42)}     req/s    p50 ms    p99 ms    ratio`);
+  // cpu us: the workerd processes' user + system CPU over the row's window per answer; +us: the
+  // row's CPU per answer minus its baseline's (`vs`), the gateway's own share on top of it.
+  console.log(`${`scenario (median of ${REPS})`.padEnd(42)}     req/s    p50 ms    p99 ms    ratio    cpu us     +us`);
   for (const row of ROWS) {
     const s = samples.get(row.id);
     if (!s) continue;
@@ -790,6 +829,8 @@ async function main(): Promise<void> {
         cell(median(s.map((x) => x.p50)), 1),
         cell(median(s.map((x) => x.p99)), 1),
         ratio.toFixed(2).padStart(7),
+        cell(m.cpu(row.id), 0),
+        row.vs ? `${(m.cpu(row.id) - m.cpu(row.vs) >= 0 ? '+' : '') + (m.cpu(row.id) - m.cpu(row.vs)).toFixed(0)}`.padStart(7) : '      -',
         `${row.note?.(m) ?? ''}${verdict}`,
       ].join('  '),
     );

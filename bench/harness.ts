@@ -5,6 +5,7 @@ import { PAGE_ASSETS_DIR, writePageAssets } from '../scripts/page-assets.ts';
 import { Miniflare, convertV4MiniflareOptions, type V4WorkerOptions } from 'miniflare';
 import { bundleWorker } from '../scripts/lib/bundle.ts';
 import { generateDevSecrets, type DevSecrets } from '../scripts/lib/dev-secrets.ts';
+import { cpuMeter } from './process-cpu.ts';
 
 /** Concurrent connections of every load but the seat map's. */
 export const CONNECTIONS = 50;
@@ -26,6 +27,11 @@ export interface Sample {
   errors: number;
   /** Requests answered in all. */
   total: number;
+  /**
+   * The workerd processes' CPU time (user + system) over the run divided by the answers, us per
+   * request; NaN where /proc cannot be read.
+   */
+  cpuUs: number;
 }
 
 /** A running bench gateway. */
@@ -150,14 +156,25 @@ export async function startGateway(opts: { inspectorPort?: number; scriptPath?: 
 }
 
 /**
- * One bounded load on `url`: CONNECTIONS connections for `durationS` seconds, loopback only.
+ * One bounded load on `url`: CONNECTIONS connections for `durationS` seconds, loopback only, with
+ * the workerd processes' CPU per answer over it (bench/process-cpu.ts).
  * @param opts autocannon options on top (method, per-request `requests` setup, connections)
  */
 export async function load(url: string, durationS: number, opts: Partial<autocannon.Options> = {}): Promise<Sample> {
+  const cpu = cpuMeter();
   const r = await autocannon({ url, connections: CONNECTIONS, duration: durationS, ...opts });
+  const used = cpu();
   const codes: Record<string, number> = {};
   for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) codes[code] = (v as { count: number }).count;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, codes, errors: r.errors + r.timeouts, total: r.requests.total };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    codes,
+    errors: r.errors + r.timeouts,
+    total: r.requests.total,
+    cpuUs: used / Math.max(1, r.requests.total),
+  };
 }
 
 /** Stores the cookies of a response's Set-Cookie lines in `jar`. */

@@ -8,6 +8,7 @@ import autocannon from 'autocannon';
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { bundleWorker } from '../scripts/lib/bundle.ts';
 import { BENCH_ASSETS } from './harness.ts';
+import { cpuMeter, cpuUs } from './process-cpu.ts';
 import { writePageAssets } from '../scripts/page-assets.ts';
 import { generateDevSecrets } from '../scripts/lib/dev-secrets.ts';
 import { freePort, nodeBinary, ROOT } from '../scripts/lib/dev-server.ts';
@@ -21,15 +22,33 @@ export interface NodeOriginSample {
   errors: number;
   /** Answers by HTTP status, e.g. { "200": 9000, "503": 12 }. */
   statuses: Record<string, number>;
+  /** CPU time per answer, us: the gateway's workerd processes (through the gateway), or the origin process (direct). */
+  cpuUs: number;
 }
 
 const EVENT = 'bench-node';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function load(url: string, headers: Record<string, string>, connections: number, durationS: number): Promise<NodeOriginSample> {
+async function load(
+  url: string,
+  headers: Record<string, string>,
+  connections: number,
+  durationS: number,
+  cpu: () => () => number,
+): Promise<NodeOriginSample> {
+  const meter = cpu();
   const r = await autocannon({ url, connections, duration: durationS, headers });
+  const used = meter();
   const statuses = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, v]) => [code, v?.count ?? 0]));
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, statuses };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    statuses,
+    cpuUs: used / Math.max(1, r.requests.total),
+  };
 }
 
 /**
@@ -118,11 +137,18 @@ export async function benchNodeOrigin(opts: { reps: number; durationS: number; c
       await new Promise((r) => setTimeout(r, 250));
     }
     const page = `/events/${EVENT}/`;
+    // The origin process's own CPU, for the direct rows (no workerd on that path).
+    const originCpu = () => {
+      const start = cpuUs([origin.pid!]);
+      return () => cpuUs([origin.pid!]) - start;
+    };
     const gateway: NodeOriginSample[] = [];
     const direct: NodeOriginSample[] = [];
     for (let rep = 0; rep < opts.reps; rep++) {
-      gateway.push(await load(base + page, { cookie: cookie() }, opts.connections, opts.durationS));
-      direct.push(await load(`http://127.0.0.1:${originPort}${page}`, { 'x-admission-token': token }, opts.connections, opts.durationS));
+      gateway.push(await load(base + page, { cookie: cookie() }, opts.connections, opts.durationS, cpuMeter));
+      direct.push(
+        await load(`http://127.0.0.1:${originPort}${page}`, { 'x-admission-token': token }, opts.connections, opts.durationS, originCpu),
+      );
     }
     for (const [side, runs] of [
       ['through the gateway', gateway],
@@ -153,12 +179,26 @@ export function nodeOriginRows(r: { gateway: NodeOriginSample[]; direct: NodeOri
         .toFixed(1)
         .padStart(8),
       ratio.padStart(7),
+      median(s.map((x) => x.cpuUs))
+        .toFixed(0)
+        .padStart(8),
+      '      -',
       note,
     ].join('  ');
   const ratio = (median(r.gateway.map((x) => x.rps)) / median(r.direct.map((x) => x.rps))).toFixed(2);
   return [
-    cells('Node origin page, direct (token header)', r.direct, '1.00', 'baseline N: example-origin verifies the token per request'),
-    cells('Node origin page through the gateway', r.gateway, ratio, 'ratio vs N: the gateway overhead on an admitted page request'),
+    cells(
+      'Node origin page, direct (token header)',
+      r.direct,
+      '1.00',
+      'baseline N: example-origin verifies the token per request (CPU: the origin process)',
+    ),
+    cells(
+      'Node origin page through the gateway',
+      r.gateway,
+      ratio,
+      'ratio vs N: the gateway overhead on an admitted page request (CPU: workerd)',
+    ),
   ];
 }
 
@@ -166,6 +206,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const reps = Number(process.env.BENCH_REPS) || 3;
   const durationS = Number(process.env.BENCH_SECONDS) || 4;
   const result = await benchNodeOrigin({ reps, durationS, connections: 50 });
-  console.log(`\n${`scenario (median of ${reps})`.padEnd(43)}     req/s   p50 ms   p99 ms    ratio`);
+  console.log(`\n${`scenario (median of ${reps})`.padEnd(43)}     req/s   p50 ms   p99 ms    ratio    cpu us     +us`);
   for (const line of nodeOriginRows(result)) console.log(line);
 }

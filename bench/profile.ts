@@ -7,6 +7,7 @@ import { PER_ROW, SEATS, admittedVisitors, jarCookie, load, startGateway } from 
 import { STUB_HEADER } from './bench-routes.ts';
 import { pickSeatIndexes, prng } from './hotspot.ts';
 import { freePort } from '../scripts/lib/dev-server.ts';
+import { admittedSteps, profiledAdmitted } from './profile-admitted.ts';
 import { buildSync } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { SourceMap, type SourceMapPayload } from 'node:module';
@@ -51,6 +52,7 @@ const STAGES: readonly Stage[] = [
   { name: 'router inventoryFor', files: ['src/lib/inventory-router.ts', 'contracts/inventory-names.ts'] },
   { name: 'response building (object-answers.ts)', files: ['src/lib/object-answers.ts'] },
   { name: 'route handlers (queue.ts, holds.ts)', files: ['src/routes/'] },
+  { name: 'security headers', files: ['src/lib/security-headers.ts', 'src/lib/cache-control.ts'] },
   { name: 'hono (routing, context, cookies, JSON)', files: ['node_modules/hono/', 'src/middleware/same-origin.ts', 'src/app.ts'] },
   { name: 'bench wrapper', files: ['bench/'] },
 ];
@@ -167,9 +169,12 @@ async function holdSteps(gw: Awaited<ReturnType<typeof startGateway>>): Promise<
 
 /** `PROFILE_HOLDS_ONLY=1`: only the two profiled hold loads (no step tables, joins or pass-through). */
 const HOLDS_ONLY = Boolean(process.env.PROFILE_HOLDS_ONLY);
+/** `PROFILE_ADMITTED_ONLY=1`: only the bare forward, pass-through and an admitted page request in a room. */
+const ADMITTED_ONLY = Boolean(process.env.PROFILE_ADMITTED_ONLY);
 
 async function main(): Promise<void> {
-  if (!HOLDS_ONLY) await stepTables();
+  if (ADMITTED_ONLY) await admittedSteps();
+  if (!HOLDS_ONLY && !ADMITTED_ONLY) await stepTables();
   if (process.env.PROFILE_STEPS_ONLY) return;
   await profiledLoads();
 }
@@ -220,12 +225,14 @@ async function profiledLoads(): Promise<void> {
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: SAMPLING_US });
 
-  const profiled = async (label: string, run: () => Promise<{ rps: number }>) => {
+  const profiled = async (label: string, run: () => Promise<{ rps: number; cpuUs: number }>) => {
     await cdp.send('Profiler.start');
-    const { rps } = await run();
+    const { rps, cpuUs } = await run();
     const { profile } = await cdp.send<{ profile: Profile }>('Profiler.stop');
     const { stages, top } = summarize(profile, map);
-    console.log(`\n${label}: ${rps.toFixed(0)} req/s while profiled (${DURATION_S} s, ${profile.samples.length} samples)`);
+    console.log(
+      `\n${label}: ${rps.toFixed(0)} req/s, workerd CPU ${cpuUs.toFixed(0)} us per request while profiled (${DURATION_S} s, ${profile.samples.length} samples)`,
+    );
     const busy = stages.filter(([s]) => s !== '(idle)').reduce((a, [, v]) => a + v, 0);
     console.log(`${'stage'.padEnd(44)}  of samples  of busy`);
     for (const [s, v] of stages)
@@ -235,6 +242,12 @@ async function profiledLoads(): Promise<void> {
     console.log(`top self time: ${top.map(([f, v]) => `${f} ${(v * 100).toFixed(1)}%`).join(', ')}`);
   };
 
+  if (ADMITTED_ONLY) {
+    await profiledAdmitted(gw, profiled);
+    cdp.close();
+    await gw.mf.dispose();
+    return;
+  }
   if (!HOLDS_ONLY) await profiledJoins(gw, profiled);
 
   const holdEvent = 'profile-holds';
@@ -276,7 +289,7 @@ async function profiledLoads(): Promise<void> {
 /** The profiled join and pass-through loads. */
 async function profiledJoins(
   gw: Awaited<ReturnType<typeof startGateway>>,
-  profiled: (label: string, run: () => Promise<{ rps: number }>) => Promise<void>,
+  profiled: (label: string, run: () => Promise<{ rps: number; cpuUs: number }>) => Promise<void>,
 ): Promise<void> {
   const joinEvent = 'profile-join';
   await gw.createEvent(joinEvent, { queueShards: 1 });

@@ -17,6 +17,11 @@ export interface StepTargets {
   /** An open event with 1 queue shard (real objects), and one for the stub objects. */
   joinEvent: string;
   stubEvent: string;
+  /** An event with an admitted visitor, and that visitor's Cookie header (issued on http://127.0.0.1); empty: no such step. */
+  admittedEvent: string;
+  admittedCookie: string;
+  /** Run only the steps whose names contain this text; empty: all. */
+  only: string;
 }
 
 /**
@@ -27,6 +32,7 @@ export interface StepTargets {
 export async function requestSteps(t: StepTargets, n: number): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const time = async (name: string, step: (i: number) => Promise<unknown>) => {
+    if (t.only && !name.includes(t.only)) return;
     await scheduler.wait(0);
     const t0 = performance.now();
     for (let i = 0; i < n; i++) await step(i);
@@ -43,6 +49,12 @@ export async function requestSteps(t: StepTargets, n: number): Promise<Record<st
   await time('one-SQLite-write RPC (C)', (i) => noop.write(`s-${i}`));
   await time('forward to the origin Worker (F)', () => t.origin.fetch(new Request('http://bench/site/home')).then(drain));
   await time('pass-through through the gateway', () => t.gateway(new Request('http://bench/site/home'), t.env, t.ctx).then(drain));
+  if (t.admittedEvent) {
+    const page = `http://127.0.0.1/events/${t.admittedEvent}/tickets`;
+    await time('admitted page request in a room', () =>
+      t.gateway(new Request(page, { headers: { cookie: t.admittedCookie } }), t.env, t.ctx).then(drain),
+    );
+  }
   await time('join, gateway only, no limiter call', join(t.stubEvent, t.stubbed, {}));
   await time('join, gateway only, limiter call in waitUntil', join(t.stubEvent, t.stubbed, ip));
   await time('join, 1 queue shard, no limiter call', join(t.joinEvent, t.env, {}));

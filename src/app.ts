@@ -18,6 +18,7 @@ import { originApi } from './routes/origin-api';
 import { channelApi } from './routes/channels';
 import { queueApi } from './routes/queue';
 import { serveRoom } from './routes/room';
+import { serveAdmitted } from './routes/admitted';
 import { keepPrivate } from './lib/cache-control';
 import { passThrough } from './lib/proxy';
 import { matchRoom } from '../contracts/room-patterns';
@@ -122,8 +123,9 @@ export function createApp() {
   app.onError((err, c) => renderError(err, c.req.method, c.req.header('accept') ?? '', c.req.routePath));
 
   // Step 0's fast path, before Hono: a GET or HEAD no room covers goes to the origin without a
-  // Context, a router or a middleware chain, so pass-through costs about a no-op route. Anything
-  // else (a room, a gateway path, other methods) is the app's.
+  // Context, a router or a middleware chain, so pass-through costs about a no-op route; so does an
+  // admitted buyer's GET or HEAD in a room. Anything else (a visitor without a valid admission, a
+  // gateway path, other methods) is the app's.
   const dispatch = app.fetch;
   app.fetch = async (...args: Parameters<typeof dispatch>) => {
     const [request, bindings, ctx] = args;
@@ -136,7 +138,11 @@ export function createApp() {
           // even when a token secret is missing or malformed.
           const now = Date.now();
           const table = rooms.fresh(now) ?? (await rooms.table(directorySource(env, ctx), now));
-          if (matchRoom(table, request.method, url.hostname, url.pathname).kind !== 'room') return await passThrough(request, url, env);
+          const match = matchRoom(table, request.method, url.hostname, url.pathname);
+          if (match.kind !== 'room') return await passThrough(request, url, env);
+          // An admitted buyer in a room: to the origin from here too (null: the app serves it).
+          const admitted = await serveAdmitted(request, url, env, ctx, match.room.eventId);
+          if (admitted) return admitted;
         } catch (err) {
           return renderError(err, request.method, request.headers.get('accept') ?? '', '*');
         }

@@ -13,30 +13,48 @@ import { tokenSettings, verifyToken, type VisitorClaims } from '../lib/token';
 import { eventIdParam, type AppEnv } from '../types';
 
 /**
+ * What reading credentials needs of a request: its header fields, its URL, the Worker's bindings
+ * and `waitUntil`. A Hono Context gives it (`fromContext`); so does a raw request on the admitted
+ * fast path (src/routes/admitted.ts), which answers without building a Context.
+ */
+export interface CredentialRequest {
+  /** A request header field, or undefined when absent. */
+  header(name: string): string | undefined;
+  url: string;
+  env: Env;
+  waitUntil(p: Promise<unknown>): void;
+}
+
+/** The CredentialRequest of a Hono Context. */
+export function fromContext(c: Context<AppEnv>): CredentialRequest {
+  return { header: (name) => c.req.header(name), url: c.req.url, env: c.env, waitUntil: (p) => c.executionCtx.waitUntil(p) };
+}
+
+/**
  * The raw queue ticket: the cookie (browsers), else `Authorization: Bearer` (apps). The cookie
  * wins, so an `Authorization` header meant for the origin never replaces a browser's ticket.
  */
-function rawTicket(c: Context<AppEnv>, eventId: string): { token: string; fromBearer: boolean } | undefined {
-  const cookie = strictCookie(c, ticketCookie(eventId, isSecure(c.req.url)));
+function rawTicket(r: CredentialRequest, eventId: string): { token: string; fromBearer: boolean } | undefined {
+  const cookie = strictCookie(r, ticketCookie(eventId, isSecure(r.url)));
   if (cookie) return { token: cookie, fromBearer: false };
   // The auth scheme is case-insensitive (RFC 9110 section 11.1): `bearer` is as good as `Bearer`.
-  const auth = c.req.header('authorization');
+  const auth = r.header('authorization');
   if (auth && auth.length > 7 && auth[6] === ' ' && auth.slice(0, 6).toLowerCase() === 'bearer')
     return { token: auth.slice(7).trim(), fromBearer: true };
   return undefined;
 }
 
 /** The raw admission token: cookie for browsers, `X-Admission-Token` for apps. */
-function rawAdmission(c: Context<AppEnv>, eventId: string): string | undefined {
-  return c.req.header(ADMISSION_HEADER) ?? strictCookie(c, admissionCookie(eventId, isSecure(c.req.url)));
+function rawAdmission(r: CredentialRequest, eventId: string): string | undefined {
+  return r.header(ADMISSION_HEADER) ?? strictCookie(r, admissionCookie(eventId, isSecure(r.url)));
 }
 
 /**
  * One credential cookie. Two of the same name make it ambiguous (a planted cookie beside ours):
  * @throws GatewayError TOKEN_INVALID
  */
-function strictCookie(c: Context<AppEnv>, name: string): string | undefined {
-  const value = readCookie(c.req.header('cookie'), name);
+function strictCookie(r: CredentialRequest, name: string): string | undefined {
+  const value = readCookie(r.header('cookie'), name);
   if (typeof value === 'object') throw new GatewayError('TOKEN_INVALID', { detail: `two cookies named ${name} were sent` });
   return value;
 }
@@ -46,7 +64,7 @@ function strictCookie(c: Context<AppEnv>, name: string): string | undefined {
  * @throws GatewayError TOKEN_INVALID / TOKEN_EXPIRED when one was sent but does not verify
  */
 export async function readTicket(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<VisitorClaims | null> {
-  const raw = rawTicket(c, eventId);
+  const raw = rawTicket(fromContext(c), eventId);
   return raw ? verifyToken(tokenSettings(c.env), 'ticket', raw.token, eventId, nowMs) : null;
 }
 
@@ -65,16 +83,17 @@ export interface Admission {
  * @throws GatewayError ADMISSION_REQUIRED when absent; TOKEN_EXPIRED / TOKEN_INVALID when it does
  *   not verify; SESSION_ENDED when the visitor left or was admitted again since
  */
-export async function readAdmission(c: Context<AppEnv>, eventId: string, nowMs: number): Promise<Admission> {
-  const token = rawAdmission(c, eventId);
+export async function readAdmission(r: CredentialRequest, eventId: string, nowMs: number): Promise<Admission> {
+  const token = rawAdmission(r, eventId);
   if (!token) throw new GatewayError('ADMISSION_REQUIRED', { detail: 'wait in the queue for your turn first' });
-  const claims = await verifyToken(tokenSettings(c.env), 'admission', token, eventId, nowMs);
-  const raw = rawTicket(c, eventId);
-  const ticket = raw ? await verifyToken(tokenSettings(c.env), 'ticket', raw.token, eventId, nowMs) : null;
+  const settings = tokenSettings(r.env);
+  const claims = await verifyToken(settings, 'admission', token, eventId, nowMs);
+  const raw = rawTicket(r, eventId);
+  const ticket = raw ? await verifyToken(settings, 'ticket', raw.token, eventId, nowMs) : null;
   if (!ticket || ticket.visitorId !== claims.visitorId) {
     throw new GatewayError('TOKEN_INVALID', { detail: 'the admission token does not belong to this visitor' });
   }
-  await checkSession(c, eventId, claims.visitorId, claims.sessionId!, nowMs);
+  await checkSession(r, eventId, claims.visitorId, claims.sessionId!, nowMs);
   return { claims, token, ticketFromBearer: raw!.fromBearer };
 }
 
@@ -93,13 +112,13 @@ export async function readAdmission(c: Context<AppEnv>, eventId: string, nowMs: 
  * @throws GatewayError SESSION_ENDED when the session ended (or the event no longer exists);
  *   OVERLOADED when the WaitingRoom is (see do-call.ts)
  */
-async function checkSession(c: Context<AppEnv>, eventId: string, visitorId: string, sessionId: string, nowMs: number): Promise<void> {
-  const room = () => c.env.WAITING_ROOM.getByName(eventId);
+async function checkSession(r: CredentialRequest, eventId: string, visitorId: string, sessionId: string, nowMs: number): Promise<void> {
+  const room = () => r.env.WAITING_ROOM.getByName(eventId);
   const cursor = await readCursor(
     eventId,
     nowMs,
     async () => (await room().cursor()) as AdmissionCursor | null,
-    (p) => c.executionCtx.waitUntil(p),
+    (p) => r.waitUntil(p),
   );
   if (!cursor) throw new GatewayError('SESSION_ENDED', { detail: 'this event has no waiting room any more' });
   const seen = lookUpSession(cursor.endedSessions, sessionTag(visitorId, sessionId));
@@ -120,7 +139,7 @@ async function checkSession(c: Context<AppEnv>, eventId: string, visitorId: stri
 /** Middleware for `/:eventId/...` routes that only admitted visitors may use; sets `admission`. */
 export function requireAdmission() {
   return createMiddleware<AppEnv>(async function requireAdmission(c, next) {
-    const { claims } = await readAdmission(c, eventIdParam(c), Date.now());
+    const { claims } = await readAdmission(fromContext(c), eventIdParam(c), Date.now());
     c.set('admission', claims);
     await next();
   });

@@ -13,7 +13,7 @@ import { REVOKE_COMMAND } from '../../contracts/names';
 import { originCommands, proxyToOrigin, stripReturnedHeaders } from '../lib/proxy';
 import { forgetSessions } from '../lib/session-cache';
 import { pageSecurityHeaders } from '../lib/security-headers';
-import { readAdmission, type Admission } from '../middleware/credentials';
+import { fromContext, readAdmission, type Admission } from '../middleware/credentials';
 import { langCookie } from '../../contracts/i18n';
 import { waitingPage } from '../pages/waiting-page';
 import { checkTexts, pageStyle, signInWords, waitingTexts } from '../pages/page-texts';
@@ -42,14 +42,14 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
   if (c.req.method === 'GET' && !wantsJson(c) && new URL(c.req.url).searchParams.has(ENTRY_QUERY_PARAM)) return enterRoom(c, eventId);
   let admission: Admission | null = null;
   try {
-    admission = await readAdmission(c, eventId, Date.now());
+    admission = await readAdmission(fromContext(c), eventId, Date.now());
   } catch (err) {
     // No, an expired or an ended admission: the visitor queues (or queues again) below.
     if (!(err instanceof GatewayError)) throw err;
   }
   if (admission) {
     const origin = await proxyToOrigin(c.req.raw, c.env, admission.token, { eventId, stripAuthorization: admission.ticketFromBearer });
-    return admittedAnswer(c, eventId, admission.claims.visitorId, origin, []);
+    return admittedAnswer(c.env, c.req.url, eventId, admission.claims.visitorId, origin, []);
   }
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
     throw new GatewayError('ADMISSION_REQUIRED', { detail: 'wait in the queue for your turn first' });
@@ -69,7 +69,7 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
     const cookies = c.res.headers.getSetCookie();
     // Taken over here: hono would otherwise replace the answer's Set-Cookie with these on return.
     c.res.headers.delete('set-cookie');
-    return admittedAnswer(c, eventId, turn.visitorId, origin, cookies);
+    return admittedAnswer(c.env, c.req.url, eventId, turn.visitorId, origin, cookies);
   }
   statusHeaders(c, turn);
   c.header('vary', 'Accept, Accept-Language, Cookie');
@@ -99,9 +99,11 @@ async function checkAnswer(c: Context<AppEnv>, eventId: string, cursor: NonNulla
  * command header removed, the gateway's cookies added, and on `X-WR-Command: revoke` the
  * admission ended in the WaitingRoom (its active slot freed at once) and its cookie cleared.
  * Never storable by a shared cache.
+ * @param requestUrl the URL the visitor asked for (the cookies' Secure flag and path follow it)
  */
-async function admittedAnswer(
-  c: Context<AppEnv>,
+export async function admittedAnswer(
+  env: Env,
+  requestUrl: string,
   eventId: string,
   visitorId: string,
   origin: Response,
@@ -111,20 +113,20 @@ async function admittedAnswer(
   // A copy: cookies and caching change below.
   const res = new Response(origin.body, origin);
   stripReturnedHeaders(res.headers);
-  const secure = isSecure(c.req.url);
+  const secure = isSecure(requestUrl);
   const admissionName = admissionCookie(eventId, secure);
   for (const cookie of cookies) {
     // A revoked admission is not handed out in the first place.
     if (!(revoke && cookie.startsWith(`${admissionName}=`))) res.headers.append('set-cookie', cookie);
   }
   if (revoke) {
-    await callDurableObject(() => c.env.WAITING_ROOM.getByName(eventId).leave(visitorId), {
+    await callDurableObject(() => env.WAITING_ROOM.getByName(eventId).leave(visitorId), {
       idempotent: true,
       name: 'waitingRoom.leave',
       eventId,
     });
     forgetSessions(eventId, visitorId, Date.now());
-    res.headers.append('set-cookie', clearedCookie(admissionName, c.req.url));
+    res.headers.append('set-cookie', clearedCookie(admissionName, requestUrl));
     logDecision('revoked', { eventId });
   }
   keepPrivate(res.headers);
