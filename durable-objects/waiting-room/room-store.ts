@@ -13,6 +13,7 @@ import { CLAIM_LAGS_KEPT, type QueueCounts, type ReleaseClaims, type SignalSums 
 import { noShowWindow } from './tick-plan';
 import { EndedStore, type EndedAdmission } from './ended-store';
 import { LaneStore } from './lane-store';
+import { PositionStore } from './position-store';
 
 /** The room's one row (wr_room). Times epoch ms, rates per minute, flags 0/1. */
 export interface RoomRow {
@@ -77,6 +78,8 @@ export class RoomStore {
   readonly lanes: LaneStore;
   /** Sessions ended before their `exp`, published in the cursor (ended-store.ts). */
   readonly ended: EndedStore;
+  /** The seal and the draw's marks, published in the cursor (position-store.ts). */
+  readonly positions: PositionStore;
 
   /**
    * The latest claim lags (release to claim), ms, at most CLAIM_LAGS_KEPT: what tick-plan
@@ -96,6 +99,7 @@ export class RoomStore {
   constructor(private readonly sql: Sql) {
     this.lanes = new LaneStore(sql);
     this.ended = new EndedStore(sql);
+    this.positions = new PositionStore(sql);
   }
 
   /** Notes that `visitorId` asked for a slot at `nowMs` (at most SLOT_ASKS_KEPT visitors: the oldest ask goes). */

@@ -8,7 +8,16 @@ export interface StatusBody {
   eventName: string;
   /** The policy of the visitor's line: the event's, but `fifo` for a presale lane (first come, first served, on lottery events too). */
   policy: AdmissionCursor['policy'];
+  /**
+   * The place in line: exact, or the upper end of `positionRange`. While the visitor waits and
+   * does nothing it never rises (between answers of increasing `asOf`); null while unknown.
+   */
   position: number | null;
+  /** The place's range when only bounds are known (arrivals of the same second on several queue shards); `max` null = "after `min` - 1 people". Null when exact or unknown. */
+  positionRange: { min: number; max: number | null } | null;
+  /** True while the arrivals of the visitor's second are still being counted across the queue shards (no position yet; poll again in `pollAfterMs`). */
+  counting: boolean;
+  /** People ahead: `position - 1`. */
   ahead: number | null;
   estimatedWaitSeconds: number | null;
   pollAfterMs: number;
@@ -25,6 +34,8 @@ export interface StatusBody {
   entrantId: string | null;
   /** The presale lane the visitor's place is in line in; null for the public queue. */
   lane: string | null;
+  /** When the room published the cursor this answer was read from, ISO 8601: of two answers, the later `asOf` is the newer. */
+  asOf: string;
   /** The queue ticket, for cookie-less clients; present when newly issued. */
   queueTicket?: string;
   /** The admission token, for cookie-less clients; present when `state` is `admitted`. */

@@ -73,7 +73,10 @@ export const WAITING_SCRIPT = `
         credentials: 'same-origin',
       });
       if (r.ok) {
-        s = await r.json();
+        const next = await r.json();
+        // An answer read from an older cursor (another edge isolate's cache) would show an older,
+        // higher place: only a newer or equal one replaces what is shown (an admission always does).
+        if (next.state === 'admitted' || !s.asOf || !next.asOf || next.asOf >= s.asOf) s = next;
         failures = 0;
       } else {
         failures++;

@@ -13,6 +13,10 @@ export interface ViewStatus {
   state: 'not_open' | 'waiting' | 'admitted' | 'paused' | 'closed' | 'sold_out';
   policy: 'fifo' | 'random';
   position: number | null;
+  /** The place's range when only bounds are known (`max` null: past `min` - 1); absent or null when exact. */
+  positionRange?: { min: number; max: number | null } | null;
+  /** True while the arrivals of the visitor's second are still being counted (no place yet). */
+  counting?: boolean;
   ahead: number | null;
   estimatedWaitSeconds: number | null;
   saleStartsAt: string | null;
@@ -58,8 +62,14 @@ export function waitingView(s: ViewStatus, t: Messages, lang: string, nowMs: num
       ':' +
       String(left % 60).padStart(2, '0')
     : '';
-  const inLine = s.position !== null && (phase === 'waiting' || phase === 'not_open' || phase === 'paused');
+  const queued = phase === 'waiting' || phase === 'not_open' || phase === 'paused';
+  // Known only within a range, still being counted, or past the line with a slot to come: said as such, never as a wrong exact number.
+  const range = queued && !s.counting ? (s.positionRange ?? null) : null;
+  const counting = queued && !!s.counting;
+  const passed = queued && !counting && !range && s.position === null && s.ahead === 0;
+  const inLine = queued && (s.position !== null || range !== null);
   const aheadN = s.ahead ?? 0;
+  const n = (x: number) => x.toLocaleString(lang);
   let wait = '';
   if (phase === 'paused') wait = t.waitPaused;
   else if (inLine && (phase === 'waiting' || phase === 'not_open')) {
@@ -88,9 +98,33 @@ export function waitingView(s: ViewStatus, t: Messages, lang: string, nowMs: num
           : phase === 'not_open'
             ? t.s_waiting
             : t[('s_' + phase) as keyof Messages],
-    bigLabel: startsSoon ? t.startsIn : inLine || phase === 'drawing' ? t.placeLabel : '',
-    big: startsSoon ? countdown : inLine ? '#' + (s.position ?? 0).toLocaleString(lang) : phase === 'drawing' ? '…' : '',
-    ahead: !inLine ? '' : aheadN === 0 ? t.next : aheadN === 1 ? t.aheadOne : t.ahead.replace('{n}', aheadN.toLocaleString(lang)),
+    bigLabel: startsSoon ? t.startsIn : inLine || counting || phase === 'drawing' ? t.placeLabel : '',
+    big: startsSoon
+      ? countdown
+      : range
+        ? range.max === null
+          ? t.placeAfter.replace('{n}', n(range.min - 1))
+          : t.placeRange.replace('{lo}', n(range.min)).replace('{hi}', n(range.max))
+        : inLine
+          ? '#' + n(s.position ?? 0)
+          : counting || phase === 'drawing'
+            ? '…'
+            : '',
+    ahead: counting
+      ? t.counting
+      : passed
+        ? t.next
+        : !inLine
+          ? ''
+          : range
+            ? range.max === null
+              ? t.aheadMore.replace('{n}', n(range.min - 1))
+              : t.aheadRange.replace('{lo}', n(range.min - 1)).replace('{hi}', n(range.max - 1))
+            : aheadN === 0
+              ? t.next
+              : aheadN === 1
+                ? t.aheadOne
+                : t.ahead.replace('{n}', n(aheadN)),
     wait,
     countdown: inLine && phase === 'not_open' && countdown !== '' ? t.countdown.replace('{t}', countdown) : '',
     step: phase === 'admitted' ? 2 : phase === 'waiting' || phase === 'paused' ? 1 : phase === 'closed' || phase === 'sold_out' ? -1 : 0,

@@ -8,10 +8,10 @@ import {
   comparePlaces,
   releasedInBucket,
   shardOf,
-  viewPlace,
   type AdmissionCursor,
   type FifoPlace,
 } from '../../contracts/queue/cursor';
+import { viewPlace } from '../../contracts/queue/place-view';
 import { MAX_POLL_MS } from '../../contracts/queue/queue-policy';
 
 /** Arrivals: per shard, per bucket, a count. */

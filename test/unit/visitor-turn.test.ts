@@ -112,6 +112,8 @@ describe('turnBody', () => {
         eventName: 'Ev',
         policy: 'fifo',
         position: null,
+        positionRange: null,
+        counting: false,
         ahead: null,
         estimatedWaitSeconds: null,
         pollAfterMs: 15_000,
@@ -119,6 +121,7 @@ describe('turnBody', () => {
         commitment: null,
         entrantId: null,
         lane: null,
+        asOf: new Date(c.publishedAtMs).toISOString(),
       },
       retryAfterS: 15,
     });
