@@ -22,6 +22,7 @@ export const SCRIPT_PATHS = {
   waiting: `${PAGE_ASSET_DIR}/waiting.js`,
   check: `${PAGE_ASSET_DIR}/check.js`,
   dashboard: `${PAGE_ASSET_DIR}/dashboard.js`,
+  draw: `${PAGE_ASSET_DIR}/draw.js`,
 } as const;
 
 /** The style the waiting, check and sign-in pages share (each sets `--accent` in front of it). */

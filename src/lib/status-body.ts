@@ -29,7 +29,7 @@ export interface StatusBody {
    * Lottery events: the visitor's own entrant id, as the published draw lists it (a random id, or
    * the keyed hash of the account on entry events), so they can find their rank in it
    * (`GET /_wr/events/{id}/draw?entrant=`); null otherwise, for presale lane places (not in the
-   * draw), and when a closed sale took nobody.
+   * draw), for later arrivals of a lottery event (first come, first served behind the draw), and when a closed sale took nobody.
    */
   entrantId: string | null;
   /** The presale lane the visitor's place is in line in; null for the public queue. */

@@ -143,7 +143,8 @@ export function turnBody(turn: Exclude<Turn, { kind: 'event_not_found' }>): { bo
     ...v,
     saleStartsAt: startMs > 0 ? new Date(startMs).toISOString() : null,
     commitment: lane === null ? cursor.commitment : null,
-    entrantId: lottery && visitor ? visitor.visitorId : null,
+    // Only an entrant of the draw has an entrant id; a later arrival's place is first come, first served.
+    entrantId: lottery && visitor && isPre(visitor.place) ? visitor.visitorId : null,
     lane,
     asOf: new Date(cursor.publishedAtMs).toISOString(),
   });

@@ -6,6 +6,7 @@ import { DASHBOARD_PATH, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../lib/p
 import { CHECK_MESSAGES } from './check-messages';
 import { CHECK_SCRIPT } from './check-script';
 import { DASHBOARD_SCRIPT, dashboardPage } from './dashboard-page';
+import { DRAW_SCRIPT } from './draw-script';
 import { SIGN_IN_MESSAGES } from './sign-in-messages';
 import { PAGE_STYLE } from './page-style';
 import { MESSAGES } from './waiting-messages';
@@ -17,6 +18,7 @@ export function pageAssetSources(): Record<string, string> {
     [SCRIPT_PATHS.waiting]: WAITING_SCRIPT,
     [SCRIPT_PATHS.check]: CHECK_SCRIPT,
     [SCRIPT_PATHS.dashboard]: DASHBOARD_SCRIPT,
+    [SCRIPT_PATHS.draw]: DRAW_SCRIPT,
     [DASHBOARD_PATH]: dashboardPage(),
     [STYLE_PATH]: PAGE_STYLE,
   };

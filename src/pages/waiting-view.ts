@@ -69,7 +69,6 @@ export function waitingView(s: ViewStatus, t: Messages, lang: string, nowMs: num
   const passed = queued && !counting && !range && s.position === null && s.ahead === 0;
   const inLine = queued && (s.position !== null || range !== null);
   const aheadN = s.ahead ?? 0;
-  const n = (x: number) => x.toLocaleString(lang);
   let wait = '';
   if (phase === 'paused') wait = t.waitPaused;
   else if (inLine && (phase === 'waiting' || phase === 'not_open')) {
@@ -103,10 +102,10 @@ export function waitingView(s: ViewStatus, t: Messages, lang: string, nowMs: num
       ? countdown
       : range
         ? range.max === null
-          ? t.placeAfter.replace('{n}', n(range.min - 1))
-          : t.placeRange.replace('{lo}', n(range.min)).replace('{hi}', n(range.max))
+          ? t.placeAfter.replace('{n}', (range.min - 1).toLocaleString(lang))
+          : t.placeRange.replace('{lo}', range.min.toLocaleString(lang)).replace('{hi}', range.max.toLocaleString(lang))
         : inLine
-          ? '#' + n(s.position ?? 0)
+          ? '#' + (s.position ?? 0).toLocaleString(lang)
           : counting || phase === 'drawing'
             ? '…'
             : '',
@@ -118,13 +117,13 @@ export function waitingView(s: ViewStatus, t: Messages, lang: string, nowMs: num
           ? ''
           : range
             ? range.max === null
-              ? t.aheadMore.replace('{n}', n(range.min - 1))
-              : t.aheadRange.replace('{lo}', n(range.min - 1)).replace('{hi}', n(range.max - 1))
+              ? t.aheadMore.replace('{n}', (range.min - 1).toLocaleString(lang))
+              : t.aheadRange.replace('{lo}', (range.min - 1).toLocaleString(lang)).replace('{hi}', (range.max - 1).toLocaleString(lang))
             : aheadN === 0
               ? t.next
               : aheadN === 1
                 ? t.aheadOne
-                : t.ahead.replace('{n}', n(aheadN)),
+                : t.ahead.replace('{n}', aheadN.toLocaleString(lang)),
     wait,
     countdown: inLine && phase === 'not_open' && countdown !== '' ? t.countdown.replace('{t}', countdown) : '',
     step: phase === 'admitted' ? 2 : phase === 'waiting' || phase === 'paused' ? 1 : phase === 'closed' || phase === 'sold_out' ? -1 : 0,
