@@ -111,6 +111,7 @@ export const eventConfigInput = z.lazy(() =>
           accentColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/))),
           logoUrl: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(500))),
           message: z.optional(plainText(0, 500, { newlines: true })),
+          showStock: z.optional(z.boolean()),
         }),
         {},
       ),
@@ -229,6 +230,8 @@ export interface PageTemplate {
   accentColor?: string;
   logoUrl?: string;
   message?: string;
+  /** Show waiting visitors what is left to sell against the people ahead (default true). */
+  showStock?: boolean;
 }
 
 /** A general-admission tier: places without numbers, sold by quantity. Prices in minor units. */

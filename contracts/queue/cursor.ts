@@ -191,6 +191,12 @@ export interface AdmissionCursor {
   slotsFreedPerMinute?: number;
   /** Slots free now under the slot bound, may be <= 0 (queue-policy WaitPace); absent in cursors of older rooms. */
   freeSlots?: number;
+  /**
+   * What is left to sell, as the room last read it from the Inventory (about once a tick while
+   * visitors wait); null when unknown, for an event with sections, or when the organizer turned
+   * the display off (`page.showStock: false`). Absent in cursors of older rooms.
+   */
+  stock?: CursorStock | null;
   /** When the coordinator produced this cursor, epoch ms. */
   publishedAtMs: number;
   /**
@@ -236,4 +242,13 @@ export interface DrawMarks {
   next: string[];
   step: number;
   fixed: [number, string][];
+}
+
+/** The stock a cursor carries (contracts/inventory-answers.ts InventoryStock), and when the room read it (epoch ms). */
+export interface CursorStock {
+  left: number;
+  held: number;
+  sold: number;
+  orders: number;
+  readAtMs: number;
 }

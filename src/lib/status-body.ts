@@ -1,6 +1,7 @@
 // The JSON answer of join and status: shared by the queue routes and the waiting page they render.
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import type { QueueState } from '../../contracts/queue/queue-policy';
+import type { StockView } from '../../contracts/queue/stock-view';
 
 /** JSON body of join / status (and of the sale URL for `Accept: application/json`). */
 export interface StatusBody {
@@ -34,6 +35,11 @@ export interface StatusBody {
   entrantId: string | null;
   /** The presale lane the visitor's place is in line in; null for the public queue. */
   lane: string | null;
+  /**
+   * What is left to sell against the people ahead (contracts/queue/stock-view.ts); null when the
+   * organizer turned it off, the room has not read it yet, for an event with sections, and once admitted.
+   */
+  stock: StockView | null;
   /** When the room published the cursor this answer was read from, ISO 8601: of two answers, the later `asOf` is the newer. */
   asOf: string;
   /** The queue ticket, for cookie-less clients; present when newly issued. */

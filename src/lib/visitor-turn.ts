@@ -4,6 +4,7 @@
 import { MAX_POLL_MS, lotteryKey } from '../../contracts/queue/queue-policy';
 import { isPre, laneOf, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
 import { viewPlace, type PlaceView } from '../../contracts/queue/place-view';
+import { stockView } from '../../contracts/queue/stock-view';
 import { worthHandingOut } from '../../contracts/queue/lifetimes';
 import type { AdmitAnswer } from '../../contracts/room-answers';
 import type { StatusBody } from './status-body';
@@ -133,13 +134,14 @@ export function turnBody(turn: Exclude<Turn, { kind: 'event_not_found' }>): { bo
   const body = (
     state: StatusBody['state'],
     v: Pick<StatusBody, 'position' | 'ahead' | 'estimatedWaitSeconds' | 'pollAfterMs'> &
-      Partial<Pick<StatusBody, 'positionRange' | 'counting'>>,
+      Partial<Pick<StatusBody, 'positionRange' | 'counting' | 'stock'>>,
   ): StatusBody => ({
     state,
     eventName: cursor.eventName,
     policy: lane === null ? cursor.policy : 'fifo',
     positionRange: null,
     counting: false,
+    stock: null,
     ...v,
     saleStartsAt: startMs > 0 ? new Date(startMs).toISOString() : null,
     commitment: lane === null ? cursor.commitment : null,
@@ -159,7 +161,15 @@ export function turnBody(turn: Exclude<Turn, { kind: 'event_not_found' }>): { bo
     case 'waiting': {
       const { state, position, positionRange, counting, ahead, estimatedWaitSeconds, pollAfterMs } = turn.view;
       return {
-        body: body(state, { position, positionRange, counting, ahead, estimatedWaitSeconds, pollAfterMs }),
+        body: body(state, {
+          position,
+          positionRange,
+          counting,
+          ahead,
+          estimatedWaitSeconds,
+          pollAfterMs,
+          stock: stockView(cursor.stock, ahead, cursor.soldOut),
+        }),
         retryAfterS: Math.ceil(pollAfterMs / 1000),
       };
     }

@@ -57,6 +57,8 @@ export function previewStatus(
     entrantId: policy === 'random' ? SAMPLE_ENTRANT : null,
     lane: null,
     asOf: new Date(nowMs).toISOString(),
+    // Sample stock for the waiting phases (1,233 ahead at 2.4 seats each would take more than is left).
+    stock: inLine ? { left: 2_000, held: 120, seatsPerBuyer: 2.4, sellOutLikely: true } : null,
   };
 }
 

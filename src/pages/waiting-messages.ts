@@ -22,6 +22,11 @@ const EN = {
   s_sold_out: 'Every ticket is sold or reserved right now. If some come back, this page tells you.',
   s_admitted: 'Taking you to the sale...',
   placeLabel: 'Your place in line',
+  stockLeft: 'Tickets still for sale: {left} (and {held} held by buyers now, which come back if unpaid)',
+  stockWarn:
+    'Likely to sell out before your turn: the people ahead of you buy about {per} tickets each. Keep your place in case tickets come back.',
+  stockWarnOne:
+    'Likely to sell out before your turn: there are more people ahead of you than tickets left. Keep your place in case tickets come back.',
   placeRange: '#{lo}–{hi}',
   placeAfter: 'after #{n}',
   aheadRange:
@@ -105,6 +110,9 @@ export const MESSAGES: Record<Lang, Messages> = {
     s_sold_out: '目前所有票券均已售出或保留中。若有票券釋出，此頁面會通知您。',
     s_admitted: '正在帶您進入購票頁面…',
     placeLabel: '您的順位',
+    stockLeft: '仍在銷售的票券：{left} 張（另有 {held} 張正由買家保留，未付款會釋出）',
+    stockWarn: '很可能在輪到您之前售完：您前面的人平均每人購買約 {per} 張。請保留順位，以防有票釋出。',
+    stockWarnOne: '很可能在輪到您之前售完：您前面的人數多於剩餘票數。請保留順位，以防有票釋出。',
     placeRange: '第 {lo}–{hi} 位',
     placeAfter: '第 {n} 位之後',
     aheadRange: '您前面有 {lo} 到 {hi} 人（與您同一秒抵達的人，順序尚未算定）',
@@ -174,6 +182,9 @@ export const MESSAGES: Record<Lang, Messages> = {
     s_sold_out: '目前所有门票均已售出或被保留。如有门票重新放出，此页面会通知您。',
     s_admitted: '正在带您进入购票页面…',
     placeLabel: '您的排队位置',
+    stockLeft: '仍在销售的票：{left} 张（另有 {held} 张正由买家保留，未付款会释放）',
+    stockWarn: '很可能在轮到您之前售完：您前面的人平均每人购买约 {per} 张。请保留位置，以防有票释放。',
+    stockWarnOne: '很可能在轮到您之前售完：您前面的人数多于剩余票数。请保留位置，以防有票释放。',
     placeRange: '第 {lo}–{hi} 位',
     placeAfter: '第 {n} 位之后',
     aheadRange: '您前面有 {lo} 到 {hi} 人（与您同一秒到达的人，顺序尚未算定）',
@@ -243,6 +254,11 @@ export const MESSAGES: Record<Lang, Messages> = {
     s_sold_out: '現在、すべてのチケットが販売済みまたは確保中です。戻ってきた場合はこのページでお知らせします。',
     s_admitted: '購入ページへ移動しています…',
     placeLabel: 'あなたの順番',
+    stockLeft: '販売中のチケット：{left} 枚（ほかに {held} 枚を購入者が確保中。未払いなら戻ります）',
+    stockWarn:
+      'あなたの番までに売り切れる見込みです：前の人は 1 人あたり約 {per} 枚購入しています。チケットが戻る場合に備えて順番はそのまま保てます。',
+    stockWarnOne:
+      'あなたの番までに売り切れる見込みです：前にいる人数が残りのチケットより多いためです。チケットが戻る場合に備えて順番はそのまま保てます。',
     placeRange: '{lo}〜{hi} 番目',
     placeAfter: '{n} 番目より後',
     aheadRange: 'あなたの前に {lo}〜{hi} 人（同じ秒に到着した人の順番はまだ数えています）',
@@ -317,6 +333,11 @@ export const MESSAGES: Record<Lang, Messages> = {
     s_sold_out: '현재 모든 티켓이 판매되었거나 예약 중입니다. 티켓이 다시 나오면 이 페이지에서 알려 드립니다.',
     s_admitted: '구매 페이지로 이동하는 중…',
     placeLabel: '내 대기 순서',
+    stockLeft: '판매 중인 티켓: {left}장 (구매자가 잡아 둔 {held}장은 결제되지 않으면 돌아옵니다)',
+    stockWarn:
+      '차례가 오기 전에 매진될 가능성이 높습니다: 앞사람들이 1인당 약 {per}장씩 구매합니다. 티켓이 돌아올 수 있으니 순서를 유지하세요.',
+    stockWarnOne:
+      '차례가 오기 전에 매진될 가능성이 높습니다: 앞에 남은 티켓보다 많은 사람이 있습니다. 티켓이 돌아올 수 있으니 순서를 유지하세요.',
     placeRange: '{lo}–{hi}번째',
     placeAfter: '{n}번째 이후',
     aheadRange: '앞에 {lo}~{hi}명 (같은 초에 도착한 분들의 순서는 아직 집계 중입니다)',
@@ -390,6 +411,11 @@ export const MESSAGES: Record<Lang, Messages> = {
     s_sold_out: 'Todas las entradas están vendidas o reservadas ahora mismo. Si vuelve a haber, esta página te avisará.',
     s_admitted: 'Te llevamos a la venta…',
     placeLabel: 'Tu puesto en la fila',
+    stockLeft: 'Entradas aún a la venta: {left} (y {held} reservadas ahora por compradores, que vuelven si no se pagan)',
+    stockWarn:
+      'Es probable que se agoten antes de tu turno: quienes van delante compran unas {per} entradas cada uno. Conserva tu puesto por si vuelven entradas.',
+    stockWarnOne:
+      'Es probable que se agoten antes de tu turno: hay más personas delante de ti que entradas. Conserva tu puesto por si vuelven entradas.',
     placeRange: 'n.º {lo}–{hi}',
     placeAfter: 'después del n.º {n}',
     aheadRange: 'Entre {lo} y {hi} personas delante de ti (el orden de quienes llegaron en el mismo segundo aún se está contando)',

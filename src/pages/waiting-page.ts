@@ -14,7 +14,7 @@ const SCRIPT_KEYS = [
     (['not_open', 'prequeue', 'drawing', 'waiting', 'paused', 'closed', 'sold_out', 'admitted'] as const).map((k) => `${p}${k}` as const),
   ),
   ...(['placeLabel', 'startsIn', 'countdown', 'ahead', 'aheadOne', 'next', 'moved'] as const),
-  ...(['placeRange', 'placeAfter', 'aheadRange', 'aheadMore', 'counting'] as const),
+  ...(['placeRange', 'placeAfter', 'aheadRange', 'aheadMore', 'counting', 'stockLeft', 'stockWarn', 'stockWarnOne'] as const),
   ...(['waitUnknown', 'waitPaused', 'waitUnderMinute', 'waitRange', 'waitAbout', 'updated', 'retrying'] as const),
 ] satisfies (keyof Messages)[];
 
@@ -89,7 +89,8 @@ export function waitingPage(
             <div id="bar" class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-label="${t.steps}" hidden>
               <div id="progress"></div>
             </div>
-            ${shown('moved', '', 'muted')} ${shown('wait', v.wait)} ${shown('countdown', v.countdown, 'muted')}
+            ${shown('moved', '', 'muted')} ${shown('wait', v.wait)} ${shown('countdown', v.countdown, 'muted')} ${shown('stock', v.stock)}
+            ${shown('stockWarn', v.stockWarn, 'warn')}
           </section>
           <p class="note muted" id="policy" data-testid="policy">${t[afterDraw ? 'afterDraw' : status.policy]}</p>
           ${

@@ -41,6 +41,8 @@ export const WAITING_SCRIPT = `
     show('ahead', v.ahead);
     show('wait', v.wait);
     show('countdown', v.countdown);
+    show('stock', v.stock);
+    show('stockWarn', v.stockWarn);
     $('steps').hidden = v.step < 0;
     document.querySelectorAll('#steps li').forEach((li, i) => {
       li.className = i < v.step ? 'done' : i === v.step ? 'now' : '';

@@ -17,6 +17,8 @@ export interface ViewStatus {
   positionRange?: { min: number; max: number | null } | null;
   /** True while the arrivals of the visitor's second are still being counted (no place yet). */
   counting?: boolean;
+  /** What is left to sell against the line (contracts/queue/stock-view.ts); absent or null: not shown. */
+  stock?: { left: number; held: number; seatsPerBuyer: number | null; sellOutLikely: boolean } | null;
   ahead: number | null;
   estimatedWaitSeconds: number | null;
   saleStartsAt: string | null;
@@ -34,6 +36,9 @@ export interface WaitingView {
   wait: string;
   /** Time left until the sale, when the big figure is the place. */
   countdown: string;
+  /** What is left to sell, and the warning when the people ahead are likely to buy it all ('' when not shown). */
+  stock: string;
+  stockWarn: string;
   /** Current step of Sale opens (or Draw) / In line / Your turn: 0-2, or -1 when the sale is over. */
   step: number;
 }
@@ -126,6 +131,16 @@ export function waitingView(s: ViewStatus, t: Messages, lang: string, nowMs: num
                 : t.ahead.replace('{n}', aheadN.toLocaleString(lang)),
     wait,
     countdown: inLine && phase === 'not_open' && countdown !== '' ? t.countdown.replace('{t}', countdown) : '',
+    stock:
+      s.stock && (queued || phase === 'sold_out')
+        ? t.stockLeft.replace('{left}', s.stock.left.toLocaleString(lang)).replace('{held}', s.stock.held.toLocaleString(lang))
+        : '',
+    stockWarn:
+      s.stock && s.stock.sellOutLikely && queued
+        ? s.stock.seatsPerBuyer === null
+          ? t.stockWarnOne
+          : t.stockWarn.replace('{per}', s.stock.seatsPerBuyer.toLocaleString(lang))
+        : '',
     step: phase === 'admitted' ? 2 : phase === 'waiting' || phase === 'paused' ? 1 : phase === 'closed' || phase === 'sold_out' ? -1 : 0,
   };
 }
