@@ -33,9 +33,9 @@ export const MAX_BYPASS_ENTRIES = 20;
 /** Longest pattern or bypass prefix, characters. */
 export const MAX_PATTERN_LENGTH = 256;
 /** Path prefixes that belong to the gateway: no room may cover them. */
-export const RESERVED_PREFIXES = ['/_wr', '/.well-known'] as const;
+const RESERVED_PREFIXES = ['/_wr', '/.well-known'] as const;
 /** HTTP methods a bypass rule may name (RFC 9110 section 9 and RFC 5789). */
-export const BYPASS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'TRACE', 'PATCH'] as const;
+const BYPASS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'TRACE', 'PATCH'] as const;
 
 /** The default pattern of an event created without `patterns`: the demo's sale area. */
 export const defaultPatterns = (eventId: string): string[] => [`/events/${eventId}/*`];
@@ -301,7 +301,7 @@ const INDEX_FILE = /\/(?:index|default)\.[a-z0-9]+$/;
 /**
  * A page file's extension: servers with "pretty URLs" (nginx `try_files $uri $uri.html`, static
  * exports, Apache MultiViews, PHP front controllers) serve `/a` from `a.html` or `a.php`, so an
- * exact pattern `/a` covers those files too (review, session 4, H1).
+ * exact pattern `/a` covers those files too.
  */
 const PAGE_FILE = /\.(?:html?|xhtml|shtml|php\d?|aspx?|jspx?|cfm|do|action)$/;
 

@@ -8,10 +8,6 @@ import type { RoomMode } from './queue-policy';
 
 /** Arrivals are grouped in buckets of this many ms; FIFO holds exactly across buckets. */
 export const BUCKET_MS = 1_000;
-/** Most shards an event may have. */
-export const MAX_SHARDS = 64;
-/** A cursor older than this is never used to answer a poll, ms (cache ~1 s + one tick). */
-export const MAX_CURSOR_AGE_MS = 2_500;
 /** The cursor lists at most this many unreleased buckets for position estimates. */
 export const CURSOR_QUEUE_BUCKETS = 600;
 

@@ -54,7 +54,7 @@ describe('example origin', () => {
   });
 });
 
-// Review (session 4, G9): three concurrent checkouts of one hold each minted an order and
+// Three concurrent checkouts of one hold each minted an order and
 // confirmed it: one PAID, two "Not confirmed (HOLD_ALREADY_CONFIRMED)" to the buyer who had paid.
 describe('example origin checkout', () => {
   it('is one order per hold: concurrent and repeated checkouts of a hold all answer the same paid order', async () => {
