@@ -45,7 +45,7 @@ export interface PlaceView {
 }
 
 /** How soon a visitor whose arrivals are still being counted polls again, ms: about one count and one cursor cache. */
-export const COUNTING_POLL_MS = 2_000;
+const COUNTING_POLL_MS = 2_000;
 
 /**
  * A visitor's view from their place and the cursor, with no object call. `key` is the visitor's
@@ -137,7 +137,7 @@ function shiftBounds(b: AheadBounds, by: number): AheadBounds {
  *
  * @param sealedBefore the first bucket some shard may still add to (Infinity when the cursor does not say)
  */
-export function fifoAhead(
+function fifoAhead(
   place: FifoPlace,
   fifo: FifoPlace,
   queue: readonly [number, number][],
@@ -240,6 +240,6 @@ export function drawMarksFrom(keys: readonly LotteryKey[], released: number, lim
 export const MARK_HEX = 13;
 
 /** A lottery key's place in [0, 1): its first 52 bits over 2^52. */
-export function keyFraction(key: LotteryKey): number {
+function keyFraction(key: LotteryKey): number {
   return parseInt(key.slice(0, 13), 16) / 2 ** 52;
 }

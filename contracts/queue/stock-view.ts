@@ -3,7 +3,7 @@
 import type { CursorStock } from './cursor';
 
 /** Confirmed orders needed before the seats per buyer count as measured (else each buyer counts as one seat: a lower bound). */
-export const MIN_ORDERS_MEASURED = 5;
+const MIN_ORDERS_MEASURED = 5;
 
 /** The stock part of a status answer. */
 export interface StockView {

@@ -5,9 +5,9 @@ import { MARK_HEX } from '../../contracts/queue/place-view';
 import type { Sql } from '../shared/sql';
 
 /** The draw's next ranks the cursor lists key by key (exact ranks for them). */
-export const DRAW_NEXT_MARKS = 256;
+const DRAW_NEXT_MARKS = 256;
 /** About how many fixed marks the cursor lists beyond the next ranks (ranges for the rest). */
-export const DRAW_FIXED_MARKS = 256;
+const DRAW_FIXED_MARKS = 256;
 
 /** Position queries over the synchronous SQLite API (no await inside any of them). */
 export class PositionStore {

@@ -3,8 +3,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { forgetCursor } from '../../src/lib/cursor-cache';
-import { BASE, Visitor, admittedVisitor, countArrivals, createEvent, freshEventId, sealArrivals, tick } from '../helpers/client';
+import { BASE, Visitor, admittedVisitor, countArrivals, createEvent, freshEventId, tick } from '../helpers/client';
 import { seatMapOf } from '../helpers/inventory';
 
 describe('visitor flow', () => {

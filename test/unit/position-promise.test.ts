@@ -11,12 +11,6 @@ import { drawAhead, drawMarksFrom, viewPlace, type AheadBounds } from '../../con
 import { arrivalBucket } from '../../durable-objects/waiting-room/shard-policy';
 import { queueListing } from '../../durable-objects/waiting-room/room-cursor';
 
-/** One step of the simulation, at a time that moves forward by `dtMs`. */
-type Step =
-  | { dtMs: number; kind: 'join'; shard: number }
-  | { dtMs: number; kind: 'tick'; release: number }
-  | { dtMs: number; kind: 'poll'; age: number };
-
 const stepArb = (shards: number) =>
   fc.oneof(
     fc.record({ dtMs: fc.nat(400), kind: fc.constant('join' as const), shard: fc.nat(shards - 1) }),
