@@ -7,6 +7,13 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'EVENT_NOT_FOUND'
   | 'UNAUTHORIZED'
+  | 'KEY_REVOKED'
+  | 'KEY_NOT_FOUND'
+  | 'ROLE_REQUIRED'
+  | 'NO_ORGANIZER_ROLE'
+  | 'ACCESS_TOKEN_INVALID'
+  | 'ACCESS_TOKEN_EXPIRED'
+  | 'VERSION_MISMATCH'
   | 'CROSS_SITE_REQUEST'
   | 'TICKET_REQUIRED'
   | 'ADMISSION_REQUIRED'
@@ -33,6 +40,10 @@ export type ErrorCode =
   | 'TIER_NOT_FOUND'
   | 'SALE_CLOSED'
   | 'CONFIG_CONFLICT'
+  | 'SCHEDULE_CONFLICT'
+  | 'SCHEDULE_INVALID'
+  | 'SCHEDULE_NOT_FOUND'
+  | 'ROOM_MAINTENANCE'
   | 'ROUTE_INVALID'
   | 'ROUTE_RESERVED'
   | 'ROUTE_OVERLAP'
@@ -76,6 +87,13 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   NOT_FOUND: { status: 404, title: 'Not found' },
   EVENT_NOT_FOUND: { status: 404, title: 'No such event' },
   UNAUTHORIZED: { status: 401, title: 'Missing or wrong credentials' },
+  KEY_REVOKED: { status: 401, title: 'The organizer key was revoked' },
+  KEY_NOT_FOUND: { status: 404, title: 'No such organizer key' },
+  ROLE_REQUIRED: { status: 403, title: 'This needs a stronger organizer role' },
+  NO_ORGANIZER_ROLE: { status: 403, title: 'This identity has no organizer role' },
+  ACCESS_TOKEN_INVALID: { status: 401, title: 'The Cloudflare Access assertion is invalid' },
+  ACCESS_TOKEN_EXPIRED: { status: 401, title: 'The Cloudflare Access assertion has expired' },
+  VERSION_MISMATCH: { status: 412, title: 'The event changed since this version was read' },
   CROSS_SITE_REQUEST: { status: 403, title: 'Cross-site request refused' },
   TICKET_REQUIRED: { status: 401, title: 'A queue ticket is required' },
   ADMISSION_REQUIRED: { status: 401, title: 'An admission token is required' },
@@ -102,6 +120,10 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   TIER_NOT_FOUND: { status: 422, title: 'No such ticket tier' },
   SALE_CLOSED: { status: 409, title: 'The sale is closed to new holds' },
   CONFIG_CONFLICT: { status: 409, title: 'The configuration change is not allowed' },
+  SCHEDULE_CONFLICT: { status: 409, title: 'The scheduled change conflicts with another' },
+  SCHEDULE_INVALID: { status: 422, title: 'The scheduled change is in the past or too far ahead' },
+  SCHEDULE_NOT_FOUND: { status: 404, title: 'No such scheduled change' },
+  ROOM_MAINTENANCE: { status: 503, title: 'The sale is down for maintenance; try again later' },
   ROUTE_INVALID: { status: 400, title: 'A URL pattern or bypass rule is malformed' },
   ROUTE_RESERVED: { status: 400, title: 'A URL pattern would cover the gateway’s own paths' },
   ROUTE_OVERLAP: { status: 400, title: 'Two URL patterns of the event overlap' },
