@@ -49,6 +49,8 @@ export interface PageTemplate {
   accentColor?: string;
   logoUrl?: string;
   message?: string;
+  /** Show waiting visitors what is left to sell against the people ahead (default true). */
+  showStock?: boolean;
 }
 
 /** A general-admission tier: places without numbers, sold by quantity. Prices in minor units. */

@@ -57,6 +57,7 @@ export function pageTemplateInput() {
     accentColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/))),
     logoUrl: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(500))),
     message: z.optional(plainText(0, 500, { newlines: true })),
+    showStock: z.optional(z.boolean()),
   });
 }
 

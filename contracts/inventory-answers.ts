@@ -178,6 +178,17 @@ export interface InventoryStats {
   pendingChange: { startedAtMs: number; leaseUntilMs: number; createdPlan: boolean } | null;
 }
 
+/**
+ * What is left to sell (`Inventory.stock`): places on sale now, held by buyers (they may come back
+ * when a hold ends), sold or in payment, and the confirmed orders (seats per buyer = sold / orders).
+ */
+export interface InventoryStock {
+  left: number;
+  held: number;
+  sold: number;
+  orders: number;
+}
+
 /** `stats` outcome. */
 export type StatsAnswer = { kind: 'stats'; stats: InventoryStats } | EventNotFound;
 

@@ -32,8 +32,24 @@ export interface ExampleOriginConfig {
 const CSS = readFileSync(new URL('./static/site.css', import.meta.url), 'utf8');
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>` +
-  `<link rel="stylesheet" href="/static/site.css"></head><body>${body}</body></html>`;
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+  `<title>${esc(title)}</title><link rel="stylesheet" href="/static/site.css"></head><body><main>${body}</main></body></html>`;
+
+/** A time as people read it: `14:05 UTC (in 10 min)`, inside a <time> carrying the exact instant. */
+function readableTime(atMs: number, nowMs: number): string {
+  const clock = new Date(atMs).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
+  const min = Math.max(0, Math.round((atMs - nowMs) / 60_000));
+  return `<time datetime="${new Date(atMs).toISOString()}">${clock} UTC (in ${min} min)</time>`;
+}
+
+/** What a buyer reads for a gateway code the checkout can meet (never the raw code). */
+const CHECKOUT_WORDS: Record<string, string> = {
+  HOLD_ALREADY_CONFIRMED: 'These seats were already paid for in another order. You were not charged again.',
+  HOLD_NOT_ACTIVE: 'Your hold ran out before the payment: hold the seat again.',
+  HOLD_EXPIRED: 'Your hold ran out before the payment: hold the seat again.',
+  PRICE_MISMATCH: 'The price changed; nothing was charged. Hold the seat again.',
+  ORDER_ALREADY_USED: 'This order was already used for other seats; nothing was charged.',
+};
 
 /** The site's Hono app and its health reporter (call `health.start()` to report, `health.stop()` to end). */
 export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables: AdmissionVariables }>; health: HealthReporter } {
@@ -81,7 +97,7 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
       page(
         `Tickets: ${cfg.eventId}`,
         `<h1>Choose your seat</h1><p id="who" data-visitor="${esc(who)}">You are in. Your session ends at ` +
-          `${new Date(c.var.admission.expiresAtMs).toISOString()}.</p>` +
+          `${readableTime(c.var.admission.expiresAtMs, Date.now())}.</p>` +
           `<button id="hold" data-seat="A1">Hold seat A1</button> <button id="buy" disabled>Buy</button>` +
           `<p id="message" data-status=""></p>` +
           `<script type="module">${EVENT_SCRIPT.replaceAll('__EVENT__', cfg.eventId)}</script>`,
@@ -116,7 +132,16 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
     const sold = await gateway.confirm(body.holdId, { orderId, amountMinor: hold.priceMinor, account });
     if (sold.kind === 'no_answer')
       return c.json({ status: 'PROCESSING', orderId, message: 'Confirming your seats; do not pay again.' }, 202);
-    if (sold.kind === 'refused') return c.json({ status: 'FAILED', orderId, message: `Not confirmed (${sold.code}).` }, 409);
+    if (sold.kind === 'refused')
+      return c.json(
+        {
+          status: 'FAILED',
+          orderId,
+          code: sold.code,
+          message: CHECKOUT_WORDS[sold.code] ?? 'The seats could not be confirmed. You were not charged.',
+        },
+        409,
+      );
     // Done: free this visitor's slot for the next one in line (X-WR-Command: revoke).
     revokeSession(c.res.headers);
     return c.json({
@@ -142,12 +167,21 @@ function label(h: Hold): string {
 /** The event page's script: a hold through the gateway's visitor API, then the origin's checkout. */
 const EVENT_SCRIPT = `
 const msg = document.getElementById('message');
+const words = {
+  SEATS_UNAVAILABLE: 'Seat A1 was just taken by someone else.',
+  ACCOUNT_LIMIT: 'You already hold as many seats as one buyer may.',
+  SALE_CLOSED: 'The sale has ended.',
+  SESSION_ENDED: 'Your turn has ended: go back to the waiting room.',
+  ADMISSION_REQUIRED: 'Your turn has ended: go back to the waiting room.',
+  RATE_LIMITED: 'Too many tries at once: wait a moment and try again.',
+  OVERLOADED: 'The ticket system is busy: try again in a few seconds.',
+};
 const show = (status, text) => { msg.dataset.status = status; msg.textContent = text; };
 let holdId = null;
 document.getElementById('hold').onclick = async () => {
   const res = await fetch('/_wr/events/__EVENT__/holds', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, body: JSON.stringify({ seatIds: ['A1'] }) });
   const body = await res.json();
-  if (res.status !== 201) return show('FAILED', 'Could not hold A1: ' + (body.code || res.status));
+  if (res.status !== 201) return show('FAILED', words[body.code] || 'Could not hold seat A1. Please try again.');
   holdId = body.holdId;
   document.getElementById('buy').disabled = false;
   show('HELD', 'Held A1');

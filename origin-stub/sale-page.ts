@@ -165,6 +165,7 @@ export function salePage(input: SalePageInput): string {
     <ul>${LANGS.map((l) => `<li><a href="?lang=${l}" hreflang="${l}" lang="${l}">${LANG_NAMES[l]}</a></li>`).join('')}</ul>
   </details>
 </header>
+<main>
 <div id="shop">
   <p class="lead">${escapeHtml(t.lead)} <b id="price"></b></p>
   <details class="cards"><summary>${escapeHtml(t.testCards)}</summary><p>${escapeHtml(t.testCardsText)
@@ -212,6 +213,7 @@ export function salePage(input: SalePageInput): string {
   </dl>
   <p><a id="again" href="?">${escapeHtml(t.again)}</a></p>
 </section>
+</main>
 <script type="application/json" id="sale-data">${embed(data)}</script>
 <script>
 ${SALE_SCRIPT}

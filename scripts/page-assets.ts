@@ -4,7 +4,7 @@
 // wrangler.toml runs it before every build (`[build] command`: deploy, dry runs, `wrangler dev`);
 // the test and bench configs call writePageAssets() themselves. Files are rewritten only when their
 // text changed, and files no source names any more are removed.
-import { buildSync } from 'esbuild';
+import { buildSync, transformSync } from 'esbuild';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ROOT } from './lib/dev-server.ts';
@@ -39,6 +39,18 @@ async function loadSources<T>(entry: string): Promise<T> {
 }
 
 /**
+ * The visitor pages' inline scripts, minified: the waiting page's weight with its script stays
+ * under 15 KB in any one language. The dashboard's script is kept as written (its page embeds the
+ * same text).
+ */
+const MINIFIED = /\/(waiting|check|draw)\.js$/;
+
+function minified(path: string, text: string): string {
+  if (!MINIFIED.test(path)) return text;
+  return transformSync(text, { minify: true, target: 'es2022', logLevel: 'warning' }).code.trim();
+}
+
+/**
  * Evaluates src/pages/asset-sources.ts (the pages' words, scripts and style) and
  * durable-objects/shared/schema-sources.ts (the objects' SQL migrations) and writes each asset
  * under PAGE_ASSETS_DIR at its path.
@@ -53,7 +65,8 @@ export async function writePageAssets(): Promise<{ files: number; changed: numbe
   const files = { ...pages.pageAssetSources(), ...schemas.schemaAssetSources() };
   let changed = 0;
   const wanted = new Set<string>();
-  for (const [path, text] of Object.entries(files)) {
+  for (const [path, source] of Object.entries(files)) {
+    const text = minified(path, source);
     const file = join(PAGE_ASSETS_DIR, ...path.split('/').filter(Boolean));
     wanted.add(file);
     let old: string | null = null;

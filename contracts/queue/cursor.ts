@@ -5,7 +5,7 @@ import type { QueueMethod } from '../event-input';
 import type { CursorEntry } from '../entry';
 import type { ProofOfWorkConfig } from '../proof-of-work';
 import type { EndedSessions } from './ended-sessions';
-import { estimateWait, estimateWaitSeconds, onSale, pollAfterMs, waitingState, type QueueState, type RoomMode } from './queue-policy';
+import type { RoomMode } from './queue-policy';
 
 /** Arrivals are grouped in buckets of this many ms; FIFO holds exactly across buckets. */
 export const BUCKET_MS = 1_000;
@@ -170,10 +170,18 @@ export interface AdmissionCursor {
   idleTimeoutMs: number;
   /** First FIFO place not yet released. */
   fifo: FifoPlace;
-  /** Lottery draw: entrants, how many ranks are released, the seed and the last released key. */
-  draw: { drawn: boolean; size: number; released: number; seed: string | null; releasedKey: string | null } | null;
+  /**
+   * Lottery draw: entrants, how many ranks are released, the seed and the last released key; the
+   * marks that tell an entrant's rank (absent in cursors of rooms older than them: ranks are estimated).
+   */
+  draw: { drawn: boolean; size: number; released: number; seed: string | null; releasedKey: string | null; marks?: DrawMarks } | null;
   /** Unreleased arrivals per bucket from the cursor's bucket on: [bucket, count], oldest first. */
   queue: [number, number][];
+  /**
+   * The first bucket some shard may still add arrivals to: counts of earlier buckets are final
+   * (every lane's too). Absent in cursors of older rooms (positions are then read as final).
+   */
+  sealedBefore?: number;
   /**
    * Admissions per minute measured over about the last minute while visitors waited (or the
    * admission rate in force without 10 s of such time); 0 = none: the basis of wait estimates
@@ -187,6 +195,12 @@ export interface AdmissionCursor {
   slotsFreedPerMinute?: number;
   /** Slots free now under the slot bound, may be <= 0 (queue-policy WaitPace); absent in cursors of older rooms. */
   freeSlots?: number;
+  /**
+   * What is left to sell, as the room last read it from the Inventory (about once a tick while
+   * visitors wait); null when unknown, for an event with sections, or when the organizer turned
+   * the display off (`page.showStock: false`). Absent in cursors of older rooms.
+   */
+  stock?: CursorStock | null;
   /** When the coordinator produced this cursor, epoch ms. */
   publishedAtMs: number;
   /**
@@ -217,94 +231,28 @@ export interface LaneCursor {
   queue: [number, number][];
 }
 
-/** A waiting visitor's view, computed at the edge from their place and the cursor. */
-export interface PlaceView {
-  state: QueueState;
-  /** True when the cursor has passed the place: the coordinator must admit (or re-queue) them. */
-  released: boolean;
-  position: number | null;
-  ahead: number | null;
-  estimatedWaitSeconds: number | null;
-  pollAfterMs: number;
-}
-
 /** The lottery key of an entrant: SHA-256 hex of `${seed}:${visitorId}` (queue-policy lotteryOrder). */
 export type LotteryKey = string;
 
 /**
- * A visitor's view from their place and the cursor, with no object call. `key` is the visitor's
- * lottery key (needed only for pre-queue places once the draw is public).
- *
- * FIFO: released when the place is before its line's cursor (the public queue's, or its lane's);
- * `ahead` counts unreleased arrivals in that line's list before the place (a lower bound when the
- * place's bucket is not listed yet), plus the unreleased draw ranks for the public queue. A lane
- * place's state follows its lane's sale start. A lane the cursor does not list (no longer
- * configured) reads as released, so the room decides (it re-queues the visitor).
- * Lottery pre-queue: before the draw the position is unknown; after it, released when the key is
- * at or below the last released key, and the rank is estimated from the key (SHA-256 is uniform).
+ * What the cursor tells about the draw's unreleased ranks, so an entrant's rank is read at the edge
+ * from their key: the key prefixes (MARK_HEX hex digits, place-view.ts) of the next ranks after
+ * `released`, in rank order, and of fixed ranks further on (every `step`-th rank and the last), as
+ * [rank, key prefix]. The fixed ranks stay the same for the whole draw, so a range read from them
+ * only narrows as ranks are released.
  */
-export function viewPlace(cursor: AdmissionCursor, place: Place, key: LotteryKey | null, nowMs: number): PlaceView {
-  const lane = isPre(place) || place.lane === undefined ? null : (cursor.lanes?.find((l) => l.lane === place.lane) ?? 'missing');
-  const saleStartsAtMs = lane !== null && lane !== 'missing' ? lane.saleStartsAtMs : cursor.saleStartsAtMs;
-  const config = { saleStartsAtMs } as QueueConfig;
-  const state = waitingState(config, cursor.mode, nowMs, cursor.soldOut);
-  const unknown = { state, released: false, position: null, ahead: null, estimatedWaitSeconds: null };
-  let ahead: number;
-  let released: boolean;
-  if (isPre(place)) {
-    const draw = cursor.draw;
-    // A pre-queue ticket of an event that is not a lottery (any more): the room re-queues it.
-    if (!draw) return { ...unknown, released: true, pollAfterMs: pollAfterMs(null, cursor.idleTimeoutMs) };
-    if (!draw.drawn || key === null) return { ...unknown, pollAfterMs: pollAfterMs(null, cursor.idleTimeoutMs) };
-    released = draw.released >= draw.size || (draw.releasedKey !== null && key <= draw.releasedKey);
-    const rank = 1 + Math.floor(draw.size * keyFraction(key));
-    ahead = Math.max(0, rank - draw.released - 1);
-  } else if (lane === 'missing') {
-    return { ...unknown, released: true, pollAfterMs: pollAfterMs(null, cursor.idleTimeoutMs) };
-  } else {
-    const line = lane ?? cursor;
-    released = comparePlaces(place, line.fifo) < 0;
-    const drawLeft = lane === null && cursor.draw ? Math.max(0, cursor.draw.size - cursor.draw.released) : 0;
-    ahead = drawLeft + aheadInLine(place, line.fifo, line.queue, cursor.shards);
-  }
-  if (released)
-    return { state, released, position: 1, ahead: 0, estimatedWaitSeconds: 0, pollAfterMs: pollAfterMs(0, cursor.idleTimeoutMs) };
-  const untilStart = onSale(config, nowMs) ? 0 : Math.ceil((saleStartsAtMs - nowMs) / 1000);
-  const wait = state === 'waiting' || state === 'not_open' ? estimateWait(ahead + 1, cursor) : null;
-  return {
-    state,
-    released,
-    position: ahead + 1,
-    ahead,
-    estimatedWaitSeconds: wait === null ? null : wait + untilStart,
-    // Without an estimate, the release rate still bounds how soon the place can come: polled as if
-    // that were the wait (in a surge's first seconds, slots full of
-    // expected arrivals and no departures measured yet, every poll said 15 s; released visitors
-    // came back that late and held their slots as unclaimed places: 0.41 x the maximum admitted).
-    pollAfterMs: pollAfterMs(
-      wait ?? (state === 'waiting' ? estimateWaitSeconds(ahead + 1, cursor.admitPerMinute) : null),
-      cursor.idleTimeoutMs,
-    ),
-  };
+export interface DrawMarks {
+  released: number;
+  next: string[];
+  step: number;
+  fixed: [number, string][];
 }
 
-/** Unreleased places of one line before `place`: the listed buckets before it, and about idx x K + shard within its own. */
-function aheadInLine(place: FifoPlace, fifo: FifoPlace, queue: readonly [number, number][], shards: number): number {
-  // Within the visitor's own bucket, about idx * K + shard places go first (exact for K = 1).
-  const released0 = place.bucket === fifo.bucket ? fifo.idx * shards + fifo.shard : 0;
-  const before = Math.max(0, place.idx * shards + place.shard - released0);
-  let ahead = 0;
-  let listed = false;
-  for (const [bucket, count] of queue) {
-    if (bucket > place.bucket) break;
-    listed = bucket === place.bucket;
-    ahead += listed ? Math.min(count, before) : count;
-  }
-  if (!listed) ahead += before;
-  return Math.max(0, ahead);
-}
-
-/** A lottery key's place in [0, 1): its first 52 bits over 2^52. */
-function keyFraction(key: LotteryKey): number {
-  return parseInt(key.slice(0, 13), 16) / 2 ** 52;
+/** The stock a cursor carries (contracts/inventory-answers.ts InventoryStock), and when the room read it (epoch ms). */
+export interface CursorStock {
+  left: number;
+  held: number;
+  sold: number;
+  orders: number;
+  readAtMs: number;
 }

@@ -11,6 +11,7 @@ import { SeatMapReader } from './seat-map-read';
 import { Sql } from '../shared/sql';
 import { migrateFromAssets } from '../shared/schema-assets';
 import { SCHEMAS } from '../shared/schemas';
+import { readStock } from './stock-read';
 import { readStats } from './stats-read';
 import { HoldFlow } from './hold-flow';
 import { HoldDesk } from './hold-desk';
@@ -46,6 +47,7 @@ import type {
   HoldRequest,
   HoldView,
   SeatMapAnswer,
+  InventoryStock,
   StatsAnswer,
 } from '../../contracts/inventory-answers';
 
@@ -252,6 +254,11 @@ export class Inventory extends DurableObject<Env> {
   /** Counts and consistency checks for the organizer and the crowd run. */
   async stats(): Promise<StatsAnswer> {
     return readStats(this.sql, this.store, this.plans, this.clock());
+  }
+
+  /** What is left to sell, for the waiting room's cursor (stock-read.ts); null when there is no event. */
+  async stock(): Promise<InventoryStock | null> {
+    return readStock(this.store, this.plans, this.clock());
   }
 
   /**

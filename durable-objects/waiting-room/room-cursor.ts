@@ -1,6 +1,6 @@
 // What the WaitingRoom publishes for the edge (the admission cursor): the room's state and the
 // unreleased arrivals per bucket (for positions). Pure. (The pace for estimates: admission-pace.ts.)
-import { releasedInBucket, type AdmissionCursor, type FifoPlace, type LaneCursor } from '../../contracts/queue/cursor';
+import { releasedInBucket, type AdmissionCursor, type DrawMarks, type FifoPlace, type LaneCursor } from '../../contracts/queue/cursor';
 import { cursorEntry } from '../../contracts/entry';
 import type { EndedSessions } from '../../contracts/queue/ended-sessions';
 import type { RoomConfig } from './room-config';
@@ -29,7 +29,7 @@ export function queueListing(
  * The admission cursor from the room's row and config: everything a waiting visitor's poll needs,
  * nothing personal. The lottery's seed appears only once drawn.
  * @param read what the room read for it: the queue listing, each presale lane's line, the last
- *   released draw key, the wait pace for estimates (room-reads roomPace: admissions and slots
+ *   released draw key, the seal of the counted arrivals and the draw's marks (position-store.ts), the wait pace for estimates (room-reads roomPace: admissions and slots
  *   freed per minute, free slots), the sessions ended before their `exp` (ended-store.ts), and the
  *   time of publication (epoch ms)
  */
@@ -40,6 +40,8 @@ export function publishCursor(
     queue: [number, number][];
     lanes: LaneCursor[];
     releasedKey: string | null;
+    sealedBefore: number;
+    drawMarks: DrawMarks | null;
     admitPerMinute: number;
     slotsFreedPerMinute: number;
     freeSlots: number;
@@ -64,9 +66,17 @@ export function publishCursor(
     fifo: cursorOf(row),
     draw:
       config.policy === 'random'
-        ? { drawn, size: row.draw_size, released: row.draw_released, seed: drawn ? row.seed : null, releasedKey: read.releasedKey }
+        ? {
+            drawn,
+            size: row.draw_size,
+            released: row.draw_released,
+            seed: drawn ? row.seed : null,
+            releasedKey: read.releasedKey,
+            ...(read.drawMarks ? { marks: read.drawMarks } : {}),
+          }
         : null,
     queue: read.queue,
+    sealedBefore: read.sealedBefore,
     admitPerMinute: read.admitPerMinute,
     slotsFreedPerMinute: read.slotsFreedPerMinute,
     freeSlots: read.freeSlots,

@@ -117,6 +117,8 @@ export function roomCursor(store: RoomStore, room: Room, nowMs: number, tickMs: 
     queue,
     lanes,
     releasedKey: row.draw_released > 0 ? store.drawKey(row.draw_released) : null,
+    sealedBefore: store.positions.sealedBefore(row.shards),
+    drawMarks: row.drawn === 1 ? store.positions.drawMarks(row.draw_released, row.draw_size) : null,
     admitPerMinute: pace.admitPerMinute,
     slotsFreedPerMinute: pace.slotsFreedPerMinute,
     freeSlots: pace.freeSlots,

@@ -11,6 +11,7 @@ import { EndedStore, type EndedAdmission } from './ended-store';
 import { LaneStore } from './lane-store';
 import { MAX_HOLD_COVER_MS, cursorOf, type AdmissionRow, type RoomRow } from './room-rows';
 import { SignalStore } from './signal-store';
+import { PositionStore } from './position-store';
 
 /** The WaitingRoom's queries over the synchronous SQLite API (no await inside any of them). */
 export class RoomStore {
@@ -20,6 +21,8 @@ export class RoomStore {
   readonly ended: EndedStore;
   /** The gateway's hold signals and the dashboard's samples (signal-store.ts). */
   readonly signals: SignalStore;
+  /** The seal and the draw's marks, published in the cursor (position-store.ts). */
+  readonly positions: PositionStore;
 
   /**
    * The latest claim lags (release to claim), ms, at most CLAIM_LAGS_KEPT: what tick-plan
@@ -40,6 +43,7 @@ export class RoomStore {
     this.lanes = new LaneStore(sql);
     this.ended = new EndedStore(sql);
     this.signals = new SignalStore(sql);
+    this.positions = new PositionStore(sql);
   }
 
   /** Notes that `visitorId` asked for a slot at `nowMs` (at most SLOT_ASKS_KEPT visitors: the oldest ask goes). */

@@ -26,6 +26,7 @@ import {
 } from './room-config';
 import { admitDecision, alarmFacts, roomCursor, roomStats, roomWaiting, type Room } from './room-reads';
 import { RoomStore } from './room-store';
+import { StockWatch } from './stock-watch';
 import { runTick } from './room-tick';
 import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
 import type { HoldSignals, RoomStats } from './room-types';
@@ -54,6 +55,7 @@ export class WaitingRoom extends DurableObject<Env> {
   /** RELEASE_TICK_MS, parsed at construction. */
   private readonly tickMs: number;
   private drawing = false;
+  private readonly stockWatch = new StockWatch();
   /** Requests served by this instance since it started (the scale benchmark counts them). */
   requests = 0;
   /** `isActive` calls among them: the edge's per-visitor session checks (tests count them). */
@@ -165,7 +167,11 @@ export class WaitingRoom extends DurableObject<Env> {
     const room = this.room();
     if (!room) return null;
     const now = this.clock();
-    return { ...roomCursor(this.store, room, now, this.tickMs), methodEndsAtMs: methodEndsAtMs(this.schedule.list(), now) };
+    return {
+      ...roomCursor(this.store, room, now, this.tickMs),
+      methodEndsAtMs: methodEndsAtMs(this.schedule.list(), now),
+      stock: this.stockWatch.published(room),
+    };
   }
 
   /**
@@ -406,7 +412,7 @@ export class WaitingRoom extends DurableObject<Env> {
     const wakesBefore = this.wakes;
     const { config } = first;
     if (config.policy === 'random' && first.row.drawn !== 1 && onSale(config, this.clock())) await this.draw(first);
-    await this.collectArrivals(this.room()!);
+    await Promise.all([this.collectArrivals(this.room()!), this.stockWatch.refresh(this.env, first, this.clock())]);
     const now = this.clock();
     this.ctx.storage.transactionSync(() => {
       applySchedule(this.store, this.schedule, this.storedRoom()!, now);

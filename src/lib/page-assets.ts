@@ -24,6 +24,7 @@ export const SCRIPT_PATHS = {
   dashboard: `${PAGE_ASSET_DIR}/dashboard.js`,
   dashboardAccess: `${PAGE_ASSET_DIR}/dashboard-access.js`,
   console: `${PAGE_ASSET_DIR}/console.js`,
+  draw: `${PAGE_ASSET_DIR}/draw.js`,
 } as const;
 
 /** The style the waiting, check and sign-in pages share (each sets `--accent` in front of it). */

@@ -1,6 +1,7 @@
 // The JSON answer of join and status: shared by the queue routes and the waiting page they render.
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import type { QueueState } from '../../contracts/queue/queue-policy';
+import type { StockView } from '../../contracts/queue/stock-view';
 
 /** JSON body of join / status (and of the sale URL for `Accept: application/json`). */
 export interface StatusBody {
@@ -8,7 +9,16 @@ export interface StatusBody {
   eventName: string;
   /** The policy of the visitor's line: the event's, but `fifo` for a presale lane (first come, first served, on lottery events too). */
   policy: AdmissionCursor['policy'];
+  /**
+   * The place in line: exact, or the upper end of `positionRange`. While the visitor waits and
+   * does nothing it never rises (between answers of increasing `asOf`); null while unknown.
+   */
   position: number | null;
+  /** The place's range when only bounds are known (arrivals of the same second on several queue shards); `max` null = "after `min` - 1 people". Null when exact or unknown. */
+  positionRange: { min: number; max: number | null } | null;
+  /** True while the arrivals of the visitor's second are still being counted across the queue shards (no position yet; poll again in `pollAfterMs`). */
+  counting: boolean;
+  /** People ahead: `position - 1`. */
   ahead: number | null;
   estimatedWaitSeconds: number | null;
   pollAfterMs: number;
@@ -20,11 +30,18 @@ export interface StatusBody {
    * Lottery events: the visitor's own entrant id, as the published draw lists it (a random id, or
    * the keyed hash of the account on entry events), so they can find their rank in it
    * (`GET /_wr/events/{id}/draw?entrant=`); null otherwise, for presale lane places (not in the
-   * draw), and when a closed sale took nobody.
+   * draw), for later arrivals of a lottery event (first come, first served behind the draw), and when a closed sale took nobody.
    */
   entrantId: string | null;
   /** The presale lane the visitor's place is in line in; null for the public queue. */
   lane: string | null;
+  /**
+   * What is left to sell against the people ahead (contracts/queue/stock-view.ts); null when the
+   * organizer turned it off, the room has not read it yet, for an event with sections, and once admitted.
+   */
+  stock: StockView | null;
+  /** When the room published the cursor this answer was read from, ISO 8601: of two answers, the later `asOf` is the newer. */
+  asOf: string;
   /** The queue ticket, for cookie-less clients; present when newly issued. */
   queueTicket?: string;
   /** The admission token, for cookie-less clients; present when `state` is `admitted`. */

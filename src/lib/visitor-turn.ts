@@ -2,7 +2,9 @@
 // the visitor's queue shard, the WaitingRoom's admit): the routes call it with the real objects,
 // the RPC-level tests with the same objects under a test clock (DESIGN.md section 3, steps 2-3).
 import { MAX_POLL_MS, lotteryKey } from '../../contracts/queue/queue-policy';
-import { isPre, laneOf, viewPlace, type AdmissionCursor, type Place, type PlaceView } from '../../contracts/queue/cursor';
+import { isPre, laneOf, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
+import { viewPlace, type PlaceView } from '../../contracts/queue/place-view';
+import { stockView } from '../../contracts/queue/stock-view';
 import { worthHandingOut } from '../../contracts/queue/lifetimes';
 import type { AdmitAnswer, PassAnswer } from '../../contracts/room-answers';
 import { MAINTENANCE_RETRY_AFTER_S } from '../../contracts/event-config';
@@ -63,6 +65,15 @@ async function view(cursor: AdmissionCursor, place: Place, visitorId: string, no
 }
 
 /**
+ * The view of a place the cursor has passed whose admission must wait (for a free slot, or for the
+ * room's own cursor): no one in line is ahead, but other passed places may be, in an order the
+ * edge does not know, so no number (the first place still in line is shown 1).
+ */
+function passedWaiting(seen: PlaceView): PlaceView {
+  return { ...seen, released: false, position: null, positionRange: null, ahead: 0 };
+}
+
+/**
  * A visitor's turn. A visitor without a ticket gets a place from their queue shard. A visitor with
  * one is answered from the place and the cursor, with no object call, until the cursor passes the
  * place; then the WaitingRoom admits them once, or the place is spent or lapsed and the visitor
@@ -99,10 +110,10 @@ export async function takeTurn(ports: TurnPorts, req: TurnRequest): Promise<Turn
         if (worthHandingOut(req.nowMs, answer.expiresAtMs)) {
           return { kind: 'admitted', cursor, visitorId, place, newTicket, admission: answer };
         }
-        seen = { ...seen, released: false };
+        seen = passedWaiting(seen);
         break;
       case 'waiting':
-        seen = { ...seen, released: false };
+        seen = passedWaiting(seen);
         break;
       case 'requeue':
         if (cursor.mode === 'closed') return { kind: 'closed', cursor };
@@ -110,7 +121,7 @@ export async function takeTurn(ports: TurnPorts, req: TurnRequest): Promise<Turn
         newTicket = true;
         requeued = true;
         seen = await view(cursor, place, visitorId, req.nowMs);
-        if (attempt === 1) seen = { ...seen, released: false };
+        if (attempt === 1) seen = passedWaiting(seen);
         break;
       case 'event_not_found':
         return { kind: 'event_not_found' };
@@ -162,16 +173,22 @@ export function turnBody(turn: Exclude<Turn, { kind: 'event_not_found' } | { kin
   const lottery = cursor.policy === 'random' && lane === null;
   const body = (
     state: StatusBody['state'],
-    v: Pick<StatusBody, 'position' | 'ahead' | 'estimatedWaitSeconds' | 'pollAfterMs'>,
+    v: Pick<StatusBody, 'position' | 'ahead' | 'estimatedWaitSeconds' | 'pollAfterMs'> &
+      Partial<Pick<StatusBody, 'positionRange' | 'counting' | 'stock'>>,
   ): StatusBody => ({
     state,
     eventName: cursor.eventName,
     policy: lane === null ? cursor.policy : 'fifo',
+    positionRange: null,
+    counting: false,
+    stock: null,
     ...v,
     saleStartsAt: startMs > 0 ? new Date(startMs).toISOString() : null,
     commitment: lane === null ? cursor.commitment : null,
-    entrantId: lottery && visitor ? visitor.visitorId : null,
+    // Only an entrant of the draw has an entrant id; a later arrival's place is first come, first served.
+    entrantId: lottery && visitor && isPre(visitor.place) ? visitor.visitorId : null,
     lane,
+    asOf: new Date(cursor.publishedAtMs).toISOString(),
   });
   switch (turn.kind) {
     case 'closed':
@@ -182,8 +199,19 @@ export function turnBody(turn: Exclude<Turn, { kind: 'event_not_found' } | { kin
     case 'admitted':
       return { body: body('admitted', { position: null, ahead: null, estimatedWaitSeconds: 0, pollAfterMs: 0 }), retryAfterS: null };
     case 'waiting': {
-      const { state, position, ahead, estimatedWaitSeconds, pollAfterMs } = turn.view;
-      return { body: body(state, { position, ahead, estimatedWaitSeconds, pollAfterMs }), retryAfterS: Math.ceil(pollAfterMs / 1000) };
+      const { state, position, positionRange, counting, ahead, estimatedWaitSeconds, pollAfterMs } = turn.view;
+      return {
+        body: body(state, {
+          position,
+          positionRange,
+          counting,
+          ahead,
+          estimatedWaitSeconds,
+          pollAfterMs,
+          stock: stockView(cursor.stock, ahead, cursor.soldOut),
+        }),
+        retryAfterS: Math.ceil(pollAfterMs / 1000),
+      };
     }
     default:
       return assertNever(turn);

@@ -9,6 +9,7 @@ import { CHECK_MESSAGES } from './check-messages';
 import { CHECK_SCRIPT } from './check-script';
 import { dashboardPage } from './dashboard-page';
 import { DASHBOARD_SCRIPT } from './dashboard-script';
+import { DRAW_SCRIPT } from './draw-script';
 import { DASHBOARD_ACCESS_SCRIPT } from './dashboard-access';
 import { SIGN_IN_MESSAGES } from './sign-in-messages';
 import { PAGE_STYLE } from './page-style';
@@ -21,6 +22,7 @@ export function pageAssetSources(): Record<string, string> {
     [SCRIPT_PATHS.waiting]: WAITING_SCRIPT,
     [SCRIPT_PATHS.check]: CHECK_SCRIPT,
     [SCRIPT_PATHS.dashboard]: DASHBOARD_SCRIPT,
+    [SCRIPT_PATHS.draw]: DRAW_SCRIPT,
     [SCRIPT_PATHS.dashboardAccess]: DASHBOARD_ACCESS_SCRIPT,
     [DASHBOARD_PATH]: dashboardPage(),
     [SCRIPT_PATHS.console]: CONSOLE_SCRIPT,

@@ -1,5 +1,5 @@
 // The lottery's public record as a page people can read; the same record stays available as JSON.
-import { html } from 'hono/html';
+import { html, raw } from 'hono/html';
 import type { DrawRecord } from '../../contracts/queue/queue-policy';
 import { LANGS, LANG_NAMES, type Lang } from '../../contracts/i18n';
 import type { Messages } from './waiting-messages';
@@ -16,6 +16,18 @@ export function entrantRank(record: DrawRecord, entrant: string): number | null 
   if (!record.drawn || !record.entrants) return null;
   return record.entrants.indexOf(entrant) + 1;
 }
+
+/** The words the browser's check needs. */
+const CHECK_KEYS = [
+  'drawVerifying',
+  'drawVerified',
+  'drawMismatch',
+  'drawBadSeed',
+  'drawVerifyFailed',
+] as const satisfies (keyof Messages)[];
+
+/** JSON safe to embed inside a <script> element. */
+const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 /** Entrants listed on the page; the JSON has all of them. */
 export const DRAW_PAGE_ENTRANTS = 100;
@@ -35,9 +47,18 @@ export function wantsDrawPage(accept: string | undefined, format: string | undef
  * The draw record as HTML, in `lang`: what the commitment and the seed are, the rule that orders
  * the entrants, the first DRAW_PAGE_ENTRANTS of the order, how to check it, and a link to the
  * JSON (`?format=json`); with `entrant` (the visitor's own id, from their status: `?entrant=`),
- * that entrant's rank among all of them (not only those listed). Every value is escaped. No script.
+ * that entrant's rank among all of them (not only those listed). Every value is escaped. Once
+ * drawn, `script` (draw-script.ts) checks the whole record in the browser and says "verified" or
+ * the first mismatch in a live region.
  */
-export function drawPage(eventId: string, record: DrawRecord, lang: Lang, t: Messages, entrant: string | null) {
+export function drawPage(
+  eventId: string,
+  record: DrawRecord,
+  lang: Lang,
+  t: Messages,
+  entrant: string | null,
+  script: string | null = null,
+) {
   const entrants = record.entrants ?? [];
   const shown = entrants.slice(0, DRAW_PAGE_ENTRANTS);
   const rank = entrant === null ? null : entrantRank(record, entrant);
@@ -104,6 +125,7 @@ export function drawPage(eventId: string, record: DrawRecord, lang: Lang, t: Mes
             }
           </dl>
           <p>${t.drawRule}</p>
+          ${record.drawn && script ? html`<p id="verify" data-testid="verify" role="status" aria-live="polite"></p>` : ''}
           ${
             rank === null || !record.drawn || entrant === null
               ? ''
@@ -133,6 +155,14 @@ export function drawPage(eventId: string, record: DrawRecord, lang: Lang, t: Mes
           <p>${t.drawCheck}</p>
           <p><a href="?format=json" data-testid="json-link">${t.drawJson}</a></p>
         </main>
+        ${
+          record.drawn && script
+            ? html`<script type="application/json" id="wr-draw">
+                  ${raw(embed({ lang, t: Object.fromEntries(CHECK_KEYS.map((k) => [k, t[k]])) }))}
+                </script>
+                ${raw(`<script>${script}</script>`)}`
+            : ''
+        }
       </body>
     </html>`;
 }

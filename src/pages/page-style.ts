@@ -22,6 +22,7 @@ p, h1 {text-wrap: balance; overflow-wrap: anywhere;}
 :lang(ko) {word-break: keep-all;}
 h1 {font-size: 1.6rem; margin: 0.75rem 0 0.4rem; text-wrap: balance;}
 .muted {opacity: 0.78;}
+.warn {font-weight: 650;}
 .banner {background: #fef3c7; color: #78350f; border-radius: 0.5rem; padding: 0.5rem;}
 ol {display: flex; gap: 0.25rem; padding: 0; margin: 1rem 0 0; list-style: none; font-size: 0.85rem;}
 ol li {flex: 1; padding-top: 0.5rem; border-top: 0.3rem solid var(--line); opacity: 0.7;}

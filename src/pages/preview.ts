@@ -47,6 +47,8 @@ function previewStatus(
     eventName: cursor.eventName,
     policy,
     position: inLine ? 1234 : null,
+    positionRange: null,
+    counting: false,
     ahead: inLine ? 1233 : null,
     estimatedWaitSeconds: phase === 'waiting' ? 9 * 60 : phase === 'not_open' ? 24 * 60 : null,
     pollAfterMs: 5000,
@@ -54,6 +56,9 @@ function previewStatus(
     commitment: policy === 'random' ? (cursor.commitment ?? SAMPLE_COMMITMENT) : null,
     entrantId: policy === 'random' ? SAMPLE_ENTRANT : null,
     lane: null,
+    asOf: new Date(nowMs).toISOString(),
+    // Sample stock for the waiting phases (1,233 ahead at 2.4 seats each would take more than is left).
+    stock: inLine ? { left: 2_000, held: 120, seatsPerBuyer: 2.4, sellOutLikely: true } : null,
   };
 }
 

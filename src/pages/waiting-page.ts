@@ -14,6 +14,7 @@ const SCRIPT_KEYS = [
     (['not_open', 'prequeue', 'drawing', 'waiting', 'paused', 'closed', 'sold_out', 'admitted'] as const).map((k) => `${p}${k}` as const),
   ),
   ...(['placeLabel', 'startsIn', 'countdown', 'ahead', 'aheadOne', 'next', 'moved'] as const),
+  ...(['placeRange', 'placeAfter', 'aheadRange', 'aheadMore', 'counting', 'stockLeft', 'stockWarn', 'stockWarnOne'] as const),
   ...(['waitUnknown', 'waitPaused', 'waitUnderMinute', 'waitRange', 'waitAbout', 'updated', 'retrying'] as const),
 ] satisfies (keyof Messages)[];
 
@@ -52,6 +53,8 @@ export function waitingPage(
   const refreshS = Math.max(2, Math.ceil(status.pollAfterMs / 1000));
   const accent = accentOf(page);
   const steps = [status.policy === 'random' ? t.stepDraw : t.stepOpen, t.stepLine, t.stepTurn];
+  // A lottery's later arrival has no entrant id: it is in line first come, first served behind the draw.
+  const afterDraw = status.policy === 'random' && status.entrantId === null && status.state !== 'closed';
   const shown = (id: string, text: string, cls = '') =>
     html`<p id="${id}" data-testid="${id}" ${cls ? raw(` class="${cls}"`) : ''}${text ? '' : raw(' hidden')}>${text}</p>`;
   return html`<!doctype html>
@@ -86,9 +89,10 @@ export function waitingPage(
             <div id="bar" class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-label="${t.steps}" hidden>
               <div id="progress"></div>
             </div>
-            ${shown('moved', '', 'muted')} ${shown('wait', v.wait)} ${shown('countdown', v.countdown, 'muted')}
+            ${shown('moved', '', 'muted')} ${shown('wait', v.wait)} ${shown('countdown', v.countdown, 'muted')} ${shown('stock', v.stock)}
+            ${shown('stockWarn', v.stockWarn, 'warn')}
           </section>
-          <p class="note muted" id="policy" data-testid="policy">${t[status.policy]}</p>
+          <p class="note muted" id="policy" data-testid="policy">${t[afterDraw ? 'afterDraw' : status.policy]}</p>
           ${
             status.commitment
               ? html`<p class="muted" style="font-size:.8rem;overflow-wrap:anywhere" data-testid="commitment">

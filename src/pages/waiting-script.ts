@@ -41,6 +41,8 @@ export const WAITING_SCRIPT = `
     show('ahead', v.ahead);
     show('wait', v.wait);
     show('countdown', v.countdown);
+    show('stock', v.stock);
+    show('stockWarn', v.stockWarn);
     $('steps').hidden = v.step < 0;
     document.querySelectorAll('#steps li').forEach((li, i) => {
       li.className = i < v.step ? 'done' : i === v.step ? 'now' : '';
@@ -73,7 +75,10 @@ export const WAITING_SCRIPT = `
         credentials: 'same-origin',
       });
       if (r.ok) {
-        s = await r.json();
+        const next = await r.json();
+        // An answer read from an older cursor (another edge isolate's cache) would show an older,
+        // higher place: only a newer or equal one replaces what is shown (an admission always does).
+        if (next.state === 'admitted' || !s.asOf || !next.asOf || next.asOf >= s.asOf) s = next;
         failures = 0;
       } else {
         failures++;

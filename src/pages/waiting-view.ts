@@ -13,6 +13,12 @@ export interface ViewStatus {
   state: 'not_open' | 'waiting' | 'admitted' | 'paused' | 'closed' | 'sold_out';
   policy: 'fifo' | 'random';
   position: number | null;
+  /** The place's range when only bounds are known (`max` null: past `min` - 1); absent or null when exact. */
+  positionRange?: { min: number; max: number | null } | null;
+  /** True while the arrivals of the visitor's second are still being counted (no place yet). */
+  counting?: boolean;
+  /** What is left to sell against the line (contracts/queue/stock-view.ts); absent or null: not shown. */
+  stock?: { left: number; held: number; seatsPerBuyer: number | null; sellOutLikely: boolean } | null;
   ahead: number | null;
   estimatedWaitSeconds: number | null;
   saleStartsAt: string | null;
@@ -30,6 +36,9 @@ export interface WaitingView {
   wait: string;
   /** Time left until the sale, when the big figure is the place. */
   countdown: string;
+  /** What is left to sell, and the warning when the people ahead are likely to buy it all ('' when not shown). */
+  stock: string;
+  stockWarn: string;
   /** Current step of Sale opens (or Draw) / In line / Your turn: 0-2, or -1 when the sale is over. */
   step: number;
 }
@@ -58,7 +67,12 @@ export function waitingView(s: ViewStatus, t: Messages, lang: string, nowMs: num
       ':' +
       String(left % 60).padStart(2, '0')
     : '';
-  const inLine = s.position !== null && (phase === 'waiting' || phase === 'not_open' || phase === 'paused');
+  const queued = phase === 'waiting' || phase === 'not_open' || phase === 'paused';
+  // Known only within a range, still being counted, or past the line with a slot to come: said as such, never as a wrong exact number.
+  const range = queued && !s.counting ? (s.positionRange ?? null) : null;
+  const counting = queued && !!s.counting;
+  const passed = queued && !counting && !range && s.position === null && s.ahead === 0;
+  const inLine = queued && (s.position !== null || range !== null);
   const aheadN = s.ahead ?? 0;
   let wait = '';
   if (phase === 'paused') wait = t.waitPaused;
@@ -88,11 +102,45 @@ export function waitingView(s: ViewStatus, t: Messages, lang: string, nowMs: num
           : phase === 'not_open'
             ? t.s_waiting
             : t[('s_' + phase) as keyof Messages],
-    bigLabel: startsSoon ? t.startsIn : inLine || phase === 'drawing' ? t.placeLabel : '',
-    big: startsSoon ? countdown : inLine ? '#' + (s.position ?? 0).toLocaleString(lang) : phase === 'drawing' ? '…' : '',
-    ahead: !inLine ? '' : aheadN === 0 ? t.next : aheadN === 1 ? t.aheadOne : t.ahead.replace('{n}', aheadN.toLocaleString(lang)),
+    bigLabel: startsSoon ? t.startsIn : inLine || counting || phase === 'drawing' ? t.placeLabel : '',
+    big: startsSoon
+      ? countdown
+      : range
+        ? range.max === null
+          ? t.placeAfter.replace('{n}', (range.min - 1).toLocaleString(lang))
+          : t.placeRange.replace('{lo}', range.min.toLocaleString(lang)).replace('{hi}', range.max.toLocaleString(lang))
+        : inLine
+          ? '#' + (s.position ?? 0).toLocaleString(lang)
+          : counting || phase === 'drawing'
+            ? '…'
+            : '',
+    ahead: counting
+      ? t.counting
+      : passed
+        ? t.next
+        : !inLine
+          ? ''
+          : range
+            ? range.max === null
+              ? t.aheadMore.replace('{n}', (range.min - 1).toLocaleString(lang))
+              : t.aheadRange.replace('{lo}', (range.min - 1).toLocaleString(lang)).replace('{hi}', (range.max - 1).toLocaleString(lang))
+            : aheadN === 0
+              ? t.next
+              : aheadN === 1
+                ? t.aheadOne
+                : t.ahead.replace('{n}', aheadN.toLocaleString(lang)),
     wait,
     countdown: inLine && phase === 'not_open' && countdown !== '' ? t.countdown.replace('{t}', countdown) : '',
+    stock:
+      s.stock && (queued || phase === 'sold_out')
+        ? t.stockLeft.replace('{left}', s.stock.left.toLocaleString(lang)).replace('{held}', s.stock.held.toLocaleString(lang))
+        : '',
+    stockWarn:
+      s.stock && s.stock.sellOutLikely && queued
+        ? s.stock.seatsPerBuyer === null
+          ? t.stockWarnOne
+          : t.stockWarn.replace('{per}', s.stock.seatsPerBuyer.toLocaleString(lang))
+        : '',
     step: phase === 'admitted' ? 2 : phase === 'waiting' || phase === 'paused' ? 1 : phase === 'closed' || phase === 'sold_out' ? -1 : 0,
   };
 }

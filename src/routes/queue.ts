@@ -30,6 +30,7 @@ import {
 } from '../lib/token';
 import { ENTRANT_ID_PATTERN, drawPage, entrantRank, wantsDrawPage } from '../pages/draw-page';
 import { waitingWords } from '../pages/page-texts';
+import { SCRIPT_PATHS } from '../lib/page-assets';
 import { preferredType } from '../lib/negotiate';
 import { requestLang, type Lang } from '../../contracts/i18n';
 import { pageSecurityHeaders } from '../lib/security-headers';
@@ -328,9 +329,11 @@ queueApi.get('/:eventId/draw', async (c) => {
   c.header('cache-control', record.drawn ? 'public, max-age=300' : 'public, max-age=10');
   c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsDrawPage(c.req.header('accept'), c.req.query('format'))) {
-    for (const [k, v] of Object.entries(await pageSecurityHeaders([]))) c.header(k, v);
+    const read = c.var.pages.reader(c.env.ASSETS);
+    const script = record.drawn ? await read.text(SCRIPT_PATHS.draw) : null;
+    for (const [k, v] of Object.entries(await pageSecurityHeaders(script ? [script] : []))) c.header(k, v);
     const { lang } = pageLang(c);
-    return c.html(drawPage(eventId, record, lang, await waitingWords(c.var.pages.reader(c.env.ASSETS), lang), entrant));
+    return c.html(drawPage(eventId, record, lang, await waitingWords(read, lang), entrant, script));
   }
   return c.json({
     algorithm: 'order entrants by SHA-256 hex of "<seed>:<visitorId>", ascending; ties by id',

@@ -75,7 +75,8 @@ describe('late claims', () => {
         now += 2_500;
         if (now % 5_000 < 2_500) await q.tick(now);
         else await q.at(now);
-        expect(await q.poll(ids[0]!)).toEqual({ kind: 'waiting', position: 1 });
+        // Released and waiting for a slot: next, with no number (the first place still in line is #1).
+        expect(await q.poll(ids[0]!)).toEqual({ kind: 'waiting', position: null });
       }
       expect((await q.room.stats())!.active).toBe(1);
       const holder = ids[first.indexOf('admitted')]!;

@@ -133,7 +133,7 @@ describe('a WaitingRoom with nothing to do keeps no alarm', () => {
     // The first two never lost their place: one coming back within the idle timeout waits for a
     // free slot with its place kept (such late claims were let in past
     // the max) and gets the next one; one coming back after it is sent to the back.
-    expect(await q.poll('g1')).toEqual({ kind: 'waiting', position: 1 });
+    expect(await q.poll('g1')).toEqual({ kind: 'waiting', position: null });
     expect(await q.room.leave('g3')).toBe(true);
     expect((await q.poll('g1')).kind).toBe('admitted');
     await q.at(t0 + 1_000 + 30_000 + 1);

@@ -15,7 +15,7 @@ const PHASES = ['not_open', 'prequeue', 'drawing', 'waiting', 'paused', 'sold_ou
 const axeResults: string[] = [];
 
 const stage = browserStage('wr-pages-e2e-', () => {
-  if (axeResults.length) console.log(`axe (serious or critical violations per page):\n  ${axeResults.join('\n  ')}`);
+  if (axeResults.length) console.log(`axe (violations per page):\n  ${axeResults.join('\n  ')}`);
 });
 
 /** Runs axe-core on the page (in a CSP-bypassing context) and returns its serious and critical violations. */
@@ -26,7 +26,11 @@ async function seriousViolations(page: Page, name: string): Promise<string[]> {
     return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
   });
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes})`);
-  axeResults.push(`${name}: ${serious.length}${serious.length ? ' ' + serious.join(', ') : ''}; all: ${violations.length}`);
+  const moderate = violations.filter((v) => v.impact === 'moderate').map((v) => `${v.id} (${v.nodes})`);
+  axeResults.push(
+    `${name}: serious ${serious.length}${serious.length ? ' ' + serious.join(', ') : ''}; moderate ${moderate.length}` +
+      `${moderate.length ? ' ' + moderate.join(', ') : ''}; all: ${violations.length}`,
+  );
   return serious;
 }
 
@@ -130,6 +134,39 @@ describe('waiting page', () => {
     await shot(page, 'draw-zh-Hant-phone');
     await page.click('[data-testid="json-link"]');
     expect(JSON.parse((await page.textContent('body')) ?? '{}')).toMatchObject({ drawn: false, commitment: expect.any(String) });
+    await ctx.close();
+  });
+});
+
+describe('a drawn lottery', () => {
+  it('checks its draw in the browser and says verified; a later arrival is told it queues after the draw', async () => {
+    const eventId = `e2e-drawn-${Date.now().toString(36)}`;
+    await putEvent(stage.server, eventId, {
+      name: 'Drawn night',
+      policy: 'random',
+      saleStartsAt: new Date(Date.now() + 4_000).toISOString(),
+      releaseRatePerMinute: 1,
+      minReleaseRatePerMinute: 1,
+      maxActiveVisitors: 1,
+      seats: 10,
+    });
+    for (let i = 0; i < 5; i++) await fetch(`${stage.server.url}/_wr/events/${eventId}/join`, { method: 'POST' });
+    const ctx = await stage.browser.newContext({ viewport: PHONE, locale: 'en-US' });
+    const page = await ctx.newPage();
+    await expect
+      .poll(async () => ((await (await fetch(`${stage.server.url}/_wr/events/${eventId}/draw`)).json()) as { drawn: boolean }).drawn, {
+        timeout: 30_000,
+      })
+      .toBe(true);
+    await page.goto(`${stage.server.url}/events/${eventId}/`);
+    await expect.poll(() => page.textContent('[data-testid="policy"]'), { timeout: 20_000 }).toContain('after the draw');
+    await expect.poll(() => page.textContent('[data-testid="big"]'), { timeout: 20_000 }).toMatch(/^#\d+$/);
+    expect(await page.locator('[data-testid="entrant"]').count()).toBe(0);
+    await shot(page, 'waiting-after-draw-en-phone');
+    await page.goto(`${stage.server.url}/_wr/events/${eventId}/draw?format=html`);
+    await expect.poll(() => page.getAttribute('[data-testid="verify"]', 'data-result'), { timeout: 20_000 }).toBe('verified');
+    expect(await page.textContent('[data-testid="verify"]')).toContain('Verified in your browser');
+    await shot(page, 'draw-verified-en-phone');
     await ctx.close();
   });
 });

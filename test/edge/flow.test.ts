@@ -3,8 +3,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { forgetCursor } from '../../src/lib/cursor-cache';
-import { BASE, Visitor, admittedVisitor, createEvent, freshEventId, sealArrivals, tick } from '../helpers/client';
+import { BASE, Visitor, admittedVisitor, countArrivals, createEvent, freshEventId, tick } from '../helpers/client';
 import { seatMapOf } from '../helpers/inventory';
 
 describe('visitor flow', () => {
@@ -27,7 +26,9 @@ describe('visitor flow', () => {
     const page = await res.text();
     expect(page).toContain('You are in line');
     expect(page).toContain('<p class="muted" data-testid="event-name">' + eventId + '</p>');
-    expect(page).toContain(`"position":1`);
+    // Its second's arrivals are not counted yet: no number, said as such.
+    expect(page).toContain(`"position":null`);
+    expect(page).toContain(`"counting":true`);
   });
 
   it('keeps the same place across reloads and a second tab, and counts arrivals in order', async () => {
@@ -35,12 +36,11 @@ describe('visitor flow', () => {
     await createEvent(eventId);
     const first = new Visitor();
     const second = new Visitor();
-    expect((await first.json(`/events/${eventId}/`)).body).toMatchObject({ state: 'waiting', position: 1, ahead: 0 });
-    expect((await second.json(`/events/${eventId}/`)).body).toMatchObject({ state: 'waiting' });
+    expect((await first.json(`/events/${eventId}/`)).body).toMatchObject({ state: 'waiting', counting: true, position: null });
+    expect((await second.json(`/events/${eventId}/`)).body).toMatchObject({ state: 'waiting', counting: true });
     // The edge knows arrivals once the shards have counted them (each tick; stats asks too).
-    await sealArrivals(eventId);
-    await env.WAITING_ROOM.getByName(eventId).stats();
-    await forgetCursor(eventId);
+    await countArrivals(eventId);
+    expect((await first.json(`/events/${eventId}/`)).body).toMatchObject({ position: 1, ahead: 0, counting: false });
     expect((await second.json(`/events/${eventId}/`)).body).toMatchObject({ position: 2, ahead: 1 });
     for (let i = 0; i < 3; i++) {
       expect((await second.json(`/_wr/events/${eventId}/status`)).body).toMatchObject({ position: 2 });
@@ -54,6 +54,7 @@ describe('visitor flow', () => {
     const app = new Visitor();
     const joined = await app.json<{ queueTicket: string; state: string }>(`/_wr/events/${eventId}/join`, { method: 'POST' });
     expect(joined.body.state).toBe('waiting');
+    await countArrivals(eventId);
     app.cookies.clear();
     const status = await app.json(`/_wr/events/${eventId}/status`, { headers: { authorization: `Bearer ${joined.body.queueTicket}` } });
     expect(status.body).toMatchObject({ state: 'waiting', position: 1, ahead: 0 });
@@ -273,7 +274,7 @@ describe('the waiting page', () => {
     // Apps asking for JSON get 200 with the same fields the page uses.
     const json = await new Visitor().json(`/events/${eventId}/`);
     expect(json.status).toBe(200);
-    expect(json.body).toMatchObject({ state: 'waiting', position: expect.any(Number), pollAfterMs: expect.any(Number) });
+    expect(json.body).toMatchObject({ state: 'waiting', counting: true, position: null, pollAfterMs: expect.any(Number) });
   });
 
   it('shows a lottery its draw commitment, the same one the draw record publishes, and one entry per visitor', async () => {

@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import type { DrawRecord } from '../../contracts/queue/queue-policy';
 import { Visitor, createEvent, freshEventId } from '../helpers/client';
 import { QueueHarness } from '../helpers/queue';
+import { forgetCursor } from '../../src/lib/cursor-cache';
+import { scriptHash } from '../../src/lib/security-headers';
+import { MESSAGES } from '../../src/pages/waiting-messages';
 
 interface Status {
   state: string;
@@ -64,5 +67,37 @@ describe('a lottery visitor’s own entrant id', () => {
       expect(res.status, bad).toBe(400);
       expect(res.body.code).toBe('INVALID_REQUEST');
     }
+  });
+});
+
+describe('a lottery’s later arrival', () => {
+  it('gets no entrant id and no rank link, and is told it queues first come, first served after the draw; the draw page checks itself', async () => {
+    const eventId = freshEventId('lottery');
+    const start = Date.now() + 3_600_000;
+    await createEvent(eventId, { policy: 'random', saleStartsAt: new Date(start).toISOString() });
+    const entrant = new Visitor();
+    const joined = await entrant.json<Status>(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    expect(joined.body.entrantId).not.toBeNull();
+    await new QueueHarness(eventId).tick(start + 1);
+    await forgetCursor(eventId);
+
+    const late = new Visitor();
+    const answer = await late.json<Status & { policy: string }>(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    expect(answer.status).toBe(200);
+    // Before the fix: "Your entrant id in the draw: ..." for an id the draw does not list.
+    expect(answer.body).toMatchObject({ policy: 'random', entrantId: null });
+    const page = await (await late.fetch(`/events/${eventId}/`, { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain(MESSAGES.en.afterDraw);
+    expect(page).not.toContain(MESSAGES.en.yourEntrant);
+    expect(page).not.toContain('draw?entrant=');
+    // The entrant keeps theirs (admitted at the draw's first release here).
+    expect((await entrant.json<Status>(`/_wr/events/${eventId}/status`)).body.entrantId).toBe(joined.body.entrantId);
+
+    const draw = await new Visitor().fetch(`/_wr/events/${eventId}/draw?format=html`);
+    const html = await draw.text();
+    expect(html).toContain('id="verify"');
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
+    expect(draw.headers.get('content-security-policy')).toContain(await scriptHash(script));
+    expect(html).toContain('npm run verify-draw --');
   });
 });

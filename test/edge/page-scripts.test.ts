@@ -8,6 +8,7 @@ import { DASHBOARD_SCRIPT } from '../../src/pages/dashboard-script';
 import { DASHBOARD_ACCESS_SCRIPT } from '../../src/pages/dashboard-access';
 import { WAITING_SCRIPT } from '../../src/pages/waiting-script';
 import { CHECK_SCRIPT } from '../../src/pages/check-script';
+import { DRAW_SCRIPT } from '../../src/pages/draw-script';
 import { SCRIPT_PATHS } from '../../src/lib/page-assets';
 
 const scripts = {
@@ -16,6 +17,7 @@ const scripts = {
   waiting: WAITING_SCRIPT,
   sale: SALE_SCRIPT,
   check: CHECK_SCRIPT,
+  draw: DRAW_SCRIPT,
 };
 
 describe('static page scripts', () => {

@@ -9,7 +9,7 @@ import { signEntryToken } from '../../origin-sdk/src/entry';
 import { shardName } from '../../contracts/names';
 import { forgetCursor } from '../../src/lib/cursor-cache';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
-import { Visitor, createEvent, freshEventId, sealArrivals } from '../helpers/client';
+import { Visitor, countArrivals, createEvent, freshEventId, sealArrivals } from '../helpers/client';
 
 /** 120 new visitors per minute: each test tick (5 s earned) releases 10. */
 const RATE = { releaseRatePerMinute: 120, minReleaseRatePerMinute: 120 };
@@ -63,6 +63,7 @@ const entryToken = (eventId: string, account: string, lane?: string) =>
 interface Body {
   state: string;
   position: number | null;
+  counting: boolean;
   lane: string | null;
   queueTicket?: string;
   code?: string;
@@ -162,7 +163,8 @@ describe('a presale lane', () => {
     const eventId = freshEventId('presale');
     await presaleEvent(eventId);
     const first = await join(eventId, 'member@example.com', 'presale');
-    expect(first.body).toMatchObject({ state: 'waiting', lane: 'presale', position: 1 });
+    expect(first.body).toMatchObject({ state: 'waiting', lane: 'presale', counting: true });
+    await countArrivals(eventId);
     const before = await shardRows(eventId);
     expect(before).toEqual([expect.objectContaining({ lane: 'presale' })]);
 

@@ -14,7 +14,7 @@ import { CURSOR_CACHE_MS } from '../../src/lib/cursor-cache';
 import { scriptHash } from '../../src/lib/security-headers';
 import { CHECK_MESSAGES } from '../../src/pages/check-messages';
 import { SCRIPT_PATHS } from '../../src/lib/page-assets';
-import { Visitor, createEvent, freshEventId } from '../helpers/client';
+import { Visitor, countArrivals, createEvent, freshEventId } from '../helpers/client';
 import { fetchChallenge, solvedHeader } from '../helpers/proof-of-work';
 
 const POW = { proofOfWork: { difficultyBits: 8 } };
@@ -68,7 +68,8 @@ describe('a solved join', () => {
     expect(r.status).toBe(200);
     expect(r.body.state).toBe('waiting');
     expect(claims(r.body.queueTicket!).sub).toBe(challenge.parameters.data!.visitor);
-    const place = r.body.position;
+    await countArrivals(eventId);
+    const place = 1;
     for (const path of [`/_wr/events/${eventId}/join`, `/_wr/events/${eventId}/status`]) {
       const again = await v.json<{ position: number; queueTicket?: string }>(path, { method: path.endsWith('join') ? 'POST' : 'GET' });
       expect(again.status).toBe(200);
@@ -100,7 +101,11 @@ describe('a solved join', () => {
     const eventId = freshEventId('pow');
     await createEvent(eventId);
     const v = new Visitor();
-    const first = await v.json<{ position: number }>(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    const joined = await v.json<{ position: number }>(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    expect(joined.status).toBe(200);
+    await countArrivals(eventId);
+    const first = await v.json<{ position: number }>(`/_wr/events/${eventId}/status`);
+    expect(first.body.position).toBe(1);
     expect((await createEvent(eventId, POW)).status).toBe(200);
     const later = await v.json<{ position: number }>(`/_wr/events/${eventId}/status`);
     expect(later.status).toBe(200);

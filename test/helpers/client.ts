@@ -104,6 +104,16 @@ export async function tick(eventId: string, n = 1): Promise<void> {
   await forgetCursor(eventId);
 }
 
+/**
+ * Has the room count every arrival so far (sealed, as a second later), without a release tick,
+ * and drops the edge's cached cursor: the next poll shows each visitor's counted place.
+ */
+export async function countArrivals(eventId: string): Promise<void> {
+  await sealArrivals(eventId);
+  await env.WAITING_ROOM.getByName(eventId).stats();
+  await forgetCursor(eventId);
+}
+
 /** Joins a new visitor and ticks until they are admitted. */
 export async function admittedVisitor(eventId: string): Promise<Visitor> {
   const v = new Visitor();

@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import { testCursor } from '../helpers/cursor';
 import { describe, expect, it } from 'vitest';
-import { advanceCursor, comparePlaces, releasedInBucket, shardOf, viewPlace, type FifoPlace } from '../../contracts/queue/cursor';
+import { advanceCursor, comparePlaces, releasedInBucket, shardOf, type FifoPlace } from '../../contracts/queue/cursor';
+import { viewPlace } from '../../contracts/queue/place-view';
 import { MAX_POLL_MS } from '../../contracts/queue/queue-policy';
 
 /** Arrivals: per shard, per bucket, a count. */

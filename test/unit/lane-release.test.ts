@@ -4,15 +4,8 @@
 // parts of places: keys, release order across lanes, and a lane place's view from the cursor.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  comparePlaces,
-  parsePlaceKey,
-  placeKey,
-  releasedBefore,
-  viewPlace,
-  type AdmissionCursor,
-  type FifoPlace,
-} from '../../contracts/queue/cursor';
+import { comparePlaces, parsePlaceKey, placeKey, releasedBefore, type AdmissionCursor, type FifoPlace } from '../../contracts/queue/cursor';
+import { viewPlace } from '../../contracts/queue/place-view';
 import {
   planRelease,
   unreleasedArrivals,

@@ -148,6 +148,8 @@ describe('turnBody', () => {
         eventName: 'Ev',
         policy: 'fifo',
         position: null,
+        positionRange: null,
+        counting: false,
         ahead: null,
         estimatedWaitSeconds: null,
         pollAfterMs: 15_000,
@@ -155,6 +157,8 @@ describe('turnBody', () => {
         commitment: null,
         entrantId: null,
         lane: null,
+        stock: null,
+        asOf: new Date(c.publishedAtMs).toISOString(),
       },
       retryAfterS: 15,
     });
@@ -172,11 +176,19 @@ describe('turnBody', () => {
     });
   });
 
-  it('tells a lottery visitor their own entrant id, and a lane visitor their lane', async () => {
-    const lottery = cursor({ policy: 'random', saleStartsAtMs: NOW - 60_000 });
-    const waiting = await takeTurn(ports(lottery).p, req(ticket({ bucket: 100, idx: 3, shard: 0 })));
-    if (waiting.kind !== 'waiting') throw new Error('unexpected');
-    expect(turnBody(waiting).body).toMatchObject({ entrantId: waiting.visitorId, lane: null });
+  it('tells a lottery entrant their own entrant id, a later arrival none, and a lane visitor their lane', async () => {
+    const lottery = cursor({
+      policy: 'random',
+      saleStartsAtMs: NOW + 60_000,
+      draw: { drawn: false, size: 0, released: 0, seed: null, releasedKey: null },
+    });
+    const entrant = await takeTurn(ports(lottery).p, req(ticket({ pre: true })));
+    if (entrant.kind !== 'waiting') throw new Error('unexpected');
+    expect(turnBody(entrant).body).toMatchObject({ entrantId: entrant.visitorId, lane: null });
+    // A FIFO place of a lottery event is not in the draw (it was shown an id the draw did not list).
+    const late = await takeTurn(ports({ ...lottery, saleStartsAtMs: NOW - 60_000 }).p, req(ticket({ bucket: 100, idx: 3, shard: 0 })));
+    if (late.kind !== 'waiting') throw new Error('unexpected');
+    expect(turnBody(late).body).toMatchObject({ entrantId: null, policy: 'random', lane: null });
     const lane = await takeTurn(
       ports(cursor({ saleStartsAtMs: NOW - 60_000 })).p,
       req(ticket({ bucket: 100, idx: 3, shard: 0, lane: 'presale' })),

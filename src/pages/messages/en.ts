@@ -22,6 +22,17 @@ export const EN = {
   s_sold_out: 'Every ticket is sold or reserved right now. If some come back, this page tells you.',
   s_admitted: 'Taking you to the sale...',
   placeLabel: 'Your place in line',
+  stockLeft: 'Tickets still for sale: {left} (and {held} held by buyers now, which come back if unpaid)',
+  stockWarn:
+    'Likely to sell out before your turn: the people ahead of you buy about {per} tickets each. Keep your place in case tickets come back.',
+  stockWarnOne:
+    'Likely to sell out before your turn: there are more people ahead of you than tickets left. Keep your place in case tickets come back.',
+  placeRange: '#{lo}–{hi}',
+  placeAfter: 'after #{n}',
+  aheadRange:
+    'Between {lo} and {hi} people ahead of you (people who arrived in the same second as you are in line in an order not counted yet)',
+  aheadMore: 'More than {n} people ahead of you',
+  counting: 'Counting everyone who arrived in the same second as you: your place shows in a moment.',
   startsIn: 'The sale starts in',
   countdown: 'Starts in {t}',
   ahead: '{n} people ahead of you',
@@ -54,7 +65,14 @@ export const EN = {
   drawCommitment: 'Commitment: SHA-256 of the seed, published before the sale',
   drawSeed: 'Seed, revealed after the draw',
   drawRule: 'The order: the SHA-256 of "seed:id" of each entrant, smallest first.',
-  drawCheck: 'To check it yourself: node scripts/verify-draw.ts with the address of this page.',
+  drawCheck:
+    'Your browser checks the draw itself from the seed above. To check it offline with a copy of the project: npm run verify-draw -- followed by the address of this page.',
+  afterDraw: 'You arrived after the draw at the sale start: you are in line first come, first served, behind everyone in the draw.',
+  drawVerifying: 'Checking the draw in your browser…',
+  drawVerified: 'Verified in your browser: the seed matches the commitment, and ordering all {n} entrants by it gives exactly this order.',
+  drawMismatch: 'Not verified: at place {rank} the record lists {listed}, but the seed puts {expected} there.',
+  drawBadSeed: 'Not verified: the seed does not match the commitment published before the sale.',
+  drawVerifyFailed: 'Your browser could not check the draw (no connection or no Web Crypto). Try again, or check it offline.',
   drawOrder: 'First {n} of {total} in draw order (entrant ids: random per visitor, or keyed hashes of accounts)',
   drawJson: 'The record as JSON',
   yourEntrant: 'Your entrant id in the draw:',

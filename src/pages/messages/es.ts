@@ -23,6 +23,16 @@ export const ES: Messages = {
   s_sold_out: 'Todas las entradas están vendidas o reservadas ahora mismo. Si vuelve a haber, esta página te avisará.',
   s_admitted: 'Te llevamos a la venta…',
   placeLabel: 'Tu puesto en la fila',
+  stockLeft: 'Entradas aún a la venta: {left} (y {held} reservadas ahora por compradores, que vuelven si no se pagan)',
+  stockWarn:
+    'Es probable que se agoten antes de tu turno: quienes van delante compran unas {per} entradas cada uno. Conserva tu puesto por si vuelven entradas.',
+  stockWarnOne:
+    'Es probable que se agoten antes de tu turno: hay más personas delante de ti que entradas. Conserva tu puesto por si vuelven entradas.',
+  placeRange: 'n.º {lo}–{hi}',
+  placeAfter: 'después del n.º {n}',
+  aheadRange: 'Entre {lo} y {hi} personas delante de ti (el orden de quienes llegaron en el mismo segundo aún se está contando)',
+  aheadMore: 'Más de {n} personas delante de ti',
+  counting: 'Estamos contando a todos los que llegaron en el mismo segundo que tú: tu puesto aparece en un momento.',
   startsIn: 'La venta empieza en',
   countdown: 'Empieza en {t}',
   ahead: '{n} personas delante de ti',
@@ -55,7 +65,16 @@ export const ES: Messages = {
   drawCommitment: 'Compromiso: SHA-256 de la semilla, publicado antes de la venta',
   drawSeed: 'Semilla, revelada tras el sorteo',
   drawRule: 'El orden: el SHA-256 de "semilla:id" de cada participante, de menor a mayor.',
-  drawCheck: 'Para comprobarlo: node scripts/verify-draw.ts con la dirección de esta página.',
+  drawCheck:
+    'Tu navegador comprueba el sorteo por sí mismo a partir de la semilla de arriba. Para comprobarlo sin conexión con una copia del proyecto: npm run verify-draw -- seguido de la dirección de esta página.',
+  afterDraw: 'Llegaste después del sorteo del inicio de la venta: estás en la fila por orden de llegada, detrás de todos los del sorteo.',
+  drawVerifying: 'Comprobando el sorteo en tu navegador…',
+  drawVerified:
+    'Verificado en tu navegador: la semilla coincide con el compromiso y, ordenando con ella a los {n} participantes, sale exactamente este orden.',
+  drawMismatch: 'No verificado: en el puesto {rank} el registro muestra {listed}, pero la semilla pone ahí a {expected}.',
+  drawBadSeed: 'No verificado: la semilla no coincide con el compromiso publicado antes de la venta.',
+  drawVerifyFailed:
+    'Tu navegador no pudo comprobar el sorteo (sin conexión o sin Web Crypto). Inténtalo de nuevo o compruébalo sin conexión.',
   drawOrder: 'Los primeros {n} de {total} en orden de sorteo (ids aleatorios por visitante, o hash de la cuenta)',
   drawJson: 'El registro en JSON',
   yourEntrant: 'Tu id de participante en el sorteo:',
