@@ -20,7 +20,7 @@ import { queueApi } from './routes/queue';
 import { serveRoom } from './routes/room';
 import { keepPrivate } from './lib/cache-control';
 import { passThrough } from './lib/proxy';
-import { normalizePath, matchRoom } from '../contracts/room-patterns';
+import { MAX_PATH_LENGTH, normalizePath, matchRoom } from '../contracts/room-patterns';
 import { RoomTableCache, directorySource } from './lib/room-table';
 import type { AppEnv } from './types';
 import { prefersHtml } from './lib/negotiate';
@@ -105,8 +105,13 @@ export function createApp() {
   app.fetch = async (...args: Parameters<typeof dispatch>) => {
     const [request, bindings, ctx] = args;
     const env = bindings as Env | undefined;
+    const url = new URL(request.url);
+    // Refused before any matching, whatever the method or route: routing cost stays bounded.
+    if (url.pathname.length > MAX_PATH_LENGTH) {
+      const detail = `the path is ${url.pathname.length} characters; at most ${MAX_PATH_LENGTH}`;
+      return renderError(new GatewayError('URI_TOO_LONG', { detail }), request.method, request.headers.get('accept') ?? '', '*');
+    }
     if (env && ctx && (request.method === 'GET' || request.method === 'HEAD')) {
-      const url = new URL(request.url);
       if (!isGatewayPath(url.pathname)) {
         try {
           // Only the origin's settings matter here (passThrough reads them): the site stays up
