@@ -2,13 +2,15 @@
 import * as z from 'zod/mini';
 import { _isoDateTime } from 'zod/v4/core';
 import { MAX_BYPASS_ENTRIES, MAX_PATTERNS, MAX_PATTERN_LENGTH } from './room-patterns';
-import { plainText, wholeNumber } from './zod';
+import { EARLIEST_INSTANT_MS, MAX_INSTANT_AHEAD_MS, plainText, wholeNumber } from './zod';
 
 /**
  * An ISO 8601 date-time with a UTC offset (`z.iso.datetime({ offset: true })`, built from its parts:
  * `z.iso` is a namespace object the bundler keeps whole, with every ISO schema in it).
  */
-const isoDateTime = _isoDateTime(z.ZodMiniISODateTime, { offset: true });
+const isoDateTime = _isoDateTime(z.ZodMiniISODateTime, { offset: true }).check(
+  z.refine((s) => Date.parse(s) >= EARLIEST_INSTANT_MS, { message: 'must be 2000-01-01 or later' }),
+);
 import { SECTION_PATTERN, TIER_PATTERN } from './names';
 import { DEFAULT_ENTRY_ISSUER, JWKS_PATH_PATTERN, LANE_PATTERN, MAX_LANES, MAX_SIGN_IN_URL_LENGTH, type EntryRule } from './entry';
 import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS, type ProofOfWorkConfig } from './proof-of-work';
@@ -35,8 +37,8 @@ export const DEFAULT_SEAT_PRICE_MINOR = 5000;
 /** Most venue sections one event may have (each is one Inventory object). */
 export const MAX_SECTIONS = 64;
 
-/** How far ahead a sale may start, ms (alarms cannot be set past 2189; five years is plenty). */
-export const MAX_SALE_START_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
+/** How far ahead a sale may start, ms: as far as any client-sent instant (`MAX_INSTANT_AHEAD_MS`). */
+export const MAX_SALE_START_AHEAD_MS = MAX_INSTANT_AHEAD_MS;
 
 /**
  * Body of `PUT /_wr/admin/events/{eventId}`. Rates are *new visitors per minute*; durations are

@@ -70,6 +70,36 @@ export function boundedNumber(min: number, max: number) {
   return z.number().check(z.minimum(min), z.maximum(max));
 }
 
+/** Earliest instant a client may send, epoch ms (2000-01-01T00:00:00Z): older ones are typos. */
+export const EARLIEST_INSTANT_MS = Date.UTC(2000, 0, 1);
+/**
+ * How far ahead of the gateway's clock a client-sent instant may lie, ms (five years): every such
+ * instant ends up as a Durable Object alarm or a deadline, and `setAlarm` throws for times past
+ * what workerd can keep (signed 64-bit nanoseconds overflow in 2262).
+ */
+export const MAX_INSTANT_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * An ISO 8601 date-time with a zone (`Z` or `+hh:mm`), e.g. `2027-03-01T18:00:00Z`, from
+ * EARLIEST_INSTANT_MS to MAX_INSTANT_AHEAD_MS after `Date.now()` (checked at parse time, so the
+ * window moves with the clock). Read it with `Date.parse`.
+ */
+export function isoInstant() {
+  return z.string().check(
+    z.maxLength(40),
+    z.refine((s) => /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:\d\d)$/.test(s) && !Number.isNaN(Date.parse(s)), {
+      message: 'must be an ISO 8601 time with a zone, e.g. 2027-03-01T18:00:00Z',
+    }),
+    z.refine(
+      (s) => {
+        const ms = Date.parse(s);
+        return Number.isNaN(ms) || (ms >= EARLIEST_INSTANT_MS && ms <= Date.now() + MAX_INSTANT_AHEAD_MS);
+      },
+      { message: 'must lie between 2000-01-01 and five years from now' },
+    ),
+  );
+}
+
 /** A string of `min` to `max` characters. */
 export function boundedString(min: number, max: number) {
   return z.string().check(z.minLength(min), z.maxLength(max));

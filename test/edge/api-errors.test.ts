@@ -95,6 +95,7 @@ describe('organizer API', () => {
     [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, saleStartsAt: 'tomorrow' }, 'saleStartsAt'],
     // Regression (review): a start past 2189 made the alarm throw: 500 and a half-created event.
     [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, saleStartsAt: '9999-12-31T23:59:59Z', policy: 'random' }, 'saleStartsAt'],
+    [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, saleStartsAt: '1969-12-31T23:59:59Z' }, 'saleStartsAt'],
   ])('refuses config %j with 400 naming %s, and creates nothing', async (config, field) => {
     const eventId = freshEventId();
     const res = await admin(`/events/${eventId}`, { method: 'PUT', body: JSON.stringify(config) });
