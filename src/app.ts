@@ -24,6 +24,7 @@ import { MAX_PATH_LENGTH, normalizePath, matchRoom } from '../contracts/room-pat
 import { RoomTableCache, directorySource } from './lib/room-table';
 import type { AppEnv } from './types';
 import { prefersHtml } from './lib/negotiate';
+import { allowedMethods } from './lib/allowed-methods';
 
 /** Builds the gateway app. */
 export function createApp() {
@@ -93,9 +94,16 @@ export function createApp() {
   // Sales channels (box office, partners): signed with each channel's own key, no queue (issue 19).
   app.route('/_wr/channel', channelApi);
 
-  app.notFound((c) =>
-    problemResponse(new GatewayError('NOT_FOUND', { detail: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` })),
-  );
+  // A gateway path with routes for other methods: 405 with Allow; a path with none: 404.
+  let allowed: ((path: string) => string[]) | null = null;
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    const methods = (allowed ??= allowedMethods(app.routes))(path);
+    if (methods.length === 0) return problemResponse(new GatewayError('NOT_FOUND', { detail: `no route for ${c.req.method} ${path}` }));
+    const res = problemResponse(new GatewayError('METHOD_NOT_ALLOWED', { detail: `${path} takes ${methods.join(', ')}` }));
+    res.headers.set('allow', methods.join(', '));
+    return res;
+  });
   app.onError((err, c) => renderError(err, c.req.method, c.req.header('accept') ?? '', c.req.routePath));
 
   // Step 0's fast path, before Hono: a GET or HEAD no room covers goes to the origin without a
