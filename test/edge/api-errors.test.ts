@@ -462,6 +462,10 @@ describe('payment and audit through the APIs', () => {
     const rest = await admin(`/events/${eventId}/audit?after=${audit.body.next}`);
     expect(rest.body).toMatchObject({ entries: [{ from: 'PAYMENT_PENDING', to: 'SOLD', actor: 'origin' }], next: null });
     expect((await admin(`/events/${eventId}/audit?limit=0`)).status).toBe(400);
+    // Whole numbers past 2^53 (1e300 is an integer to JavaScript) are no audit id.
+    for (const after of ['1e300', '9007199254740993', '0x10', ' 1']) {
+      expect((await admin(`/events/${eventId}/audit?after=${encodeURIComponent(after)}`)).body.code, after).toBe('INVALID_REQUEST');
+    }
   });
 
   it('refuses control characters in ids and organizer text, and an audit of no event (review findings)', async () => {

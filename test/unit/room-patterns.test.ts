@@ -165,6 +165,8 @@ describe('normalizePath', () => {
     ['/a%20b/c', '/a%20b/c'],
     ['/a/.../b', '/a/b'],
     ['/a::$data.', '/a'],
+    // A network-path spelling reads as the room it names (and is proxied to the configured origin only).
+    ['//127.0.0.1:8799/..%2Fevents/demo/', '/events/demo'],
     ['/a..::$data', '/a..'],
     ['/a::$data::$data', '/a::$data'],
     ['/x' + '.'.repeat(20_000) + 'y.', '/x' + '.'.repeat(20_000) + 'y'],
