@@ -1,11 +1,26 @@
-// Import rules checked by `npm test` (scripts/test.ts runs dependency-cruiser over the Worker sources).
-// The arrows run one way: src/routes -> src/middleware -> src/lib -> contracts/, and
-// durable-objects/ -> contracts/. contracts/ imports no other folder of the project. README.md,
-// "Layout", explains each rule. The swc parser reads the sources as written, so type-only imports
-// count too (typescript 7 has no JS API for dependency-cruiser yet).
+// Import rules checked by `npm test` (scripts/test.ts runs dependency-cruiser over every source
+// folder). Each layer imports only the layers on its right, and packages:
+//
+//   src/ (edge Worker), durable-objects/  ->  contracts/  ->  origin-sdk/
+//   origin-stub/ (another Worker)         ->  contracts/, durable-objects/shared/, origin-sdk/
+//   example-origin/ (what a user copies)  ->  origin-sdk/
+//   origin-sdk/ (a package of its own)    ->  nothing of the repository
+//
+// Inside src/: routes -> middleware -> lib, and only src/index.ts imports durable-objects/
+// (wrangler's main module exports the classes). The edge and the objects reach the origin SDK
+// only through contracts/, so the protocol an origin sees has one way in. The swc parser reads the
+// sources as written, so type-only imports count too (typescript 7 has no JS API for
+// dependency-cruiser yet).
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'A relative import that resolves to no file: the rules over paths cannot see where it goes.',
+      from: {},
+      to: { couldNotResolve: true, path: '^[.]' },
+    },
     {
       name: 'no-circular',
       severity: 'error',
@@ -14,11 +29,19 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'contracts-import-nothing',
+      name: 'contracts-import-only-the-sdk',
       severity: 'error',
-      comment: 'contracts/ is what both sides share; it may import only itself and packages.',
+      comment: 'contracts/ is what the edge and the objects share: it may import itself, origin-sdk/src and packages.',
       from: { path: '^contracts/' },
-      to: { path: '^(src|durable-objects|origin-stub|test|scripts|bench)/' },
+      to: { path: '^(src|durable-objects|origin-stub|example-origin|test|scripts|bench)/|^origin-sdk/(?!src/)' },
+    },
+    {
+      name: 'sdk-through-contracts',
+      severity: 'error',
+      comment:
+        'The edge and the objects reach the origin SDK through contracts/ (names.ts, hmac.ts, entry.ts), so what an origin sees has one way in.',
+      from: { path: '^(src|durable-objects)/' },
+      to: { path: '^origin-sdk/' },
     },
     {
       name: 'objects-not-to-edge',
@@ -57,7 +80,7 @@ module.exports = {
       comment:
         'origin-sdk/ is a package of its own (installed by real origins): it imports only itself and packages, never the repository.',
       from: { path: '^origin-sdk/' },
-      to: { path: '^(src|durable-objects|contracts|origin-stub|example-origin|test|scripts|bench)/' },
+      to: { pathNot: '^(origin-sdk|node_modules)/', dependencyTypesNot: ['core'] },
     },
     {
       name: 'example-origin-uses-the-sdk',
@@ -71,7 +94,7 @@ module.exports = {
       severity: 'error',
       comment:
         "The gateway's Hono class is src/lib/hono.ts (the RegExpRouter alone): a value import of 'hono' itself brings back " +
-        'the SmartRouter and the TrieRouter, 1.2 KiB gzip of the bundle budget (#16). Type imports from it are fine.',
+        'the SmartRouter and the TrieRouter, 1.2 KiB gzip of the bundle. Type imports from it are fine.',
       from: { path: '^(src|durable-objects|contracts)/' },
       to: { path: '^node_modules/hono/dist/(cjs/)?index[.]js$', dependencyTypesNot: ['type-only'] },
     },
@@ -80,7 +103,7 @@ module.exports = {
       severity: 'error',
       comment:
         "The objects' SQL migrations are static assets (durable-objects/shared/schema-assets.ts): the Worker reads them through " +
-        'ASSETS and imports none of the lists (2.8 KiB gzip of the bundle budget, #16). Only the asset sources may import them.',
+        'ASSETS and imports none of the lists (2.8 KiB gzip of the bundle). Only the asset sources may import them.',
       from: { path: '^(src|durable-objects|contracts)/', pathNot: '^durable-objects/shared/schema-sources[.]ts$' },
       to: { path: '^durable-objects/.*schema(-sources)?[.]ts$' },
     },
@@ -88,6 +111,6 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     parser: 'swc',
-    exclude: { path: 'worker-configuration[.]d[.]ts$' },
+    exclude: { path: 'worker-configuration[.]d[.]ts$|^origin-sdk/dist/' },
   },
 };

@@ -461,7 +461,7 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
-    // A sales channel's holds (issue 19): the box office holds the same hot-spot seats for its
+    // A sales channel's holds: the box office holds the same hot-spot seats for its
     // customers, signed with its own key, straight to the Inventory (no queue, no admission token).
     // Every seat is allocated to it (50 allocations of 1,000 seats), so the allocation gate runs on
     // every hold. Requests are signed before the load (autocannon's setup is synchronous); a
@@ -560,7 +560,7 @@ const ROWS: Row[] = [
   {
     id: 'pass-through',
     name: 'pass-through (no room covers the URL)',
-    // Against the bare forward F (issue #16: pass-through >= 0.90 of F): the hop is the origin's,
+    // Against the bare forward F (pass-through >= 0.90 of F): the hop is the origin's,
     // what is left is the gateway's share.
     vs: 'forward',
     target: 0.9,
@@ -782,7 +782,7 @@ async function main(): Promise<void> {
       console.log(`${'Node origin page rows'.padEnd(42)}  failed: ${(err as Error).message}`);
       process.exitCode = 1;
     }
-  // Start-up of a cold isolate (#16): the gateway bundle next to a no-op Worker, both under
+  // Start-up of a cold isolate: the gateway bundle next to a no-op Worker, both under
   // `wrangler check startup` now, after the load is over (BENCH_ONLY=startup for this line alone).
   if (!ONLY || ONLY.has('startup'))
     try {

@@ -47,6 +47,7 @@ async function main(): Promise<void> {
         await page.goto(url);
         const run = await page.evaluate(
           async ([src, parameters, max]) => {
+            // oxlint-disable-next-line no-eval -- the solver's own source, run inside the page as the check page does
             const solve = (0, eval)(`(${src})`) as typeof solvePow;
             const t0 = performance.now();
             const solution = await solve(parameters, max, () => {});
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
     const page = await browser.newPage();
     await page.goto(url);
     const rates = await page.evaluate(async (src) => {
+      // oxlint-disable-next-line no-eval -- as above
       const solve = (0, eval)(`(${src})`) as typeof solvePow;
       const n = 200_000;
       // A prefix no key has: the solver runs through all n counters.

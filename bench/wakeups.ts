@@ -1,6 +1,6 @@
 // `npm run bench:wakeups`: WaitingRoom wake-ups (alarm runs) per minute in each room state, with the
-// production tick (RELEASE_TICK_MS 1000) under Miniflare, no traffic during the window. Target
-// (issue #16): none while nothing can change; the selling room is the control.
+// production tick (RELEASE_TICK_MS 1000) under Miniflare, no traffic during the window. Target:
+// none while nothing can change; the selling room is the control.
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { bundleWorker } from '../scripts/lib/bundle.ts';
 import { BENCH_ASSETS } from './harness.ts';

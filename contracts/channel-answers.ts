@@ -1,7 +1,7 @@
-// What the Inventory answers over RPC about sales channels, their allocations and the change feed
-// (issue 19): the shapes the edge maps to HTTP in src/lib/channel-results.ts.
+// What the Inventory answers over RPC about sales channels, their allocations and the change feed:
+// the shapes the edge maps to HTTP in src/lib/channel-results.ts.
 import type { EventNotFound } from './answers';
-import type { HoldAnswer, HoldChangeAnswer, HoldRequest, HoldStatus, HoldView } from './inventory-answers';
+import type { HoldAnswer, HoldChangeAnswer } from './inventory-answers';
 
 /** Channel ids appear in URLs, key ids and audit lines: lower-case slug, 1-32 characters. */
 export const CHANNEL_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
@@ -148,5 +148,3 @@ export type FeedAnswer =
   | { kind: 'cursor_ahead'; newest: number }
   | ChannelRefusal
   | EventNotFound;
-
-export type { HoldRequest, HoldStatus, HoldView };

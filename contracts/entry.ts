@@ -24,7 +24,7 @@ export const JWKS_PATH_PATTERN = /^\/(?!\/)(?!_wr(?:\/|$))[A-Za-z0-9._~/-]{0,199
 export const ACCOUNT_VISITOR_PREFIX = 'acct-';
 
 /** A presale lane as the room keeps it: its own sale start and its share of each tick's release budget. */
-export interface LaneRule {
+interface LaneRule {
   lane: string;
   /** The lane's sale start, epoch ms (0 = the event's own sale start). */
   saleStartsAtMs: number;
@@ -119,6 +119,7 @@ export function isAccountVisitorId(visitorId: string): boolean {
  */
 export function signInUrlProblem(signInUrl: string, patterns: readonly string[]): string | null {
   if (signInUrl.length === 0 || signInUrl.length > MAX_SIGN_IN_URL_LENGTH) return `must be 1-${MAX_SIGN_IN_URL_LENGTH} characters`;
+  // oxlint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\u0000-\u0020\u007f\\]/.test(signInUrl)) return 'must not contain spaces, control characters or backslashes';
   if (signInUrl.startsWith('/')) {
     if (signInUrl.startsWith('//')) return 'a path must not start with "//" (browsers read it as another host)';

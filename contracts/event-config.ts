@@ -16,17 +16,17 @@ import { DEFAULT_ENTRY_ISSUER, JWKS_PATH_PATTERN, LANE_PATTERN, MAX_LANES, MAX_S
 import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS, type ProofOfWorkConfig } from './proof-of-work';
 
 /** Default hold TTL: 5 minutes, in seconds. */
-export const DEFAULT_HOLD_TTL_S = 300;
+const DEFAULT_HOLD_TTL_S = 300;
 /** Default admission TTL (how long an admitted visitor stays active), in seconds. */
-export const DEFAULT_ADMISSION_TTL_S = 600;
+const DEFAULT_ADMISSION_TTL_S = 600;
 /** Default idle timeout: a released visitor who has not come back this long loses the place, in seconds. */
-export const DEFAULT_IDLE_TIMEOUT_S = 300;
+const DEFAULT_IDLE_TIMEOUT_S = 300;
 /** Default cap on seats one account may hold plus own per event. */
-export const DEFAULT_MAX_SEATS_PER_ACCOUNT = 6;
+const DEFAULT_MAX_SEATS_PER_ACCOUNT = 6;
 /** Default origin p99 latency target for the release controller, in ms. */
-export const DEFAULT_TARGET_P99_MS = 800;
+const DEFAULT_TARGET_P99_MS = 800;
 /** Default highest origin error rate (0..1) the release controller tolerates. */
-export const DEFAULT_MAX_ERROR_RATE = 0.02;
+const DEFAULT_MAX_ERROR_RATE = 0.02;
 /** Default seat-hold p99 (through the gateway) above which the inventory counts as overloaded, ms. */
 export const DEFAULT_HOLD_TARGET_P99_MS = 300;
 /** Default payment grace: how long a PAYMENT_PENDING hold waits for the origin's answer, in seconds. */
@@ -35,16 +35,16 @@ export const DEFAULT_PAYMENT_GRACE_S = 120;
 export const DEFAULT_SEAT_PRICE_MINOR = 5000;
 
 /** Most venue sections one event may have (each is one Inventory object). */
-export const MAX_SECTIONS = 64;
+const MAX_SECTIONS = 64;
 
 /** How far ahead a sale may start, ms: as far as any client-sent instant (`MAX_INSTANT_AHEAD_MS`). */
-export const MAX_SALE_START_AHEAD_MS = MAX_INSTANT_AHEAD_MS;
+const MAX_SALE_START_AHEAD_MS = MAX_INSTANT_AHEAD_MS;
 
 /**
  * Body of `PUT /_wr/admin/events/{eventId}`. Rates are *new visitors per minute*; durations are
  * seconds; `saleStartsAt` is an ISO 8601 instant (absent = on sale now). Built on its first use
  * (`z.lazy`), not when the module loads: it is the largest schema, and every cold isolate loads this
- * module while only organizer calls parse it (#16, docs/explanation/scaling.md "The gateway's bundle and start-up").
+ * module while only organizer calls parse it (docs/explanation/scaling.md "The gateway's bundle and start-up").
  */
 export const eventConfigInput = z.lazy(() =>
   z
@@ -207,7 +207,7 @@ export interface QueueConfig {
   idleTimeoutMs: number;
   targetP99Ms: number;
   maxErrorRate: number;
-  /** The Inventory's hold TTL and payment grace, ms, copied for the admission cover of a hold (durable-objects/waiting-room/admission-cover.ts); absent in rooms stored before 2026-12-01. */
+  /** The Inventory's hold TTL and payment grace, ms, copied for the admission cover of a hold (durable-objects/waiting-room/admission-cover.ts); absent in older rooms. */
   holdTtlMs?: number;
   paymentGraceMs?: number;
   /** Seat-hold p99 target, ms. */
@@ -234,7 +234,7 @@ export interface PageTemplate {
 }
 
 /** A general-admission tier: places without numbers, sold by quantity. Prices in minor units. */
-export interface TierConfig {
+interface TierConfig {
   tier: string;
   capacity: number;
   priceMinor: number;

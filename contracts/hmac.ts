@@ -9,10 +9,8 @@ export {
   SIGNATURE_V2_PREFIX,
   SIGNATURE_WINDOW_S,
   signChannelRequest,
-  signingInput,
-  signingInputV2,
   signOriginRequest,
-  timestampFresh,
+  originPullKey,
   verifyChannelSignature,
   verifyOriginSignature,
 } from '../origin-sdk/src/protocol.ts';

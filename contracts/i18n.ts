@@ -23,7 +23,7 @@ export const LANG_NAMES: Record<Lang, string> = {
 export const LANG_COOKIE = 'wr_lang';
 
 /** How long a chosen language is remembered, seconds (one year). */
-export const LANG_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
+const LANG_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 
 /** The language a BCP 47 tag names, or null: our own tags exactly, else by primary subtag and script or region. */
 export function langOf(tag: string): Lang | null {

@@ -34,7 +34,7 @@ export type HoldRefusalAnswer =
   | { kind: 'unknown_tier'; tier: string }
   | { kind: 'unavailable'; seatIds: string[]; remaining?: number }
   | { kind: 'account_limit'; limit: number; owned: number }
-  /** A sales channel asked for seats (or a tier) outside its live allocations (issue 19). */
+  /** A sales channel asked for seats (or a tier) outside its live allocations. */
   | { kind: 'not_allocated'; seatIds: string[]; tier?: string };
 
 /** A request to start (or resume) a configuration change of the event (`beginChange`). */
@@ -73,7 +73,7 @@ export type HoldRequest = { seatIds: string[] } | { tier: string; quantity: numb
 export type HoldAnswer =
   /**
    * `paymentGraceMs`: the event's payment grace, how far past the hold's deadline a payment started
-   * at its last moment may run (the edge's admission cover, review s5 J2); absent from older objects.
+   * at its last moment may run (the edge's admission cover); absent from older objects.
    */
   | { kind: 'held'; hold: HoldView; replayed: boolean; paymentGraceMs?: number }
   | EventNotFound
@@ -159,7 +159,7 @@ export interface AuditEntry {
   holdId: string;
   from: HoldStatus | null;
   to: HoldStatus;
-  /** `channel:<channelId>` for a sales channel's holds and their transitions (issue 19). */
+  /** `channel:<channelId>` for a sales channel's holds and their transitions. */
   actor: 'visitor' | 'origin' | 'timer' | `channel:${string}`;
   reason: string;
 }

@@ -21,9 +21,9 @@ export type InventoryRoute =
 export type InventoryObjectName = { ok: true; name: string; section: string | null } | { ok: false; code: 'SECTION_MIX'; detail: string };
 
 /** Separator between a section and the rest of a seat id (`S2-A14`). */
-export const SECTION_SEAT_SEPARATOR = '-';
+const SECTION_SEAT_SEPARATOR = '-';
 /** Separator between a section and the uuid of a hold id (`S2.3f0c...`). */
-export const SECTION_HOLD_SEPARATOR = '.';
+const SECTION_HOLD_SEPARATOR = '.';
 
 /** The section a seat id names (`S2-A14` -> `S2`), or null for a seat of an event without sections (`A14`). */
 export function sectionOfSeat(seatId: string): string | null {
@@ -101,7 +101,7 @@ export function inventoryObjectName(eventId: string, route: InventoryRoute): Inv
 }
 
 /** Account-ledger shards per event: each account's entries live in one, so no shard sees every hold. */
-export const LEDGER_SHARDS = 8;
+const LEDGER_SHARDS = 8;
 
 /** The AccountLedger object name of the shard that keeps `account`'s entries for an event: `<eventId>/ledger/<n>`. */
 export function ledgerObjectName(eventId: string, account: string): string {

@@ -17,7 +17,7 @@ const JWT_LIKE = /[\w-]{8,}\.[\w-]{8,}\.[\w-]*/g;
  */
 const SECRET_LIKE = /sha256=[0-9a-f]*|\b[0-9a-fA-F]{64}\b|[A-Za-z0-9+/_=-]{65,}/g;
 /** Longest string value kept, in characters (the rest is cut). */
-export const MAX_LOG_STRING = 200;
+const MAX_LOG_STRING = 200;
 
 /**
  * Cleans one field value: numbers and booleans pass, strings lose anything token- or key-shaped,
@@ -25,11 +25,14 @@ export const MAX_LOG_STRING = 200;
  */
 export function redactValue(value: LogValue): LogValue {
   if (typeof value !== 'string') return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
-  return value
-    .replace(JWT_LIKE, '[redacted]')
-    .replace(SECRET_LIKE, '[redacted]')
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
-    .slice(0, MAX_LOG_STRING);
+  return (
+    value
+      .replace(JWT_LIKE, '[redacted]')
+      .replace(SECRET_LIKE, '[redacted]')
+      // oxlint-disable-next-line no-control-regex -- control characters are what this removes (log injection)
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
+      .slice(0, MAX_LOG_STRING)
+  );
 }
 
 /**

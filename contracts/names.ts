@@ -2,12 +2,13 @@
 
 // What an origin needs (the admission header and `typ`, the origin API's signing headers, the
 // origin command header) is defined once in the origin SDK, which real origins install and which
-// therefore imports nothing of this repository (README "Decisions", 2026-12-01).
+// therefore imports nothing of this repository.
 export {
   ADMISSION_HEADER,
   ADMISSION_TYP,
   CHANNEL_KEY_HEADER,
   COMMAND_HEADER,
+  ORIGIN_PULL_HEADER,
   REVOKE_COMMAND,
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,

@@ -1,4 +1,4 @@
-// Proof of work on join (issue #17, "a cost for bots on open events"): the per-event difficulty,
+// Proof of work on join ("a cost for bots on open events"): the per-event difficulty,
 // what a challenge signs, the pure checks of a solved challenge against the event and the clock,
 // and the queue shard's answer to a first join. Signing and verifying: src/lib/proof-of-work.ts
 // over altcha-lib (ALTCHA v2, deterministic SHA-256 challenges).

@@ -33,9 +33,9 @@ export const MAX_PATTERN_LENGTH = 256;
  */
 export const MAX_PATH_LENGTH = 8_192;
 /** Path prefixes that belong to the gateway: no room may cover them. */
-export const RESERVED_PREFIXES = ['/_wr', '/.well-known'] as const;
+const RESERVED_PREFIXES = ['/_wr', '/.well-known'] as const;
 /** HTTP methods a bypass rule may name (RFC 9110 section 9 and RFC 5789). */
-export const BYPASS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'TRACE', 'PATCH'] as const;
+const BYPASS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'TRACE', 'PATCH'] as const;
 
 /** The default pattern of an event created without `patterns`: the demo's sale area. */
 export const defaultPatterns = (eventId: string): string[] => [`/events/${eventId}/*`];

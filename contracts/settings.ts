@@ -47,7 +47,7 @@ export function requiredSetting(name: string, raw: string | undefined): string {
 }
 
 /** Release tick of a WaitingRoom while anyone waits or is active, ms (`RELEASE_TICK_MS`, default 1 s). */
-export const DEFAULT_RELEASE_TICK_MS = 1_000;
+const DEFAULT_RELEASE_TICK_MS = 1_000;
 
 /**
  * `RELEASE_TICK_MS`: 50 ms to 1 day (tests set an hour so ticks fire only when a test fires them).

@@ -3,7 +3,7 @@
 // `* as z from 'zod/mini'` themselves: re-exporting the namespace from here would keep all of it
 // (every locale) in the bundle. Importing any helper below also installs the English messages
 // (`zodMessage`, below). The full `zod` build was
-// about 807 KiB of a 1,068 KiB gateway bundle (#16); zod/mini keeps the same parser, the same issue
+// about 807 KiB of a 1,068 KiB gateway bundle; zod/mini keeps the same parser, the same issue
 // shape (`path`, `message`) and the same English messages.
 import * as z from 'zod/mini';
 
@@ -18,7 +18,7 @@ const SIZED: Record<string, string> = { string: 'characters', array: 'items', se
 /**
  * zod's English messages for the issues our schemas raise, word for word as its own locale
  * (zod/v4/locales/en.js) says them, without that locale's tables of string formats (email, UUID,
- * IP ranges...) no schema here uses: 0.6 KiB gzip of the gateway's 100 KiB budget (#16).
+ * IP ranges...) no schema here uses: 0.6 KiB gzip of the gateway's 100 KiB budget.
  */
 export function zodMessage(issue: z.core.$ZodRawIssue): string {
   const i = issue as z.core.$ZodRawIssue & Record<string, unknown>;
@@ -110,7 +110,9 @@ export function boundedString(min: number, max: number) {
  * isolates (U+202A-U+202E, U+2066-U+2069), which reorder what a page or a log line shows
  * ("Trojan Source", CVE-2021-42574). None belongs in an organizer's text or an id.
  */
+// oxlint-disable-next-line no-control-regex -- control characters are what these refuse
 const CONTROL_OR_BIDI = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+// oxlint-disable-next-line no-control-regex -- as above
 const CONTROL_BUT_NEWLINE_OR_BIDI = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 /**

@@ -20,7 +20,7 @@ function holdInfo(h: Hold): HoldInfo {
 }
 
 /** The SDK's typed result as the saga's answer: a refusal keeps its code and the hold when the gateway sent it. */
-export function holdAnswer(r: HoldResult): HoldAnswer {
+function holdAnswer(r: HoldResult): HoldAnswer {
   if (r.kind === 'ok') return { kind: 'ok', hold: holdInfo(r.hold) };
   if (r.kind === 'refused') return { kind: 'refused', code: r.code, hold: r.hold ? holdInfo(r.hold) : null };
   return { kind: 'no_answer' };

@@ -19,8 +19,6 @@ export function simulatedErrorRate(concurrent: number, knee: number): number {
   return Math.min(1, Math.max(0, (concurrent - 2 * knee) / (2 * knee)));
 }
 
-export { quantile } from '../contracts/stats';
-
 /**
  * The stub's capacity: `baseLatencyMs` (ms, the service time of a request alone) and
  * `capacityKnee` (requests in service at once before each slows down). Set by the stub's
@@ -42,7 +40,7 @@ export function requestWorkMs(model: CapacityModel): number {
  * exactly `simulatedLatencyMs` (1 ms when that is under 1 ms). Equivalently, base / simulatedLatencyMs
  * ms of its `requestWorkMs` per ms.
  */
-export function serviceSpeed(concurrent: number, model: CapacityModel): number {
+function serviceSpeed(concurrent: number, model: CapacityModel): number {
   return 1 / Math.max(1, simulatedLatencyMs(concurrent, model.baseLatencyMs, model.capacityKnee));
 }
 

@@ -34,7 +34,7 @@ export interface Order {
 }
 
 /** What the visitor sees: `PROCESSING` while the outcome is not known (never "failed" or "success"). */
-export type OrderStatus = 'PAID' | 'PROCESSING' | 'FAILED' | 'CANCELLED';
+type OrderStatus = 'PAID' | 'PROCESSING' | 'FAILED' | 'CANCELLED';
 
 /** Storage of orders, payments and webhook events. Every write is compare-and-set on state and version. */
 export interface ShopStore {
@@ -83,7 +83,7 @@ export interface InventoryClient {
 
 /** Scheduled work: run `kind` for `ref` at or after `atMs` (an earlier schedule of the same job wins). */
 export type JobKind = 'advance' | 'resolve' | 'expire_authorization';
-export type ScheduleJob = (kind: JobKind, ref: string, atMs: number) => void;
+type ScheduleJob = (kind: JobKind, ref: string, atMs: number) => void;
 
 /** Timing of the saga, ms. */
 export interface CheckoutTiming {
@@ -106,7 +106,7 @@ export const DEFAULT_TIMING: CheckoutTiming = {
 };
 
 /** The provider calls the saga makes (the fake provider, or a client of a real one). */
-export type PaymentClient = Pick<FakePaymentProvider, 'authorize' | 'capture' | 'void' | 'refund' | 'query' | 'list'>;
+type PaymentClient = Pick<FakePaymentProvider, 'authorize' | 'capture' | 'void' | 'refund' | 'query' | 'list'>;
 
 /** The stable operation id (the provider's idempotency key) of one call on one payment. */
 export function operationId(paymentId: string, op: PaymentOp): string {

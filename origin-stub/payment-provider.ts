@@ -4,7 +4,7 @@ import { MAX_FUTURE_SKEW_S } from '../contracts/hmac';
 import { newPayment, transition, type Payment, type PaymentEvent, type ProviderSnapshot } from './payment-state';
 
 /** A test card number that the fake provider always declines. */
-export const DECLINED_CARD = '4000000000000002';
+const DECLINED_CARD = '4000000000000002';
 /** A test card whose authorization is processed but whose answer is lost (the shop sees a timeout). */
 export const LOST_RESPONSE_CARD = '4000000000000119';
 /** A test card whose authorization times out before the provider processes it. */
@@ -267,7 +267,7 @@ export class FakePaymentProvider {
 /** Header of the webhook signature: `t=<Unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`. */
 export const WEBHOOK_SIGNATURE_HEADER = 'x-payment-signature';
 /** Webhooks signed longer ago than this are refused, seconds (Stripe's default tolerance). */
-export const WEBHOOK_TOLERANCE_S = 300;
+const WEBHOOK_TOLERANCE_S = 300;
 
 const encoder = new TextEncoder();
 async function hmacHex(secret: string, message: string): Promise<string> {

@@ -14,9 +14,6 @@ export type PaymentState = 'INITIATED' | 'AUTHORIZED' | 'CAPTURED' | 'SETTLED' |
 /** Provider calls that can end without an answer. */
 export type PaymentOp = 'authorize' | 'capture' | 'void' | 'refund';
 
-/** States after which nothing can happen to a payment. */
-export const FINAL_PAYMENT_STATES: readonly PaymentState[] = ['FAILED', 'VOIDED'];
-
 /**
  * One payment. Amounts are integers in minor units of `currency` (ISO 4217); `version` grows by
  * one with every applied transition and is the compare-and-set token of storage writes.
@@ -220,9 +217,4 @@ export function catchUp(
     if (!t.ok) return { ok: false, code: t.code, detail: t.detail, facts };
   }
   return { ok: true, next: cur, facts };
-}
-
-/** True when `p` may still move money or seats (not final). */
-export function isOpen(p: Pick<Payment, 'state'>): boolean {
-  return !FINAL_PAYMENT_STATES.includes(p.state);
 }

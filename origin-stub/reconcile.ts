@@ -6,7 +6,7 @@ import type { ProviderAnswer } from './payment-provider';
 import { operationId, soldTo, type CheckoutDeps, type HoldInfo, type JobKind, type Order } from './order';
 
 /** One difference found by `reconcile`, and what was done about it. */
-export interface Difference {
+interface Difference {
   kind:
     | 'payment_behind_provider'
     | 'payment_conflict'

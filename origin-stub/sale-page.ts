@@ -7,9 +7,9 @@ import { SALE_MESSAGES } from './sale-messages';
 import { SALE_SCRIPT } from './sale-script';
 
 /** Columns of one section at most: 9 seats of 2 rem fit a 390 px phone with the row label. */
-export const SECTION_MAX_SEATS = 9;
+const SECTION_MAX_SEATS = 9;
 /** Rows of one section at most. */
-export const SECTION_MAX_ROWS = 10;
+const SECTION_MAX_ROWS = 10;
 
 /** What the page needs about the visitor and the event. */
 export interface SalePageInput {
@@ -41,7 +41,7 @@ export function saleLang(request: Request): Lang {
  * The event's name from the gateway's origin API (`GET /_wr/origin/events/{eventId}`, HMAC-signed
  * like every origin call), or null when the gateway does not answer in time.
  */
-export async function fetchEventName(gateway: Fetcher, secret: string, eventId: string, nowMs: number): Promise<string | null> {
+async function fetchEventName(gateway: Fetcher, secret: string, eventId: string, nowMs: number): Promise<string | null> {
   const path = `/_wr/origin/events/${eventId}`;
   try {
     const res = await gateway.fetch(`https://gateway${path}`, {
@@ -57,7 +57,7 @@ export async function fetchEventName(gateway: Fetcher, secret: string, eventId: 
 }
 
 /** The sale page asks the gateway for the event's name again after this long, ms. */
-export const EVENT_NAME_TTL_MS = 60_000;
+const EVENT_NAME_TTL_MS = 60_000;
 
 /**
  * The event name lookup of one Shop object: `fetchEventName`, kept for EVENT_NAME_TTL_MS per

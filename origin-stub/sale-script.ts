@@ -49,7 +49,7 @@ export const SALE_SCRIPT = `
         for (let b = 0; b < blocks; b++) {
           const from = b * size + 1, to = Math.min(perRow, (b + 1) * size);
           const block = blocks === 1 ? '' : names ? names[b] : fill('block', { n: b + 1 });
-          // Every card names its block (review: five cards read "FLOOR · Rows A-J" alike).
+          // Every card names its block (five cards read "FLOOR · Rows A-J" alike).
           out.push({ key: venue + g + ':' + b, venue, rows: rs, from, to, block, range: [venue, block, range].filter(Boolean).join(' · ') });
         }
       }

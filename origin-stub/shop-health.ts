@@ -3,9 +3,9 @@
 import { HealthReporter } from '../origin-sdk/src/index';
 
 /** Health is reported over this trailing window, ms. */
-export const HEALTH_WINDOW_MS = 10_000;
+const HEALTH_WINDOW_MS = 10_000;
 /** The stub stops reporting after this long without traffic, ms. */
-export const IDLE_STOP_MS = 10 * 60_000;
+const IDLE_STOP_MS = 10 * 60_000;
 
 /** The reporter of one event's Shop: samples in a sliding window, reports signed with ORIGIN_HMAC_SECRET over the GATEWAY binding. */
 export function shopReporter(env: OriginEnv, eventId: string): HealthReporter {

@@ -6,7 +6,7 @@ import type { SqlShopStore, ShopJobKind } from './shop-store';
 /** Reconciliation runs this often while any order or payment is still open, ms. */
 export const RECONCILE_INTERVAL_MS = 60_000;
 /** A job that is running is due again after this long, ms (so a run cut short by an eviction is retried, not lost). */
-export const JOB_LEASE_MS = 60_000;
+const JOB_LEASE_MS = 60_000;
 
 /** What the jobs act on. */
 export interface JobDeps {

@@ -49,8 +49,8 @@ export const webhookPath = (eventId: string) => `/webhooks/events/${eventId}/pay
 
 /**
  * `res` (a checkout's answer), ending the buyer's admission when `view` says PAID (`X-WR-Command:
- * revoke`, README "End sessions when they are done"): the gateway frees the active slot for the
- * next visitor in line at once instead of at the admission's `exp` (review G15: the stub kept every
+ * revoke`, docs/how-to/put-in-front-of-your-site.md): the gateway frees the active slot for the
+ * next visitor in line at once instead of at the admission's `exp` (the stub kept every
  * finished buyer active for the whole admission TTL). Only the checkout's own answer: a later read
  * of the order (the confirmation page reloaded, after a new admission) must not end that session,
  * so a checkout answered PROCESSING and followed to PAID keeps its session until `exp`.
@@ -65,7 +65,7 @@ export function shopRoutes(s: ShopParts): Hono<ShopEnv> {
   const app = new Hono<ShopEnv>();
   // The payment provider's webhooks: signature checked, deduplicated and applied by the saga. Outside
   // the sale's room (`/events/{id}/*`): the provider has no admission, so a webhook under the room
-  // would get the gateway's 401 ADMISSION_REQUIRED (review I6).
+  // would get the gateway's 401 ADMISSION_REQUIRED.
   app.post(WEBHOOK_ROUTE, async (c) => {
     const body = await c.req.text();
     if (!(await verifyWebhook(s.env.PAYMENT_WEBHOOK_SECRET, body, c.req.header(WEBHOOK_SIGNATURE_HEADER), Date.now())))
@@ -100,7 +100,7 @@ export function shopRoutes(s: ShopParts): Hono<ShopEnv> {
     s.switches.faults = faults;
     return c.json(faults);
   });
-  // Demo switch for the release controller (issue #14.7: it was a visitor route, so any admitted
+  // Demo switch for the release controller (it was a visitor route, so any admitted
   // visitor could slow the origin for everyone): a slower or smaller origin until DELETE.
   app.get('/admin/events/:eventId/load', (c) => c.json({ slowdown: s.switches.slowdown }));
   app.put('/admin/events/:eventId/load', async (c) => {

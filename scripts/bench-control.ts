@@ -25,7 +25,7 @@ const RESTORE_AT_S = 150;
 const base: CrowdOptions = { ...DEFAULT_CROWD, seats: 2000, maxPerMinute: 600, minPerMinute: 150, maxActive: 700, progress: false };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 /**
- * The measuring window: from 30 s after the first health report (the issue's ramp allowance) to the
+ * The measuring window: from 30 s after the first health report (the ramp allowance) to the
  * last admission while visitors still waited, within the run's deadline.
  */
 const window = (r: CrowdResult, o: CrowdOptions) => {
@@ -91,12 +91,12 @@ const scenarios: { name: string; o: CrowdOptions; judge: (r: CrowdResult, o: Cro
       visitors: 600,
       staySeconds: 20,
       // p99 can settle only once the visitors admitted before the change have left (nobody is
-      // admitted meanwhile). Before 2026-12-01 17:40 the crowd shared 48 requests in flight among
-      // every visitor and a stay was 10 pages however slow: at the halved origin (2 s a page at 48
-      // in flight) 357 visitors needed minutes to leave and the row never settled in 180 s. Now
+      // admitted meanwhile). A crowd that shared 48 requests in flight among every visitor, with a
+      // stay of 10 pages however slow, never settled: at the halved origin (2 s a page at 48 in
+      // flight) 357 visitors needed minutes to leave, longer than the row's 180 s. So
       // each admitted visitor is its own browser and stays 20 s of wall time (crowd-run.ts).
       // The capacity comes back at RESTORE_AT_S: how long until the rate and the limit are back
-      // (the issue: "recovers to the maximum within 60 s of the origin recovering").
+      // (the target: back to the maximum within 60 s of the origin recovering).
       maxSeconds: RESTORE_AT_S + 60,
       origin: { baseLatencyMs: 20, capacityKnee: 8 },
       originChanges: [

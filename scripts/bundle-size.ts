@@ -1,5 +1,5 @@
 // Bundles the gateway and the origin stub exactly as `wrangler deploy` would upload them (a dry run:
-// no Cloudflare account, no network) and prints each bundle's size, raw and gzip (#16).
+// no Cloudflare account, no network) and prints each bundle's size, raw and gzip.
 // `--composition` also prints what the gateway bundle is made of (docs/explanation/scaling.md, "Bundle").
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { ROOT, nodeBinary } from './lib/dev-server.ts';
 import { composition, compositionMarkdown, type SourceMapV3 } from './lib/bundle-composition.ts';
 
 /**
- * The gateway's size budget from issue #16, KiB gzip: every cold isolate of a flash crowd loads the
+ * The gateway's size budget, KiB gzip: every cold isolate of a flash crowd loads the
  * whole script. Over it, this script (a step of `npm test`) fails.
  */
 export const GATEWAY_GZIP_BUDGET_KIB = 100;
@@ -25,7 +25,7 @@ const WORKERS = [
 export function overBudget(gzipKiB: number): string | null {
   if (gzipKiB <= GATEWAY_GZIP_BUDGET_KIB) return null;
   return (
-    `gateway bundle is ${gzipKiB.toFixed(2)} KiB gzip, over its budget of ${GATEWAY_GZIP_BUDGET_KIB} KiB (#16). ` +
+    `gateway bundle is ${gzipKiB.toFixed(2)} KiB gzip, over its budget of ${GATEWAY_GZIP_BUDGET_KIB} KiB. ` +
     'See what it is made of with `node scripts/bundle-size.ts --composition` (docs/explanation/scaling.md, "The gateway\'s bundle and start-up"); ' +
     'page texts belong in the page assets (src/pages/asset-sources.ts), not in code the Worker imports.'
   );

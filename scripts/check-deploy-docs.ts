@@ -1,7 +1,7 @@
 // `npm test` step: the README's Deploy commands do what they say. Each `... | npx wrangler secret
 // put NAME` line is run up to the pipe (as a user would, through npm) and must print the secret
 // alone: for ADMISSION_SIGNING_JWK one line holding a private P-256 JWK with a `kid` (npm's
-// `> pkg@x script` banner in front of it was stored as the secret, issue #12). Every `npm run X`
+// `> pkg@x script` banner in front of it was stored as the secret). Every `npm run X`
 // the README names must be a script of package.json.
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

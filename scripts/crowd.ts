@@ -43,7 +43,7 @@ if (opts.help) {
   --max-seconds N   stop after this long (600)     --seed N         PRNG seed (1)
   --concurrency N   joins' and waiting visitors' polls in flight at most (48); admitted visitors
                     are each their own browser (one request at a time, no shared cap)
-  --coupled         the crowd before 2026-12-01: admitted visitors' requests also share the
+  --coupled         the coupled crowd: admitted visitors' requests also share the
                     --concurrency cap, and a stay is stay-s / 2 pages however long each takes
   --no-show S       share of visitors (0..1) who join and never come back (0)
   --stay-s N        admitted visitors browse the sale page for N s of wall time (a page, ~2 s of

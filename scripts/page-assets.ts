@@ -1,6 +1,6 @@
 // Writes the page assets (the gateway pages' words in every language, their inline scripts, the
 // dashboard) and the objects' SQL migrations into the Workers Static Assets directory, from
-// src/pages/asset-sources.ts and durable-objects/shared/schema-sources.ts (#16).
+// src/pages/asset-sources.ts and durable-objects/shared/schema-sources.ts.
 // wrangler.toml runs it before every build (`[build] command`: deploy, dry runs, `wrangler dev`);
 // the test and bench configs call writePageAssets() themselves. Files are rewritten only when their
 // text changed, and files no source names any more are removed.

@@ -1,5 +1,5 @@
 // The gateway's start-up time next to a no-op Worker's, both measured by `wrangler check startup`
-// (offline: a local workerd runs the bundle once and writes a CPU profile) in the same run (#16).
+// (offline: a local workerd runs the bundle once and writes a CPU profile) in the same run.
 // `node scripts/startup.ts [reps]` prints medians; `npm run bench` prints the same line.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

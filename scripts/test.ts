@@ -1,4 +1,4 @@
-// `npm test`: installs Chromium if missing, checks generated types, type-checks, checks the import
+// `npm test`: installs Chromium if missing, checks generated types, type-checks, lints, finds dead code, checks the import
 // rules and formatting, runs the workerd test suite, the origin SDK's Node tests and the browser
 // tests, then prints one "N passed, N failed" line.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -84,8 +84,15 @@ step('import rules: arrows one way, no circles (dependency-cruiser, .dependency-
   bin('depcruise'),
   '--config',
   '.dependency-cruiser.cjs',
-  ...['src', 'durable-objects', 'contracts', 'origin-stub', 'origin-sdk/src', 'example-origin'],
+  'src',
+  'durable-objects',
+  'contracts',
+  'origin-stub',
+  'origin-sdk',
+  'example-origin',
 ]);
+step('lint (oxlint, .oxlintrc.json)', bin('oxlint'), ['--deny-warnings']);
+step('dead files, exports and dependencies (knip, knip.json)', bin('knip'), ['--no-progress']);
 step('formatting (prettier --check)', bin('prettier'), ['--check', '.']);
 step('bundle sizes (wrangler deploy --dry-run, minified)', nodeBinary(), [join(ROOT, 'scripts', 'bundle-size.ts')]);
 step('README deploy commands print what they store (scripts/check-deploy-docs.ts)', nodeBinary(), [

@@ -58,7 +58,7 @@ export function createApp() {
   });
 
   // Every gateway answer that sets a cookie, or says nothing about caching, is no-store: they
-  // depend on the visitor's or the organizer's credentials (issue #14 item 2). Public ones (JWKS,
+  // depend on the visitor's or the organizer's credentials. Public ones (JWKS,
   // the draw record) say so themselves.
   app.use('/_wr/*', async function gatewayCaching(c, next) {
     await next();
@@ -71,7 +71,7 @@ export function createApp() {
   });
   // Visitor endpoints authenticate by cookie: refuse cross-site state changes (CSRF).
   app.use('/_wr/events/*', sameOrigin());
-  // Made-up event ids end here, before any object is asked (review F10).
+  // Made-up event ids end here, before any object is asked.
   app.use('/_wr/events/:eventId/*', knownEvent());
   // Rate limits sit where a request costs something: every new place in line counts against the
   // client IP's join limit (src/routes/queue.ts joinShard), holds against the account inside the
@@ -91,7 +91,7 @@ export function createApp() {
   });
   app.route('/_wr/admin', adminApi);
   app.route('/_wr/origin', originApi);
-  // Sales channels (box office, partners): signed with each channel's own key, no queue (issue 19).
+  // Sales channels (box office, partners): signed with each channel's own key, no queue.
   app.route('/_wr/channel', channelApi);
 
   // A gateway path with routes for other methods: 405 with Allow; a path with none: 404.

@@ -10,13 +10,13 @@ import type { VisitorClaims } from './lib/token';
 import type { ChannelCaller } from '../contracts/channel-answers';
 
 /** Variables set by `requireAdmission` (src/middleware/credentials.ts). */
-export interface AdmissionVariables {
+interface AdmissionVariables {
   /** The admitted visitor; `visitorId` is the account used for seat holds. */
   admission: VisitorClaims;
 }
 
 /** Variables set by `originSignature` (src/middleware/origin-signature.ts). */
-export interface OriginVariables {
+interface OriginVariables {
   /** The request body exactly as signed. */
   rawBody: string;
   /** The request's signed timestamp, epoch ms (whole seconds). */
@@ -24,7 +24,7 @@ export interface OriginVariables {
 }
 
 /** Variables set by `channelSignature` (src/middleware/channel-signature.ts), besides `rawBody`. */
-export interface ChannelVariables {
+interface ChannelVariables {
   /** The sales channel whose key signed the request (not yet checked against its registry: the Inventory does that). */
   channel: ChannelCaller;
 }
@@ -33,7 +33,7 @@ export interface ChannelVariables {
 export type AppEnv = { Bindings: Env; Variables: AdmissionVariables & OriginVariables & RoomVariables & ChannelVariables };
 
 /** Variables set by the app's room routing for every request. */
-export interface RoomVariables {
+interface RoomVariables {
   /** This isolate's room table; the organizer API drops it after a change. */
   rooms: RoomTableCache;
   /** This isolate's page assets (the words and scripts of the gateway's pages). */

@@ -13,3 +13,9 @@ declare namespace Cloudflare {
     ORIGIN: Fetcher;
   }
 }
+
+/** A file's text, imported with Vite's `?raw` suffix (the docs reference test reads pages this way). */
+declare module '*?raw' {
+  const text: string;
+  export default text;
+}

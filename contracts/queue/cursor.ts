@@ -8,10 +8,6 @@ import { estimateWait, estimateWaitSeconds, onSale, pollAfterMs, waitingState, t
 
 /** Arrivals are grouped in buckets of this many ms; FIFO holds exactly across buckets. */
 export const BUCKET_MS = 1_000;
-/** Most shards an event may have. */
-export const MAX_SHARDS = 64;
-/** A cursor older than this is never used to answer a poll, ms (cache ~1 s + one tick). */
-export const MAX_CURSOR_AGE_MS = 2_500;
 /** The cursor lists at most this many unreleased buckets for position estimates. */
 export const CURSOR_QUEUE_BUCKETS = 600;
 
@@ -274,7 +270,7 @@ export function viewPlace(cursor: AdmissionCursor, place: Place, key: LotteryKey
     ahead,
     estimatedWaitSeconds: wait === null ? null : wait + untilStart,
     // Without an estimate, the release rate still bounds how soon the place can come: polled as if
-    // that were the wait (new user review 2026-12-02: in a surge's first seconds, slots full of
+    // that were the wait (in a surge's first seconds, slots full of
     // expected arrivals and no departures measured yet, every poll said 15 s; released visitors
     // came back that late and held their slots as unclaimed places: 0.41 x the maximum admitted).
     pollAfterMs: pollAfterMs(
@@ -301,6 +297,6 @@ function aheadInLine(place: FifoPlace, fifo: FifoPlace, queue: readonly [number,
 }
 
 /** A lottery key's place in [0, 1): its first 52 bits over 2^52. */
-export function keyFraction(key: LotteryKey): number {
+function keyFraction(key: LotteryKey): number {
   return parseInt(key.slice(0, 13), 16) / 2 ** 52;
 }

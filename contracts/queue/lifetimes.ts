@@ -1,5 +1,5 @@
 // Token and session lifetimes between milliseconds and seconds: a JWT `exp` and a cookie `Max-Age`
-// are whole seconds, sessions end at an exact millisecond; these rules keep them in step (issue #14.1).
+// are whole seconds, sessions end at an exact millisecond; these rules keep them in step.
 
 /**
  * The shortest admission worth handing out, ms. An admission with less left is not handed out

@@ -27,7 +27,7 @@ export function waitingState(config: QueueConfig, mode: RoomMode, nowMs: number,
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 /** SHA-256 of a UTF-8 string, lower-case hex. */
-export async function sha256Hex(text: string): Promise<string> {
+async function sha256Hex(text: string): Promise<string> {
   return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
 }
 
@@ -105,7 +105,7 @@ export interface WaitPace {
  * - the time the admission pace needs for `places`: `places / admitPerMinute`;
  * - when the free slots are fewer than `places`, the time for the rest to free up:
  *   `(places - freeSlots) / slotsFreedPerMinute`; null when no slot has been measured freeing
- *   (nothing may free for up to the admission TTL, and holds extend admissions past it: review F11).
+ *   (nothing may free for up to the admission TTL, and holds extend admissions past it).
  * A cursor without the slot figures (an older room) gives the first time alone.
  *
  * @param places the visitor's position (1 = next)

@@ -43,7 +43,7 @@ export const RESERVATION_WINDOW_MS = 30_000;
 /** A reserved entry is first reconciled this long after the hold's TTL would end, ms (covers the window and clock skew). */
 export const RECONCILE_MARGIN_MS = 60_000;
 /** A hold whose payment is unresolved (NEEDS_RECONCILIATION, no deadline) is asked about again after this long, ms. */
-export const RECHECK_UNRESOLVED_MS = 60_000;
+const RECHECK_UNRESOLVED_MS = 60_000;
 
 /** `decideReserve` outcome. */
 export type ReserveDecision =
@@ -54,7 +54,7 @@ export type ReserveDecision =
   | { kind: 'idempotency_conflict' };
 
 /** Places an account holds or owns by the ledger: every entry counts, reconciled or not (never too loose). */
-export function counted(entries: readonly LedgerEntry[]): number {
+function counted(entries: readonly LedgerEntry[]): number {
   return entries.reduce((n, e) => n + e.quantity, 0);
 }
 

@@ -1,4 +1,4 @@
-// Allocation rules (issue 19): who may hold an allocated seat or tier place at `nowMs`, and which
+// Allocation rules: who may hold an allocated seat or tier place at `nowMs`, and which
 // allocation changes are allowed. Pure functions over facts read from storage; the exact-instant
 // rule of hold deadlines applies: an allocation is live while `releaseAtMs > nowMs`, so its unsold
 // rest is on general sale from the release instant on, whether or not any timer ran.

@@ -1,4 +1,4 @@
-// The Inventory's sales-channel work (issue 19): channel registry, allocations and their settlement,
+// The Inventory's sales-channel work: channel registry, allocations and their settlement,
 // the allocation gate of every hold, and the change feed. Called by the Inventory adapter inside its
 // transactions; the rules are allocation-policy.ts, the SQL channel-store.ts.
 import type {
@@ -21,7 +21,7 @@ import type { InventoryStore } from './store';
 import type { PlanStore } from './plan-store';
 
 /** Feed entries per page: at most this many (1-1000, default 500). */
-export const MAX_FEED_PAGE = 1_000;
+const MAX_FEED_PAGE = 1_000;
 
 /** Channel and allocation work of one Inventory. Every method runs inside the caller's `transactionSync`. */
 export class ChannelDesk {

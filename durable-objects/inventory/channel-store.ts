@@ -1,4 +1,4 @@
-// The Inventory's SQL for sales channels, allocations and the change feed (issue 19): reads and
+// The Inventory's SQL for sales channels, allocations and the change feed: reads and
 // writes, nothing that decides (allocation-policy.ts decides). The feed rows themselves are written
 // by the triggers of migration 5; this module only reads and prunes them.
 import type { Sql } from '../shared/sql';

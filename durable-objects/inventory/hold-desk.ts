@@ -11,7 +11,7 @@ import type { Actor, InventoryStore } from './store';
 
 /** Hold attempts one account may make per HOLD_WINDOW_MS; more get `rate_limited` (429 at the edge). */
 export const HOLDS_PER_WINDOW = 20;
-export const HOLD_WINDOW_MS = 10_000;
+const HOLD_WINDOW_MS = 10_000;
 
 /** Places holds and applies transitions. Every method runs inside the caller's `transactionSync`, after the sweep. */
 export class HoldDesk {
@@ -43,7 +43,7 @@ export class HoldDesk {
     if (!config) return { kind: 'event_not_found' };
     const earlier = this.store.holdByKey(account, idempotencyKey);
     if (earlier) {
-      // The same hold as the first answer, as it is now (review G14: a replay after a release or
+      // The same hold as the first answer, as it is now (a replay after a release or
       // the TTL said HELD, so a client retrying after a lost answer showed seats it no longer had).
       return earlier.request === targetKey(target)
         ? {

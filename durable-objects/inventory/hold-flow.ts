@@ -59,7 +59,7 @@ export class HoldFlow {
     const newId = holdIdFor(config.section ?? null, this.p.uuid());
     if (!ledger || this.p.store.holdByKey(account, idempotencyKey)) return place(newId, null);
     // Seats (or a tier) this object does not have could never be held: refused before the ledger
-    // counts them (concurrent ones answered ACCOUNT_LIMIT or IDEMPOTENCY_KEY_REUSED; review G3).
+    // counts them (concurrent ones answered ACCOUNT_LIMIT or IDEMPOTENCY_KEY_REUSED).
     const unknown = unknownPlaces(valid.target, this.p.store.availability(valid.target));
     if (unknown) return unknown;
     return ledger.placeReserved({ account, idempotencyKey, target: valid.target, config, proposedHoldId: newId }, place);

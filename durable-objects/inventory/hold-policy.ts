@@ -5,13 +5,10 @@ import { SEAT_ID_PATTERN, TIER_PATTERN } from '../../contracts/names';
 
 // The hold vocabulary is part of the Inventory's answers, so it lives in contracts/; re-exported
 // here for the object's own modules.
-export type { HoldRefusal, HoldStatus };
-
-/** Statuses in which a hold keeps its seats out of sale (before any deadline is considered). */
-export const LIVE_STATUSES: readonly HoldStatus[] = ['HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION'];
+export type { HoldStatus };
 
 /** Most seats (or general-admission places) one hold may take. */
-export const MAX_SEATS_PER_HOLD = 6;
+const MAX_SEATS_PER_HOLD = 6;
 
 /** The parts of a hold that decide transitions. */
 export interface HoldFacts {

@@ -48,7 +48,7 @@ import type {
   StatsAnswer,
 } from '../../contracts/inventory-answers';
 
-export { HOLDS_PER_WINDOW, HOLD_WINDOW_MS } from './hold-desk';
+export { HOLDS_PER_WINDOW } from './hold-desk';
 
 export class Inventory extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
@@ -286,7 +286,7 @@ export class Inventory extends DurableObject<Env> {
     return config ? (config.sections ?? []).map((s) => s.section) : null;
   }
 
-  /** Creates or re-activates a sales channel (issue 19): see `ChannelDesk.putChannel`. The key is derived at the edge, never stored. */
+  /** Creates or re-activates a sales channel: see `ChannelDesk.putChannel`. The key is derived at the edge, never stored. */
   async putChannel(channelId: string, name: string): Promise<PutChannelAnswer> {
     return this.ctx.storage.transactionSync(() => this.desk.putChannel(channelId, name, this.clock()));
   }

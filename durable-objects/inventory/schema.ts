@@ -138,7 +138,7 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
   {
     id: 5,
     description: 'sales channels, their allocations, and the change feed',
-    // Channels sell from the same seats as the website (issue 19). A channel's key is derived from
+    // Channels sell from the same seats as the website. A channel's key is derived from
     // CHANNEL_KEY_SECRET and its generation (src/lib/channel-keys.ts), so no key material is stored
     // here: revoking bumps nothing but `revoked`, re-activating bumps `generation`.
     // Allocations reserve seats (one live allocation per seat: the primary key) or a tier quota for

@@ -6,7 +6,7 @@ import { planSeatMap } from './seat-map-plan';
 import type { InventoryStore } from './store';
 
 /** A built snapshot of the seat map serves every reader for this long, ms. */
-export const SNAPSHOT_REUSE_MS = 1_000;
+const SNAPSHOT_REUSE_MS = 1_000;
 
 /** The seat maps of one Inventory object (keeps its last snapshot in memory). */
 export class SeatMapReader {

@@ -1,4 +1,4 @@
-// The objects' SQL migrations are Workers Static Assets, not code (#16: their text was 2.8 KiB gzip
+// The objects' SQL migrations are Workers Static Assets, not code (their text was 2.8 KiB gzip
 // of the gateway's bundle, loaded by every cold isolate, and needed only by an object whose database
 // is behind). scripts/page-assets.ts writes them from the migration lists (schema-sources.ts); an
 // object reads its list through the ASSETS binding only when a migration is missing.
@@ -6,7 +6,7 @@ import { appliedThrough, migrate, type Migration } from './sql';
 import type { SchemaRef } from './schemas';
 
 /** Where the migration lists sit in the assets directory (under the gateway's own `/_wr/` prefix: never served as files). */
-export const SCHEMA_ASSET_DIR = '/_wr/schema';
+const SCHEMA_ASSET_DIR = '/_wr/schema';
 
 /** The asset with the migrations of the tables prefixed `prefix`: a JSON array of `Migration`s in id order. */
 export function schemaAssetPath(prefix: string): string {

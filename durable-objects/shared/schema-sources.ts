@@ -1,6 +1,6 @@
 // The schema assets' sources: every object's migration list by its asset path. Only
-// scripts/page-assets.ts (in Node) and the tests import this file, never the Worker (#16,
-// .dependency-cruiser.cjs `migrations-are-assets`).
+// scripts/page-assets.ts (in Node) and the tests import this file, never the Worker
+// (.dependency-cruiser.cjs `migrations-are-assets`).
 import { INVENTORY_MIGRATIONS } from '../inventory/schema';
 import { WAITING_ROOM_MIGRATIONS } from '../waiting-room/schema';
 import { QUEUE_SHARD_MIGRATIONS } from '../waiting-room/queue-shard-schema';

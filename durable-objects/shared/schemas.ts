@@ -1,5 +1,5 @@
 // What each Durable Object's code knows of its schema without its SQL text: the table prefix and the
-// id of the last migration. The SQL itself is a static asset (schema-assets.ts, #16).
+// id of the last migration. The SQL itself is a static asset (schema-assets.ts).
 
 /** An object's schema as its code knows it. */
 export interface SchemaRef {

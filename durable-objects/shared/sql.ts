@@ -11,7 +11,7 @@ export interface Migration {
 }
 
 /** Thrown when a statement fails; carries the query text, never the bound values. */
-export class SqlError extends Error {
+class SqlError extends Error {
   constructor(query: string, cause: unknown) {
     super(`SQL failed: ${query.replace(/\s+/g, ' ').trim()}: ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'SqlError';

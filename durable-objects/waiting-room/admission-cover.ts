@@ -1,12 +1,11 @@
-// How far a seat hold keeps its visitor's admission alive (review G13, then session 5's I2 and I5):
-// the pure rule; room-store.ts applies it to the session row.
+// How far a seat hold keeps its visitor's admission alive: the pure rule; room-store.ts applies it to the session row.
 
 /** The settings the cover reads: the room's admission TTL and the Inventory's hold rules, ms. */
 export interface CoverRules {
   admissionTtlMs: number;
-  /** The event's hold TTL; absent in rooms stored before session 5 (then the longest, 3,600 s). */
+  /** The event's hold TTL; absent in older rooms (then the longest, 3,600 s). */
   holdTtlMs?: number;
-  /** How long a PAYMENT_PENDING hold waits for the origin; absent in rooms stored before session 5 (then 900 s). */
+  /** How long a PAYMENT_PENDING hold waits for the origin; absent in older rooms (then 900 s). */
   paymentGraceMs?: number;
 }
 
@@ -17,10 +16,10 @@ const LONGEST_PAYMENT_GRACE_MS = 900_000;
 /**
  * The end a hold gives its visitor's admission session, epoch ms: the hold's deadline plus the
  * payment grace (a payment started at the hold's last moment moves its deadline by the grace, and
- * a buyer whose card answer is slow must still see their order: review I5), but never past the
+ * a buyer whose card answer is slow must still see their order), but never past the
  * session's own end plus one hold TTL and grace (`admittedAtMs + admission TTL + hold TTL +
  * grace`: a hold placed in the admission's last moment is fully covered, while a chain of holds
- * released at once cannot keep a slot for the whole sale: review I2, a 30 s admission still
+ * released at once cannot keep a slot for the whole sale: a 30 s admission still
  * active after 212 s of hold/release every 50 s). The caller keeps the later of this and the
  * session's current end, so a cover never shortens a session. On a whole second (at or before),
  * as every admission's end is, so the token's `exp` names it exactly (contracts/queue/lifetimes.ts).

@@ -80,7 +80,7 @@ export interface BindingInput {
  * release is seldom full when read between ticks (a crowd run read `release_rate` 77 % of the
  * time while the limit held admissions at 0.54 of the rate).
  * The slots come before the empty queue: with every slot taken the next arrival waits too, so
- * "nobody waiting, arrivals are let in" would be false (review: the demo's dashboard said so with
+ * "nobody waiting, arrivals are let in" would be false (the demo's dashboard said so with
  * 10 of 10 active, and the 11th visitor waited minutes).
  */
 export function whatBinds(i: BindingInput): { binds: BindingConstraint; detail: string } {
@@ -125,9 +125,9 @@ export interface AdmissionSample {
 }
 
 /** The measured admission rate needs at least this much backlogged time, ms. */
-export const MIN_MEASURED_SPAN_MS = 10_000;
+const MIN_MEASURED_SPAN_MS = 10_000;
 /** The measured admission rate and departures look back this far, ms. */
-export const MEASURE_WINDOW_MS = 60_000;
+const MEASURE_WINDOW_MS = 60_000;
 
 /**
  * The samples from `fromAt` on, the first one interpolated at `fromAt` when it falls between two
@@ -162,7 +162,7 @@ function samplesFrom(samples: readonly AdmissionSample[], fromAt: number): Admis
  * departures they replaced, and the slot term of the estimate (queue-policy estimateWait, from
  * `measuredDepartures` and the free slots) covers the wait for slots. It once switched to
  * "releases minus the rise of the active visitors" whenever a slot bound was full at that instant,
- * and the page's estimate flipped between polls (review I3, test/unit/wait-pace.test.ts).
+ * and the page's estimate flipped between polls (test/unit/wait-pace.test.ts).
  * The first part of the cursor's wait pace; 0 means nothing was released while visitors waited.
  *
  * @param samples samples oldest first, plus the current state as the last one

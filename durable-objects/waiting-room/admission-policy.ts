@@ -104,7 +104,7 @@ const answer = (a: Exclude<AdmitAnswer, { kind: 'event_not_found' }>): AdmitDeci
  *   more than `heldForMs` ago, so it holds no slot of its own any more);
  * - else `claim`: a new admission ending on the whole second at or before now + the admission TTL.
  *
- * Attacker review 2026-12-02, failing input: max active 5, 150 joins whose tickets did not poll
+ * Failing input: max active 5, 150 joins whose tickets did not poll
  * for 2 minutes: their places stopped holding slots (measured no-shows) and all 150 claimed at
  * once: 150 active against a max of 5. A place claimed after it stopped holding a slot now needs
  * a free one, and no claim admits past the organizer's max.

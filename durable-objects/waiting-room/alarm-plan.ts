@@ -1,5 +1,5 @@
 // When the WaitingRoom's alarm should next fire: every tick while releases can happen, else only
-// at the moment something can change (issue #16: an object awake is billed; asleep costs nothing).
+// at the moment something can change (an object awake is billed; asleep costs nothing).
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 
 /**

@@ -16,12 +16,12 @@ export const RECENT_REPORTS_KEPT = 32;
  * seconds (X-WR-Timestamp), so a report counts as of its signed time clamped to this clock's
  * current second (the signature check bounds how far ahead it may be, MAX_FUTURE_SKEW_S), and
  * reports must arrive in that order: one timed before the last accepted report is refused, and one
- * signed a little ahead never locks out the correctly timed reports after it (#14.6: ordering by
- * the raw signed time let one report signed 300 s ahead refuse every correct one; attacker review
- * 2026-12-02: clamping to the millisecond refused a report signed in the same second for up to 1 s).
+ * signed a little ahead never locks out the correctly timed reports after it (ordering by
+ * the raw signed time let one report signed 300 s ahead refuse every correct one;
+ * clamping to the millisecond refused a report signed in the same second for up to 1 s).
  *
  * A report sent again (the same signed time and values) is a `duplicate`: acknowledged, never
- * stored or acted on again. Attacker review 2026-12-02, failing input: one report signed 5 s ahead,
+ * stored or acted on again. Failing input: one report signed 5 s ahead,
  * posted 5 times 1.1 s apart, counted as a new report each time (its clamped time moved with the
  * clock), and the loop climbed five times (rate 660 -> 6,000/min, limit 10 -> 213).
  *

@@ -36,9 +36,9 @@ export interface HealthReport {
 /** An origin report older than this (ms) counts as missing: never a reason to climb. */
 export const STALE_HEALTH_MS = 10_000;
 /** An error rate at or above this means the origin is down, not just struggling. */
-export const ORIGIN_DOWN_ERROR_RATE = 0.5;
+const ORIGIN_DOWN_ERROR_RATE = 0.5;
 /** A p99 under this (ms) measured nothing (an idle window, or a bogus 0): hold, never climb. */
-export const MIN_MEASURED_P99_MS = 1;
+const MIN_MEASURED_P99_MS = 1;
 /**
  * A report whose window holds fewer requests than this says too little about latency to grow on
  * (it may still cut): the p99 of a handful of requests is their maximum, and the requests of an

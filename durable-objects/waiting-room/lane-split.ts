@@ -25,8 +25,7 @@ export interface LaneSplit {
 
 /**
  * Splits a tick's release budget among queues in release order, so that over many ticks each
- * queue with visitors gets its share to within one visitor, however small the budget (review G4:
- * with one visitor per tick, rounding each tick on its own gave the first lane everything).
+ * queue with visitors gets its share to within one visitor, however small the budget (with one visitor per tick, rounding each tick on its own gave the first lane everything).
  *
  * 1. Each queue is owed `budget x share / 100` plus its carried `credit`. It gets the whole part
  *    of that, and the rounding's spare visitors go one each to the queues with the largest

@@ -87,38 +87,38 @@ export interface ControllerState {
 }
 
 /** Rate factor on missing health, and on overload not measured in latency (errors, slow holds). */
-export const DECREASE_FACTOR = 0.5;
+const DECREASE_FACTOR = 0.5;
 /**
  * An origin silent this long (no report for it, ms) gets the minimum rate at once: ticks halving
  * the rate every second would have reached it long before, but a room asleep (every slot taken)
- * runs no ticks (attacker review 2026-12-02: the first tick after 562 s of silence released at
- * 300/min, half of the last rate, not at the minimum).
+ * runs no ticks (the first tick after 562 s of silence released at 300/min, half of the last
+ * rate, not at the minimum).
  */
-export const SILENT_TO_MINIMUM_MS = 60_000;
+const SILENT_TO_MINIMUM_MS = 60_000;
 /** A latency overload cuts by target/p99, but never deeper than this factor... */
-export const MIN_CUT_FACTOR = 0.5;
+const MIN_CUT_FACTOR = 0.5;
 /** ...and never shallower than this one (a report just over target still cuts by a tenth). */
 export const MAX_CUT_FACTOR = 0.9;
 /** Above this conflict rate most visitors find their seats gone: admitting more only adds load. */
-export const HIGH_CONFLICT_RATE = 0.8;
+const HIGH_CONFLICT_RATE = 0.8;
 /** No-show compensation admits at most this many times the rate. */
-export const MAX_NO_SHOW_FACTOR = 2;
+const MAX_NO_SHOW_FACTOR = 2;
 /** On an overload not measured in latency the active limit drops to this share of the active visitors. */
-export const LIMIT_CUT = 0.7;
+const LIMIT_CUT = 0.7;
 /**
  * At most one cut per this many ms of report time, and a cut again once it has passed while the
  * overload persists: two of the origin SDK's report windows (DEFAULT_WINDOW_MS, 10 s). A report
  * window's slow requests stay in the reports for a whole window after they end, so an excursion
  * of up to one window shows over target for up to two: the report that may cut again measured
  * only requests made a whole window after the last cut, and a single excursion never cuts twice
- * (one window, 10 s, cut again on the same excursion's lingering window: bench:control 17:08 took a
+ * (one window, 10 s, cut again on the same excursion's lingering window: bench:control took a
  * healthy origin's limit 152 -> 23 -> 10). TCP's rule: at most one multiplicative decrease per
  * round trip (Jacobson 1988; RFC 5681 section 3.1); Gradient2 updates once per sample window.
  */
 export const CUT_SPACING_MS = 20_000;
 /**
- * A p99 over the target by at most this share holds instead of cutting (the issue's settling band:
- * "within 10 % of the target"). bench:control 2026-12-01 22:17: 21 s after a cut, one report of
+ * A p99 over the target by at most this share holds instead of cutting (the settling band:
+ * within 10 % of the target). bench:control: 21 s after a cut, one report of
  * 824 ms (3 % over; the window still held the overload's tail) cut the limit 48 -> 13 from the 15
  * visitors then active, and the healthy origin's limit regrew +1..+4 a report: 0.65 x the maximum.
  */
@@ -178,14 +178,12 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  *   the active visitors, so new admissions stop at once, never below INITIAL_LIMIT; at most once
  *   per CUT_SPACING_MS (two report windows, so one excursion never cuts twice; TCP's one decrease
  *   per round trip: reports inside it hold), and again after it while the overload persists, from
- *   the load then. With
- *   fewer than INITIAL_LIMIT active, the room's visitors cannot be the cause: slow start stays on
+ *   the load then. With fewer than INITIAL_LIMIT active, the room's visitors cannot be the cause: slow start stays on
  *   and the load is not remembered as the origin's knee; nor on the first report, whose window
  *   measured visitors admitted before any learned limit.
  * A missing, stale, malformed or failing report means the origin is down (see originDownReason):
  * the rate halves toward the minimum (at once after SILENT_TO_MINIMUM_MS of silence; 0 when the
- * organizer chose `pause`) and the
- * limit never grows, so the gateway never climbs blind. A high conflict rate holds both. An
+ * organizer chose `pause`) and the limit never grows, so the gateway never climbs blind. A high conflict rate holds both. An
  * organizer's fixed rate overrides the rate. Clock jumps are harmless: a report's age is never
  * negative and each report acts once.
  *
@@ -253,7 +251,7 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   // The first report starts the limit's slow start from what is in flight now.
   const first = state.lastReportAtMs === 0;
   const current = first ? clampLimit(Math.max(INITIAL_LIMIT, inFlight)) : state.activeLimit;
-  // Unclaimed places count in the load slow start begins from (review G5).
+  // Unclaimed places count in the load slow start begins from.
   const unclaimed = signals.pending > 0 && inFlight > INITIAL_LIMIT ? ' active + unclaimed' : ' active';
   const firstNote = first ? `first health report, slow start from ${fmt(current)}${unclaimed}` : '';
   const label = (why: string) => (firstNote ? `${firstNote}; ${why}` : why);
@@ -276,12 +274,12 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     // INITIAL_LIMIT active), slow start stays on to recover quickly, and their load is no knee to
     // creep near (a W_max of 10 once held a healthy origin's limit at 10-13).
     const limit = Math.min(current, Math.max(INITIAL_LIMIT, active * limitFactor));
-    // Name the load the limit was cut from (review G5: "x0.90: active limit 33 -> 16" was 18
+    // Name the load the limit was cut from ("x0.90: active limit 33 -> 16" was 18
     // active x0.90, and "slow start from 59 active" counted unclaimed places the cut did not use).
     const from = limit < current ? ` (limit: ${fmt(active)} active x${limitFactor.toFixed(2)})` : '';
     // Nor is the first report's load a knee: its window measured visitors admitted before any
     // learned limit, at the minimum rate under the organizer's cap, often during the join burst
-    // (crowd 17:08: p99 907 ms with 15 active on the shared machine ended slow start, and
+    // (the crowd tool: p99 907 ms with 15 active on the shared machine ended slow start, and
     // congestion avoidance then grew the limit by 1 a report from 10).
     const few = active < INITIAL_LIMIT || first;
     return decide(rateOr(clamp(state.ratePerMinute * factor)), limit, at, label(`${why}${from}`), 1, {
@@ -310,7 +308,7 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   // A first report without evidence does not start slow start: dropping the organizer's max active
   // to INITIAL_LIMIT is a back-off with no measured reason, and at a limit of 10 the admitted
   // visitors who only browse the gateway's seat map (no origin requests, so every report stays
-  // idle) stalled the queue until their admissions ended (review: the demo's 11th visitor waited
+  // idle) stalled the queue until their admissions ended (the demo's 11th visitor waited
   // ~8 min while its page said "less than a minute"). The rate stays where it is (the minimum
   // until evidence arrives) and the first report with evidence starts slow start.
   if (idle !== null && first) return decide(rateOr(clamp(state.ratePerMinute)), state.activeLimit, 0, `${idle}, hold`, admitFactor);
@@ -318,12 +316,12 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
 
   const extra = admitFactor > 1 ? `; admitting x${admitFactor.toFixed(2)} for ${pct(noShow)} no-shows` : '';
   // The load's own share of the room below the Vegas band: the p99's rise over the p99 at half the
-  // load (bench:control 19:47: p99 316-402 ms of 800 at any load on the shared machine, and growth
+  // load (bench:control: p99 316-402 ms of 800 at any load on the shared machine, and growth
   // faded as if the origin neared its knee: +1..+3 a report).
   const band = GROW_BELOW * bounds.targetP99Ms;
   const b = signals.baselineP99Ms;
   // A baseline over the p99 now says the latency at half the load was noise that has passed, not
-  // that the load adds none: then it is no base (bench:control 20:43, halved row after the restore:
+  // that the load adds none: then it is no base (bench:control, halved row after the restore:
   // p99 167-204 ms under a 427 ms baseline read as no rise at all, the limit grew 26 -> 67 in 6 s at
   // x1.25 and the next report was 3,601 ms).
   const base = b !== undefined && b !== null && Number.isFinite(b) && b >= 1 && b < band && b <= report.p99LatencyMs ? b : 0;

@@ -4,7 +4,7 @@
 // release-controller.ts decides when it applies.
 
 /** Additive increase of the rate per healthy report, as a share of the organizer's maximum. */
-export const INCREASE_SHARE = 0.1;
+const INCREASE_SHARE = 0.1;
 /**
  * Congestion avoidance: rate and limit grow only while p99 stays under this share of the target;
  * between it and the target both hold (the alpha/beta band of TCP Vegas, Brakmo and Peterson 1995),
@@ -18,11 +18,11 @@ export const GROW_BELOW = 0.7;
  * growth must be small well before the band (a linear fade overshot the target by 23 % after a
  * recovery in the closed-loop simulation with a windowed p99)...
  */
-export const LIMIT_GROWTH = 0.25;
+const LIMIT_GROWTH = 0.25;
 /** ...by only this share (at least 1) within NEAR_OVERLOAD of the load of the last overload... */
-export const LIMIT_CREEP = 0.01;
+const LIMIT_CREEP = 0.01;
 /** (a share of that load) */
-export const NEAR_OVERLOAD = 0.1;
+const NEAR_OVERLOAD = 0.1;
 /**
  * ...and only while in use: active + unclaimed >= this share of it. A limit less than half filled
  * says nothing about the origin (application-limited): the rule of Netflix concurrency-limits'
@@ -30,14 +30,14 @@ export const NEAR_OVERLOAD = 0.1;
  * validated window (pipeACK >= cwnd / 2). Half, not nearly all: released visitors leave between
  * two ticks, so a limit that binds every tick reads well under full at the tick's start.
  */
-export const LIMIT_PROBE_AT = 0.5;
+const LIMIT_PROBE_AT = 0.5;
 /**
  * A p99 at this share of the target is a delay rise: slow start turns conservative (HyStart++,
  * RFC 9406: growth divided by CSS_GROWTH_DIVISOR), not over, since one slow window is often noise.
  */
-export const SLOW_START_EXIT = 0.5;
+const SLOW_START_EXIT = 0.5;
 /** Conservative slow start grows by (1 + headroom / this) per report (RFC 9406 CSS_GROWTH_DIVISOR). */
-export const CSS_GROWTH_DIVISOR = 4;
+const CSS_GROWTH_DIVISOR = 4;
 /**
  * Slow start ends after this many reports in conservative slow start (RFC 9406 CSS_ROUNDS; the
  * SDK's reports come every 2 s over a 10 s window, so 5 reports are one window).
@@ -84,7 +84,7 @@ export function baselineP99(samples: readonly BaselineSample[], nowMs: number, a
 }
 
 /** The phase the growth rules read and move (the ControllerState fields of the same names). */
-export interface GrowthPhase {
+interface GrowthPhase {
   slowStart: boolean;
   cssRounds: number;
   /** Active visitors at the last overload (0 = none), CUBIC's W_max. */

@@ -85,7 +85,7 @@ export function configChangeConflict(old: RoomConfig, next: QueueConfig, state: 
  * Why `next` may not make this room a lottery, or null: an event that becomes a lottery (created
  * as one, or switched to one before anyone joined) needs a sale start in the future, since its
  * pre-queue is drawn at that instant. A start in the past would hand out places in arrival order
- * while every page says "lottery" (review). A lottery already drawn keeps its past start.
+ * while every page says "lottery". A lottery already drawn keeps its past start.
  *
  * @param nowMs the room's clock, ms since the epoch
  */

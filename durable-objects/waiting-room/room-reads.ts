@@ -89,7 +89,7 @@ function nextReleaseStartMs(
 }
 
 /** Each lane's line for the organizer: its rule, visitors waiting in it and released from it. */
-export function laneStats(store: RoomStore, room: Room): LaneStats[] {
+function laneStats(store: RoomStore, room: Room): LaneStats[] {
   const lines = store.lanes.lines();
   return laneTicks(store, room).map((l) => ({
     lane: l.lane,
@@ -169,10 +169,9 @@ function unclaimedNow(store: RoomStore, nowMs: number, windowMs: number, without
 }
 
 /** What binds admissions now, with the numbers behind it (room-report.ts bindingReport). */
-export function roomBinding(store: RoomStore, room: Room, nowMs: number, tickMs: number): Binding {
+function roomBinding(store: RoomStore, room: Room, nowMs: number, tickMs: number): Binding {
   const window = claimWindowMs(room.config.idleTimeoutMs);
   const unclaimed = unclaimedNow(store, nowMs, window);
-  const counted = Math.min(window, claimHorizonMs(store.claimLagsMs()));
   return bindingReport(room.row, room.config, {
     nowMs,
     waiting: roomWaiting(store, room),

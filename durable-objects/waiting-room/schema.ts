@@ -86,7 +86,7 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
     description: 'admission cursor over queue shards: waiting visitors move to the shards, the room keeps admissions',
     // Waiting visitors now hold their place in a signed queue ticket and a QueueShard; the room
     // keeps arrival counts, the cursor and the admitted visitors. Places of a sale in progress
-    // during this upgrade are not carried over (deploy between sales, see docs/explanation/scaling.md).
+    // during this upgrade are not carried over (deploy between sales).
     sql: `
       ALTER TABLE wr_room ADD COLUMN shards INTEGER NOT NULL DEFAULT 1;
       ALTER TABLE wr_room ADD COLUMN c_bucket INTEGER NOT NULL DEFAULT 0;

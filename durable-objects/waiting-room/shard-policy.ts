@@ -26,7 +26,7 @@ export function decideJoin(
     return { kind: 'keep', place: current };
   // Lottery events put visitors who join before the sale start (and before the draw seals the shard)
   // in the pre-queue. The draw is the public queue's: a presale lane's visitors line up first come,
-  // first served in their lane (README Decisions, lanes and the draw).
+  // first served in their lane (docs/decisions/0015-presale-lanes.md, lanes and the draw).
   if (req.lottery && req.lane === undefined && !shard.sealed && nowMs < req.saleStartsAtMs) return { kind: 'new', pre: true };
   return { kind: 'new', pre: false, bucket: arrivalBucket(nowMs, shard.minBucket) };
 }

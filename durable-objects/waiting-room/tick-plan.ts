@@ -18,8 +18,8 @@ export const MIN_CONFLICT_HOLDS = 10;
  * A released visitor who has not claimed their admission this long after the release is a no-show,
  * ms: the claim window (admission-pace CLAIM_WINDOW_MS: a visitor who shows claims within one poll,
  * at most 15 s + 20 % jitter). It was 60 s, so the no-show rate was unknown for the first minute of
- * releases and every unclaimed place counted as an arrival meanwhile (bench:control 2026-12-02
- * 00:40, 50 % no-shows: 133 unclaimed places held a cut limit of 10 full for 25 s, nothing released).
+ * releases and every unclaimed place counted as an arrival meanwhile (bench:control,
+ * 50 % no-shows: 133 unclaimed places held a cut limit of 10 full for 25 s, nothing released).
  */
 export const NO_SHOW_AFTER_MS = 30_000;
 /** No-shows count among visitors released in this trailing window, ms. */
@@ -112,7 +112,7 @@ export interface ReleaseClaims {
 /** The claim lags unclaimedPlaces learns from: the room keeps this many of the latest. */
 export const CLAIM_LAGS_KEPT = 256;
 /** With fewer claim lags measured than this, claims are taken as spread evenly over DEFAULT_CLAIM_SPREAD_MS. */
-export const MIN_CLAIM_LAGS = 20;
+const MIN_CLAIM_LAGS = 20;
 /**
  * How late a visitor who shows may claim, without measured lags, ms: one longest poll interval
  * (MAX_POLL_MS) plus its 20 % jitter (a released visitor learns it at their next poll).
@@ -140,7 +140,7 @@ export function claimHorizonMs(claimLagsMs: readonly number[]): number {
  * expected until claims that late are no longer seen (F(a) = 1). So a release whose showing
  * visitors have claimed expects nobody more: the no-show rate alone counted every release's
  * shortfall for the whole claim window (a release of 10 with 3 of its 5 showers in expected 2
- * more for 30 s), and before it was known, every unclaimed place (bench:control 2026-12-02 00:40,
+ * more for 30 s), and before it was known, every unclaimed place (bench:control,
  * 50 % no-shows: 133 unclaimed places held a cut limit of 10 full, nothing released for 25 s).
  *
  * @param releases the releases inside the claim window (any order)
@@ -225,7 +225,7 @@ export interface LaneTick {
 }
 
 /** What one tick releases from one lane: how many, and where its cursor moves. */
-export interface LaneRelease {
+interface LaneRelease {
   lane: string;
   released: number;
   cursor: FifoPlace;

@@ -31,9 +31,7 @@ import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
 import type { HoldSignals, RoomStats } from './room-types';
 import { SIGNAL_WINDOW_MS } from './tick-plan';
 
-export type { Binding, HoldSignals, RoomStats, Sample } from './room-types';
-
-export { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS } from './room-reads';
+export type { HoldSignals, RoomStats } from './room-types';
 
 const NOT_IN_ALARM = { inAlarm: false, wokenMeanwhile: false } as const;
 
@@ -176,7 +174,7 @@ export class WaitingRoom extends DurableObject<Env> {
   }
 
   /**
-   * Keeps an admission alive while its visitor holds seats (review G13: an admission that ended
+   * Keeps an admission alive while its visitor holds seats (an admission that ended
    * before the visitor's hold sent them to the back of the queue mid-checkout, the seats locked for
    * nobody): the session's end moves out to cover the hold ending at `holdEndsAtMs` and a payment
    * started at its last moment (admission-cover.ts `coverEnd`: bounded, never in). The slot stays
@@ -277,7 +275,7 @@ export class WaitingRoom extends DurableObject<Env> {
    * signed time clamped to this clock and must arrive in that order (health-intake.ts
    * acceptHealthReport): a replayed report never stands in for a newer one, one sent again is
    * acknowledged and changes nothing, and one signed a little ahead never locks out the correctly
-   * timed ones after it (#14.6).
+   * timed ones after it.
    *
    * @param signedAtMs the report's signed timestamp, epoch ms
    * @returns `ok`, `event_not_found`, or `out_of_order`

@@ -89,7 +89,7 @@ export const JWKS_TIMEOUT_MS = 5_000;
  * After a fetch, an unknown `kid` fetches the keys again only this long later, ms (jose's
  * `cooldownDuration`, 30 s by default; shorter here so a rotated key works within seconds).
  */
-export const JWKS_COOLDOWN_MS = 5_000;
+const JWKS_COOLDOWN_MS = 5_000;
 
 /**
  * A remote key set for a gateway (jose `createRemoteJWKSet`): keys are fetched on first use,

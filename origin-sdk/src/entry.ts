@@ -91,7 +91,7 @@ export function entryUrl(roomUrl: string | URL, token: string): string {
  * sign-in link: `wrReturn` resolved against your site, when the result stays on your site
  * (same origin as `site`), else `fallback`. A check on the text alone is not enough: the WHATWG
  * URL parser (every browser, Node, Workers) reads `/\evil.example/x` and `/\t/evil.example`
- * as `https://evil.example/...` (review, session 4), which would hand the visitor's fresh entry
+ * as `https://evil.example/...`, which would hand the visitor's fresh entry
  * token to another site.
  *
  * @param wrReturn the `wr_return` query value as received (null or absent: `fallback`)
@@ -106,6 +106,7 @@ export function safeReturnUrl(wrReturn: string | null | undefined, site: string 
   const home = new URL(fallback, base);
   if (home.origin !== base.origin) throw new TypeError('fallback must be a path on the site');
   // Only a path: not a scheme, not a network-path reference, nothing the parser could read as a host.
+  // oxlint-disable-next-line no-control-regex -- control characters are what this refuses
   if (typeof wrReturn !== 'string' || !wrReturn.startsWith('/') || /^\/[\\/]|[\u0000-\u001f\u007f\\]/.test(wrReturn)) return home;
   const back = new URL(wrReturn, base);
   // Dot segments can leave a path of `//host` (`/.//evil.example`): same origin, but a site that

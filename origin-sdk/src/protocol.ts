@@ -28,12 +28,12 @@ export const SIGNATURE_HEADER = 'x-wr-signature';
 export const SIGNATURE_WINDOW_S = 300;
 /**
  * Signed requests dated more than this many seconds ahead of the receiver's clock are refused
- * (clock skew; a report signed far ahead must not lock out the correctly timed ones, issue #14.6).
+ * (clock skew; a report signed far ahead must not lock out the correctly timed ones).
  */
 export const MAX_FUTURE_SKEW_S = 5;
 
 /**
- * Header naming the key a sales channel signs with: `<channelId>.<generation>` (issue 19). The
+ * Header naming the key a sales channel signs with: `<channelId>.<generation>`. The
  * signature itself is `SIGNATURE_HEADER` and `TIMESTAMP_HEADER`, made with `signOriginRequest`
  * and the channel's own secret instead of the origin's.
  */
@@ -140,7 +140,7 @@ export const SIGNATURE_V2_PREFIX = 'v2=';
 /**
  * The v2 signed text: `v2\nMETHOD\nPATH\nTIMESTAMP\nIDEMPOTENCY-KEY\nBODY`, the key an empty line
  * when the request has none. v1 (`signingInput`) leaves the key out: a captured signed hold could
- * be sent again within the replay window under new keys, each one a new hold (review F5). The
+ * be sent again within the replay window under new keys, each one a new hold. The
  * leading `v2` keeps a signature of one version from ever matching the text of the other.
  * Source: docs/reference/api.md, "Sales channel API", signature versions.
  */

@@ -64,7 +64,7 @@ describe('verifyAdmission', () => {
     expect(await refusal(justExpired, opts({ clockToleranceS: 0 }))).toBe('ADMISSION_EXPIRED');
   });
 
-  // The failing input of issue #12: the stub's own check had no issuer and no clock skew.
+  // The failing input: the stub's own check had no issuer and no clock skew.
   const forged: [string, Parameters<typeof admissionTokenFor>[1]][] = [
     ['another event', { nowMs: NOW, eventId: 'other' }],
     ['another issuer (the stub checked none)', { nowMs: NOW, iss: 'evil' }],

@@ -58,7 +58,7 @@ describe('entryUrl', () => {
   });
 });
 
-// Review (session 4, G12): the README's check (starts with "/", not "//") let `/\\evil.com/x` and
+// The README's check (starts with "/", not "//") let `/\\evil.com/x` and
 // `/\t/evil.com` through, which the URL parser reads as https://evil.com/...
 describe('safeReturnUrl', () => {
   const site = 'https://tickets.example.com';
@@ -69,7 +69,7 @@ describe('safeReturnUrl', () => {
     ['/\\evil.com/x', home],
     ['/\t/evil.com', home],
     ['//evil.com/x', home],
-    // The follow-up review: dot segments resolve to a path of //evil.com.
+    // Dot segments resolve to a path of //evil.com.
     ['/.//evil.com', home],
     ['/..//evil.com/x', home],
     ['/a/..//evil.com', home],

@@ -1,5 +1,5 @@
 // The origin-pull key: the gateway sets it on every forwarded request, the origin checks it with
-// fromGateway to refuse requests that reached it directly (review: nothing told them apart).
+// fromGateway to refuse requests that reached it directly (nothing told them apart).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromGateway, originPullKey } from '../src/index.ts';

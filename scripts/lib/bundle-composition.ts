@@ -1,5 +1,5 @@
 // What the gateway bundle is made of: each output byte attributed to its source file through the
-// bundle's source map, grouped by package or folder, with what each group adds to the gzip size (#16).
+// bundle's source map, grouped by package or folder, with what each group adds to the gzip size.
 import { gzipSync } from 'node:zlib';
 import { decode } from '@jridgewell/sourcemap-codec';
 
@@ -35,7 +35,7 @@ export function groupOf(source: string): string {
 }
 
 /** The gzip size in KiB as wrangler's `Total Upload ... gzip` reports it (zlib's default level). */
-export function gzipKiB(text: string): number {
+function gzipKiB(text: string): number {
   return gzipSync(Buffer.from(text, 'utf8')).length / 1024;
 }
 

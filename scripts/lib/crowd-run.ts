@@ -10,7 +10,7 @@ import { ROOT, putEvent, type DevServer } from './dev-server.ts';
 import { parseDevVars } from './dev-secrets.ts';
 import type { CrowdOptions, CrowdResult, CrowdSample, OriginModel } from './crowd-types.ts';
 
-export { DEFAULT_CROWD, type CrowdOptions, type CrowdResult, type CrowdSample, type OriginModel } from './crowd-types.ts';
+export { DEFAULT_CROWD, type CrowdOptions, type CrowdResult, type OriginModel } from './crowd-types.ts';
 
 /** Deterministic PRNG (mulberry32), so a run can be repeated with a seed. */
 function prng(seed: number): () => number {
@@ -54,7 +54,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * the claims that lag releases second by second (at 2 s the 19:47 bench:control run could not tell
  * which bound cut each tick's release).
  */
-export const SAMPLE_MS = 1_000;
+const SAMPLE_MS = 1_000;
 const HOT_SEATS = 30; // overlapping on purpose: many visitors want the same front-row seats
 
 /**
@@ -62,7 +62,7 @@ const HOT_SEATS = 30; // overlapping on purpose: many visitors want the same fro
  * signed with ORIGIN_HMAC_SECRET from .dev.vars; the gateway passes paths no room covers to the origin).
  * @returns the stub's answer, as a line for the log
  */
-export async function setOriginModel(base: string, eventId: string, model: OriginModel): Promise<string> {
+async function setOriginModel(base: string, eventId: string, model: OriginModel): Promise<string> {
   const secret = existsSync(join(ROOT, '.dev.vars')) ? parseDevVars(readFileSync(join(ROOT, '.dev.vars'), 'utf8')).ORIGIN_HMAC_SECRET : '';
   if (!secret) return 'skipped (no ORIGIN_HMAC_SECRET in .dev.vars)';
   const path = `/admin/events/${eventId}/load`;
@@ -322,9 +322,9 @@ export async function runCrowd(
       }, 5_000)
     : null;
   // Bounded in time: visitors still busy 10 s after the deadline are left behind (their requests end with the gateway).
-  // Crashes are counted as they happen: a run cut at its deadline still reports them (attacker
-  // review 2026-12-02: 170 visitors died on "connection refused" after a kill -9 of the gateway,
-  // and the summary said "other errors 0").
+  // Crashes are counted as they happen: a run cut at its deadline still reports them (170
+  // visitors died on "connection refused" after a kill -9 of the gateway, and the summary said
+  // "other errors 0").
   const crashed: unknown[] = [];
   const all = Promise.all(Array.from({ length: o.visitors }, () => visitor().catch((e: unknown) => void crashed.push(e))));
   await Promise.race([all, sleep(o.maxSeconds * 1000 + 10_000)]);

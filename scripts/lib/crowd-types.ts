@@ -25,7 +25,7 @@ export interface CrowdOptions {
    */
   concurrency: number;
   /**
-   * The crowd before 2026-12-01 (kept to reproduce it): admitted visitors' requests also wait
+   * The coupled crowd, kept to reproduce that load: admitted visitors' requests also wait
    * behind the shared `concurrency` cap, and a stay is a fixed number of pages (staySeconds / 2)
    * however long each takes. With a slow origin that coupled every visit to the cap: 48 requests
    * shared by ~360 visitors stretched 20 s visits to minutes and active never drained.

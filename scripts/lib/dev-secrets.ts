@@ -34,12 +34,12 @@ export function generateDevSecrets(): DevSecrets {
 }
 
 /** A fresh dev-only queue ticket (or account hash) secret (32 random bytes, base64url). */
-export function ticketSecret(): string {
+function ticketSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
 /** A fresh dev-only root of the sales channels' keys (32 random bytes, base64url). */
-export function channelKeySecret(): string {
+function channelKeySecret(): string {
   return randomBytes(32).toString('base64url');
 }
 

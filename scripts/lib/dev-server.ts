@@ -32,7 +32,7 @@ export const DEMO_EVENT = {
 } as const;
 
 /** How long `startDevServer` waits for a taken port to be freed before it says who holds it, ms. */
-export const PORT_RELEASE_WAIT_MS = 5_000;
+const PORT_RELEASE_WAIT_MS = 5_000;
 
 /** True once `port` is free, checked every 200 ms for up to `waitMs`. */
 async function portFreeWithin(port: number, waitMs: number): Promise<boolean> {
@@ -45,7 +45,7 @@ async function portFreeWithin(port: number, waitMs: number): Promise<boolean> {
 /**
  * Whether wrangler's output says it lost a race for a port of its own (its inspector, a workerd
  * `direct:` socket) to a start at the same moment: worth one more start once the gateway's port is
- * free. New user review 2026-12-02, failing output: `Address already in use (socket
+ * free. Failing output: `Address already in use (socket
  * "direct:1:default")`.
  */
 export function lostPortRace(log: string): boolean {
@@ -120,7 +120,7 @@ export async function startDevServer(
   for (;;) {
     // Two starts at the same moment may pick the same free port for a socket of their own
     // (wrangler's inspector, workerd's `direct:` sockets): the loser exits with "Address already in
-    // use" (new user review 2026-12-02). Once, start again: the other one holds its ports by now.
+    // use". Once, start again: the other one holds its ports by now.
     if (child.exitCode !== null && !retried && lostPortRace(log) && (await portIsFree(port))) {
       retried = true;
       if (!opts.quiet) console.error(`wrangler dev lost a port race with another start; starting again`);
@@ -231,9 +231,9 @@ export class PortInUseError extends Error {
 
 /**
  * The first free port after `port` (up to 20 on), else any free one: what PortInUseError suggests
- * (review s5: it said PORT+1 unchecked, and that one was taken too).
+ * (checked: PORT+1 may be taken too).
  */
-export async function nextFreePort(port: number): Promise<number> {
+async function nextFreePort(port: number): Promise<number> {
   for (let p = port + 1; p <= Math.min(port + 20, 65_535); p++) if (await portIsFree(p)) return p;
   return freePort();
 }
@@ -285,7 +285,7 @@ export function parentPid(pid: number): number | null {
  * `wrangler dev` of this checkout, or another process, each with the pid to stop. The pid comes
  * from `pid-port` (`ss`/`netstat`); the command lines from /proc, where there is one.
  */
-export async function portHolder(port: number): Promise<PortHolder> {
+async function portHolder(port: number): Promise<PortHolder> {
   const pid = await portToPid({ port, host: '127.0.0.1' }).catch(() => undefined);
   if (!pid) return { who: 'another process (not visible to this user)', remedy: 'Stop it' };
   const cmd = commandLine(pid);

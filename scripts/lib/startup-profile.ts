@@ -1,5 +1,5 @@
 // Reads the CPU profile `wrangler check startup` writes (V8's .cpuprofile, the Chrome DevTools
-// format): how long the Worker's own top-level code ran, and which part of the bundle ran it (#16).
+// format): how long the Worker's own top-level code ran, and which part of the bundle ran it.
 import { decode } from '@jridgewell/sourcemap-codec';
 import { groupOf, type SourceMapV3 } from './bundle-composition.ts';
 

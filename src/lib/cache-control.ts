@@ -2,7 +2,7 @@
 // them, whatever the origin asked for.
 
 /** Cache-Control of an answer that sets credentials (RFC 9111 section 5.2.2.5: no cache stores it). */
-export const NO_STORE = 'no-store';
+const NO_STORE = 'no-store';
 
 /**
  * Fields through which a CDN takes caching orders of its own, ahead of Cache-Control: the targeted

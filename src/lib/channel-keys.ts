@@ -1,4 +1,4 @@
-// Sales-channel keys (issue 19): each channel's signing secret is derived from CHANNEL_KEY_SECRET,
+// Sales-channel keys: each channel's signing secret is derived from CHANNEL_KEY_SECRET,
 // so the Inventory stores no key material at all, and a channel is revoked alone by its generation.
 import { CHANNEL_ID_PATTERN } from '../../contracts/channel-answers';
 

@@ -3,13 +3,13 @@
 import type { BatchOutcome } from '../../contracts/batch';
 
 /** Most items one batch carries; more waiting callers go in the next batch. */
-export const DEFAULT_MAX_BATCH = 64;
+const DEFAULT_MAX_BATCH = 64;
 /**
  * A batch in flight longer than this, ms, is given up when the next call to its key arrives: its
  * callers get a retryable error and the key starts afresh (no isolate wedges an object's calls on
  * one lost answer). Far above any healthy round trip, below the 30 s a `waitUntil` may run on.
  */
-export const DEFAULT_STALL_MS = 10_000;
+const DEFAULT_STALL_MS = 10_000;
 
 /** One caller's call: its item, and how to send a batch with this caller's own I/O objects. */
 export interface CoalescedCall<I, O> {
@@ -47,7 +47,7 @@ export interface CoalescerStats {
  * The error a stalled batch's callers get: `retryable`, as the runtime marks a lost object call
  * (src/lib/do-call.ts retries it for idempotent calls).
  */
-export function stalledError(key: string, ms: number): Error & { retryable: true } {
+function stalledError(key: string, ms: number): Error & { retryable: true } {
   return Object.assign(new Error(`no answer from ${key} in ${ms} ms`), { retryable: true as const });
 }
 
@@ -59,13 +59,13 @@ export function stalledError(key: string, ms: number): Error & { retryable: true
  * turns it off for its test runner (its pool/index.mjs), so in-pool tests that coalesce call the
  * app inside one request with the switch "on" (test/edge/join-coalescing.test.ts, hold-batch.test.ts).
  */
-export function crossRequestPromises(): boolean {
+function crossRequestPromises(): boolean {
   const flags = (globalThis as { Cloudflare?: { compatibilityFlags?: Record<string, boolean> } }).Cloudflare?.compatibilityFlags;
   return flags?.handle_cross_request_promise_resolution === true;
 }
 
 /** Whether a coalescing switch (`auto` | `on` | `off`) coalesces in this runtime (`auto`: as `crossRequestPromises`). */
-export function coalescingOn(setting: 'auto' | 'on' | 'off'): boolean {
+function coalescingOn(setting: 'auto' | 'on' | 'off'): boolean {
   return setting === 'on' || (setting === 'auto' && crossRequestPromises());
 }
 

@@ -24,7 +24,7 @@ import { GatewayError } from './errors';
 export type EntryKeys = { kind: 'hmac'; secret: string } | { kind: 'jwks'; keys: JWTVerifyGetKey };
 
 /** Algorithms accepted from an origin's JWKS (ECDSA P-256, RSA PKCS#1 v1.5 SHA-256, Ed25519; RFC 7518, RFC 8037). */
-export const ENTRY_JWKS_ALGS = ['ES256', 'RS256', 'EdDSA'];
+const ENTRY_JWKS_ALGS = ['ES256', 'RS256', 'EdDSA'];
 /** How long the origin gets to answer for its JWKS, ms (jose's default is 5 s). */
 export const ENTRY_JWKS_TIMEOUT_MS = 3_000;
 

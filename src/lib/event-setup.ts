@@ -23,7 +23,7 @@ export interface EventObjects {
 }
 
 /** The configuration-change calls of one Inventory object. */
-export interface InventoryPart {
+interface InventoryPart {
   beginChange(request: ChangeRequest): Promise<BeginChangeAnswer>;
   finishChange(changeId: string): Promise<EndChangeAnswer>;
   abortChange(changeId: string): Promise<EndChangeAnswer>;

@@ -1,8 +1,8 @@
-// Seat holds coalesced per isolate (#16 holds): concurrent holds from this isolate to one Inventory
+// Seat holds coalesced per isolate: concurrent holds from this isolate to one Inventory
 // object go as one `holdMany` call (group commit), each caller still getting its own answer or error.
 import { HOLD_BATCH_MAX, type HoldAnswer, type HoldBatchItem } from '../../contracts/inventory-answers';
 import type { BatchOutcome } from '../../contracts/batch';
-import { coalescedCalls, coalescedStats, type CoalescerStats } from './coalesce';
+import { coalescedCalls } from './coalesce';
 import { parseCoalescing } from './settings';
 
 /** The part of the INVENTORY binding a hold uses. */
@@ -46,9 +46,4 @@ export async function coalescedHold(
 ): Promise<HoldAnswer> {
   const ns = env.INVENTORY;
   return holds.call(env, ns, { key: objectName, item, send: (items) => ns.getByName(objectName).holdMany(items), waitUntil });
-}
-
-/** Batches and holds sent so far through `ns` by this isolate. */
-export function holdBatchStats(ns: HoldNamespace): CoalescerStats {
-  return coalescedStats(holds, ns);
 }

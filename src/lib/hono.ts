@@ -1,4 +1,4 @@
-// The gateway's Hono class: hono's own base with the RegExpRouter alone (#16, the bundle budget).
+// The gateway's Hono class: hono's own base with the RegExpRouter alone (the bundle budget).
 import { HonoBase, type HonoOptions } from 'hono/hono-base';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import type { BlankEnv, BlankSchema, Env, Schema } from 'hono/types';

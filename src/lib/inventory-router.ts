@@ -38,8 +38,8 @@ export function inventoryNameFor(eventId: string, route: InventoryRoute): string
 /**
  * A hold's answer as the event sees it: seats that name a section the event does not have reach a
  * section object with no plan, which answers `event_not_found`; the event exists (its own object
- * says so), so the seats are unknown (`unknown_seats`, 422 SEAT_NOT_FOUND), not the event (#16
- * review failing input: `{"seatIds":["S9-A1"]}` on the demo event answered 404 "no event demo").
+ * says so), so the seats are unknown (`unknown_seats`, 422 SEAT_NOT_FOUND), not the event
+ * (failing input: `{"seatIds":["S9-A1"]}` on the demo event answered 404 "no event demo").
  * Any other answer passes unchanged; the extra call is made only for that refusal.
  */
 export async function holdAnswerOfEvent<A extends { kind: string }>(
@@ -59,8 +59,8 @@ const SECTIONS_TRUST_MS = 60_000;
 const knownSections = new Map<string, { sections: readonly string[]; untilMs: number }>();
 
 /**
- * Refuses, before any object call, a request that names a section the event does not have (review
- * G6: `seats?section=S9` answered 404 EVENT_NOT_FOUND, and every made-up section name started a
+ * Refuses, before any object call, a request that names a section the event does not have
+ * (`seats?section=S9` answered 404 EVENT_NOT_FOUND, and every made-up section name started a
  * Durable Object of its own). The event's section list comes from its own object once per isolate
  * per `SECTIONS_TRUST_MS` (60 s); an event's sections never change after its plan is created
  * (PUT refuses another plan), so a cached list cannot wrongly refuse. Routes that name no section
@@ -143,7 +143,7 @@ export async function eventPaymentHolds(
   limit: number,
 ): Promise<HoldView[]> {
   const sections = await eventSections(env, eventId);
-  // No plan: no event (review: a typo in the event id read as "nothing to reconcile").
+  // No plan: no event (a typo in the event id read as "nothing to reconcile").
   if (sections === null) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
   const parts: (string | null)[] = [null, ...sections];
   const after = inventoryObjectName(eventId, { kind: 'hold', holdId: afterHoldId });

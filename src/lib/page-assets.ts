@@ -1,13 +1,13 @@
 // The heavy texts of the gateway's pages (their words in six languages, their inline scripts, the
 // dashboard) live in Workers Static Assets, not in the Worker's bundle: every cold isolate of a
-// flash crowd loads the bundle, and only a page it renders needs these (#16, docs/explanation/scaling.md).
+// flash crowd loads the bundle, and only a page it renders needs these (docs/explanation/scaling.md).
 // scripts/page-assets.ts writes them from src/pages/asset-sources.ts; the Worker reads each one
 // once per isolate through its ASSETS binding (wrangler.toml `[assets]`, run_worker_first: none of
 // them is served to browsers as a file).
 import type { Lang } from '../../contracts/i18n';
 
 /** Where the page assets sit in the assets directory (under the gateway's own `/_wr/` prefix). */
-export const PAGE_ASSET_DIR = '/_wr/page';
+const PAGE_ASSET_DIR = '/_wr/page';
 
 /** The pages whose words are an asset per language. */
 export type MessageFamily = 'waiting' | 'sign-in' | 'check';

@@ -13,14 +13,14 @@ import {
 import { GatewayError } from './errors';
 
 /** Longest proof-of-work header accepted, characters (a real payload is about 700). */
-export const MAX_PROOF_CHARS = 4096;
+const MAX_PROOF_CHARS = 4096;
 
 /**
  * The two HMAC secrets of challenges, derived from one gateway secret so that a challenge MAC
  * can never stand in for a queue-ticket MAC: `signature` signs the challenge's parameters,
  * `key` signs the derived key the solver must find (ALTCHA's key signature).
  */
-export interface ChallengeSecrets {
+interface ChallengeSecrets {
   signature: string;
   key: string;
 }
@@ -57,7 +57,7 @@ export async function challengeKeyRing(env: Pick<Env, 'QUEUE_TICKET_SECRET' | 'Q
  * gateway runs without): SHA-256(salt || password), repeated `cost` times, cut to `keyLength`.
  * The password is the nonce followed by the counter as a 4-byte big-endian integer.
  */
-export const deriveSha256Key: DeriveKeyFunction = async (parameters, salt, password) => {
+const deriveSha256Key: DeriveKeyFunction = async (parameters, salt, password) => {
   if (parameters.algorithm !== CHALLENGE_ALGORITHM) throw new Error(`unsupported challenge algorithm ${parameters.algorithm}`);
   const input = new Uint8Array(salt.length + password.length);
   input.set(salt);

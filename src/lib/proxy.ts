@@ -1,15 +1,15 @@
 // Forwarding requests to the origin: admitted visitors' (with the admission token) and pass-through.
-import { ADMISSION_HEADER, COMMAND_HEADER } from '../../contracts/names';
+import { originPullKey } from '../../contracts/hmac';
+import { ADMISSION_HEADER, COMMAND_HEADER, ORIGIN_PULL_HEADER } from '../../contracts/names';
 import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
 import { logDecision } from '../../contracts/log';
 import { originSettings } from './settings';
-import { ORIGIN_PULL_HEADER, originPullKey } from '../../origin-sdk/src/protocol.ts';
 
 /** Via entry the gateway adds to every forwarded request (RFC 9110 section 7.6.3). */
 export const VIA = '1.1 waiting-room-gateway';
 /** Retry-After sent with ORIGIN_UNAVAILABLE, seconds (unless the origin named its own). */
-export const ORIGIN_RETRY_AFTER_S = 10;
+const ORIGIN_RETRY_AFTER_S = 10;
 /**
  * Origin statuses that mean "down or overloaded" rather than an answer of its own: bad gateway,
  * unavailable, gateway timeout, and Cloudflare's 520-526 origin errors. The visitor gets the
@@ -58,7 +58,7 @@ const PATH_OVERRIDES = ['x-original-url', 'x-rewrite-url'];
  * request line (`bypass.methods`), and an `OPTIONS` with `X-HTTP-Method-Override: POST` must not
  * reach the origin as a POST.
  */
-export const METHOD_OVERRIDES = ['x-http-method-override', 'x-http-method', 'x-method-override'];
+const METHOD_OVERRIDES = ['x-http-method-override', 'x-http-method', 'x-method-override'];
 
 /**
  * The headers the origin gets: the client's, without hop-by-hop fields, without `X-Original-URL`
@@ -78,7 +78,7 @@ export const METHOD_OVERRIDES = ['x-http-method-override', 'x-http-method', 'x-m
  * @param requestUrl the URL the visitor asked the gateway for
  * @param pull the origin-pull key, or null to send none
  */
-export function forwardedHeaders(incoming: Headers, requestUrl: URL, pull: string | null = null): Headers {
+function forwardedHeaders(incoming: Headers, requestUrl: URL, pull: string | null = null): Headers {
   const headers = new Headers(incoming);
   dropHopByHop(headers, true);
   headers.delete(ADMISSION_HEADER);
@@ -114,7 +114,7 @@ export function stripReturnedHeaders(headers: Headers): void {
  * The origin's answer as the gateway passes it on, through `stripReturnedHeaders`: a copy when it
  * had anything to strip, else the answer itself (most have nothing, and a copy costs).
  */
-export function returnedResponse(res: Response): Response {
+function returnedResponse(res: Response): Response {
   if (res.status === 101) return res; // a WebSocket upgrade: its Upgrade/Connection fields are the point
   if (!res.headers.has(COMMAND_HEADER) && !HOP_BY_HOP.some((f) => res.headers.has(f))) return res;
   const out = new Response(res.body, res);
@@ -239,7 +239,7 @@ export async function passThrough(request: Request, url: URL, env: OriginEnv, by
 
 /**
  * The bound on the origin's answer: `timeoutMs` of silence, counted while the request body is
- * sent (each chunk the origin reads restarts it: a slow upload is not a slow origin; review H3,
+ * sent (each chunk the origin reads restarts it: a slow upload is not a slow origin:
  * a 30 MB upload at 4 MB/s got 504 at 3 s) and then until the response headers arrive. A race
  * rather than `AbortSignal.timeout`, which would also cut a response body that streams past it;
  * the runtime cancels the unanswered subrequest once the gateway's response is sent.
@@ -262,7 +262,7 @@ function originDeadline(request: Request, headers: Headers, timeoutMs: number) {
   arm();
   let body: ReadableStream | null = null;
   // A GET or HEAD body has no meaning (RFC 9110 §9.3.1, §9.3.2) and the runtime cannot forward one:
-  // it is dropped with its length (review s5 I7: `curl -X GET --data-binary` got 500 on every URL).
+  // it is dropped with its length (`curl -X GET --data-binary` got 500 on every URL).
   if (request.body && (request.method === 'GET' || request.method === 'HEAD')) headers.delete('content-length');
   else if (request.body) {
     const length = request.headers.get('content-length');

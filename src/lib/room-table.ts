@@ -23,15 +23,15 @@ export const ROOM_TABLE_SHARED_MS = 3_000;
  * once (the organizer API drops both copies), any other within ROOM_TABLE_SHARED_MS +
  * ROOM_TABLE_ISOLATE_MS + ROOM_TABLE_REVALIDATE_MS, while the directory answers.
  */
-export const ROOM_TABLE_MAX_STALE_MS = ROOM_TABLE_SHARED_MS + ROOM_TABLE_ISOLATE_MS + ROOM_TABLE_REVALIDATE_MS;
+const ROOM_TABLE_MAX_STALE_MS = ROOM_TABLE_SHARED_MS + ROOM_TABLE_ISOLATE_MS + ROOM_TABLE_REVALIDATE_MS;
 /**
  * How long the data centre keeps its last-known-good copy, s: read only when the directory read
- * fails (issue #16, review F12), so a new isolate routes by the table it last saw instead of
+ * fails, so a new isolate routes by the table it last saw instead of
  * answering 503 to every request of the site.
  */
-export const ROOM_TABLE_LAST_GOOD_S = 7 * 24 * 60 * 60;
+const ROOM_TABLE_LAST_GOOD_S = 7 * 24 * 60 * 60;
 /** Retry-After of ROOM_TABLE_UNAVAILABLE, seconds. */
-export const ROOM_TABLE_RETRY_AFTER_S = 5;
+const ROOM_TABLE_RETRY_AFTER_S = 5;
 
 /** The Cache API keys: the shared copy (max-age ROOM_TABLE_SHARED_MS) and the last-known-good one (ROOM_TABLE_LAST_GOOD_S). */
 export const ROOM_TABLE_CACHE_KEYS = {
@@ -97,7 +97,7 @@ export class RoomTableCache {
   }
 
   /**
-   * Whether the table lists `eventId` (review F10: visitor routes of other ids are refused without
+   * Whether the table lists `eventId` (visitor routes of other ids are refused without
    * an object call). A miss looks again once, the data centre's copy first (at most once per
    * ROOM_TABLE_ISOLATE_MS for all misses of the isolate, so made-up ids add no directory reads):
    * an event created in this data centre is listed at once, elsewhere within ROOM_TABLE_SHARED_MS.

@@ -11,7 +11,7 @@ import { MAX_MAP_SEATS, type InventoryStats, type SeatMap, type SeatMapAnswer, t
  * @param event the event's own object's map (a snapshot)
  * @param sections each section's snapshot, in the event's section order
  */
-export function mergeSeatMaps(event: SeatMap, sections: { section: string; map: SeatMap }[]): SeatMap {
+function mergeSeatMaps(event: SeatMap, sections: { section: string; map: SeatMap }[]): SeatMap {
   const seats = event.kind === 'snapshot' ? [...event.seats] : [];
   let version = event.version;
   for (const s of sections) {

@@ -5,7 +5,7 @@
 import { CURSOR_MAX_STALE_MS } from './cursor-cache';
 
 /** How long a confirmed session is trusted without asking the WaitingRoom again, ms. */
-export const SESSION_CACHE_MS = 5_000;
+const SESSION_CACHE_MS = 5_000;
 /**
  * How long a leave through this isolate sends the visitor's session checks to the WaitingRoom, ms:
  * longer than any cursor the isolate may use was fetched before the leave (CURSOR_MAX_STALE_MS).

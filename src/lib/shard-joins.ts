@@ -1,5 +1,5 @@
 // Joins at a queue shard, coalesced per isolate: the concurrent joins of this isolate to one shard
-// go to it as one `joinMany` call, decided there one at a time in arrival order (issue #16).
+// go to it as one `joinMany` call, decided there one at a time in arrival order.
 import { coalescedCalls, coalescedStats, type CoalescerStats } from './coalesce';
 import type { ShardJoinAnswer, ShardJoinItem } from '../../contracts/queue/shard-join';
 import { SHARD_BATCH_MAX } from '../../contracts/queue/shard-join';

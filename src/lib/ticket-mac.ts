@@ -7,7 +7,7 @@ import { GatewayError } from './errors';
 /** JOSE `alg` of a queue ticket: only the gateway reads tickets, so a shared-secret MAC is enough. */
 const TICKET_ALG = 'HS256';
 /** Shortest ticket secret accepted, in characters (32 random bytes as base64 are 44). */
-export const MIN_TICKET_SECRET_CHARS = 32;
+const MIN_TICKET_SECRET_CHARS = 32;
 
 /** One HMAC ticket key: its `kid`, the ticket header it signs under (base64url), the key. */
 export interface TicketKey {

@@ -12,7 +12,7 @@ import { macTicket, ticketKey, verifyMacTicket, type TicketKey } from './ticket-
 export const TICKET_TTL_S = 24 * 60 * 60;
 /**
  * Whether a poll at `nowMs` re-issues the visitor's queue ticket (same visitor, same place, a new
- * TICKET_TTL_S): once less than half of its life is left (review F14), so a visitor who keeps the
+ * TICKET_TTL_S): once less than half of its life is left, so a visitor who keeps the
  * page open keeps the place however far off the sale start is, and a visitor who polls at least
  * once per TICKET_TTL_S / 2 never meets an expired ticket.
  *
@@ -107,7 +107,7 @@ function parseJwk(json: string, name: string): JWK {
  * The key ring for these settings, built once per isolate.
  * @throws Error naming the variable when ADMISSION_SIGNING_JWK is missing or malformed
  */
-export function keyRing(settings: TokenSettings): Promise<KeyRing> {
+function keyRing(settings: TokenSettings): Promise<KeyRing> {
   if (!cached || !sameKeys(cached.settings, settings)) {
     // Another key set: tokens verified under the old one must be checked again (a removed key
     // stops working at once, not VERIFIED_CACHE_MS later).
@@ -240,7 +240,7 @@ async function verifyEs256(
 }
 
 /** A verified token is trusted again without ECDSA for at most this long, ms (or until `exp`). */
-export const VERIFIED_CACHE_MS = 60_000;
+const VERIFIED_CACHE_MS = 60_000;
 const VERIFIED_CACHE_MAX = 20_000;
 const verified = new Map<string, { claims: VisitorClaims; untilMs: number }>();
 
@@ -276,7 +276,7 @@ export async function verifyToken(
   const claims: VisitorClaims = { eventId, visitorId: payload.sub!, expiresAtMs: payload.exp! * 1000 };
   if (kind === 'admission') {
     // The gateway checks its own admissions by its own clock, the one the WaitingRoom frees the
-    // slot by: it ends exactly at `exp`, without jose's skew tolerance (review: a checkout 3 s past
+    // slot by: it ends exactly at `exp`, without jose's skew tolerance (a checkout 3 s past
     // `exp` was 200 PAID while the room had given the slot away; the origin SDK keeps its tolerance).
     if (claims.expiresAtMs <= nowMs) throw new GatewayError('TOKEN_EXPIRED', { detail: 'the admission has expired' });
     if (typeof payload[SESSION_CLAIM] !== 'string')

@@ -12,7 +12,7 @@ export const MAX_JSON_DEPTH = 8;
  * The deepest array/object nesting in a JSON text, counted without parsing (strings skipped), so
  * a hostile `[[[[...` never reaches the recursive parser.
  */
-export function jsonDepth(raw: string): number {
+function jsonDepth(raw: string): number {
   let depth = 0;
   let max = 0;
   let inString = false;
@@ -38,7 +38,7 @@ const CONTENT_LENGTH = /^\d{1,15}$/;
  * length within the limit is read whole in one runtime call (HTTP framing ends it at that length,
  * and its size is checked again after reading); one without (chunked) is read chunk by chunk,
  * cancelled at the first byte over. The one-call read saved about a quarter of a millisecond
- * per hold over the chunk loop (docs/explanation/scaling.md, the hold profile).
+ * per hold over the chunk loop, as profiled by `npm run bench:profile`.
  * @throws GatewayError PAYLOAD_TOO_LARGE (413)
  */
 export async function readBodyText(request: Request, maxBytes = MAX_BODY_BYTES): Promise<string> {

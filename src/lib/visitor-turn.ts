@@ -115,7 +115,7 @@ export function turnBody(turn: Exclude<Turn, { kind: 'event_not_found' }>): { bo
   const cursor = turn.cursor;
   const visitor = turn.kind === 'closed' ? null : turn;
   // A presale lane is a first-come line of its own with its own sale start, on lottery events too
-  // (review G7: a lane visitor was shown the public start and the draw, which they are not in).
+  // (a lane visitor was shown the public start and the draw, which they are not in).
   const lane = visitor ? laneOf(visitor.place) : null;
   const line = lane === null ? null : cursor.lanes?.find((l) => l.lane === lane);
   const startMs = line ? line.saleStartsAtMs : cursor.saleStartsAtMs;

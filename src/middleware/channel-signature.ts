@@ -48,7 +48,7 @@ export function channelSignature() {
     const signature = c.req.header(SIGNATURE_HEADER);
     const idempotencyKey = c.req.header('idempotency-key');
     const v2 = signature?.startsWith(SIGNATURE_V2_PREFIX) ?? false;
-    // A v1 signature leaves the key out: the same signed hold under new keys would be new holds (review F5).
+    // A v1 signature leaves the key out: the same signed hold under new keys would be new holds.
     if (idempotencyKey !== undefined && !v2)
       throw new GatewayError('SIGNATURE_INVALID', {
         detail: `a request with Idempotency-Key must be signed v2, which covers the key: ${SIGNATURE_HEADER}: v2=<hex HMAC-SHA256 over "v2\\nMETHOD\\nPATH\\nTIMESTAMP\\nIDEMPOTENCY-KEY\\nBODY">`,

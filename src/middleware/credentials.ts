@@ -16,7 +16,7 @@ import { eventIdParam, type AppEnv } from '../types';
  * The raw queue ticket: the cookie (browsers), else `Authorization: Bearer` (apps). The cookie
  * wins, so an `Authorization` header meant for the origin never replaces a browser's ticket.
  */
-export function rawTicket(c: Context<AppEnv>, eventId: string): { token: string; fromBearer: boolean } | undefined {
+function rawTicket(c: Context<AppEnv>, eventId: string): { token: string; fromBearer: boolean } | undefined {
   const cookie = strictCookie(c, ticketCookie(eventId, isSecure(c.req.url)));
   if (cookie) return { token: cookie, fromBearer: false };
   // The auth scheme is case-insensitive (RFC 9110 section 11.1): `bearer` is as good as `Bearer`.
@@ -27,7 +27,7 @@ export function rawTicket(c: Context<AppEnv>, eventId: string): { token: string;
 }
 
 /** The raw admission token: cookie for browsers, `X-Admission-Token` for apps. */
-export function rawAdmission(c: Context<AppEnv>, eventId: string): string | undefined {
+function rawAdmission(c: Context<AppEnv>, eventId: string): string | undefined {
   return c.req.header(ADMISSION_HEADER) ?? strictCookie(c, admissionCookie(eventId, isSecure(c.req.url)));
 }
 

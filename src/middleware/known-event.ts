@@ -1,4 +1,4 @@
-// Visitor routes of events the room table does not list are refused at the edge (review F10), so a
+// Visitor routes of events the room table does not list are refused at the edge, so a
 // flood of made-up event ids starts no Durable Object and costs no object call.
 import { createMiddleware } from 'hono/factory';
 import { EVENT_ID_PATTERN } from '../../contracts/names';

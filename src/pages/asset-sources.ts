@@ -1,6 +1,6 @@
 // What scripts/page-assets.ts writes into the Workers Static Assets directory: every page asset
 // the Worker reads (src/lib/page-assets.ts), from the sources the tests also import. Only the
-// generator imports this module, so none of these texts is in the Worker's bundle (#16).
+// generator imports this module, so none of these texts is in the Worker's bundle.
 import { LANGS } from '../../contracts/i18n';
 import { DASHBOARD_PATH, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../lib/page-assets';
 import { CHECK_MESSAGES } from './check-messages';

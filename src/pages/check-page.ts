@@ -1,5 +1,5 @@
 // The "checking your browser" step: a new visitor of an event that asks for a proof of work solves
-// the join challenge here, joins, and reloads into the waiting page (issue #17).
+// the join challenge here, joins, and reloads into the waiting page.
 import { html, raw } from 'hono/html';
 import type { Challenge } from 'altcha-lib';
 import type { PageTemplate } from '../../contracts/event-config';

@@ -1,4 +1,4 @@
-// The check page's inline script, an asset the Worker reads (src/lib/page-assets.ts), not part of its bundle (#16).
+// The check page's inline script, an asset the Worker reads (src/lib/page-assets.ts), not part of its bundle.
 import { PROOF_HEADER } from '../../contracts/names';
 import { solvePow } from './pow-solver';
 

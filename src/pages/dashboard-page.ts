@@ -77,7 +77,7 @@ export const DASHBOARD_SCRIPT = `
     box.querySelector('.legend').replaceChildren(...series.map((s) => {
       const li = document.createElement('li'), sw = document.createElement('i');
       sw.style.background = s.color;
-      // The legend says what the cards say (review I4: "released: 0/min" from one tick beside the
+      // The legend says what the cards say ("released: 0/min" from one tick beside the
       // card's 36 over the last minute): a series' own figure now, else its last point.
       const lastPoint = s.points.filter((p) => p[1] !== null).at(-1);
       const shown = s.now !== undefined ? s.now : lastPoint ? lastPoint[1] : null;
@@ -129,12 +129,12 @@ export const DASHBOARD_SCRIPT = `
     // active limit or max active, the pace at which the line moves (the waiting page's estimate).
     set('admittedPerMinute', num(releasedPerMinute) + (q.departuresPerMinute != null ? ' / ' + num(q.departuresPerMinute, 1) : ''));
     set('active', num(q.active) + ' / ' + num(q.activeLimit) + ' / ' + num(cfg.maxActiveVisitors));
-    // Released places not claimed yet, and their own bound (GET /_wr/admin/events/{id} queue.binding, issue #13).
+    // Released places not claimed yet, and their own bound (GET /_wr/admin/events/{id} queue.binding).
     const u = q.binding;
     set('unclaimed', u ? num(u.unclaimed) + ' (' + num(u.expectedArrivals) + ' expected) / ' + num(u.unclaimedLimit) : '-');
     set('rate', num(q.releaseRatePerMinute) + (q.fixedRatePerMinute !== null ? ' (fixed)' : q.admitPerMinute !== q.releaseRatePerMinute ? ' (admit ' + num(q.admitPerMinute) + ')' : ''));
     const h = q.lastHealth;
-    // A report that measured no request says nothing about latency (review s5b J3: "0 ms" mid-overload);
+    // A report that measured no request says nothing about latency ("0 ms" mid-overload);
     // one counting requests still running (inFlight) gives a p99 they reach at least.
     set('origin', !h ? 'no report' : h.sampleCount === 0 || (h.activeBuyers === 0 && h.p99LatencyMs === 0) ? 'no requests in the last report' : (h.inFlight ? '≥ ' : '') + num(h.p99LatencyMs) + ' ms' + (h.inFlight ? ' (' + num(h.inFlight) + ' still running)' : '') + ' / ' + pct(h.errorRate));
     set('holds', q.gateway.holdP99Ms === null ? '-' : num(q.gateway.holdP99Ms) + ' ms / ' + pct(q.gateway.conflictRate));
@@ -142,7 +142,7 @@ export const DASHBOARD_SCRIPT = `
     set('seats', num(inv.seats.held + inv.seats.paymentPending) + ' / ' + num(inv.seats.sold + inv.tiers.reduce((a, t) => a + t.sold, 0)));
     set('reconcile', num(inv.seats.needsReconciliation));
     set('mode', q.mode === 'closed' ? 'closed: no new holds; holds already made can still be paid' : q.mode);
-    // Entry tokens (issue #17): who may join, and the presale lanes the tokens may name, in release
+    // Entry tokens: who may join, and the presale lanes the tokens may name, in release
     // order, each with its sale start and its line now (queue.lanes: waiting, released).
     const laneLine = (name) => (q.lanes ?? []).find((x) => x.lane === name);
     const e = cfg.entry, lane = (l) => {
@@ -214,8 +214,8 @@ export const DASHBOARD_SCRIPT = `
   $('login').onsubmit = async (e) => {
     e.preventDefault();
     token = $('token').value;
-    // Not sticky: the first "Updated" replaces it as soon as the event's numbers are drawn (review:
-    // the tiles read "-" under "Signed in" for 8 s with no hint that they were loading).
+    // Not sticky: the first "Updated" replaces it as soon as the event's numbers are drawn
+    // (the tiles read "-" under "Signed in" for 8 s with no hint that they were loading).
     if (await loadEvents()) { sessionStorage.setItem('wr_admin_token', token); show(true); say('Signed in: loading the event…'); refresh(); } else { token = ''; say('Wrong token', true, true); }
   };
   (async () => { if (token && (await loadEvents())) { show(true); refresh(); } })();

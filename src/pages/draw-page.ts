@@ -5,9 +5,7 @@ import { LANGS, LANG_NAMES, type Lang } from '../../contracts/i18n';
 import type { Messages } from './waiting-messages';
 import { prefersHtml } from '../lib/negotiate';
 
-/** Longest entrant id `?entrant=` takes (visitor ids are UUIDs, account ids `acct-` + 32 hex digits). */
-export const MAX_ENTRANT_ID_LENGTH = 64;
-/** What an entrant id may look like: letters, digits and `-`, at most MAX_ENTRANT_ID_LENGTH characters. */
+/** What an entrant id `?entrant=` may look like: letters, digits and `-`, at most 64 characters (visitor ids are UUIDs, account ids `acct-` + 32 hex digits). */
 export const ENTRANT_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
 
 /**

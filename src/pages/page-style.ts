@@ -1,9 +1,9 @@
 // The gateway pages' shared style, an asset the Worker reads (src/lib/page-assets.ts), not part of its
-// bundle (#16); each page sets `--accent` (the organizer's colour) in front of it (page-top.ts accentStyle).
+// bundle; each page sets `--accent` (the organizer's colour) in front of it (page-top.ts accentStyle).
 
 /**
  * The page's style, compact (it is sent with every waiting page). Short lines wrap evenly, so no
- * lone character ends up on a line of its own (issue 18: 順 / 位 split over two lines); Japanese
+ * lone character ends up on a line of its own (順 / 位 split over two lines); Japanese
  * breaks between phrases, not inside words.
  */
 export const PAGE_STYLE = `

@@ -1,5 +1,5 @@
 // The words and scripts each page renders with, read from the page assets (src/lib/page-assets.ts)
-// once per isolate, so the Worker's bundle carries none of them (#16).
+// once per isolate, so the Worker's bundle carries none of them.
 import type { Lang } from '../../contracts/i18n';
 import { SCRIPT_PATHS, STYLE_PATH, messagesPath, type AssetReader } from '../lib/page-assets';
 import type { CheckMessages } from './check-messages';

@@ -21,7 +21,7 @@ export const PREVIEW_PHASES = [
 ] as const satisfies readonly Phase[];
 
 /** A phase the preview shows. */
-export type PreviewPhase = (typeof PREVIEW_PHASES)[number];
+type PreviewPhase = (typeof PREVIEW_PHASES)[number];
 
 /** A commitment for lottery phases of an event that is not a lottery (64 hex digits, obviously a sample). */
 const SAMPLE_COMMITMENT = '0123456789abcdef'.repeat(4);
@@ -33,7 +33,7 @@ const SAMPLE_ENTRANT = '00000000-0000-4000-8000-000000000000';
  * a sale start 15 minutes ahead (or 5 s past once on sale), 1,234 people in line for the waiting
  * phases. Lottery phases (`prequeue`, `drawing`) are shown as a lottery whatever the event's policy.
  */
-export function previewStatus(
+function previewStatus(
   phase: PreviewPhase,
   cursor: Pick<AdmissionCursor, 'eventName' | 'policy' | 'commitment'>,
   nowMs: number,

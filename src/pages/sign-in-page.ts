@@ -6,7 +6,7 @@ import { accentOf, accentStyle, topBar } from './page-top';
 import type { SignInMessages } from './sign-in-messages';
 
 /** Query parameter the sign-in link adds: the room path (and query) to come back to after signing in. */
-export const RETURN_PARAM = 'wr_return';
+const RETURN_PARAM = 'wr_return';
 
 /** The entry codes this page explains (src/lib/errors.ts). */
 export const SIGN_IN_REASONS = [

@@ -1,4 +1,4 @@
-// The waiting page's inline script, an asset the Worker reads (src/lib/page-assets.ts), not part of its bundle (#16).
+// The waiting page's inline script, an asset the Worker reads (src/lib/page-assets.ts), not part of its bundle.
 import { waitingView } from './waiting-view';
 
 /**

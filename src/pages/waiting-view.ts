@@ -68,7 +68,7 @@ export function waitingView(s: ViewStatus, t: Messages, lang: string, nowMs: num
     else if (sec < 60) wait = t.waitUnderMinute;
     else {
       // A range, never a promise: the rate moves with the site's health. The time until the sale
-      // (or lane) opens is known, so only the queue's part widens (review: "about 3-7 min" for the
+      // (or lane) opens is known, so only the queue's part widens ("about 3-7 min" for the
       // first place of a lane that opened in 4:46).
       const fixed = phase === 'not_open' && Number.isFinite(startMs) ? Math.min(sec, left) : 0;
       const lo = Math.max(1, Math.floor((fixed + (sec - fixed) * 0.8) / 60));

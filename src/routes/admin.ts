@@ -48,7 +48,7 @@ adminApi.use(
   }),
 );
 
-// Sales channels and their allocations (issue 19), behind the same bearer token.
+// Sales channels and their allocations, behind the same bearer token.
 adminApi.route('/', channelAdmin);
 
 adminApi.put('/events/:eventId', async (c) => {
@@ -179,7 +179,7 @@ adminApi.get('/events/:eventId/audit', async (c) => {
   const route = section === undefined ? ({ kind: 'event' } as const) : ({ kind: 'section', section } as const);
   await refuseUnknownSection(c.env, eventId, route, Date.now());
   const entries = await call('inventory.auditLog', eventId, async () => inventoryFor(c.env, eventId, route).auditLog(after, limit));
-  // An empty page: tell an event with no entries (yet) from no event at all (it answered 200 [], review).
+  // An empty page: tell an event with no entries (yet) from no event at all (it answered 200 []).
   if (entries.length === 0) {
     const stats = await call('inventory.stats', eventId, async () => inventoryFor(c.env, eventId, route).stats());
     if (stats.kind !== 'stats') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });

@@ -1,4 +1,4 @@
-// The join challenge of an event that asks new visitors for a proof of work (issue #17).
+// The join challenge of an event that asks new visitors for a proof of work.
 import { Hono } from '../lib/hono';
 import { GatewayError } from '../lib/errors';
 import { newChallenge } from '../lib/proof-of-work';

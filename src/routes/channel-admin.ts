@@ -1,4 +1,4 @@
-// Organizer API for sales channels (issue 19): create, re-activate and revoke channels (each with its
+// Organizer API for sales channels: create, re-activate and revoke channels (each with its
 // own derived key, shown once), and allocate seats or tier quotas to them until a release time.
 import { eventSections, inventoryFor } from '../lib/inventory-router';
 import type { Context } from 'hono';
@@ -91,7 +91,7 @@ channelAdmin.delete('/events/:eventId/channels/:channelId', async (c) => {
 channelAdmin.get('/events/:eventId/channels', async (c) => {
   const answer = await call<ChannelListAnswer>(c, 'channelList', async (inv) => inv.channelList(null));
   if (answer.kind !== 'ok') throw new Error('invariant: the organizer list is never refused');
-  // An empty list: tell an event without channels from no event at all (review: 200 for a typo).
+  // An empty list: tell an event without channels from no event at all (200 for a typo).
   if (answer.channels.length === 0 && answer.allocations.length === 0 && (await eventSections(c.env, eventIdParam(c))) === null) {
     throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventIdParam(c)}"` });
   }
@@ -104,7 +104,7 @@ channelAdmin.put('/events/:eventId/allocations/:allocationId', async (c) => {
   const allocationId = param(c, 'allocationId', ALLOCATION_ID_PATTERN);
   const body = await readJsonBody(c.req.raw, allocationBody);
   const target = 'tier' in body ? { tier: body.tier, quantity: body.quantity } : { seatIds: body.seatIds };
-  // Allocations live in the event's own object; section seats are in their section's (review: the
+  // Allocations live in the event's own object; section seats are in their section's (the
   // seats existed but the answer said SEAT_NOT_FOUND).
   const sectioned = 'seatIds' in body ? body.seatIds?.find((id) => sectionOfSeat(id) !== null) : undefined;
   if (sectioned) {

@@ -1,4 +1,4 @@
-// Sales-channel API (issue 19): a box office or partner holds and confirms seats of its allocations
+// Sales-channel API: a box office or partner holds and confirms seats of its allocations
 // directly (no queue) and follows the inventory's change feed, each call signed with the channel's own key.
 import { holdAnswerOfEvent, inventoryFor, refuseUnknownSection } from '../lib/inventory-router';
 import type { InventoryRoute } from '../../contracts/inventory-names';
@@ -41,7 +41,7 @@ const emptyBody = z.strictObject({});
 /** Feed cursors are entry ids: whole numbers (at most 15 digits). */
 const CURSOR = /^\d{1,15}$/;
 /** Entries per feed page unless `limit` says otherwise (1-1000). */
-export const DEFAULT_FEED_LIMIT = 500;
+const DEFAULT_FEED_LIMIT = 500;
 
 /**
  * The Inventory object serving `route` (src/lib/inventory-router.ts). Allocations and the change

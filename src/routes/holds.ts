@@ -126,10 +126,10 @@ holdsApi.post('/:eventId/holds', async (c) => {
 });
 
 /**
- * Keeps the visitor's admission alive until their hold's deadline (review G13: an admission that
+ * Keeps the visitor's admission alive until their hold's deadline (an admission that
  * ended while its visitor held seats sent them to the back of the queue mid-checkout, the seats
  * locked for nobody). Only when the hold, or a payment started at its last moment (its deadline
- * plus `paymentGraceMs`: review s5 J2, a payment still processing at the admission's end sent the
+ * plus `paymentGraceMs`: a payment still processing at the admission's end sent the
  * buyer to the queue), can outlast the admission: the WaitingRoom moves the session's end out
  * (admission-cover.ts), and a new admission token carrying it is set as the cookie and returned
  * (`admissionToken`, for apps). If the room cannot be asked, the admission keeps its end.

@@ -22,7 +22,7 @@ import { healthResult, holdBody, holdChangeResult } from '../lib/object-answers'
  * of fewer than 8 completed requests (an idle window) is accepted: it keeps the origin alive but
  * never makes the loop climb (health-signals.ts noGrowthEvidence).
  */
-export const healthReport = z
+const healthReport = z
   .strictObject({
     p50LatencyMs: z.optional(boundedNumber(0, 600_000)),
     p99LatencyMs: boundedNumber(0, 600_000),

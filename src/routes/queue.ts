@@ -31,7 +31,7 @@ import {
 import { ENTRANT_ID_PATTERN, drawPage, entrantRank, wantsDrawPage } from '../pages/draw-page';
 import { waitingWords } from '../pages/page-texts';
 import { preferredType } from '../lib/negotiate';
-import { langCookie, requestLang, type Lang } from '../../contracts/i18n';
+import { requestLang, type Lang } from '../../contracts/i18n';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import { eventIdParam, type AppEnv } from '../types';
 import type { StatusBody } from '../lib/status-body';
@@ -158,7 +158,7 @@ export async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: Vi
   if (turn.kind !== 'closed') {
     const settings = tokenSettings(c.env);
     const secure = isSecure(c.req.url);
-    // A poll past half the ticket's life gets the same place in a new ticket (review F14).
+    // A poll past half the ticket's life gets the same place in a new ticket.
     if (turn.newTicket || (ticket !== null && ticketNeedsRenewal(ticket.expiresAtMs, now))) {
       body.queueTicket = await signQueueTicket(settings, eventId, turn.visitorId, turn.place, now);
       const expS = numericDate(now + TICKET_TTL_S * 1000);
@@ -207,7 +207,7 @@ async function entryDecision(c: Context<AppEnv>, eventId: string, ticket: Visito
 }
 
 /** The entry token of a request: `X-Entry-Token` (apps), else `?wr_entry=` (browsers back from signing in); null when none. */
-export function entryTokenOf(c: Context<AppEnv>): string | null {
+function entryTokenOf(c: Context<AppEnv>): string | null {
   return c.req.header(ENTRY_HEADER) || new URL(c.req.url).searchParams.get(ENTRY_QUERY_PARAM) || null;
 }
 

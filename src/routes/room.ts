@@ -147,7 +147,7 @@ async function enterRoom(c: Context<AppEnv>, eventId: string): Promise<Response>
  * The request's path and query without the entry token, as a same-site reference: leading
  * slashes and backslashes collapse to one `/`, because `//host/...` or `/\host/...` in a
  * `Location` (or a sign-in return) is another site's URL (RFC 3986 section 4.2 network-path
- * reference; browsers read `\` as `/`). Review (session 4, G11): `//evil.example/..%2Fevents/x/`
+ * reference; browsers read `\` as `/`). `//evil.example/..%2Fevents/x/`
  * matched the room and was answered `303 Location: //evil.example/...`.
  */
 function sameSitePath(requestUrl: string): string {

@@ -1,4 +1,4 @@
-// The Inventory with sales channels under random schedules (fast-check, issue 19): online holds,
+// The Inventory with sales channels under random schedules (fast-check): online holds,
 // channel holds and confirms, allocation changes and ends, release instants hit exactly, clock
 // jumps, late alarms, and a feed consumer whose deliveries are lost or duplicated. After every step:
 // the invariants of DESIGN.md section 6, and "an allocated seat is held or sold only by its channel

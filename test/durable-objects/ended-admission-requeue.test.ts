@@ -1,4 +1,4 @@
-// Regression (first queue review): an admission that has ended must send its place to the back. `admit` only recognises an
+// Regression: an admission that has ended must send its place to the back. `admit` only recognises an
 // ended place when it is the one stored in the visitor's single wr_admissions row; once the
 // visitor's next place has been admitted (the row now names that place), the old ticket's place is
 // judged afresh, found "released within the idle timeout", and admitted again: no queueing.

@@ -1,4 +1,4 @@
-// Regression (first queue review): a queue shard marked itself "announced" before its wake() call to the WaitingRoom returned.
+// Regression: a queue shard marked itself "announced" before its wake() call to the WaitingRoom returned.
 // If that one wake fails (overloaded room, reset, network), the flag stays set and no later join
 // ever wakes the room again: an idle room with no alarm never ticks, and the queue stalls.
 import { runInDurableObject } from 'cloudflare:test';

@@ -1,4 +1,4 @@
-// Regression (second queue review): the per-account hold limiter counted before the idempotency lookup: once an account has made
+// Regression: the per-account hold limiter counted before the idempotency lookup: once an account has made
 // HOLDS_PER_WINDOW attempts (refused ones included), retrying a hold that *succeeded* with its own
 // Idempotency-Key (the answer was lost) is refused RATE_LIMITED instead of replaying the hold.
 import { env } from 'cloudflare:workers';

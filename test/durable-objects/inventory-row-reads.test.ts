@@ -1,5 +1,5 @@
 // Rows SQLite reads per Inventory call stay bounded by the hold's own size, however many seats are
-// held (issue 16). Regression: a hold's seat UPDATE by `seat_id IN (json_each)` and the release,
+// held. Regression: a hold's seat UPDATE by `seat_id IN (json_each)` and the release,
 // payment and sale UPDATEs by `hold_id` also named `status = ...`, and SQLite chose the status
 // index: each read every seat of that status (all AVAILABLE seats per hold: 60 ms per hold at 50,000
 // seats in `npm run bench:profile`; all HELD seats per release or expiry).

@@ -312,7 +312,7 @@ describe('seat map and audit', () => {
       { id: 'A2', status: 'AVAILABLE' },
     ]);
     expect(await seatMapOf(inv, d2.version)).toMatchObject({ kind: 'delta', changes: [] });
-    // Issue 14 item 5: a `since` above the version made the object serialize the whole map (a
+    // A `since` above the version made the object serialize the whole map (a
     // snapshot) for every distinct value; no reader can be ahead, so it gets the empty delta.
     expect(await seatMapOf(inv, d2.version + 100)).toMatchObject({ kind: 'delta', since: d2.version, version: d2.version, changes: [] });
   });

@@ -1,4 +1,4 @@
-// Claims after a released place stopped holding a slot (attacker review 2026-12-02): the organizer's
+// Claims after a released place stopped holding a slot: the organizer's
 // max active visitors is a ceiling for every claim, a late claim waits for a free slot with its
 // place kept, and the next free slots go to the visitors who asked first, before new releases.
 import { describe, expect, it } from 'vitest';
@@ -48,7 +48,7 @@ describe('late claims', () => {
     },
   );
 
-  // Re-verification 2026-12-02, failing input: max active 1, idle timeout 30 s, six joins; the
+  // Failing input: max active 1, idle timeout 30 s, six joins; the
   // first, told "next" and polling every 2.5 s, got a new place at the back 30 s after its release.
   it(
     'a visitor waiting for a slot keeps the place past the idle timeout while polling, also past the release record, and gets the next slot',

@@ -51,10 +51,10 @@ describe('migrations', () => {
       kind: 'ok',
       hold: { status: 'HELD', seatIds: ['A2'], quantity: 1, priceMinor: 5000 },
     });
-    // Regression (review): the upgrade priced old holds at 0, so they sold for nothing or never.
+    // Regression: the upgrade priced old holds at 0, so they sold for nothing or never.
     expect(await inv.confirm('h2', 'order-2', 0, null)).toMatchObject({ kind: 'refused', code: 'PRICE_MISMATCH' });
     expect(await inv.confirm('h2', 'order-2', 5000, null)).toMatchObject({ kind: 'ok', hold: { status: 'SOLD' } });
-    // Regression (review): no deltas exist from before the upgrade, so an old version gets a snapshot.
+    // Regression: no deltas exist from before the upgrade, so an old version gets a snapshot.
     expect((await seatMapOf(inv, 1)).kind).toBe('snapshot');
   });
 

@@ -99,7 +99,7 @@ describe('queue faults', () => {
     expect((await roomRow(room)).admitted_total).toBe(50);
   });
 
-  it('re-queues a place from a shard the event no longer counts (shard count changed while it joined; review finding)', async () => {
+  it('re-queues a place from a shard the event no longer counts (shard count changed while it joined)', async () => {
     const eventId = freshEventId();
     const q = new QueueHarness(eventId);
     await q.room.configure(queueConfig(eventId));

@@ -1,4 +1,4 @@
-// Issue #16: a WaitingRoom keeps no alarm while nothing can change (paused, closed, sold out,
+// A WaitingRoom keeps no alarm while nothing can change (paused, closed, sold out,
 // before its sale start, nobody in line, every slot taken by visitors who never came back), the
 // event that can change it re-arms it, and nobody waiting is lost on the way.
 import { env } from 'cloudflare:workers';
@@ -131,7 +131,7 @@ describe('a WaitingRoom with nothing to do keeps no alarm', () => {
     await fireArmed(q, free + 3_000);
     expect(await admitted(q, ['g5'])).toEqual(['g5']);
     // The first two never lost their place: one coming back within the idle timeout waits for a
-    // free slot with its place kept (attacker review 2026-12-02: such late claims were let in past
+    // free slot with its place kept (such late claims were let in past
     // the max) and gets the next one; one coming back after it is sent to the back.
     expect(await q.poll('g1')).toEqual({ kind: 'waiting', position: 1 });
     expect(await q.room.leave('g3')).toBe(true);

@@ -1,4 +1,4 @@
-// The objects' SQL migrations as static assets (#16): each object's code knows the last migration
+// The objects' SQL migrations as static assets: each object's code knows the last migration
 // id of its list, the assets hold exactly the lists, and an object reads its asset only when its
 // database is behind; a missing or stale asset is a clear error that applies nothing.
 import { env } from 'cloudflare:workers';

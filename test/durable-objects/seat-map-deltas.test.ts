@@ -1,4 +1,4 @@
-// The seat map's deltas under random schedules (fast-check, issue 16): since migration 7 they are the
+// The seat map's deltas under random schedules (fast-check): since migration 7 they are the
 // change feed's seat entries, written by triggers. Holds, releases, payments, sales, expiries (alarm
 // and sweep on the next write), allocations and their ends, clock jumps: a reader holding the map of
 // any earlier version who applies `seatMap(version)`'s changes has exactly the map of now.

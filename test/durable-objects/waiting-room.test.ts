@@ -223,7 +223,7 @@ describe('WaitingRoom', () => {
     expect(order.some((id) => quiet.has(id))).toBe(false);
   });
 
-  it('bases wait estimates on admissions since the sale start only, not on the minutes before it (review finding)', async () => {
+  it('bases wait estimates on admissions since the sale start only, not on the minutes before it', async () => {
     const eventId = freshEventId();
     const q = new QueueHarness(eventId);
     const start = Date.now() + 3_600_000;

@@ -1,4 +1,4 @@
-// Regression (second queue review): a join whose wake() reaches the WaitingRoom while a release tick is in flight (after the tick has
+// Regression: a join whose wake() reaches the WaitingRoom while a release tick is in flight (after the tick has
 // collected the shard counts, before it re-arms) is lost: the tick, not counting the new arrival,
 // deletes the alarm the wake just armed, and the shard stays "announced", so no later join wakes
 // the room either. The queue stalls with visitors waiting and the sale open.

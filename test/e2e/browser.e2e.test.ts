@@ -1,6 +1,5 @@
 // A real browser lands on the sale URL, waits, is admitted, holds a seat and checks out.
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getEvent, putEvent } from '../../scripts/lib/dev-server.ts';
 import { browserStage } from './stage.ts';
@@ -82,7 +81,7 @@ describe('browser', () => {
     await context.close();
   });
 
-  // Review (session 4, G10): with venue sections (seat ids S1-A1) the page showed no seat at all
+  // With venue sections (seat ids S1-A1) the page showed no seat at all
   // and the event's default price.
   it('shows an event with venue sections by section, each at its price, and holds a seat of one', async () => {
     const eventId = `e2e-sec-${Date.now().toString(36)}`;
@@ -103,7 +102,7 @@ describe('browser', () => {
     expect(await page.textContent('#price')).toContain('EUR 50.00 - EUR 90.00');
     const blocks = await page.locator('#sections button').allTextContents();
     expect(blocks.some((b) => b.includes('FLOOR')) && blocks.some((b) => b.includes('B1')), blocks.join(' | ')).toBe(true);
-    // Review s4b: FLOOR's blocks all read "FLOOR · Rows A-J" and no card showed its section's price.
+    // FLOOR's blocks all read "FLOOR · Rows A-J" and no card showed its section's price.
     const titles = await page.locator('#sections button b').allTextContents();
     expect(new Set(titles).size, titles.join(' | ')).toBe(titles.length);
     expect(
@@ -194,11 +193,11 @@ describe('browser', () => {
     await page.goto(`${stage.server.url}/_wr/admin/?event=${eventId}`);
     await page.fill('#token', stage.server.adminToken);
     await page.click('#login button');
-    // The first refresh's numbers replace the loading hint at once (review: "-" under a sticky
+    // The first refresh's numbers replace the loading hint at once ("-" under a sticky
     // "Signed in" for 8 s).
     await expect.poll(() => page.textContent('#status'), { timeout: 4_000 }).toMatch(/^Updated /);
     expect(await page.textContent('[data-k="waiting"]')).toMatch(/^\d/);
-    // The charts' legends say what the cards say (review I4: "waiting: 495" beside "Waiting 560").
+    // The charts' legends say what the cards say ("waiting: 495" beside "Waiting 560").
     const legend = await page.locator('#chartQueue .legend li').first().textContent();
     expect(legend).toBe('waiting: ' + (await page.textContent('[data-k="waiting"]')));
     const waiting = async () => Number((await page.textContent('[data-k="waiting"]'))?.replace(/\D/g, '') || NaN);

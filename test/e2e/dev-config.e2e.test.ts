@@ -1,7 +1,7 @@
 // The generated wrangler.dev.toml: a second local server must not reload or kill the first one.
 // Every `wrangler dev` of the checkout watches the file; `npm run crowd` beside `npm start` used to
 // rewrite it in place (truncate + write), and the running server reloaded or exited with "Missing
-// entry-point to Worker script" (review).
+// entry-point to Worker script".
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ describe('writeDevConfig', () => {
 });
 
 describe('lostPortRace', () => {
-  // New user review 2026-12-02: two `npm start`s at the same moment; the loser exited with this.
+  // Failing input: two `npm start`s at the same moment; the loser exited with this.
   it('knows the output of a start that lost a port race, and nothing else', () => {
     expect(
       lostPortRace(

@@ -117,7 +117,7 @@ describe('npm start on a port that is taken', () => {
     const port = await new Promise<number>((resolve) =>
       holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)),
     );
-    // The next port is taken too (review s5: the message suggested PORT+1 without checking it).
+    // The next port is taken too (the message suggested PORT+1 without checking it).
     const next = createServer();
     await new Promise<void>((resolve) => next.once('error', () => resolve()).listen(port + 1, '127.0.0.1', () => resolve()));
     try {

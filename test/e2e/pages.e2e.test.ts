@@ -3,7 +3,6 @@
 // axe-core finds no serious accessibility violation. Screenshots go to test-results/shots/.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { putEvent } from '../../scripts/lib/dev-server.ts';

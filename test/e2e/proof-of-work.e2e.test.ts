@@ -1,4 +1,4 @@
-// A real browser on an event that asks for a proof of work (issue #17): the check step solves the
+// A real browser on an event that asks for a proof of work: the check step solves the
 // challenge by itself, joins and lands in the waiting page with a place; a reload keeps that place
 // without a second check; without JavaScript the step says that JavaScript is needed.
 import { describe, expect, it } from 'vitest';

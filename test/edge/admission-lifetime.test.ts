@@ -1,4 +1,4 @@
-// Issue #14.1 and its class sweep through the gateway's real fetch handler: an admission is valid
+// Token lifetimes through the gateway's real fetch handler: an admission is valid
 // for a useful time when handed out or not handed out at all, and no credential cookie outlives
 // the token inside it (queue ticket and admission token alike).
 import { env } from 'cloudflare:workers';
@@ -34,7 +34,7 @@ describe('admission lifetimes', () => {
   it('never answers 200 admitted with an admission that ends within MIN_USEFUL_ADMISSION_MS: the visitor goes to the back instead', async () => {
     const eventId = freshEventId('life');
     const room = env.WAITING_ROOM.getByName(eventId);
-    // The review's input: the admission this visitor gets ends 600 ms from now (the room runs as if
+    // The failing input: the admission this visitor gets ends 600 ms from now (the room runs as if
     // its 30 s had nearly passed); before the fix the poll said `admitted` with `Max-Age=0` and a
     // token whose exp, rounded down to the second, had already passed.
     await runInDurableObject(room, (obj: WaitingRoom) => (obj.clock = () => Date.now() - 30_000 + 600));

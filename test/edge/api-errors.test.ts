@@ -43,7 +43,7 @@ describe('problem details', () => {
 });
 
 describe('organizer API', () => {
-  it('refuses a lottery without a sale start in the future, and changes nothing (review: it ran first come, first served while every page said lottery)', async () => {
+  it('refuses a lottery without a sale start in the future, and changes nothing', async () => {
     const base = { policy: 'random', releaseRatePerMinute: 120, maxActiveVisitors: 50, seats: 200 };
     const id = freshEventId();
     const none = await admin(`/events/${id}`, { method: 'PUT', body: JSON.stringify(base) });
@@ -71,7 +71,7 @@ describe('organizer API', () => {
     expect((await admin(`/events/${id}`, { method: 'PUT', body: JSON.stringify({ ...later, name: 'Renamed' }) })).status).toBe(200);
   });
 
-  it('refuses to create an event under a malformed id with 400, not 404 (review: a create-on-404 script looped)', async () => {
+  it('refuses to create an event under a malformed id with 400, not 404', async () => {
     for (const id of ['ABC', 'a_b', '-x', 'x'.repeat(65)]) {
       const res = await admin(`/events/${id}`, { method: 'PUT', body: JSON.stringify({ releaseRatePerMinute: 60, seats: 10 }) });
       expect(res.status, id).toBe(400);
@@ -93,7 +93,7 @@ describe('organizer API', () => {
     [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, extra: true }, 'body'],
     [{ releaseRatePerMinute: 10, minReleaseRatePerMinute: 20, maxActiveVisitors: 1, seats: 1 }, 'minReleaseRatePerMinute'],
     [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, saleStartsAt: 'tomorrow' }, 'saleStartsAt'],
-    // Regression (review): a start past 2189 made the alarm throw: 500 and a half-created event.
+    // Regression: a start past 2189 made the alarm throw: 500 and a half-created event.
     [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, saleStartsAt: '9999-12-31T23:59:59Z', policy: 'random' }, 'saleStartsAt'],
     [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, saleStartsAt: '1969-12-31T23:59:59Z' }, 'saleStartsAt'],
   ])('refuses config %j with 400 naming %s, and creates nothing', async (config, field) => {
@@ -160,7 +160,7 @@ describe('hold input', () => {
     [{ seatIds: ['A1', 'A1'] }, 400, 'INVALID_REQUEST'],
     [{ seatIds: ['a1; DROP TABLE'] }, 400, 'INVALID_REQUEST'],
     [{ seatIds: ['A1', 'Z99'] }, 422, 'SEAT_NOT_FOUND'],
-    // #16 review failing input: seats of a section the event does not have answered 404 "no event".
+    // Seats of a section the event does not have answered 404 "no event".
     [{ seatIds: ['S9-A1'] }, 422, 'SEAT_NOT_FOUND'],
     [{ tier: 'floor', quantity: 0 }, 400, 'INVALID_REQUEST'],
     [{ tier: 'floor', quantity: -2 }, 400, 'INVALID_REQUEST'],
@@ -180,14 +180,14 @@ describe('hold input', () => {
     });
     expect(res.status).toBe(status);
     expect(res.body.code).toBe(code);
-    // The detail names what is wrong (review finding: 7 seats said only "body: Invalid input").
+    // The detail names what is wrong (7 seats said only "body: Invalid input").
     expect(res.body.detail).not.toBe('body: Invalid input');
     const stats = await inventoryStats(env.INVENTORY.getByName(eventId));
     expect(stats.seats.held + stats.tiers[0]!.held).toBe(0);
     expect(await env.INVENTORY.getByName(eventId).auditLog(0, 10)).toEqual([]);
   });
 
-  it('keeps the currency a hold was priced in when the organizer changes the event currency (review finding)', async () => {
+  it('keeps the currency a hold was priced in when the organizer changes the event currency', async () => {
     const eventId = freshEventId();
     await createEvent(eventId, { currency: 'EUR' });
     const v = await admittedVisitor(eventId);
@@ -320,11 +320,11 @@ describe('origin API', () => {
     expect(older.body.code).toBe('STALE_REPORT');
   });
 
-  // A report signed ahead of the gateway's clock: test/edge/signed-clock.test.ts (#14.6).
+  // A report signed ahead of the gateway's clock: test/edge/signed-clock.test.ts.
 
   it.each([
     { p99LatencyMs: -1, errorRate: 0, activeBuyers: 0 },
-    // Issue #13 (bad input): absurd values are refused, never stored.
+    // Bad input: absurd values are refused, never stored.
     { p99LatencyMs: 1e9, errorRate: 0, activeBuyers: 0 },
     { p99LatencyMs: 100, errorRate: 0, activeBuyers: -3 },
     { p50LatencyMs: 500, p99LatencyMs: 100, errorRate: 0, activeBuyers: 0 },
@@ -370,7 +370,7 @@ describe('origin API', () => {
     expect(stats.rateLog[0]!.reason).toBe('p99 1,840 ms over 500 ms target, x0.50: rate 200 -> 100/min');
   });
 
-  // Issue #13: an idle origin's report (one operator call measured, no buyers) started slow start.
+  // An idle origin's report (one operator call measured, no buyers) started slow start.
   it('holds the rate on a report of fewer than 8 requests, and climbs on one of enough', async () => {
     const eventId = freshEventId();
     await createEvent(eventId, { releaseRatePerMinute: 1000, minReleaseRatePerMinute: 100, targetP99Ms: 500 });
@@ -468,7 +468,7 @@ describe('payment and audit through the APIs', () => {
     }
   });
 
-  it('refuses control characters in ids and organizer text, and an audit of no event (review findings)', async () => {
+  it('refuses control characters in ids and organizer text, and an audit of no event', async () => {
     const eventId = freshEventId();
     await createEvent(eventId);
     const v = await admittedVisitor(eventId);

@@ -1,4 +1,4 @@
-// Class sweep (issue #14 item 2): every answer that sets or depends on a visitor's (or the
+// Class sweep: every answer that sets or depends on a visitor's (or the
 // organizer's) credentials is `no-store` or `private`, whatever the origin sent; every cookie the
 // gateway sets or clears is HttpOnly and SameSite. Walks every route of the app in every state.
 import { env } from 'cloudflare:workers';
@@ -114,7 +114,7 @@ const ROUTES: RouteCase[] = [
     body: {},
     area: 'origin',
   },
-  // Sales channels (issue 19): the organizer's calls, and a channel's signed with its own key.
+  // Sales channels: the organizer's calls, and a channel's signed with its own key.
   {
     method: 'PUT',
     route: '/_wr/admin/events/:eventId/channels/:channelId',

@@ -1,4 +1,4 @@
-// The box office and 200 admitted online visitors race for the same section through HTTP (issue 19):
+// The box office and 200 admitted online visitors race for the same section through HTTP:
 // the box office sells its allocation, visitors try every seat of the section (allocated ones
 // included), the organizer ends the allocation mid-race so its rest goes on general sale, and
 // everyone buys what they hold. No seat may be sold twice, and no allocated seat go to a visitor

@@ -1,4 +1,4 @@
-// The channel API's signature versions (review F5): v2 covers the Idempotency-Key, and every request
+// The channel API's signature versions: v2 covers the Idempotency-Key, and every request
 // that carries a key must be signed v2, so a captured signed hold cannot be sent again under new keys
 // (each would be a new hold for the same customer). v1 stays valid for requests without a key.
 import { env, exports } from 'cloudflare:workers';
@@ -37,7 +37,7 @@ async function version(eventId: string): Promise<number> {
 }
 
 describe('channel signature versions', () => {
-  it('refuses a signed hold sent again under a new Idempotency-Key, and holds nothing more (the failing input of F5)', async () => {
+  it('refuses a signed hold sent again under a new Idempotency-Key, and holds nothing more', async () => {
     const { eventId, box } = await saleWithChannel();
     const { url, init } = await box.signed('POST', '/holds', { account: 'c1', tier: 'floor', quantity: 2 }, { 'idempotency-key': 'k-1' });
     const first = await send(url, init);

@@ -1,4 +1,4 @@
-// Sales channels through HTTP (issue 19): the organizer's channel and allocation API, a channel's
+// Sales channels through HTTP: the organizer's channel and allocation API, a channel's
 // signed holds and confirms, the public seat map, and every bad input refused with its code and
 // nothing changed.
 import { env } from 'cloudflare:workers';
@@ -164,7 +164,7 @@ describe('bad input changes nothing', () => {
       ['seat outside the allocation', () => box.hold('c', { seatIds: ['A2', 'A5'] }), 403, 'NOT_IN_ALLOCATION'],
       ['tier without an allocation', () => box.hold('c', { tier: 'floor', quantity: 1 }), 403, 'NOT_IN_ALLOCATION'],
       ['no account', () => box.request('POST', '/holds', { seatIds: ['A2'] }, { 'idempotency-key': 'k' }), 400, 'INVALID_REQUEST'],
-      // Review (session 3): a line break in the account was held (log and audit injection).
+      // A line break in the account was held (log and audit injection).
       ['an account with a line break', () => box.hold('a\nb', { seatIds: ['A2'] }), 400, 'INVALID_REQUEST'],
       ['an account with a space', () => box.hold('a b', { seatIds: ['A2'] }), 400, 'INVALID_REQUEST'],
       ['a visitor hold', () => box.confirm('no-such-hold', 'o-2', 5000), 404, 'HOLD_NOT_FOUND'],

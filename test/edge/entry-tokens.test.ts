@@ -76,7 +76,7 @@ describe('an event that requires an entry token', () => {
     expect(await shardRows(eventId)).toHaveLength(1);
   });
 
-  // Review (session 4, G11): the room matched `//evil.example/..%2Fevents/<id>/` (the matching
+  // The room matched `//evil.example/..%2Fevents/<id>/` (the matching
   // normal form) and the 303 went to `//evil.example/...`, another site; `//events/<id>/` to host "events".
   it('redirects back from signing in only within the site, and returns there, whatever the path’s leading slashes', async () => {
     const eventId = freshEventId();

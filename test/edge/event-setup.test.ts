@@ -1,7 +1,7 @@
 // Creating and changing an event across its objects (Inventory, WaitingRoom, directory): two
 // concurrent PUTs never mix (one wins whole, the other gets 409 and changes nothing), and a crash
 // after any object's write leaves an event that the same PUT completes or, after the lease, another
-// PUT replaces (issue 14 items 3 and 4).
+// PUT replaces.
 import { env } from 'cloudflare:workers';
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';

@@ -58,7 +58,7 @@ describe('visitor flow', () => {
     const status = await app.json(`/_wr/events/${eventId}/status`, { headers: { authorization: `Bearer ${joined.body.queueTicket}` } });
     expect(status.body).toMatchObject({ state: 'waiting', position: 1, ahead: 0 });
     expect(status.body.pollAfterMs).toBeGreaterThan(0);
-    // The scheme is case-insensitive (RFC 9110 section 11.1); `bearer` was refused with 401 (review).
+    // The scheme is case-insensitive (RFC 9110 section 11.1); `bearer` was refused with 401.
     for (const scheme of ['bearer', 'BEARER']) {
       const again = await app.json(`/_wr/events/${eventId}/status`, { headers: { authorization: `${scheme} ${joined.body.queueTicket}` } });
       expect(again.status, scheme).toBe(200);
@@ -106,7 +106,7 @@ describe('visitor flow', () => {
     expect(retry.res.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.body.holdId).toBe(held.body.holdId);
 
-    // Released, then taken by someone else: the replay says RELEASED (review G14's input).
+    // Released, then taken by someone else: the replay says RELEASED.
     const carol = await admittedVisitor(eventId);
     const c1 = await carol.hold(eventId, ['A5'], 'carol-1');
     expect((await carol.fetch(`/_wr/events/${eventId}/holds/${c1.body.holdId}`, { method: 'DELETE' })).status).toBe(200);
@@ -136,7 +136,7 @@ describe('visitor flow', () => {
     expect(after.status).toBe(201);
     const old = await alice.json(`/_wr/events/${eventId}/holds/${held.body.holdId}`);
     expect(old.body.status).toBe('EXPIRED');
-    // Review G14: the replay names the same hold as it is now; it said HELD while Bob held A2.
+    // The replay names the same hold as it is now; it said HELD while Bob held A2.
     const late = await alice.hold(eventId, ['A1', 'A2'], 'alice-1');
     expect(late).toMatchObject({ status: 201, body: { holdId: held.body.holdId, status: 'EXPIRED' } });
     expect(late.res.headers.get('idempotent-replayed')).toBe('true');

@@ -1,5 +1,5 @@
-// A seat hold keeps its visitor's admission alive until the hold's deadline (review, session 4,
-// G13: with a 30 s admission and a 120 s hold, the sale page turned into the waiting room 25 s
+// A seat hold keeps its visitor's admission alive until the hold's deadline (with a 30 s
+// admission and a 120 s hold, the sale page turned into the waiting room 25 s
 // after the hold, checkout was 401 ADMISSION_REQUIRED, the visitor went to the back of the queue,
 // and the held seats stayed locked for nobody).
 import { env } from 'cloudflare:workers';
@@ -32,7 +32,7 @@ describe('a seat hold and the admission', () => {
     expect(hold.admissionToken).toBe(v.cookies.get(admissionCookie(eventId, true)));
     expect(after).toMatchObject({ visitorId: before.visitorId, sessionId: before.sessionId });
     // The hold's deadline plus the payment grace (120 s by default): a payment started at the
-    // hold's last moment still ends inside the admission (review I5).
+    // hold's last moment still ends inside the admission.
     const covered = Math.floor((hold.expiresAtMs + 120_000) / 1000) * 1000;
     expect(after.expiresAtMs).toBe(covered);
     // The room counts the session active past the old end, up to the cover's end.
@@ -51,8 +51,8 @@ describe('a seat hold and the admission', () => {
     expect((await admissionOf(v, eventId)).expiresAtMs).toBe(Math.max(covered, secondCover));
   });
 
-  it('covers a payment started at the end of a hold that ends before the admission (review s5 J2)', async () => {
-    // The review's input: a 30 s admission, a 10 s hold, 120 s of payment grace: the hold ends
+  it('covers a payment started at the end of a hold that ends before the admission', async () => {
+    // The failing input: a 30 s admission, a 10 s hold, 120 s of payment grace: the hold ends
     // before the admission, but a payment started at its last moment runs to +130 s.
     const eventId = freshEventId('cover');
     await createEvent(eventId, { admissionTtlSeconds: 30, holdTtlSeconds: 10, paymentGraceSeconds: 120 });
@@ -92,8 +92,8 @@ describe('a seat hold and the admission', () => {
     });
   });
 
-  it('cannot be chained: holds released at once keep a slot at most one hold TTL and grace past the admission (review I2)', async () => {
-    // The review's input: a 30 s admission, 60 s holds, max active 1; a hold and an instant
+  it('cannot be chained: holds released at once keep a slot at most one hold TTL and grace past the admission', async () => {
+    // The failing input: a 30 s admission, 60 s holds, max active 1; a hold and an instant
     // release every 50 s kept the slot for 212 s and more while the next visitor waited.
     const eventId = freshEventId('chain');
     await createEvent(eventId, { admissionTtlSeconds: 30, holdTtlSeconds: 60, paymentGraceSeconds: 20, maxActiveVisitors: 1 });

@@ -14,7 +14,7 @@ import { BASE, Visitor, admittedVisitor, createEvent, freshEventId } from '../he
 import { inventoryStats } from '../helpers/inventory';
 
 const settings = tokenSettings(env);
-/** Requests sent by this file (printed at the end for the issue's table). */
+/** Requests sent by this file (printed at the end). */
 let sent = 0;
 const visitorFetch = Visitor.prototype.fetch;
 beforeAll(() => {
@@ -177,6 +177,7 @@ describe('unicode, control characters, long values, CRLF', () => {
       // As an idempotency key (for a seat that does not exist, so an accepted key changes nothing either).
       let keyRes: { status: number } | null = null;
       // (Non-ASCII header values are sent as raw UTF-8 bytes by workerd, with a warning; they fail the same check.)
+      // oxlint-disable-next-line no-control-regex -- the whole ASCII range, control characters included
       if (/^[\x00-\x7f]*$/.test(s))
         try {
           keyRes = await v.json(`/_wr/events/${eventId}/holds`, {

@@ -1,4 +1,4 @@
-// Regression (first queue review): landing on the sale URL without a ticket is a join, counted per IP. The limiter is skipped
+// Regression: landing on the sale URL without a ticket is a join, counted per IP. The limiter is skipped
 // whenever the request carries *any* Authorization header or *any* ticket-named cookie
 // (carriesNoTicket in src/app.ts), but the route then treats an unverifiable ticket as none
 // (ticketOrNull in src/routes/queue.ts) and joins a brand-new visitor: unlimited new places per IP.

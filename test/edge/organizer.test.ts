@@ -43,7 +43,7 @@ describe('organizer controls', () => {
     expect(stats.queue.releaseRatePerMinute).toBe(50);
     expect(stats.queue.rateLog[0]!.reason).toBe('fixed by the organizer at 50/min');
     expect((await admin(`/events/${eventId}/rate`, { method: 'POST', body: '{"fixedPerMinute":500}' })).status).toBe(400);
-    // Regression (review): lowering the maximum left a higher fixed rate in force.
+    // Regression: lowering the maximum left a higher fixed rate in force.
     await createEvent(eventId, { releaseRatePerMinute: 40, minReleaseRatePerMinute: 10 });
     const lowered = (await admin(`/events/${eventId}`)).body as { queue: { releaseRatePerMinute: number; fixedRatePerMinute: number } };
     expect(lowered.queue).toMatchObject({ releaseRatePerMinute: 40, fixedRatePerMinute: 40 });
@@ -62,7 +62,7 @@ describe('organizer controls', () => {
     const page = await exports.default.fetch(new Request(`${BASE}/_wr/admin/`));
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-    // Regression (review): the page that holds the admin token allowed any inline script.
+    // Regression: the page that holds the admin token allowed any inline script.
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*';/);
     const html = await page.text();
     expect(html).toContain('Admin token');
@@ -123,7 +123,7 @@ describe('sold out and closed', () => {
     const v = new Visitor();
     await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
     expect((await admin(`/events/${eventId}/close`, { method: 'POST' })).body).toMatchObject({ mode: 'closed' });
-    // A newcomer to a closed sale gets no place and no ticket (review finding: it used to get both).
+    // A newcomer to a closed sale gets no place and no ticket (it used to get both).
     const late = await new Visitor().json<{ state: string; position: number | null; queueTicket?: string }>(`/_wr/events/${eventId}/join`, {
       method: 'POST',
     });

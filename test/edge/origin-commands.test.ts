@@ -1,4 +1,4 @@
-// Origin commands (issue #12 item 2): `X-WR-Command: revoke` on an origin answer ends the visitor's
+// Origin commands: `X-WR-Command: revoke` on an origin answer ends the visitor's
 // admission at once, frees the active slot and clears the cookie; the header never reaches the
 // browser.
 import { env, exports } from 'cloudflare:workers';

@@ -31,7 +31,7 @@ async function send(path: string, init: RequestInit = {}): Promise<Response> {
 const admin = { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json', accept: 'application/json' };
 
 describe('an overloaded object', () => {
-  // Regression (review finding): the session check (WaitingRoom.isActive) and the lottery record
+  // Regression: the session check (WaitingRoom.isActive) and the lottery record
   // (WaitingRoom.drawRecord) called the object directly, so overload turned into 500 INTERNAL.
   it('answers 503 OVERLOADED during the session check and for the lottery record, not 500', async () => {
     const eventId = freshEventId('busy');
@@ -47,7 +47,7 @@ describe('an overloaded object', () => {
     expect({ seats: seats.status, sale: sale.status, draw: draw.status }).toEqual({ seats: 503, sale: 503, draw: 503 });
   });
 
-  // Regression (#15): the admin API and the origin's health report called the objects directly:
+  // Regression: the admin API and the origin's health report called the objects directly:
   // an overloaded object gave 500 INTERNAL there.
   it.each([
     ['PUT event', 'PUT', '', JSON.stringify({ releaseRatePerMinute: 60, maxActiveVisitors: 10, seats: 10 })],

@@ -1,4 +1,4 @@
-// The pages' words and scripts as Workers Static Assets (#16): the Worker reads exactly what the
+// The pages' words and scripts as Workers Static Assets: the Worker reads exactly what the
 // sources say, once per isolate, and a missing asset is a clear error that a later request retries.
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';

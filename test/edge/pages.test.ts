@@ -90,7 +90,7 @@ describe('draw record', () => {
     expect(wantsDrawPage('text/html, application/json', undefined)).toBe(true);
     expect(wantsDrawPage('text/html', 'json')).toBe(false);
     expect(wantsDrawPage(undefined, 'html')).toBe(true);
-    // q-values count (review: `application/json;q=0` still got JSON).
+    // q-values count (`application/json;q=0` still got JSON).
     expect(wantsDrawPage('application/json;q=0.1, text/html', undefined)).toBe(true);
     expect(wantsDrawPage('text/html;q=0, application/json', undefined)).toBe(false);
   });

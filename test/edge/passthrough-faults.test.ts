@@ -1,4 +1,4 @@
-// Pass-through when something behind it fails (review F12, F9): a directory that cannot be read
+// Pass-through when something behind it fails: a directory that cannot be read
 // leaves new isolates routing by the data centre's last-known-good room table (only with no copy
 // anywhere is the answer 503 ROOM_TABLE_UNAVAILABLE); an origin whose headers do not come within
 // ORIGIN_TIMEOUT_MS gives 504 ORIGIN_TIMEOUT, while a body that streams longer is left alone.
@@ -32,7 +32,7 @@ const quietly = async <T>(run: () => Promise<T>): Promise<T> => {
   }
 };
 
-describe('the EventDirectory cannot be read (review F12)', () => {
+describe('the EventDirectory cannot be read', () => {
   it("a new isolate still passes requests through and serves rooms, by the data centre's last-known-good table", async () => {
     const eventId = freshEventId('lkg');
     expect((await createEvent(eventId)).status).toBe(201);
@@ -71,7 +71,7 @@ describe('the EventDirectory cannot be read (review F12)', () => {
   });
 });
 
-describe('pass-through origin timeout (review F9)', () => {
+describe('pass-through origin timeout', () => {
   it('answers 504 ORIGIN_TIMEOUT with Retry-After when the origin sends no headers within ORIGIN_TIMEOUT_MS', async () => {
     const started = Date.now();
     const res = await quietly(() =>
@@ -104,7 +104,7 @@ describe('pass-through origin timeout (review F9)', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
   });
 
-  // Review (session 4, H3): the bound counted the upload, so a 30 MB body at 4 MB/s got 504 at 3 s
+  // The bound counted the upload, so a 30 MB body at 4 MB/s got 504 at 3 s
   // from a healthy origin.
   it('counts an upload as progress: a body sent slowly in chunks reaches an origin that reads it', async () => {
     const chunks = ['part-1 ', 'part-2 ', 'part-3 ', 'part-4'];
@@ -139,7 +139,7 @@ describe('pass-through origin timeout (review F9)', () => {
     expect(res.status).toBe(504);
   });
 
-  it('forwards a GET or HEAD that carries a body without it, never 500 (review s5 I7)', async () => {
+  it('forwards a GET or HEAD that carries a body without it, never 500', async () => {
     // Real HTTP lets a client send a body with GET (curl -X GET --data-binary); the runtime refuses
     // to build a GET Request with one, so the forwarded request threw and every URL answered 500.
     // A Request cannot be made like that here either: a POST that calls itself GET stands in.

@@ -1,4 +1,4 @@
-// Review I6: the stub's payment webhooks lived inside the sale's room (`/events/{id}/webhooks/...`),
+// The stub's payment webhooks lived inside the sale's room (`/events/{id}/webhooks/...`),
 // where the gateway answers the provider (which has no admission) 401 ADMISSION_REQUIRED. They are
 // now beside the room, so through the gateway they reach the origin, which checks their signature.
 import { exports } from 'cloudflare:workers';

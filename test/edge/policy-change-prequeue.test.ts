@@ -1,4 +1,4 @@
-// Regression (first queue review): "policy: fixed once anyone joined". The WaitingRoom decides "joined" from the counts it
+// Regression: "policy: fixed once anyone joined". The WaitingRoom decides "joined" from the counts it
 // last collected from its shards. Before a lottery's sale start an idle room only ticks once (then
 // its alarm waits for the sale start, and a shard's wake() does not move an armed alarm), so
 // pre-queue entrants are never counted and the organizer may switch the policy to FIFO. Their

@@ -192,7 +192,7 @@ describe('a presale lane', () => {
     expect(await poll(eventId, first.ticket)).toMatchObject({ state: 'admitted' });
   });
 
-  // Review (session 4, G7): on a lottery event a lane visitor was shown the public sale start and
+  // On a lottery event a lane visitor was shown the public sale start and
   // countdown, the lottery's rule and an entrant id in a draw they are not in.
   it('tells a lane visitor of a lottery their own line: its start, first come first served, no draw', async () => {
     const eventId = freshEventId('lanelot');

@@ -1,5 +1,5 @@
 // Every bad proof of work on join gets its own 4xx code and changes nothing: no place, no ticket,
-// no cookie, no arrival counted (issue #17, "A cost for bots on open events").
+// no cookie, no arrival counted ("A cost for bots on open events").
 import { env, exports } from 'cloudflare:workers';
 import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';

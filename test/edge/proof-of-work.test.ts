@@ -1,4 +1,4 @@
-// A proof of work on join (issue #17): the challenge, a solved join's place, and every guarantee
+// A proof of work on join: the challenge, a solved join's place, and every guarantee
 // the queue had before (a ticket holder is never asked again, polls stay at the edge, reloads keep
 // the place); the browser's check step as the gateway serves it.
 import { env } from 'cloudflare:workers';

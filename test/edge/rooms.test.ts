@@ -1,4 +1,4 @@
-// Rooms on any path (issue #12 item 1): requests no room covers go to the origin untouched, with no
+// Rooms on any path: requests no room covers go to the origin untouched, with no
 // cookie and no object call; a room answers at the URLs it covers, most specific pattern first;
 // bypass rules let assets through uncounted; bad patterns are refused and change nothing.
 import { env, exports } from 'cloudflare:workers';
@@ -95,7 +95,7 @@ describe('pass-through (no room covers the request)', () => {
     expect(got.method).toBe('POST');
     expect(got.url).toBe(`${BASE}/account/orders?page=2`);
     expect(await got.text()).toBe('a=1');
-    // X-Original-URL / X-Rewrite-URL: IIS and some frameworks route by them (review, session 3).
+    // X-Original-URL / X-Rewrite-URL: IIS and some frameworks route by them.
     for (const dropped of [
       'connection',
       'x-hop',
@@ -113,7 +113,7 @@ describe('pass-through (no room covers the request)', () => {
     expect(got.headers.get('x-custom')).toBe('kept');
     expect(got.headers.get('via')).toBe(VIA);
     // The origin-pull key replaces the client's value: the origin tells the gateway's requests
-    // from direct ones with the SDK's fromGateway (review: nothing told them apart).
+    // from direct ones with the SDK's fromGateway (nothing told them apart).
     expect(got.headers.get(ORIGIN_PULL_HEADER)).toBe(await originPullKey(env.ORIGIN_HMAC_SECRET));
     // The host and scheme the visitor asked for (a client-sent X-Forwarded-Host is overwritten), and
     // the address Cloudflare saw as the last X-Forwarded-For hop.
@@ -169,7 +169,7 @@ describe('pass-through (no room covers the request)', () => {
     expect(v.cookies.size).toBe(0);
   });
 
-  it('the origin stub answers /favicon.ico with 204 and an unknown path with a problem document (review: a bare {"code"} 404)', async () => {
+  it('the origin stub answers /favicon.ico with 204 and an unknown path with a problem document', async () => {
     expect((await new Visitor().fetch('/favicon.ico')).status).toBe(204);
     const res = await new Visitor().fetch('/no/such/page');
     expect(res.status).toBe(404);
@@ -213,7 +213,7 @@ describe('rooms at their own URLs', () => {
     expect(await name(`/${tour.toUpperCase()}/TAIPEI/seats`)).toBe('City');
     expect(await name(`/${tour}//taipei;x=1/seats`)).toBe('City');
     expect(await name(`/${tour}/osaka/../taipei/`)).toBe('City');
-    // Encoded slashes (nginx decodes them): these passed straight to the origin before (review).
+    // Encoded slashes (nginx decodes them): these passed straight to the origin before.
     expect(await name(`/${tour}%2Ftaipei%2fseats`)).toBe('City');
     expect(await name(`/${tour}/taipei%5Cseats`)).toBe('City');
     expect(await name(`/${tour}%2Fosaka/`)).toBe('Tour');
@@ -243,7 +243,7 @@ describe('rooms at their own URLs', () => {
     expect(stats.body.queue).toMatchObject({ waiting: 1 });
   });
 
-  // Review (session 4, G2): a bypassed OPTIONS carrying X-HTTP-Method-Override: POST reached the
+  // A bypassed OPTIONS carrying X-HTTP-Method-Override: POST reached the
   // origin with it, and frameworks honouring it would run a POST that never waited.
   it('drops method-override fields from bypassed requests only', async () => {
     const eventId = freshEventId('mo');

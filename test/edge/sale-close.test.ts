@@ -1,4 +1,4 @@
-// Closing a sale (issue 14 item 8): new holds stop at once, holds already made may still be paid
+// Closing a sale: new holds stop at once, holds already made may still be paid
 // or released until their own deadlines; resume opens holds again; a crash between the Inventory
 // and the WaitingRoom is completed by sending close again.
 import { env, exports } from 'cloudflare:workers';
@@ -44,7 +44,7 @@ describe('a closed sale', () => {
     expect([paid.status, dropped.status]).toEqual([201, 201]);
 
     expect(await admin(eventId, 'close')).toMatchObject({ status: 200, body: { mode: 'closed' } });
-    // The failing input of issue 14 item 8: an admitted visitor could still hold after close.
+    // The failing input: an admitted visitor could still hold after close.
     const refused = await late.hold(eventId, ['B1']);
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ code: 'SALE_CLOSED' });

@@ -1,4 +1,4 @@
-// Regression (first queue review): WaitingRoom.ensureAlarm (not from the alarm) returns as soon as *any* alarm is armed. An
+// Regression: WaitingRoom.ensureAlarm (not from the alarm) returns as soon as *any* alarm is armed. An
 // idle room before its sale start arms its alarm at the sale start. When the organizer moves the
 // sale start earlier (or opens the sale now), configure() and every shard wake() leave that far
 // alarm in place: nobody is released (nor the lottery drawn) until the old sale start.

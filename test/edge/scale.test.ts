@@ -70,7 +70,7 @@ describe('polls at the edge', () => {
     await forgetCursor(eventId);
   });
 
-  it('lets one request per isolate refresh a stale cursor while the others answer from their copy (review finding)', async () => {
+  it('lets one request per isolate refresh a stale cursor while the others answer from their copy', async () => {
     const eventId = freshEventId();
     let fetches = 0;
     let release!: () => void;

@@ -1,4 +1,4 @@
-// The failing input of issue 14 item 5 through the gateway: one admitted visitor sends 60 distinct
+// The failing input through the gateway: one admitted visitor sends 60 distinct
 // `since` values above the map version. Before, each made the Inventory serialize the full map.
 import { env } from 'cloudflare:workers';
 import { runInDurableObject } from 'cloudflare:test';

@@ -1,4 +1,4 @@
-// Issue 16: an event whose numbered seats are venue sections, one Inventory object each, through
+// An event whose numbered seats are venue sections, one Inventory object each, through
 // the gateway's HTTP API: routing by seat and hold id, the per-account limit across sections (the
 // account ledger), the merged seat map, summed stats, setup over every object, sold out across them.
 import { env, exports } from 'cloudflare:workers';
@@ -48,7 +48,7 @@ describe('an event with venue sections', () => {
     // A mix of sections: 400 with a code, and nothing held anywhere.
     const mix = await v.hold(eventId, ['A-A1', 'B-A1']);
     expect(mix).toMatchObject({ status: 400, body: { code: 'SECTION_MIX' } });
-    // A section the event does not have: its seats are unknown, the event is not (#16 review: 404 "no event").
+    // A section the event does not have: its seats are unknown, the event is not (404 "no event").
     expect(await v.hold(eventId, ['C-A1'])).toMatchObject({ status: 422, body: { code: 'SEAT_NOT_FOUND', seatIds: ['C-A1'] } });
 
     const a = await v.hold(eventId, ['A-A1', 'A-A2'], 'k-a');
@@ -204,7 +204,7 @@ describe('an event with venue sections', () => {
   });
 });
 
-describe('sections with sales channels and origin reads (review, session 3)', () => {
+describe('sections with sales channels and origin reads', () => {
   it('refuses an allocation of section seats with 422 SECTIONS_NOT_SUPPORTED (it said SEAT_NOT_FOUND), and still allocates a tier', async () => {
     const eventId = freshEventId();
     await createEvent(eventId, config());

@@ -1,5 +1,5 @@
-// Timestamps a client signs are checked against the gateway's clock with a bounded skew (#14.6 and
-// its class): a report signed ahead of the clock never locks out correctly timed ones.
+// Timestamps a client signs are checked against the gateway's clock with a bounded skew: a
+// report signed ahead of the clock never locks out correctly timed ones.
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { MAX_FUTURE_SKEW_S, SIGNATURE_WINDOW_S, signOriginRequest } from '../../contracts/hmac';
@@ -20,7 +20,7 @@ async function signedCall(method: string, path: string, body: string, signedAtMs
 const health = (p99LatencyMs = 100) => JSON.stringify({ p99LatencyMs, errorRate: 0, activeBuyers: 1 });
 
 describe('signed timestamps against the gateway clock', () => {
-  // Issue #14.6, failing input: one report signed 300 s ahead was accepted, and every correctly
+  // Failing input: one report signed 300 s ahead was accepted, and every correctly
   // timed report after it answered 409 STALE_REPORT until that time came.
   it('refuses a health report signed 300 s ahead, and correctly timed reports keep being accepted', async () => {
     const eventId = freshEventId();
@@ -34,7 +34,7 @@ describe('signed timestamps against the gateway clock', () => {
     expect((await signedCall('POST', path, health(), Date.now())).status).toBe(204);
   });
 
-  // Issue #14.6, failing input: a report signed within the skew (4 s ahead) locked out the
+  // Failing input: a report signed within the skew (4 s ahead) locked out the
   // correctly timed report that followed it (ordered by its raw signed time).
   it('accepts a report signed a little ahead without locking out the next correctly timed one', async () => {
     const eventId = freshEventId();
@@ -52,7 +52,7 @@ describe('signed timestamps against the gateway clock', () => {
     expect(replay.body.code).toBe('STALE_REPORT');
   });
 
-  // Attacker review 2026-12-02, failing input: one report signed 5 s ahead, posted again 1.1 s
+  // Failing input: one report signed 5 s ahead, posted again 1.1 s
   // apart, counted as a new report each time and moved the loop each time (660 -> 6,000/min).
   it('a report sent again as the clock moves is acknowledged and neither stored nor acted on again', async () => {
     const eventId = freshEventId();

@@ -29,7 +29,7 @@ function pollWith(eventId: string, ticket: string, ip: string) {
   });
 }
 
-// Regression (first queue review): every replay of the spent ticket added an arrival at the shard.
+// Regression: every replay of the spent ticket added an arrival at the shard.
 it('replaying one ended ticket 20 times adds no arrivals to the queue', async () => {
   const eventId = freshEventId('spent');
   const oldTicket = await spentTicket(eventId);
@@ -39,7 +39,7 @@ it('replaying one ended ticket 20 times adds no arrivals to the queue', async ()
   expect((await shardArrivals(eventId)) - before).toBeLessThanOrEqual(1);
 });
 
-// Regression (second queue review): the "closed sale hands out no places" check covered only
+// Regression: the "closed sale hands out no places" check covered only
 // visitors without a place; a spent ticket was re-queued with a fresh ticket for a sale that is over.
 it('a spent ticket polled after the sale closed gets no new place', async () => {
   const eventId = freshEventId('spent');

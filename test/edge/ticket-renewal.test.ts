@@ -1,4 +1,4 @@
-// Queue tickets are re-issued with the same place on a poll past half their life (review F14: a
+// Queue tickets are re-issued with the same place on a poll past half their life (a
 // place taken more than TICKET_TTL_S before a far sale start was lost when the ticket expired):
 // both edges of the half-life rule, the same visitor and place in the new ticket, and a lottery
 // entrant 50 h before the sale keeping one entry.

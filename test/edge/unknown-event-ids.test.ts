@@ -1,4 +1,4 @@
-// Made-up event ids (review F10): joins, polls, draws, challenges and seat maps of ids the room table
+// Made-up event ids: joins, polls, draws, challenges and seat maps of ids the room table
 // does not list answer 404 EVENT_NOT_FOUND at the edge without asking any event object, while an
 // event the organizer API has just created is reachable at once, from this isolate and from
 // another one of the data centre whose copy of the table predates the event.

@@ -1,4 +1,4 @@
-// Review G6: a section the event does not have is refused at the edge before any object call:
+// A section the event does not have is refused at the edge before any object call:
 // `seats?section=S9` and `audit?section=S9` answered 404 EVENT_NOT_FOUND (docs/reference/api.md says 400),
 // and every made-up section name (seat map, hold, hold id) started a Durable Object of its own.
 import { env } from 'cloudflare:workers';

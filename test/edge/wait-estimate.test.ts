@@ -1,4 +1,4 @@
-// The waiting page's estimate while a slot bound is full (issue #13, review F11): with the
+// The waiting page's estimate while a slot bound is full: with the
 // organizer's max active taken and nobody leaving, nothing frees for up to the admission TTL, so
 // the estimate must say it cannot estimate yet, not "less than a minute" from the release rate.
 import { env } from 'cloudflare:workers';
@@ -18,7 +18,7 @@ async function tickAt(eventId: string, offsetMs: number): Promise<void> {
 describe('wait estimate when a slot bound is full', () => {
   it('says it cannot estimate while max active is full and nobody leaves, and measures the pace once slots free', async () => {
     const eventId = freshEventId('est');
-    // The review's input: 600/min, max active 2, admissions of 600 s; 7 join at once, the first 2
+    // The failing input: 600/min, max active 2, admissions of 600 s; 7 join at once, the first 2
     // are admitted and stay, 5 wait.
     expect((await createEvent(eventId, { releaseRatePerMinute: 600, maxActiveVisitors: 2, admissionTtlSeconds: 600 })).status).toBe(201);
     const all: Visitor[] = [];
@@ -38,7 +38,7 @@ describe('wait estimate when a slot bound is full', () => {
     for (let k = 1; k <= 6; k++) await tickAt(eventId, k * 5_000);
     const last = await line[4]!.json<Status>(`/_wr/events/${eventId}/status`);
     expect(last.body).toMatchObject({ state: 'waiting', position: 5 });
-    // Before the fix: a number from the 2 releases made while the room filled (48 s in the review).
+    // Before the fix: a number from the 2 releases made while the room filled (48 s).
     expect(last.body.estimatedWaitSeconds).toBeNull();
 
     // Slots free at a measured pace: one admitted visitor leaves every 10 s and the next claims.

@@ -1,4 +1,4 @@
-// GET /_wr/admin/events/{id} says what limits admissions now (issue #13): the organizer's pause and
+// GET /_wr/admin/events/{id} says what limits admissions now: the organizer's pause and
 // fixed rate, a silent origin, the controller's active limit, with the numbers behind it.
 import { env, exports } from 'cloudflare:workers';
 import { runInDurableObject } from 'cloudflare:test';
@@ -60,7 +60,7 @@ describe('what binds admissions', () => {
     expect((await admin('GET', `/events/${eventId}`)).queue.binding).toMatchObject({ binds: 'fixed_rate' });
   });
 
-  // Review failing input (npm start, the demo): 10 of 10 active and nobody in line yet, the
+  // Failing input (npm start, the demo): 10 of 10 active and nobody in line yet, the
   // dashboard said "Nobody waiting: nobody is waiting: arrivals are let in at the release rate",
   // and the 11th visitor then waited minutes behind the full limit. The counts did not lag (the
   // waiting count is fresh from the shards): queue_empty was answered before the slots were checked.

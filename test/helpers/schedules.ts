@@ -29,7 +29,7 @@ const arbRequest = fc.oneof(
 );
 
 /** Weighted random operations, including retries (a small key space makes keys repeat). */
-export const arbOp: fc.Arbitrary<Op> = fc.oneof(
+const arbOp: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('hold' as const), account: fc.nat(2), request: arbRequest, key: fc.nat(4) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('payment_pending' as const), pick: fc.nat() }) },
   {

@@ -22,7 +22,7 @@ import {
 import type { Payment } from '../../origin-stub/payment-state';
 
 /** `ShopStore` in memory, with the same compare-and-set rules as the SQLite store. */
-export class MemoryShopStore implements ShopStore {
+class MemoryShopStore implements ShopStore {
   readonly ordersById = new Map<string, Order>();
   readonly paymentsById = new Map<string, Payment>();
   readonly webhookEvents = new Map<string, string>();
@@ -84,7 +84,7 @@ interface ModelHold extends HoldFacts {
 }
 
 /** The gateway's inventory, in memory, driven by the real `applyHoldAction`. */
-export class InventoryModel implements InventoryClient {
+class InventoryModel implements InventoryClient {
   readonly holds = new Map<string, ModelHold>();
   readonly faults: { op: GatewayOp; fault: GatewayFault }[] = [];
   /** Run once each, in order, inside the next gateway calls: before processing, or between processing and answering. */

@@ -1,6 +1,5 @@
-// Regression tests of review findings on the Shop through the gateway (workerd): the price and
-// currency shown vs the money charged. Each test is the reviewer's failing input; its title names
-// the bug it found, its expectation the fixed behaviour.
+// The Shop through the gateway (workerd): the price and currency shown are the money charged,
+// whatever changes between the hold and the payment.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { formatMoney } from '../../origin-stub/money';
@@ -22,7 +21,7 @@ interface OrdersView {
   provider: { payments: { paymentId: string; state: string; currency: string; amountMinor: number }[] };
 }
 
-describe('regression (review): money shown vs money charged', () => {
+describe('money shown vs money charged', () => {
   it('a hold placed at EUR 50.00 is charged USD 50.00 after the event currency is changed (hold currency not fixed, confirm does not check it)', async () => {
     const eventId = freshEventId('rvcur');
     expect((await createEvent(eventId, { currency: 'EUR' })).status).toBe(201);

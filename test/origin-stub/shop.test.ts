@@ -82,12 +82,12 @@ describe('Shop checkout through the gateway', () => {
     expect(view.orders[0]?.payment?.state).toBe('CAPTURED');
     expect(view.provider.movements).toEqual([expect.objectContaining({ kind: 'capture' })]);
     // Checking out the same hold again authorizes nothing a second time (the engine answers the same
-    // order: checkout-review-regressions); through the gateway the PAID answer ended the session.
+    // order: checkout-races.test.ts); through the gateway the PAID answer ended the session.
     expect((await checkout(v, eventId, held.body.holdId)).body.status).not.toBe('PAID');
     expect((await orders(eventId)).body.provider.payments).toHaveLength(1);
   });
 
-  it('the PAID answer ends the admission (X-WR-Command: revoke): the slot is free at once and the cookie cleared (review G15)', async () => {
+  it('the PAID answer ends the admission (X-WR-Command: revoke): the slot is free at once and the cookie cleared', async () => {
     const { eventId, v } = await buyer();
     const admission = `__Host-wr_a_${eventId}`;
     expect(await activeVisitors(eventId)).toBe(1);
@@ -344,11 +344,11 @@ describe('SqlShopStore', () => {
   });
 });
 
-describe('demo switches are operator-only (issue #14.7)', () => {
+describe('demo switches are operator-only', () => {
   it('an admitted visitor cannot slow the stub for everyone; the signed operator API sets, refuses bad input and resets the slowdown', async () => {
     const { eventId, v } = await buyer();
     const load = `/admin/events/${eventId}/load`;
-    // The failing input of the review: any admitted visitor posted a 16 s latency.
+    // The failing input: any admitted visitor posted a 16 s latency.
     const attack = await v.fetch(`/events/${eventId}/__stub/load`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -368,7 +368,7 @@ describe('demo switches are operator-only (issue #14.7)', () => {
     expect((await operator('DELETE', load)).body).toEqual({ slowdown: null });
   });
 
-  // bench:control, session 4: under a slow model the operator's own PUT waited its simulated
+  // bench:control: under a slow model the operator's own PUT waited its simulated
   // latency (20 + 92^2 ms at 100 in flight) past the gateway's 15 s origin timeout, so the capacity
   // change was never applied. The operator API is answered at once.
   it('answers the operator API at once under a slow model (a switch is not a visitor page)', async () => {
@@ -449,7 +449,7 @@ describe("the stub's capacity follows the load while a request runs", () => {
   });
 });
 
-describe('the stub checks admission tokens with the origin SDK (issue #12)', () => {
+describe('the stub checks admission tokens with the origin SDK', () => {
   /** A token signed with the gateway's own key, with chosen issuer and expiry (the failing inputs). */
   async function token(eventId: string, iss: string, expOffsetS: number) {
     const jwk = JSON.parse(env.ADMISSION_SIGNING_JWK) as JWK;

@@ -1,4 +1,4 @@
-// The account ledger (issue 16): the per-account limit of an event whose seats span section
+// The account ledger: the per-account limit of an event whose seats span section
 // objects. Tables for the pure rules, and a fast-check model of the protocol the Inventory objects
 // follow (reserve -> place -> settle; confirm check -> sell -> settle; release -> settle; expiry;
 // the ledger's reconcile), over random interleavings of several flows with crashes between any two
@@ -75,8 +75,8 @@ describe('ledger rules', () => {
   });
 
   it('spreads accounts over the shards', () => {
-    const counts = new Array(8).fill(0);
-    for (let i = 0; i < 8000; i++) counts[ledgerShard(`acct-${i}`, 8)]++;
+    const counts = Array.from({ length: 8 }, () => 0);
+    for (let i = 0; i < 8000; i++) counts[ledgerShard(`acct-${i}`, 8)]!++;
     for (const c of counts) expect(c).toBeGreaterThan(800);
   });
 });
@@ -123,7 +123,7 @@ class World {
   }
   /** The ledger's alarm: every due reserved entry asks its object (`getHold`, deadlines applied). */
   reconcileDue() {
-    for (const e of [...this.ledger]) {
+    for (const e of this.ledger) {
       if (e.state !== 'reserved' || e.checkAtMs > this.now) continue;
       const h = this.holds.get(e.holdId);
       const fate = fateOf(h ? { kind: 'ok', hold: { ...view(h), status: this.status(h) } } : { kind: 'not_found' });

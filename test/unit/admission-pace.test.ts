@@ -65,7 +65,7 @@ describe('unclaimed places in the tick budget (tick-plan freeSlots, unclaimedPla
     // Bayes: half claim within 2 s, half the visitors show: of 10 unclaimed 2 s after the release,
     // 10 x 0.5 x 0.5 / (1 - 0.25) = 3.3 are showers still to come.
     ['an unclaimed place of an older release is less likely a late shower', [rel(2_000, 10, 0)], 0.5, lags4s, { pending: 10, expected: 4 }],
-    // bench:control 2026-12-02 00:40 (50 % no-shows): releases whose showers had all claimed still
+    // bench:control (50 % no-shows): releases whose showers had all claimed still
     // counted their shortfall (the no-show rate alone), or every unclaimed place while the rate was
     // unknown, and a cut limit of 10 released nobody for 25 s.
     [
@@ -178,7 +178,7 @@ describe('whatBinds', () => {
     ['before the sale', { onSale: false }, 'not_on_sale', /not started/],
     ['pause', { mode: 'paused' }, 'paused', /paused by the organizer/],
     ['nobody waiting', { waiting: 0 }, 'queue_empty', /^arrivals are let in at the release rate as they come$/],
-    // Review failing input (the demo): 10 of 10 active, nobody in line yet: it said "nobody is
+    // Failing input (the demo): 10 of 10 active, nobody in line yet: it said "nobody is
     // waiting: arrivals are let in at the release rate", and the next arrival waited minutes.
     [
       'a full limit with nobody waiting',
@@ -206,7 +206,7 @@ describe('whatBinds', () => {
       'active_limit',
       /^the controller's active limit \(100\) is full: 90 active \+ 10 expected of 20 unclaimed$/,
     ],
-    // Issue #13, failing input (bench:control, healthy origin): at 600/min a tick releases 10, and
+    // Failing input (bench:control, healthy origin): at 600/min a tick releases 10, and
     // visitors leave between ticks, so the limit of 13 read 8 active + 3 expected, not full: the
     // report said `release_rate` 77 % of the time while the limit held admissions at 0.54 of the rate.
     [
@@ -246,7 +246,7 @@ describe('measuredAdmissionRate', () => {
     active,
   });
 
-  // Issue #13, failing input: a burst of 20 into an idle room at 10/min. The old estimate averaged
+  // Failing input: a burst of 20 into an idle room at 10/min. The old estimate averaged
   // the idle half minute before (1 admission in 30 s: 2/min) and showed 630-729 s; about 120 s was real.
   it('ignores idle time before a burst: the first estimate uses the rate in force', () => {
     const idle = [60, 55, 50, 45, 40, 35, 30, 25, 20, 15, 10, 5].map((s) => sample(s, 0, 0));
@@ -272,7 +272,7 @@ describe('measuredAdmissionRate', () => {
     expect(measuredAdmissionRate(s, NOW, NOW - 5_000, 60)).toBe(60);
   });
 
-  // Review I3, failing input: the rate once switched to "releases minus the rise of the active
+  // Failing input: the rate once switched to "releases minus the rise of the active
   // visitors" whenever a slot bound was full at that instant: here 4/min full and 100/min one poll
   // later with 2 slots free (the room filled from 2 to 98 active during the minute). Every release
   // counts now; the slots are the estimate's second term (queue-policy estimateWait).
@@ -364,7 +364,7 @@ describe('acceptHealthReport', () => {
     if (a.kind !== 'store') throw new Error('refused');
     return a.health;
   };
-  // Issue #14.6, failing input: a report signed ahead of the clock (here 4 s, within the signature
+  // Failing input: a report signed ahead of the clock (here 4 s, within the signature
   // skew; before the skew bound, 300 s) refused the correctly timed report that followed it.
   it('lets a correctly timed report follow one signed ahead of the clock', () => {
     const ahead = stored(NOW + 4_000, NOW);

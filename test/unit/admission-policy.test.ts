@@ -67,7 +67,7 @@ describe('decideAdmit', () => {
       want: { kind: 'answer', answer: { kind: 'admitted', admittedAtMs: NOW - 1_000, expiresAtMs: NOW + MIN_USEFUL_ADMISSION_MS } },
     },
     {
-      // Issue #14.1: this admission's token (exp rounded down to the second) was already dead.
+      // This admission's token (exp rounded down to the second) was already dead.
       name: 'does not hand out an admission ending in 400 ms: ended',
       place: fifo(99),
       prior: admittedFrom('99:0:0', NOW + 400),
@@ -152,7 +152,7 @@ describe('decideAdmit', () => {
       lookups: { drawRank: () => 5 },
       want: { kind: 'answer', answer: { kind: 'requeue', reason: 'lapsed' } },
     },
-    // Attacker review 2026-12-02: places that stopped holding a slot were claimed past the max.
+    // Places that stopped holding a slot were claimed past the max.
     {
       name: 'a claim that does not fit while its place holds a slot waits, its place kept',
       place: fifo(99),
@@ -166,7 +166,7 @@ describe('decideAdmit', () => {
       lookups: { fits: (late) => !late },
       want: { kind: 'wait_for_slot' },
     },
-    // Re-verification 2026-12-02, failing input: a visitor told "next" and polling every 2.5 s was
+    // Failing input: a visitor told "next" and polling every 2.5 s was
     // sent to the back once the idle timeout passed since their release.
     {
       name: 'a place past the idle timeout is kept while its visitor keeps asking for a slot',

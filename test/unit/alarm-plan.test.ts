@@ -1,4 +1,4 @@
-// The WaitingRoom's alarm rule (issue #16): it ticks only while releases can happen, sleeps until
+// The WaitingRoom's alarm rule: it ticks only while releases can happen, sleeps until
 // the sale start, a slot freeing or the next event otherwise, and only ever moves an alarm earlier
 // outside a tick.
 import fc from 'fast-check';

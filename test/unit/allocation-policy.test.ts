@@ -1,4 +1,4 @@
-// The pure allocation rules (issue 19) under random facts: who may hold an allocated seat or tier
+// The pure allocation rules under random facts: who may hold an allocated seat or tier
 // place at a given instant, and which allocation changes may be written.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

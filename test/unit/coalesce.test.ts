@@ -98,7 +98,10 @@ describe('Coalescer', () => {
           await flush();
         }
         expect(h.open).toHaveLength(0);
-        for (const s of h.sent) (expect(s.items.length).toBeGreaterThan(0), expect(s.items.length).toBeLessThanOrEqual(maxBatch));
+        for (const s of h.sent) {
+          expect(s.items.length).toBeGreaterThan(0);
+          expect(s.items.length).toBeLessThanOrEqual(maxBatch);
+        }
         for (const key of ['a', 'b', 'c'])
           expect(h.sent.filter((s) => s.key === key).flatMap((s) => s.items)).toEqual(
             calls.filter((c) => c.key === key).map((c) => c.item),

@@ -3,15 +3,7 @@
 import fc from 'fast-check';
 import { testCursor } from '../helpers/cursor';
 import { describe, expect, it } from 'vitest';
-import {
-  advanceCursor,
-  comparePlaces,
-  releasedInBucket,
-  shardOf,
-  viewPlace,
-  type AdmissionCursor,
-  type FifoPlace,
-} from '../../contracts/queue/cursor';
+import { advanceCursor, comparePlaces, releasedInBucket, shardOf, viewPlace, type FifoPlace } from '../../contracts/queue/cursor';
 import { MAX_POLL_MS } from '../../contracts/queue/queue-policy';
 
 /** Arrivals: per shard, per bucket, a count. */
@@ -105,14 +97,14 @@ describe('viewPlace', () => {
     expect(viewPlace(base, { bucket: 11, idx: 3, shard: 0 }, null, 1).estimatedWaitSeconds).toBe(11);
   });
 
-  it('waits for the slots ahead to free when the cursor says they are short (issue #13, review I3)', () => {
+  it('waits for the slots ahead to free when the cursor says they are short', () => {
     const place = { bucket: 11, idx: 3, shard: 0 };
     // 10 ahead: 11 places. 60/min alone: 11 s; with 1 slot free and 6/min freeing, 100 s.
     expect(viewPlace({ ...base, slotsFreedPerMinute: 6, freeSlots: 1 }, place, null, 1)).toMatchObject({ estimatedWaitSeconds: 100 });
     expect(viewPlace({ ...base, slotsFreedPerMinute: 6, freeSlots: 20 }, place, null, 1)).toMatchObject({ estimatedWaitSeconds: 11 });
     // Nothing measured freeing behind full slots: no estimate, and polled as the release rate
-    // allows (11 s at 60/min: after 2.2 s), the slowest poll only far back (new user review
-    // 2026-12-02, failing input: position 259 of a surge's first seconds told to poll after 15 s).
+    // allows (11 s at 60/min: after 2.2 s), the slowest poll only far back (failing input:
+    // position 259 of a surge's first seconds told to poll after 15 s).
     expect(viewPlace({ ...base, slotsFreedPerMinute: 0, freeSlots: 0 }, place, null, 1)).toMatchObject({
       estimatedWaitSeconds: null,
       pollAfterMs: 2_200,

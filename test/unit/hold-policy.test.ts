@@ -10,7 +10,7 @@ import {
   type HoldAction,
   type HoldFacts,
 } from '../../durable-objects/inventory/hold-policy';
-import { GRACE_MS, MAX_PER_ACCOUNT, SEAT_PRICE, SEATS, TIERS, TTL_MS, arbSchedule, scheduleModel } from '../helpers/schedules';
+import { GRACE_MS, arbSchedule, scheduleModel } from '../helpers/schedules';
 
 const NOW = 1_800_000_000_000;
 const hold = (h: Partial<HoldFacts>): HoldFacts => ({

@@ -100,7 +100,7 @@ describe('splitLaneBudget', () => {
     for (const [budget, queues, want] of cases) expect(splitLaneBudget(budget, queues).admit).toEqual(want);
   });
 
-  // Review (session 4, G4): at a budget of 1-2 per tick each tick's rounding went to the first
+  // At a budget of 1-2 per tick each tick's rounding went to the first
   // lane: fan 30 % and public 70 % at 60/min released fan 27 : public 5.
   /** What each queue released over `ticks` ticks of `budget`, the credit carried as the tick carries it. */
   const over = (ticks: number, budget: number, queues: LaneDemand[]) => {
@@ -114,7 +114,7 @@ describe('splitLaneBudget', () => {
     return got;
   };
 
-  it('gives each line its share over many small ticks (the review: fan 30 %, an empty lane 20 %, public 50 %)', () => {
+  it('gives each line its share over many small ticks (fan 30 %, an empty lane 20 %, public 50 %)', () => {
     const line = (eligible: number, sharePercent: number): LaneDemand => ({ eligible, sharePercent });
     // Without the empty lane: 30 : 70 (before: 100 : 0 at a budget of 1).
     expect(over(100, 1, [line(1000, 30), line(1000, 70)])).toEqual([30, 70]);

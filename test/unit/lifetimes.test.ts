@@ -1,4 +1,4 @@
-// Token lifetimes between seconds and milliseconds (issue #14.1 and its class sweep): a session ends
+// Token lifetimes between seconds and milliseconds : a session ends
 // on the second its admission token names, a cookie never outlives the token inside, and an
 // admission with too little left is never handed out.
 import fc from 'fast-check';
@@ -41,7 +41,7 @@ describe('worthHandingOut', () => {
   it.each([
     { left: MIN_USEFUL_ADMISSION_MS, want: true },
     { left: MIN_USEFUL_ADMISSION_MS - 1, want: false },
-    // The review's input: a session ending 400 ms from now (its exp already passed once rounded down).
+    // The failing input: a session ending 400 ms from now (its exp already passed once rounded down).
     { left: 400, want: false },
     { left: 0, want: false },
     { left: -1_000, want: false },

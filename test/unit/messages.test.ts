@@ -26,7 +26,7 @@ describe('waiting page messages', () => {
     }
   }
 
-  it('a lottery pre-queue never reads as "paused" (issue 18: the zh-Hant estimate said 暫停)', () => {
+  it('a lottery pre-queue never reads as "paused"', () => {
     const status: ViewStatus = {
       state: 'not_open',
       policy: 'random',
@@ -59,7 +59,7 @@ describe('waiting view', () => {
       { phase: 'not_open', big: '#4', countdown: 'Starts in 1:02:03', step: 0 },
     ],
     [
-      // Review s4b's input: place #1 of a lane that opens in 4:46 read "about 3-7 min".
+      // Place #1 of a lane that opens in 4:46 read "about 3-7 min".
       'first place, the line opens in 4:46',
       { state: 'not_open', position: 1, ahead: 0, estimatedWaitSeconds: 292, saleStartsAt: '2026-12-01T10:04:46Z' },
       { phase: 'not_open', wait: 'Estimated wait: about 4-5 min', countdown: 'Starts in 4:46' },

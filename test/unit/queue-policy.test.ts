@@ -52,7 +52,7 @@ describe('estimates', () => {
   it('takes the larger of the admission pace and the time for the slots ahead to free', () => {
     // Enough free slots: the pace alone.
     expect(estimateWait(100, { admitPerMinute: 600, slotsFreedPerMinute: 150, freeSlots: 100 })).toBe(10);
-    // Issue #13 / review I3, failing input (test/unit/wait-pace.test.ts): at 600/min with 35 slots
+    // Failing input (test/unit/wait-pace.test.ts): at 600/min with 35 slots
     // free and 150/min freeing, the 300th waited 30 s by the rate alone; 265 slots must free first.
     expect(estimateWaitSeconds(300, 600)).toBe(30);
     expect(estimateWait(300, { admitPerMinute: 600, slotsFreedPerMinute: 150, freeSlots: 35 })).toBe(106);
@@ -62,7 +62,7 @@ describe('estimates', () => {
     expect(estimateWait(10, { admitPerMinute: 600, slotsFreedPerMinute: 60, freeSlots: -20 })).toBe(30);
   });
 
-  it('cannot estimate while slots are short and none has been measured freeing, nor without a pace (review F11)', () => {
+  it('cannot estimate while slots are short and none has been measured freeing, nor without a pace', () => {
     expect(estimateWait(5, { admitPerMinute: 600, slotsFreedPerMinute: 0, freeSlots: 0 })).toBeNull();
     expect(estimateWait(5, { admitPerMinute: 0, slotsFreedPerMinute: 60, freeSlots: 10 })).toBeNull();
     // ...but the free slots ahead are known.

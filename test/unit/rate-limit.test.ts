@@ -45,7 +45,9 @@ describe('enforceRateLimit', () => {
     // Another IP and the same IP at another event are their own keys.
     enforceRateLimit(env, wait, 'join', 'ip', ev, '192.0.2.3', now + 1);
     enforceRateLimit(env, wait, 'join', 'ip', `${ev}-b`, '192.0.2.2', now + 1);
-    expect(() => enforceRateLimit(env, wait, 'join', 'ip', ev, '192.0.2.2', now + RATE_LIMIT_RETRY_AFTER_S * 1000 - 1)).toThrow();
+    expect(() => enforceRateLimit(env, wait, 'join', 'ip', ev, '192.0.2.2', now + RATE_LIMIT_RETRY_AFTER_S * 1000 - 1)).toThrow(
+      expect.objectContaining({ code: 'RATE_LIMITED' }),
+    );
     enforceRateLimit(env, wait, 'join', 'ip', ev, '192.0.2.2', now + RATE_LIMIT_RETRY_AFTER_S * 1000);
     await Promise.all(pending);
     expect(counted).toEqual([`join:${ev}:192.0.2.2`, `join:${ev}:192.0.2.3`, `join:${ev}-b:192.0.2.2`, `join:${ev}:192.0.2.2`]);

@@ -61,7 +61,7 @@ describe('nextReleaseRate', () => {
       200,
       /^no health report for 10 s: rate 300 -> 150\/min$/,
     ],
-    // Attacker review 2026-12-02, failing input: a room asleep through 562 s of silence halved
+    // Failing input: a room asleep through 562 s of silence halved
     // once on its first tick (600 -> 300/min) instead of going to the minimum.
     [
       'a minute of silence goes to the minimum at once',
@@ -84,7 +84,7 @@ describe('nextReleaseRate', () => {
       /releases paused: rate 300 -> 0\/min$/,
     ],
     ['NaN in a report counts as no report', report({ p99LatencyMs: Number.NaN }), {}, {}, 150, 200, /^malformed health report/],
-    // Issue #13 (bad input): absurd values never make the loop climb.
+    // Bad input: absurd values never make the loop climb.
     ['an error rate above 1 counts as malformed', report({ errorRate: 1.5 }), {}, {}, 150, 200, /^malformed health report/],
     ['negative active buyers count as malformed', report({ activeBuyers: -5 }), {}, {}, 150, 200, /^malformed health report/],
     ['a negative p99 counts as malformed', report({ p99LatencyMs: -1 }), {}, {}, 150, 200, /^malformed health report/],
@@ -110,7 +110,7 @@ describe('nextReleaseRate', () => {
     expect(step(state(), report({}), { fixedPerMinute: 5000 }).state.ratePerMinute).toBe(600);
   });
 
-  // Issue #13, failing input (bench:control 2026-12-01 22:17, healthy origin, 0.65 x the maximum):
+  // Failing input (bench:control, healthy origin, 0.65 x the maximum):
   // 21 s after a cut, one report of 824 ms (its window still held the overload's tail) cut the limit
   // 48 -> 13 from the 15 visitors active then; the limit regrew +1..+4 a report.
   it('holds on a p99 within CUT_TOLERANCE over the target (nothing moves, nothing logged), and cuts past it', () => {
@@ -130,7 +130,7 @@ describe('nextReleaseRate', () => {
 
   it('compensates no-shows by admitting more than the rate, at most twice and never above the maximum', () => {
     expect(step(state(), report({}), {}, { noShowRate: 0.25 }).admitPerMinute).toBe(480);
-    // Regression (review): faked no-shows pushed admissions past the organizer's maximum (600).
+    // Regression: faked no-shows pushed admissions past the organizer's maximum (600).
     expect(step(state(), report({}), {}, { noShowRate: 0.9 }).admitPerMinute).toBe(600);
     expect(step(state(), report({ p99LatencyMs: 5000 }), {}, { noShowRate: 0.5 }).admitPerMinute).toBe(150);
   });
@@ -210,7 +210,7 @@ describe('nextReleaseRate', () => {
 });
 
 describe('absurd health reports', () => {
-  // Issue #13 (bad input): p99 0 or 1e9, error rate above 1, negative buyers never make the loop climb.
+  // Bad input: p99 0 or 1e9, error rate above 1, negative buyers never make the loop climb.
   it('never raise the rate or the limit, whatever the state', () => {
     const absurd = fc.record({
       p99LatencyMs: fc.constantFrom(0, 0.5, 1e9, 1e12, -1, Number.NaN, Number.POSITIVE_INFINITY),

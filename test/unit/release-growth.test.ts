@@ -16,7 +16,7 @@ import {
 import { NOW, bounds, quiet, report, state, step } from '../helpers/controller';
 
 describe('growth needs evidence', () => {
-  // Issue #13, failing input (bench:control, origin failing): the stub's first report measured one
+  // Failing input (bench:control, origin failing): the stub's first report measured one
   // operator call (p99 26 ms, 0 buyers) before the 900 ms model applied, and slow start took the
   // rate from 150 to 295/min at an origin that was failing.
   it('idle first report never climbs', () => {
@@ -38,7 +38,7 @@ describe('growth needs evidence', () => {
     expect(step(s0, report({ p99LatencyMs: 26, sampleCount: MIN_LATENCY_SAMPLES }), b, {}, 0).state.ratePerMinute).toBeGreaterThan(150);
   });
 
-  // Review failing input (npm start, the demo: max active 100): 10 admitted visitors browsed only the
+  // Failing input (npm start, the demo: max active 100): 10 admitted visitors browsed only the
   // gateway's seat map, so the stub's reports measured nothing (p99 0); the first of them set "slow
   // start from 10 active: active limit 100 -> 10" and idle reports held it there, so the 11th visitor
   // waited until the admissions ended. Idle reports leave the limit alone; evidence starts slow start.
@@ -113,7 +113,7 @@ describe('growth needs evidence', () => {
     );
   });
 
-  // Issue #13 (bad input): a p99 of 0 is no measurement; it must not read as full headroom.
+  // Bad input: a p99 of 0 is no measurement; it must not read as full headroom.
   it('holds on a report that measured no latency (p99 0), in slow start too', () => {
     for (const slowStart of [true, false]) {
       const d = step(state({ slowStart, activeLimit: 100 }), report({ p99LatencyMs: 0 }), {}, {}, 100);
@@ -134,7 +134,7 @@ describe('the active limit grows while in use', () => {
     expect(band.reason).toBeNull();
   });
 
-  // Issue #13, failing input (bench:control, healthy origin): rate 600/min, visitors leave a second
+  // Failing input (bench:control, healthy origin): rate 600/min, visitors leave a second
   // or two after claiming, so at each tick's start the limit of 10 read 7 active + 2 unclaimed
   // (under the old 95 % "in use") although it cut every tick's release; it crept 10 -> 11 -> 13
   // at p99 65 ms of 800 ms and admissions stayed at 0.54 of the maximum.
@@ -166,7 +166,7 @@ describe('the active limit grows while in use', () => {
     expect(real.state).toMatchObject({ slowStart: false, overloadLimit: 80 });
   });
 
-  // Review G5, failing input: "first health report, slow start from 59 active; p99 1,581 ms over
+  // Failing input: "first health report, slow start from 59 active; p99 1,581 ms over
   // 800 ms target, x0.51: active limit 100 -> 18": 59 was active + unclaimed, the cut 37 active x0.51.
   it('names the load the limit was cut from, and the unclaimed places slow start counted', () => {
     const first = initialControllerState({ ...bounds, maxActive: 100 });
@@ -180,7 +180,7 @@ describe('the active limit grows while in use', () => {
     );
   });
 
-  // Issue #13, failing input (crowd 17:08): the first report, p99 907 ms with 15 active admitted at
+  // Failing input (the crowd tool): the first report, p99 907 ms with 15 active admitted at
   // the minimum rate under the organizer's cap of 700, ended slow start and remembered 15 as the knee.
   it('a cut on the first report keeps slow start and remembers no knee, whatever the load', () => {
     const first = initialControllerState({ ...bounds, maxActive: 700, minPerMinute: 150 });
@@ -191,7 +191,7 @@ describe('the active limit grows while in use', () => {
     );
   });
 
-  // Issue #13: the limit sat at 10 with `pending 22, active 1`: unclaimed places filled it, but the
+  // The limit sat at 10 with `pending 22, active 1`: unclaimed places filled it, but the
   // law only counted claimed visitors as use, so it never grew and the queue stalled.
   it('grows a limit filled by unclaimed places, whether or not their visitors have claimed yet', () => {
     const s = state({ activeLimit: 10, slowStart: true, ratePerMinute: 30 });
@@ -200,7 +200,7 @@ describe('the active limit grows while in use', () => {
     expect(d.reason).toMatch(/active limit 10 -> 18/);
   });
 
-  // Issue #13, failing input (bench:control 13:34, capacity halved): one cut took the rate
+  // Failing input (bench:control, capacity halved): one cut took the rate
   // 600 -> 302/min and the limit 700 -> 186 at 372 active; the visitors admitted before it stayed
   // active over the limit, so every later report held ("already cut") for 87 s at p99 ~2 s.
   it('cuts again CUT_SPACING_MS (two report windows) after the last cut while the overload persists, from the load then, even with the active visitors over the limit', () => {
@@ -282,7 +282,7 @@ describe('the active limit grows while in use', () => {
     );
   });
 
-  // Issue #13, failing input (bench:control 16:13 and 17:08, healthy origin): one excursion of the
+  // Failing input (bench:control, healthy origin): one excursion of the
   // stub's p99 (the shared machine, not the load) stayed in the reports for its window after it
   // ended, and the old rule (a cut again 10 s after the last) cut on it twice: 152 -> 23 -> 10.
   it('a single excursion of up to one report window never cuts twice, whatever the reports around it', () => {
@@ -333,7 +333,7 @@ describe('slow start', () => {
     );
   });
 
-  // Issue #13, failing input (bench:control, healthy origin): one report at 56 % of the target
+  // Failing input (bench:control, healthy origin): one report at 56 % of the target
   // (the first cold requests) ended slow start for good, although the next reports read 37 % and
   // 8 %; congestion avoidance then took 75 s to the maximum.
   it('slow start does not end on a delay rise that is still far below the target', () => {
@@ -361,7 +361,7 @@ describe('slow start', () => {
     expect(step(state({ activeLimit: 100, slowStart: true }), report({ p99LatencyMs: 5000 }), {}, {}, 90).state.slowStart).toBe(false);
   });
 
-  // Issue #13: the first report dropped the limit from the organizer's 200 to 10 and said nothing.
+  // The first report dropped the limit from the organizer's 200 to 10 and said nothing.
   it("starts at the first report from what is in flight, and logs the drop from the organizer's cap", () => {
     const s0 = initialControllerState(bounds);
     expect(s0).toEqual({
@@ -404,7 +404,7 @@ describe('the p99 at half the load (the delay gradient)', () => {
     expect(BASELINE_LOAD_SHARE).toBe(0.5);
   });
 
-  // Issue #13, failing input (bench:control 19:47, healthy origin, 0.83 x the maximum): the stub
+  // Failing input (bench:control, healthy origin, 0.83 x the maximum): the stub
   // reported p99 316-402 ms of an 800 ms target at any load on the shared machine, and congestion
   // avoidance grew the limit 36 -> 37 -> 38 -> 40 -> 43 (+1..+3 a report): its growth faded with
   // the square of p99's distance to 70 % of the target, as if the origin neared its knee.
@@ -427,7 +427,7 @@ describe('the p99 at half the load (the delay gradient)', () => {
     expect(ss.reason).toMatch(/slow start x1\.52/);
   });
 
-  // Failing input (bench:control 20:43, halved row after the capacity came back): p99 167-204 ms
+  // Failing input (bench:control, halved row after the capacity came back): p99 167-204 ms
   // with 427 ms "at half the load" read as no rise at all; the limit grew 26 -> 67 in 6 s (x1.25 a
   // report) and the next report was 3,601 ms. A baseline over the p99 now is no base.
   it('a baseline over the p99 now is no base: growth as without one', () => {

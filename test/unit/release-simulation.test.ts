@@ -66,7 +66,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(summarize(run.slice(400), TARGET).overshootPct).toBeLessThan(10);
   });
 
-  // Issue #13, failing input: the crowd tool's visitors (claim 2-6 s after release, leave after
+  // Failing input: the crowd tool's visitors (claim 2-6 s after release, leave after
   // 3 s). The limit dropped from the organizer's 200 to 10 at the first report and never grew,
   // because unclaimed places filled it but did not count as use: 102 of 1,200/min released.
   it('reaches the maximum within 30 s of the first report while released visitors have not claimed yet', () => {
@@ -79,7 +79,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(releasedPerMinute(run, 30, 120)).toBeGreaterThanOrEqual(0.9 * b.maxPerMinute);
   });
 
-  // Issue #13, failing input: half the released visitors never come back. Unclaimed places counted
+  // Failing input: half the released visitors never come back. Unclaimed places counted
   // as active for the whole idle timeout pinned the limit: 2 of 600/min released.
   it('releases at >= 90 % of the rate when half the released visitors are no-shows', () => {
     const b = { ...bounds, minPerMinute: 60, maxPerMinute: 600, maxActive: 700 };
@@ -90,7 +90,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(Math.max(...run.map((t) => t.pending))).toBeLessThanOrEqual(Math.ceil((b.maxPerMinute * 30) / 60));
   });
 
-  // Issue #13, failing input (bench:control 2026-12-02 00:40, 50 % no-shows, 0.55 x the rate): one
+  // Failing input (bench:control, 50 % no-shows, 0.55 x the rate): one
   // report of p99 1,902 ms at 47 s, with 13 visitors active (short visits), cut the limit 447 -> 10
   // and halved the rate. 133 places were unclaimed, and while the no-show rate was unknown (it
   // needed releases 60 s old) every one counted as an arrival against the limit of 10: nothing was
@@ -117,7 +117,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(released / meanRate).toBeGreaterThanOrEqual(0.9);
   });
 
-  // Issue #13, failing input (bench:control, origin failing): the first report came before any
+  // Failing input (bench:control, origin failing): the first report came before any
   // buyer reached the origin (p99 26 ms of one operator call, 0 buyers) and slow start took the
   // rate from 150 to 295/min at an origin serving everyone in 900 ms or more.
   it('never climbs at an origin failing from the start whose first report was idle', () => {
@@ -134,7 +134,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     for (let k = 1; k < run.length; k++) expect(run[k]!.limit).toBeLessThanOrEqual(run[k - 1]!.limit);
   });
 
-  // Issue #13, failing input: 20 app clients joined `demo` (30/min, 100 active) and never came
+  // Failing input: 20 app clients joined `demo` (30/min, 100 active) and never came
   // back: `pending 22, active 1`, almost nobody admitted for two minutes (1 of 30/min released).
   it('does not stall a slow room behind no-shows', () => {
     const b = { ...bounds, minPerMinute: 10, maxPerMinute: 30, maxActive: 100 };
@@ -142,7 +142,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(releasedPerMinute(run, 30, 240)).toBeGreaterThanOrEqual(0.9 * b.maxPerMinute);
   });
 
-  // Issue #13, failing input (bench:control 13:34, origin capacity halves): one cut took the rate
+  // Failing input (bench:control, origin capacity halves): one cut took the rate
   // 600 -> 302/min and the limit 700 -> 186 (372 active), then nothing changed for 87 s while p99
   // stayed near 2 s. The cause: the p99 was 20 + (48 - 4)^2 = 1,956 ms, the stub's latency at
   // exactly the crowd's 48 requests in flight, so the crowd's client was saturated and the visitors
@@ -187,7 +187,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(at(settled + 30).concurrent).toBeGreaterThanOrEqual(58);
   });
 
-  // Issue #13, failing input (bench:control 16:13 and 17:08, healthy origin, 0.75 and 0.22 x the
+  // Failing input (bench:control, healthy origin, 0.75 and 0.22 x the
   // maximum): the stub's p99 rose past the target for one report window while 13-18 visitors were
   // active (the join burst, and other processes on the shared 2 cores: the stub's knee is 50
   // requests), once at the first report and once later. The first cut took the limit 700 -> 10 and
@@ -218,7 +218,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(share(90, 150)).toBeGreaterThanOrEqual(0.9);
   });
 
-  // Issue #13, failing input (crowd 17:08, healthy origin, 0.22 x the maximum): the first report
+  // Failing input (the crowd tool, healthy origin, 0.22 x the maximum): the first report
   // came 9 s after the first admissions (15 active, admitted at the minimum rate under the
   // organizer's cap) with p99 907 ms from the join burst on the shared machine. Its cut ended slow
   // start and remembered 15 as the knee, and congestion avoidance then grew the limit by 1 a
@@ -244,7 +244,7 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(share).toBeGreaterThanOrEqual(0.9);
   });
 
-  // Issue #13, failing input (bench:control 19:47, healthy origin, 0.83 x the maximum; 20:14, 0.24):
+  // Failing input (bench:control, healthy origin, 0.83 x the maximum; another run, 0.24):
   // on the shared 2 cores the stub's p99 sat at 40-60 % of the target with 15-50 visitors active
   // (its knee is 50 requests in flight: the machine's latency, not the origin's), and after a cut
   // congestion avoidance grew the limit by +1..+3 a report (36 -> 49 in 11 s; 10 -> 15 in 33 s),

@@ -73,12 +73,7 @@ describe('lotteryStartConflict', () => {
   it.each([
     ['a new lottery starting later', null, { ...config, policy: 'random' as const, saleStartsAtMs: T0 + 1 }, false],
     ['a new lottery starting now', null, { ...config, policy: 'random' as const, saleStartsAtMs: T0 }, true],
-    [
-      'a new lottery started a minute ago (review: ran first come, first served)',
-      null,
-      { ...config, policy: 'random' as const, saleStartsAtMs: T0 - 60_000 },
-      true,
-    ],
+    ['a new lottery started a minute ago', null, { ...config, policy: 'random' as const, saleStartsAtMs: T0 - 60_000 }, true],
     ['a FIFO event switched to a lottery in the past', fifo, { ...config, policy: 'random' as const, saleStartsAtMs: T0 - 1 }, true],
     ['a FIFO event switched to a lottery later', fifo, { ...config, policy: 'random' as const, saleStartsAtMs: T0 + 60_000 }, false],
     ['a drawn lottery replaced with its past start', lottery, { ...lottery }, false],
@@ -180,7 +175,7 @@ describe('acceptHealthReport', () => {
       want: { kind: 'out_of_order' },
     },
     {
-      name: 'a correctly timed report after one signed ahead of this clock is accepted (#14.6)',
+      name: 'a correctly timed report after one signed ahead of this clock is accepted',
       last: { ...report, reportedAtMs: T0 - 1_000, signedAtMs: T0 + 200_000 },
       signed: T0,
       want: { kind: 'store', health: { ...report, reportedAtMs: T0, signedAtMs: T0 } },
@@ -204,7 +199,7 @@ describe('acceptHealthReport', () => {
     );
   });
 
-  // Attacker review 2026-12-02, failing input: one report signed 5 s ahead, posted five times 1.1 s
+  // Failing input: one report signed 5 s ahead, posted five times 1.1 s
   // apart, was a new report each time (clamped to a later now), and the loop climbed five times.
   it('a report sent again, also one signed ahead and sent as the clock moves, is a duplicate', () => {
     const first = acceptHealthReport(null, report, T0 + 5_000, T0);
@@ -221,7 +216,7 @@ describe('acceptHealthReport', () => {
     expect(acceptHealthReport(last, { ...report, p99LatencyMs: 120 }, T0 + 5_000, T0 + 2_000)).toEqual({ kind: 'duplicate' });
   });
 
-  // Attacker review 2026-12-02, failing input: a report signed 4 s ahead, then one signed in the
+  // Failing input: a report signed 4 s ahead, then one signed in the
   // current second 300 ms later: refused with STALE_REPORT (stored time in ms, signed time in s).
   it('a report signed in the current second after one signed ahead is accepted', () => {
     const ahead = acceptHealthReport(null, report, T0 + 4_000, T0 + 300);

@@ -1,7 +1,7 @@
 // An isolate's room table copy: `fresh` answers without a source or an await while the copy is
 // under ROOM_TABLE_ISOLATE_MS old (never for a clock that stepped back); for ROOM_TABLE_REVALIDATE_MS
 // more the copy is served while one refresh runs in waitUntil (stale-while-revalidate); when the
-// directory read fails the newest copy known keeps routing (review F12), and with none at all the
+// directory read fails the newest copy known keeps routing, and with none at all the
 // answer is ROOM_TABLE_UNAVAILABLE.
 import { describe, expect, it, vi } from 'vitest';
 import {
@@ -135,7 +135,7 @@ describe('RoomTableCache.table: stale-while-revalidate', () => {
   });
 });
 
-describe('RoomTableCache.table: the directory read fails (review F12)', () => {
+describe('RoomTableCache.table: the directory read fails', () => {
   it("routes by the isolate's copy of any age, logs its age, and asks the directory again only after ROOM_TABLE_ISOLATE_MS", async () => {
     const rooms = new RoomTableCache();
     const dir = source({ version: 4, rooms: [room('a')] });
@@ -185,7 +185,7 @@ describe('RoomTableCache.table: the directory read fails (review F12)', () => {
   });
 });
 
-describe('RoomTableCache.lists (review F10)', () => {
+describe('RoomTableCache.lists', () => {
   it('a miss looks again once (so an event created since is found), then not again within ROOM_TABLE_ISOLATE_MS', async () => {
     const rooms = new RoomTableCache();
     const dir = source({ version: 1, rooms: [room('old')] });

@@ -1,5 +1,5 @@
 // Client-chosen `since` values never key more than a bounded set of seat-map answers, and the
-// cached bodies stay under their byte bound (issue 14 item 5).
+// cached bodies stay under their byte bound.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planSeatMap } from '../../durable-objects/inventory/seat-map-plan';
@@ -51,7 +51,7 @@ describe('planSeatMap (inside the Inventory)', () => {
     [99, { kind: 'snapshot' }],
     [100, { kind: 'delta', since: 100 }],
     [500, { kind: 'delta', since: 500 }],
-    // The failing input of issue 14 item 5: above the version it served a full snapshot per value.
+    // The failing input: above the version it served a full snapshot per value.
     [501, { kind: 'delta', since: 500 }],
     [10 ** 15, { kind: 'delta', since: 500 }],
   ])('since %s -> %o', (since, expected) => expect(planSeatMap(since, head)).toEqual(expected));

@@ -37,7 +37,7 @@ describe('gateway settings', () => {
     expect(parseGatewaySettings(full)).toMatchObject({ tokenIssuer: 'gw', adminToken: 'a', originHmacSecret: 'h' });
   });
 
-  // Regression (#15): a malformed ORIGIN_TIMEOUT_MS or RELEASE_TICK_MS silently became the default.
+  // Regression: a malformed ORIGIN_TIMEOUT_MS or RELEASE_TICK_MS silently became the default.
   it.each([
     ['ORIGIN_TIMEOUT_MS', () => parseOriginSettings({ ORIGIN_TIMEOUT_MS: 'abc' })],
     ['ORIGIN_TIMEOUT_MS', () => parseOriginSettings({ ORIGIN_TIMEOUT_MS: '0' })],

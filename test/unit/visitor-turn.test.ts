@@ -1,6 +1,6 @@
 // The visitor's turn over in-memory ports: who gets a place, when the WaitingRoom is asked, what a
 // spent place turns into, what a closed sale answers, and that no admission with too little left
-// is handed out (issue #14.1).
+// is handed out.
 import { describe, expect, it } from 'vitest';
 import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
 import { MIN_USEFUL_ADMISSION_MS } from '../../contracts/queue/lifetimes';

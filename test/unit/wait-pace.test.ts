@@ -1,7 +1,7 @@
 // The wait estimate over a modelled room (test/helpers/room-sim.ts): the pace the WaitingRoom
 // publishes (admission-pace roomPace) read by the edge (queue-policy estimateWait), right while the
-// release rate binds and while a slot bound binds, and steady from one poll to the next (issue #13,
-// review I3). The "old" numbers quoted are what the code before this change published for the same
+// release rate binds and while a slot bound binds, and steady from one poll to the next.
+// The "old" numbers quoted are what the code before this change published for the same
 // instants: measuredAdmissionRate(..., slotsFull) with slotsFull from whatBinds at that instant.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

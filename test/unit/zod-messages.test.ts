@@ -1,5 +1,5 @@
 // contracts/zod.ts's English messages say what zod's own English locale says, for every issue our
-// request schemas can raise (the locale itself is left out of the gateway bundle, #16).
+// request schemas can raise (the locale itself is left out of the gateway bundle).
 import en from 'zod/v4/locales/en.js';
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';

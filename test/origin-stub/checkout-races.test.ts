@@ -1,6 +1,6 @@
-// Regression tests of review findings on the checkout saga (harness world: real saga, real fake
-// provider, real hold state machine). Each test is the reviewer's failing input; its title names
-// the bug it found, its expectation the fixed behaviour.
+// The checkout saga where calls race or answers are lost (harness world: real saga, real fake
+// provider, real hold state machine): concurrent checkouts of one hold, an abandon while an
+// authorize may be in flight, a confirm that lands late, and what the visitor sees meanwhile.
 import { describe, expect, it } from 'vitest';
 import { CheckoutEngine } from '../../origin-stub/checkout';
 import type { HoldAnswer } from '../../origin-stub/order';
@@ -16,7 +16,7 @@ function gate() {
   return { p, open };
 }
 
-describe('regression (review): two checkouts of one hold', () => {
+describe('two checkouts of one hold', () => {
   it("another visitor's refused checkout of my hold (a FAILED order under my holdId) lets a concurrent checkout of mine create a 2nd order; its decline releases seats whose 1st payment is UNKNOWN", async () => {
     const w = new World();
     const victim = w.newAccount();
@@ -113,7 +113,7 @@ describe('regression (review): two checkouts of one hold', () => {
   });
 });
 
-describe('regression (review): abandoning a payment whose authorize may be in flight', () => {
+describe('abandoning a payment whose authorize may be in flight', () => {
   it('after a restart mid-authorize, the abandon job fails the payment and frees the seats without asking the provider (which authorized)', async () => {
     const w = new World();
     const account = w.newAccount();
@@ -170,7 +170,7 @@ describe('regression (review): abandoning a payment whose authorize may be in fl
   });
 });
 
-describe('regression (review): a confirm that times out at the shop but lands at the gateway later', () => {
+describe('a confirm that times out at the shop but lands at the gateway later', () => {
   it('authorization expiry reads the hold before the late confirm lands, voids, and the hold ends SOLD to an order whose payment is VOIDED', async () => {
     const w = new World();
     const account = w.newAccount();
@@ -200,7 +200,7 @@ describe('regression (review): a confirm that times out at the shop but lands at
   });
 });
 
-describe('regression (review): what the visitor sees while the payment is UNKNOWN', () => {
+describe('what the visitor sees while the payment is UNKNOWN', () => {
   it('confirm refused, then the void gets no answer: the visitor is answered CANCELLED (final, 409) while the payment is UNKNOWN', async () => {
     const w = new World();
     const account = w.newAccount();
