@@ -3,7 +3,7 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { MAX_PATH_LENGTH } from '../../contracts/room-patterns';
-import { BASE } from '../helpers/client';
+import { BASE, createEvent, freshEventId } from '../helpers/client';
 
 describe('path length', () => {
   it.each([
@@ -23,5 +23,17 @@ describe('path length', () => {
     const res = await exports.default.fetch(new Request(BASE + path));
     expect(res.status).not.toBe(414);
     await res.body?.cancel();
+  });
+});
+
+describe('malformed request fields', () => {
+  it('serves the waiting page to a browser whose language cookie holds a malformed percent escape', async () => {
+    const eventId = freshEventId();
+    expect((await createEvent(eventId)).status).toBe(201);
+    const res = await exports.default.fetch(
+      new Request(`${BASE}/events/${eventId}/`, { headers: { accept: 'text/html', cookie: 'wr_lang=%E0%A4', 'accept-language': 'ja' } }),
+    );
+    expect(res.status).toBeLessThan(500);
+    expect(await res.text()).toContain('lang="ja"');
   });
 });
