@@ -84,17 +84,9 @@ export function requestLang(req: { query?: string | undefined; cookie?: string |
     .map((c) => c.trim())
     .find((c) => c.startsWith(`${LANG_COOKIE}=`))
     ?.slice(LANG_COOKIE.length + 1);
-  const fromCookie = remembered ? langOf(decodedOrEmpty(remembered)) : null;
+  // Read as set (`langCookie` writes a bare tag): no percent-decoding, which threw on `%E0%A4`.
+  const fromCookie = remembered ? langOf(remembered) : null;
   return { lang: fromCookie ?? pickLang(req.acceptLanguage), chosen: null };
-}
-
-/** A cookie value percent-decoded, or '' when its escapes are malformed (`%E0%A4`: no language). */
-function decodedOrEmpty(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return '';
-  }
 }
 
 /** The Set-Cookie value that remembers `lang` for the whole site (readable by the origin's pages too). */

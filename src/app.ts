@@ -24,7 +24,6 @@ import { MAX_PATH_LENGTH, normalizePath, matchRoom } from '../contracts/room-pat
 import { RoomTableCache, directorySource } from './lib/room-table';
 import type { AppEnv } from './types';
 import { prefersHtml } from './lib/negotiate';
-import { allowedMethods } from './lib/allowed-methods';
 
 /** Builds the gateway app. */
 export function createApp() {
@@ -94,13 +93,15 @@ export function createApp() {
   // Sales channels (box office, partners): signed with each channel's own key, no queue.
   app.route('/_wr/channel', channelApi);
 
-  // A gateway path with routes for other methods: 405 with Allow; a path with none: 404.
-  let allowed: ((path: string) => string[]) | null = null;
+  // A gateway path with routes for other methods: 405 with Allow (RFC 9110 section 15.5.6); a path
+  // with none: 404. hono's router answers which routes match; middleware (`use`) is method ALL.
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
-    const methods = (allowed ??= allowedMethods(app.routes))(path);
+    const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) =>
+      app.router.match(m === 'HEAD' ? 'GET' : m, path)[0].some(([[, route]]) => route.method !== 'ALL'),
+    );
     if (methods.length === 0) return problemResponse(new GatewayError('NOT_FOUND', { detail: `no route for ${c.req.method} ${path}` }));
-    const res = problemResponse(new GatewayError('METHOD_NOT_ALLOWED', { detail: `${path} takes ${methods.join(', ')}` }));
+    const res = problemResponse(new GatewayError('METHOD_NOT_ALLOWED'));
     res.headers.set('allow', methods.join(', '));
     return res;
   });
@@ -116,8 +117,7 @@ export function createApp() {
     const url = new URL(request.url);
     // Refused before any matching, whatever the method or route: routing cost stays bounded.
     if (url.pathname.length > MAX_PATH_LENGTH) {
-      const detail = `the path is ${url.pathname.length} characters; at most ${MAX_PATH_LENGTH}`;
-      return renderError(new GatewayError('URI_TOO_LONG', { detail }), request.method, request.headers.get('accept') ?? '', '*');
+      return problemResponse(new GatewayError('URI_TOO_LONG', { detail: `at most ${MAX_PATH_LENGTH} characters` }));
     }
     if (env && ctx && (request.method === 'GET' || request.method === 'HEAD')) {
       if (!isGatewayPath(url.pathname)) {

@@ -75,8 +75,8 @@ export type ErrorCode =
 export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> = {
   INVALID_REQUEST: { status: 400, title: 'The request is invalid' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
-  URI_TOO_LONG: { status: 414, title: 'The request path is too long' },
-  METHOD_NOT_ALLOWED: { status: 405, title: 'The method is not allowed' },
+  URI_TOO_LONG: { status: 414, title: 'The path is too long' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   EVENT_NOT_FOUND: { status: 404, title: 'No such event' },
   UNAUTHORIZED: { status: 401, title: 'Missing or wrong credentials' },
