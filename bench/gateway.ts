@@ -335,6 +335,22 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // An organizer request with a named key: the key is hashed and checked on every request
+    // (confirmed by the EventDirectory once per isolate per KEY_CACHE_MS), on the lightest route.
+    id: 'organizer-key',
+    run: async (r) => {
+      const created = await fetch(`${r.gw.base}/_wr/admin/keys`, {
+        method: 'POST',
+        headers: { ...r.gw.admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ label: `bench ${r.rep}`, role: 'viewer' }),
+      });
+      const { key } = (await created.json()) as { key: string };
+      const s = await load(`${r.gw.base}/_wr/admin/me`, DURATION_S, { headers: { authorization: `Bearer ${key}` } });
+      r.fact('organizer key answers', JSON.stringify(s.codes));
+      return s;
+    },
+  },
+  {
     // The same request shape as a poll (a ticket cookie per request) on the no-op route: the
     // client's and the platform's share of a poll.
     id: 'noop-shaped',
@@ -661,6 +677,12 @@ const ROWS: Row[] = [
       `ratio vs A; vs the polls row: ${(m.rps('lane-polls') / m.rps('polls')).toFixed(2)}; object calls per poll ${m
         .extra('callsPerLanePoll')
         .toFixed(4)} (target < 0.01)`,
+  },
+  {
+    id: 'organizer-key',
+    name: 'organizer request with a named key (GET /_wr/admin/me)',
+    vs: 'noop',
+    note: () => 'ratio vs A; SHA-256 of the key per request, the directory asked once per isolate per 10 s',
   },
   {
     id: 'hold-direct',

@@ -1,6 +1,7 @@
 // What the WaitingRoom object answers over RPC, where the edge reads the answer (contracts/answers.ts
 // says how every answer is shaped).
 import type { Done, EventNotFound } from './answers';
+import type { RoomMode } from './queue/queue-policy';
 
 /**
  * `admit` outcome: the admission (new, or the same one again), `waiting` when the cursor has not
@@ -24,5 +25,5 @@ export type FixedRateAnswer = Done | EventNotFound | { kind: 'above_maximum' };
 /** `recordHealth` outcome: `out_of_order` when a report signed later was already accepted. */
 export type HealthAnswer = Done | EventNotFound | { kind: 'out_of_order' };
 
-/** `pause`, `resume` and `close` outcome. */
-export type ModeAnswer = Done | EventNotFound;
+/** `pause`, `resume` and `close` outcome, with the mode before the call (the organizer audit's `from`). */
+export type ModeAnswer = { kind: 'ok'; previous: RoomMode } | EventNotFound;

@@ -23,4 +23,16 @@ export const DIRECTORY_MIGRATIONS: readonly Migration[] = [
         'patterns', json_array('/events/' || event_id || '/*'),
         'bypass', json_object('pathPrefixes', json('[]'), 'extensions', json('[]'), 'methods', json('[]'))) FROM dir_events`,
   },
+  {
+    id: 3,
+    description: 'organizer access: named keys (hashes only), the audit record of organizer writes, configuration versions',
+    sql: `CREATE TABLE dir_keys (key_id TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE, label TEXT NOT NULL, role TEXT NOT NULL,
+        created_at INTEGER NOT NULL, last_used_at INTEGER, revoked_at INTEGER);
+      CREATE TABLE dir_audit (id INTEGER PRIMARY KEY AUTOINCREMENT, entry_key TEXT NOT NULL UNIQUE, event_id TEXT NOT NULL,
+        at INTEGER NOT NULL, actor_kind TEXT NOT NULL, actor_id TEXT NOT NULL, actor_label TEXT NOT NULL, action TEXT NOT NULL,
+        changes TEXT NOT NULL, request_id TEXT NOT NULL);
+      CREATE INDEX dir_audit_event ON dir_audit (event_id, id);
+      CREATE TABLE dir_config_versions (event_id TEXT PRIMARY KEY, version INTEGER NOT NULL, edit_id TEXT, edit_fp TEXT,
+        edit_until INTEGER)`,
+  },
 ];

@@ -6,6 +6,17 @@ import type { ClaimAnswer, RoomClaim, RoomTable } from '../contracts/room-table'
 import { Sql } from './shared/sql';
 import { migrateFromAssets } from './shared/schema-assets';
 import { SCHEMAS } from './shared/schemas';
+import type {
+  AuditEntry,
+  AuditInput,
+  BeginEditAnswer,
+  KeyCheckAnswer,
+  OrganizerKeyView,
+  OrganizerRole,
+  RevokeKeyAnswer,
+} from '../contracts/organizer-access';
+import { KeyStore } from './directory/key-store';
+import { AuditStore } from './directory/audit-store';
 
 /** One listed event. Times epoch ms. */
 export interface DirectoryEntry {
@@ -18,10 +29,14 @@ export interface DirectoryEntry {
 /** One instance (DIRECTORY_NAME) remembers every event the organizer API created; it decides nothing. */
 export class EventDirectory extends DurableObject<Env> {
   private readonly sql: Sql;
+  private readonly keys: KeyStore;
+  private readonly audit: AuditStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
+    this.keys = new KeyStore(this.sql);
+    this.audit = new AuditStore(this.sql);
     void ctx.blockConcurrencyWhile(() => migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.directory));
   }
 
@@ -87,6 +102,74 @@ export class EventDirectory extends DurableObject<Env> {
       version: this.version(),
       rooms: this.sql.all<{ rules: string }>`SELECT rules FROM dir_rooms ORDER BY event_id`.map((r) => JSON.parse(r.rules) as RoomRules),
     };
+  }
+
+  /** Stores a named organizer key by its SHA-256 hash, and its audit entry, in one transaction. */
+  async createKey(
+    key: { keyId: string; keyHash: string; label: string; role: OrganizerRole },
+    audit: { entryKey: string; entry: AuditInput },
+  ): Promise<OrganizerKeyView> {
+    const now = Date.now();
+    return this.ctx.storage.transactionSync(() => {
+      const created = this.keys.create(key, now);
+      this.audit.append(audit.entryKey, audit.entry, now);
+      return created;
+    });
+  }
+
+  /** Every named key (never a hash). */
+  async listKeys(): Promise<OrganizerKeyView[]> {
+    return this.keys.list();
+  }
+
+  /** The key with this SHA-256 hash (`ok`, `revoked` or `unknown`); notes its last use to the minute. */
+  async authenticateKey(keyHash: string): Promise<KeyCheckAnswer> {
+    return this.keys.authenticate(keyHash, Date.now());
+  }
+
+  /** Revokes a key and appends the audit entry (only when this call revoked it). */
+  async revokeKey(keyId: string, audit: { entryKey: string; entry: AuditInput }): Promise<RevokeKeyAnswer> {
+    const now = Date.now();
+    return this.ctx.storage.transactionSync(() => {
+      const answer = this.keys.revoke(keyId, now);
+      if (answer.kind === 'revoked' && answer.key.revokedAt === now) this.audit.append(audit.entryKey, audit.entry, now);
+      return answer;
+    });
+  }
+
+  /** Appends one audit entry (idempotent per `entryKey`); returns its id. */
+  async appendAudit(entryKey: string, entry: AuditInput): Promise<number> {
+    return this.audit.append(entryKey, entry, Date.now());
+  }
+
+  /** A page of an event's audit entries ('' for organization-wide ones) after id `after`, oldest first. */
+  async auditPage(eventId: string, after: number, limit: number): Promise<AuditEntry[]> {
+    return this.audit.page(eventId, after, limit);
+  }
+
+  /** The event's configuration version (0: never edited with versions, or no such event). */
+  async configVersion(eventId: string): Promise<number> {
+    return this.audit.version(eventId);
+  }
+
+  /** Takes the edit lease of an event's configuration, checking `If-Match` (src/lib/config-edits.ts). */
+  async beginEdit(
+    eventId: string,
+    ifMatch: number[] | 'any' | null,
+    edit: { editId: string; fingerprint: string },
+  ): Promise<BeginEditAnswer> {
+    return this.audit.beginEdit(eventId, ifMatch, edit, Date.now());
+  }
+
+  /** Ends an edit that changed the configuration: the version rises and its audit entry is appended. */
+  async finishEdit(eventId: string, editId: string, audit: { entryKey: string; entry: AuditInput }): Promise<number> {
+    const now = Date.now();
+    return this.ctx.storage.transactionSync(() => this.audit.finishEdit(eventId, editId, audit.entryKey, audit.entry, now));
+  }
+
+  /** Gives back the lease of an edit that was refused: nothing changed, nothing is recorded. */
+  async abortEdit(eventId: string, editId: string): Promise<void> {
+    this.audit.abortEdit(eventId, editId);
   }
 
   private takenBy(eventId: string, keys: string[]): { key: string; eventId: string } | null {

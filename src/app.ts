@@ -8,7 +8,7 @@ import { gatewaySettings } from './lib/settings';
 import { publicJwks, tokenSettings } from './lib/token';
 import { sameOrigin } from './middleware/same-origin';
 import { knownEvent } from './middleware/known-event';
-import { DASHBOARD_PATH, PageAssets, SCRIPT_PATHS } from './lib/page-assets';
+import { DASHBOARD_PATH, OPENAPI_ASSET_PATH, OPENAPI_PATH, PageAssets, SCRIPT_PATHS } from './lib/page-assets';
 import { pageSecurityHeaders } from './lib/security-headers';
 import { problemPage } from './pages/problem-page';
 import { adminApi } from './routes/admin';
@@ -22,6 +22,7 @@ import { keepPrivate } from './lib/cache-control';
 import { passThrough } from './lib/proxy';
 import { MAX_PATH_LENGTH, normalizePath, matchRoom } from '../contracts/room-patterns';
 import { RoomTableCache, directorySource } from './lib/room-table';
+import { KeyCache } from './lib/organizer-keys';
 import type { AppEnv } from './types';
 import { prefersHtml } from './lib/negotiate';
 
@@ -33,6 +34,8 @@ export function createApp() {
   const rooms = new RoomTableCache();
   // This isolate's copy of the page assets (words, scripts, the dashboard: src/lib/page-assets.ts).
   const pages = new PageAssets();
+  // This isolate's memory of confirmed organizer keys (src/lib/organizer-keys.ts, KEY_CACHE_MS).
+  const organizerKeys = new KeyCache();
 
   // Every variable is parsed once per env object (once per isolate): a missing or malformed one
   // fails each request with a 500 whose log line names the variable, instead of a silent default.
@@ -47,6 +50,7 @@ export function createApp() {
   app.use('*', async function roomRouting(c, next) {
     c.set('rooms', rooms);
     c.set('pages', pages);
+    c.set('organizerKeys', organizerKeys);
     const url = new URL(c.req.url);
     if (isGatewayPath(url.pathname)) return next();
     const now = Date.now();
@@ -68,6 +72,12 @@ export function createApp() {
     c.header('cache-control', 'public, max-age=300');
     return c.json(await publicJwks(tokenSettings(c.env)));
   });
+  // The API's description (src/openapi/document.ts), public like the JWKS.
+  app.get(OPENAPI_PATH, async (c) => {
+    c.header('cache-control', 'public, max-age=300');
+    c.header('content-type', 'application/json');
+    return c.body(await pages.reader(c.env.ASSETS).text(OPENAPI_ASSET_PATH));
+  });
   // Visitor endpoints authenticate by cookie: refuse cross-site state changes (CSRF).
   app.use('/_wr/events/*', sameOrigin());
   // Made-up event ids end here, before any object is asked.
@@ -78,14 +88,18 @@ export function createApp() {
   app.route('/_wr/events', queueApi);
   app.route('/_wr/events', holdsApi);
   app.route('/_wr/events', challengeApi);
-  // The dashboard shell holds no data; its API calls carry the admin token.
+  // The dashboard shell holds no data; its API calls carry an organizer key (or Access's assertion).
   app.get('/_wr/admin', (c) => c.redirect('/_wr/admin/', 301));
   app.get('/_wr/admin/', async (c) => {
     c.header('cache-control', 'no-store');
-    // This page holds the admin token: only its own script may run.
+    // This page holds the organizer's key: only its own scripts may run.
     const read = pages.reader(c.env.ASSETS);
-    const [html, script] = await Promise.all([read.text(DASHBOARD_PATH), read.text(SCRIPT_PATHS.dashboard)]);
-    for (const [k, v] of Object.entries(await pageSecurityHeaders([script]))) c.header(k, v);
+    const [html, ...scripts] = await Promise.all([
+      read.text(DASHBOARD_PATH),
+      read.text(SCRIPT_PATHS.dashboard),
+      read.text(SCRIPT_PATHS.dashboardAccess),
+    ]);
+    for (const [k, v] of Object.entries(await pageSecurityHeaders(scripts))) c.header(k, v);
     return c.html(html);
   });
   app.route('/_wr/admin', adminApi);

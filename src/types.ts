@@ -8,6 +8,8 @@ import type { PageAssets } from './lib/page-assets';
 import { GatewayError } from './lib/errors';
 import type { VisitorClaims } from './lib/token';
 import type { ChannelCaller } from '../contracts/channel-answers';
+import type { Organizer } from '../contracts/organizer-access';
+import type { KeyCache } from './lib/organizer-keys';
 
 /** Variables set by `requireAdmission` (src/middleware/credentials.ts). */
 interface AdmissionVariables {
@@ -29,8 +31,17 @@ interface ChannelVariables {
   channel: ChannelCaller;
 }
 
+/** Variables set by `organizerAuth` (src/middleware/organizer-auth.ts). */
+interface OrganizerVariables {
+  /** The organizer calling, and their role. */
+  organizer: Organizer;
+}
+
 /** Bindings and per-request variables of the gateway's Hono app. */
-export type AppEnv = { Bindings: Env; Variables: AdmissionVariables & OriginVariables & RoomVariables & ChannelVariables };
+export type AppEnv = {
+  Bindings: Env;
+  Variables: AdmissionVariables & OriginVariables & RoomVariables & ChannelVariables & OrganizerVariables;
+};
 
 /** Variables set by the app's room routing for every request. */
 interface RoomVariables {
@@ -38,6 +49,8 @@ interface RoomVariables {
   rooms: RoomTableCache;
   /** This isolate's page assets (the words and scripts of the gateway's pages). */
   pages: PageAssets;
+  /** This isolate's memory of organizer keys the EventDirectory confirmed. */
+  organizerKeys: KeyCache;
 }
 
 /**

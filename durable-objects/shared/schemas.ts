@@ -22,7 +22,7 @@ export const SCHEMAS = {
   /** durable-objects/waiting-room/queue-shard-schema.ts */
   queueShard: { prefix: 'qs', latest: 3 },
   /** durable-objects/event-directory-schema.ts */
-  directory: { prefix: 'dir', latest: 2 },
+  directory: { prefix: 'dir', latest: 3 },
   /** durable-objects/account-ledger/schema.ts */
   accountLedger: { prefix: 'led', latest: 1 },
 } as const satisfies Record<string, SchemaRef>;

@@ -238,7 +238,8 @@ export class WaitingRoom extends DurableObject<Env> {
 
   /** Closes the sale: no more releases, and waiting visitors are told so. */
   async close(): Promise<ModeAnswer> {
-    return this.setMode('closed') ? DONE : EVENT_NOT_FOUND;
+    const previous = this.setMode('closed');
+    return previous ? { kind: 'ok', previous } : EVENT_NOT_FOUND;
   }
 
   /**
@@ -260,14 +261,16 @@ export class WaitingRoom extends DurableObject<Env> {
 
   /** Stops releases; nobody loses a place. The room sleeps after its next tick (alarm-plan.ts). */
   async pause(): Promise<ModeAnswer> {
-    return this.setMode('paused') ? DONE : EVENT_NOT_FOUND;
+    const previous = this.setMode('paused');
+    return previous ? { kind: 'ok', previous } : EVENT_NOT_FOUND;
   }
 
   /** Resumes releases after a pause (or reopens a closed sale); the room, asleep while paused, ticks again. */
   async resume(): Promise<ModeAnswer> {
-    if (!this.setMode('open')) return EVENT_NOT_FOUND;
+    const previous = this.setMode('open');
+    if (!previous) return EVENT_NOT_FOUND;
     await this.ensureAlarm(this.clock());
-    return DONE;
+    return { kind: 'ok', previous };
   }
 
   /**
@@ -348,11 +351,12 @@ export class WaitingRoom extends DurableObject<Env> {
     }
   }
 
-  private setMode(mode: RoomMode): boolean {
+  /** Sets the mode; returns the one before, or null when the event does not exist. */
+  private setMode(mode: RoomMode): RoomMode | null {
     const room = this.room();
-    if (!room) return false;
+    if (!room) return null;
     if (room.row.mode !== mode) this.store.setMode(mode, this.clock());
-    return true;
+    return room.row.mode;
   }
 
   /** The room's row and its checked config, or null when the event does not exist. */

@@ -9,6 +9,13 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'EVENT_NOT_FOUND'
   | 'UNAUTHORIZED'
+  | 'KEY_REVOKED'
+  | 'KEY_NOT_FOUND'
+  | 'ROLE_REQUIRED'
+  | 'NO_ORGANIZER_ROLE'
+  | 'ACCESS_TOKEN_INVALID'
+  | 'ACCESS_TOKEN_EXPIRED'
+  | 'VERSION_MISMATCH'
   | 'CROSS_SITE_REQUEST'
   | 'TICKET_REQUIRED'
   | 'ADMISSION_REQUIRED'
@@ -80,6 +87,13 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   NOT_FOUND: { status: 404, title: 'Not found' },
   EVENT_NOT_FOUND: { status: 404, title: 'No such event' },
   UNAUTHORIZED: { status: 401, title: 'Missing or wrong credentials' },
+  KEY_REVOKED: { status: 401, title: 'The organizer key was revoked' },
+  KEY_NOT_FOUND: { status: 404, title: 'No such organizer key' },
+  ROLE_REQUIRED: { status: 403, title: 'This needs a stronger organizer role' },
+  NO_ORGANIZER_ROLE: { status: 403, title: 'This identity has no organizer role' },
+  ACCESS_TOKEN_INVALID: { status: 401, title: 'The Cloudflare Access assertion is invalid' },
+  ACCESS_TOKEN_EXPIRED: { status: 401, title: 'The Cloudflare Access assertion has expired' },
+  VERSION_MISMATCH: { status: 412, title: 'The event changed since this version was read' },
   CROSS_SITE_REQUEST: { status: 403, title: 'Cross-site request refused' },
   TICKET_REQUIRED: { status: 401, title: 'A queue ticket is required' },
   ADMISSION_REQUIRED: { status: 401, title: 'An admission token is required' },

@@ -4,6 +4,7 @@
 import type { EventNotFound } from '../../contracts/answers';
 import type { HoldAnswer, HoldChangeAnswer, HoldView } from '../../contracts/inventory-answers';
 import type { FixedRateAnswer, HealthAnswer, ModeAnswer } from '../../contracts/room-answers';
+import type { RoomMode } from '../../contracts/queue/queue-policy';
 import { GatewayError, assertNever } from './errors';
 
 /**
@@ -16,8 +17,8 @@ export function requireEvent<A extends { kind: string }>(answer: A | EventNotFou
 }
 
 /** `pause`, `resume`, `close`. @throws GatewayError EVENT_NOT_FOUND (404) */
-export function modeResult(answer: ModeAnswer, eventId: string): void {
-  requireEvent(answer, eventId);
+export function modeResult(answer: ModeAnswer, eventId: string): RoomMode {
+  return requireEvent(answer, eventId).previous;
 }
 
 /** `setFixedRate`. @throws GatewayError EVENT_NOT_FOUND (404); INVALID_REQUEST (400) over the event's maximum */

@@ -22,6 +22,7 @@ export const SCRIPT_PATHS = {
   waiting: `${PAGE_ASSET_DIR}/waiting.js`,
   check: `${PAGE_ASSET_DIR}/check.js`,
   dashboard: `${PAGE_ASSET_DIR}/dashboard.js`,
+  dashboardAccess: `${PAGE_ASSET_DIR}/dashboard-access.js`,
 } as const;
 
 /** The style the waiting, check and sign-in pages share (each sets `--accent` in front of it). */
@@ -29,6 +30,11 @@ export const STYLE_PATH = `${PAGE_ASSET_DIR}/page.css`;
 
 /** The organizer dashboard, a static page (its script included). */
 export const DASHBOARD_PATH = `${PAGE_ASSET_DIR}/dashboard.html`;
+
+/** The OpenAPI document (src/openapi/document.ts), an asset too: served as is at OPENAPI_PATH. */
+export const OPENAPI_ASSET_PATH = `${PAGE_ASSET_DIR}/openapi.json`;
+/** Where the gateway serves its OpenAPI document. */
+export const OPENAPI_PATH = '/_wr/openapi.json';
 
 /** Reads page assets through one ASSETS binding. */
 export interface AssetReader {

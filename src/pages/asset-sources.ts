@@ -2,10 +2,12 @@
 // the Worker reads (src/lib/page-assets.ts), from the sources the tests also import. Only the
 // generator imports this module, so none of these texts is in the Worker's bundle.
 import { LANGS } from '../../contracts/i18n';
-import { DASHBOARD_PATH, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../lib/page-assets';
+import { DASHBOARD_PATH, OPENAPI_ASSET_PATH, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../lib/page-assets';
+import { openApiDocument } from '../openapi/document';
 import { CHECK_MESSAGES } from './check-messages';
 import { CHECK_SCRIPT } from './check-script';
 import { DASHBOARD_SCRIPT, dashboardPage } from './dashboard-page';
+import { DASHBOARD_ACCESS_SCRIPT } from './dashboard-access';
 import { SIGN_IN_MESSAGES } from './sign-in-messages';
 import { PAGE_STYLE } from './page-style';
 import { MESSAGES } from './waiting-messages';
@@ -17,8 +19,10 @@ export function pageAssetSources(): Record<string, string> {
     [SCRIPT_PATHS.waiting]: WAITING_SCRIPT,
     [SCRIPT_PATHS.check]: CHECK_SCRIPT,
     [SCRIPT_PATHS.dashboard]: DASHBOARD_SCRIPT,
+    [SCRIPT_PATHS.dashboardAccess]: DASHBOARD_ACCESS_SCRIPT,
     [DASHBOARD_PATH]: dashboardPage(),
     [STYLE_PATH]: PAGE_STYLE,
+    [OPENAPI_ASSET_PATH]: openApiText(),
   };
   for (const lang of LANGS) {
     files[messagesPath('waiting', lang)] = JSON.stringify(MESSAGES[lang]);
@@ -26,4 +30,9 @@ export function pageAssetSources(): Record<string, string> {
     files[messagesPath('check', lang)] = JSON.stringify(CHECK_MESSAGES[lang]);
   }
   return files;
+}
+
+/** The OpenAPI document's text, exactly as committed in docs/reference/openapi.json (scripts/openapi.ts). */
+export function openApiText(): string {
+  return `${JSON.stringify(openApiDocument(), null, 2)}\n`;
 }

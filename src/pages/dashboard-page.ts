@@ -1,6 +1,7 @@
 // The organizer dashboard: a static page that reads the admin API with the token the organizer types.
 import { LANGS, LANG_NAMES } from '../../contracts/i18n';
 import { PREVIEW_PHASES } from './preview';
+import { DASHBOARD_ACCESS_SCRIPT, accessPanels } from './dashboard-access';
 
 /** The dashboard's script: static, so a CSP hash can allow exactly it. */
 export const DASHBOARD_SCRIPT = `
@@ -9,13 +10,14 @@ export const DASHBOARD_SCRIPT = `
   const LAST = 'wr_last_event';
   let token = sessionStorage.getItem('wr_admin_token') || '';
   let eventId = new URLSearchParams(location.search).get('event') || localStorage.getItem(LAST) || '';
-  let current = null, stickyUntil = 0, dirty = false;
-  async function api(method, path, body, raw) {
-    const r = await fetch('/_wr/admin' + path, { method, headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
-    if (r.status === 401) signOut('Signed out: the token was refused');
+  // formEtag: the version the bounds form shows; a save names it (If-Match): nobody's change is overwritten.
+  let current = null, stickyUntil = 0, dirty = false, formEtag = null, sso = false;
+  async function api(method, path, body, raw, headers) {
+    const r = await fetch('/_wr/admin' + path, { method, headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body) });
+    if (r.status === 401 && token) signOut('Signed out: the token was refused');
     if (raw) return { ok: r.ok, text: await r.text() };
     const data = await r.json().catch(() => ({}));
-    return { ok: r.ok, data };
+    return { ok: r.ok, data, status: r.status, etag: r.headers.get('etag') };
   }
   // Answers to the organizer's actions stay for 8 s; the periodic "Updated" does not overwrite them.
   const say = (t, warn, sticky) => {
@@ -110,7 +112,7 @@ export const DASHBOARD_SCRIPT = `
   // one is on its way, so slow answers (over 2 s) still draw.
   let refreshes = 0, inFlight = 0;
   async function refresh() {
-    if (!token || !eventId) return;
+    if ((!token && !sso) || !eventId) return;
     const mine = ++refreshes;
     inFlight++;
     let r;
@@ -154,6 +156,7 @@ export const DASHBOARD_SCRIPT = `
     const b = binding(q);
     set('binds', b.what); set('bindsWhy', b.why);
     if (!dirty && document.activeElement?.form !== $('bounds')) {
+      formEtag = r.etag;
       $('policy').value = cfg.policy; $('minRate').value = cfg.minReleaseRatePerMinute; $('maxRate').value = cfg.releaseRatePerMinute;
       $('maxActive').value = cfg.maxActiveVisitors; $('target').value = cfg.targetP99Ms;
     }
@@ -197,11 +200,15 @@ export const DASHBOARD_SCRIPT = `
   };
   $('bounds').oninput = () => { dirty = true; };
   $('auto').onclick = () => act('POST', '/rate', { fixedPerMinute: null }, 'The controller decides the rate again');
-  $('bounds').onsubmit = (e) => {
+  $('bounds').onsubmit = async (e) => {
     e.preventDefault();
     if (!current) return;
-    const cfg = { ...current.config, policy: $('policy').value, minReleaseRatePerMinute: Number($('minRate').value), releaseRatePerMinute: Number($('maxRate').value), maxActiveVisitors: Number($('maxActive').value), targetP99Ms: Number($('target').value) };
-    act('PUT', '', cfg, 'Saved');
+    // Only the form's fields, as a JSON Merge Patch of the version the form was filled from.
+    const patch = { policy: $('policy').value, minReleaseRatePerMinute: Number($('minRate').value), releaseRatePerMinute: Number($('maxRate').value), maxActiveVisitors: Number($('maxActive').value), targetP99Ms: Number($('target').value) };
+    const r = await api('PATCH', '/events/' + encodeURIComponent(eventId), patch, false, { 'content-type': 'application/merge-patch+json', ...(formEtag ? { 'if-match': formEtag } : {}) });
+    say(r.status === 412 ? 'Not saved: someone else changed this event first. The form now shows their version; make your change again.' : r.ok ? 'Saved' : (r.data.detail || r.data.title || 'Refused'), !r.ok, true);
+    if (r.ok || r.status === 412) dirty = false;
+    refresh();
   };
   $('event').onchange = () => {
     dirty = false; eventId = $('event').value; localStorage.setItem(LAST, eventId);
@@ -218,7 +225,8 @@ export const DASHBOARD_SCRIPT = `
     // (the tiles read "-" under "Signed in" for 8 s with no hint that they were loading).
     if (await loadEvents()) { sessionStorage.setItem('wr_admin_token', token); show(true); say('Signed in: loading the event…'); refresh(); } else { token = ''; say('Wrong token', true, true); }
   };
-  (async () => { if (token && (await loadEvents())) { show(true); refresh(); } })();
+  // No token: behind Cloudflare Access the requests are signed in already (single sign-on).
+  (async () => { if (!token) sso = await loadEvents(); if ((token || sso) && (sso || (await loadEvents()))) { show(true); refresh(); } })();
   setInterval(() => { if (!document.hidden && inFlight === 0) refresh(); }, 2000);
 })();
 `;
@@ -278,8 +286,8 @@ export function dashboardPage(): string {
   input, select, button { font: inherit; padding: .35rem .55rem; }
   input[type=number] { width: 7.5rem; }
   .warn { color: #b45309; }
-  details#pv { margin-top: 1.75rem; }
-  details#pv summary { font-size: 1.15rem; font-weight: 700; cursor: pointer; }
+  details#pv, details.panel { margin-top: 1.75rem; }
+  details#pv summary, details.panel summary { font-size: 1.15rem; font-weight: 700; cursor: pointer; }
   iframe { display: block; width: 100%; height: 44rem; border: 1px solid var(--line); border-radius: .6rem; background: #fff; }
   iframe.phone { width: 390px; max-width: 100%; height: 844px; }
   [hidden] { display: none !important; }
@@ -295,7 +303,7 @@ export function dashboardPage(): string {
   <span id="status" role="status" aria-live="polite"></span>
 </header>
 <form id="login">
-  <label>Admin token <input id="token" type="password" autocomplete="current-password" required size="40"></label>
+  <label>Admin token or organizer key <input id="token" type="password" autocomplete="current-password" required size="40"></label>
   <button>Sign in</button>
 </form>
 <main id="main" hidden>
@@ -337,6 +345,7 @@ export function dashboardPage(): string {
   </div>
   <h2>Why the rate changed</h2>
   <table><thead><tr><th>Time</th><th>Rate</th><th>Reason</th></tr></thead><tbody id="log"></tbody></table>
+  ${accessPanels()}
   <details id="pv">
     <summary>Waiting page preview</summary>
     <form class="controls" id="pvForm">
@@ -349,6 +358,7 @@ export function dashboardPage(): string {
   </details>
 </main>
 <script>${DASHBOARD_SCRIPT}</script>
+<script>${DASHBOARD_ACCESS_SCRIPT}</script>
 </body>
 </html>`;
 }

@@ -1,140 +1,38 @@
-// Organizer API: create/update an event, read its live numbers, pause and resume.
+// Organizer API: the event list, live numbers, pause, resume, close and the fixed rate; mounts the
+// configuration edits, channels and access (keys, the audit record).
 import { forgetCursor } from '../lib/cursor-cache';
-import type { Context } from 'hono';
 import { Hono } from '../lib/hono';
 import * as z from 'zod/mini';
 import { wholeNumber } from '../../contracts/zod';
-import { bearerAuth } from 'hono/bearer-auth';
 import { DIRECTORY_NAME } from '../../contracts/names';
-import { eventConfigInput, joinConfig, type EventConfigInput } from '../../contracts/event-config';
-import { signInUrlProblem } from '../../contracts/entry';
-import { accountSecrets, currentAccountKeyId } from '../lib/entry-token';
-import { configureEvent } from '../lib/event-setup';
-import { callDurableObject, type DoCallOptions } from '../lib/do-call';
-import { eventStats, inventoryFor, refuseUnknownSection, setEventSales } from '../lib/inventory-router';
+import { inventoryFor, refuseUnknownSection, setEventSales } from '../lib/inventory-router';
 import { SECTION_PATTERN } from '../../contracts/names';
 import { GatewayError } from '../lib/errors';
 import { fixedRateResult, modeResult } from '../lib/object-answers';
-import { gatewaySettings } from '../lib/settings';
-import { claimRoom, roomClaim } from '../lib/room-claims';
-import { defaultCache } from '../lib/room-table';
-import { secretsEqual } from '../../contracts/hmac';
 import { previewResponse } from '../pages/preview';
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import { readJsonBody } from '../lib/validate';
-import { eventIdParam, newEventIdParam, type AppEnv } from '../types';
+import { eventIdParam, type AppEnv } from '../types';
+import { organizerAuth, recordChange } from '../middleware/organizer-auth';
+import { organizerAccessApi } from './organizer-access';
+import { call, eventEditsApi } from './event-edits';
 import { channelAdmin } from './channel-admin';
 
-/** Every organizer call is idempotent (same request, same state), so each may be retried. */
-function call<T>(name: string, eventId: string | undefined, run: () => Promise<T>): Promise<T> {
-  const opts: DoCallOptions = { idempotent: true, name, ...(eventId ? { eventId } : {}) };
-  return callDurableObject(run, opts);
-}
-
-/** `/_wr/admin/events/...`, behind `Authorization: Bearer <ADMIN_TOKEN>`. */
+/** `/_wr/admin/...`: an organizer key (or ADMIN_TOKEN, or a Cloudflare Access identity) with the route's role. */
 export const adminApi = new Hono<AppEnv>();
 
-adminApi.use(
-  '*',
-  bearerAuth({
-    // An unset ADMIN_TOKEN locks the API; the compare takes the same time wherever the tokens differ.
-    verifyToken: async (token, c: Context<AppEnv>) => {
-      const { adminToken } = gatewaySettings(c.env);
-      return adminToken !== '' && (await secretsEqual(token, adminToken));
-    },
-    noAuthenticationHeader: { message: { code: 'UNAUTHORIZED' } },
-    invalidToken: { message: { code: 'UNAUTHORIZED' } },
-    invalidAuthenticationHeader: { message: { code: 'UNAUTHORIZED' } },
-  }),
-);
+// Every route below states its role in src/lib/organizer-routes.ts.
+adminApi.use('*', organizerAuth());
 
-// Sales channels and their allocations, behind the same bearer token.
+adminApi.route('/', organizerAccessApi);
+adminApi.route('/', eventEditsApi);
+// Sales channels and their allocations.
 adminApi.route('/', channelAdmin);
-
-adminApi.put('/events/:eventId', async (c) => {
-  const eventId = newEventIdParam(c);
-  const input = await readJsonBody(c.req.raw, eventConfigInput);
-  const claim = roomClaim(eventId, input);
-  const accountKey = await entryAccountKey(c, input.entry, claim.room.patterns);
-  const room = c.env.WAITING_ROOM.getByName(eventId);
-  const inventory = inventoryFor(c.env, eventId, { kind: 'event' });
-  const directory = c.env.DIRECTORY.getByName(DIRECTORY_NAME);
-  const { created, config } = await configureEvent(
-    {
-      room: {
-        configure: (config, dryRun) =>
-          call('waitingRoom.configure', eventId, async () =>
-            room.configure(
-              config.entry && accountKey ? { ...config, entry: { ...config.entry, accountKeyId: accountKey } } : config,
-              dryRun,
-            ),
-          ),
-      },
-      inventory: {
-        beginChange: (request) => call('inventory.beginChange', eventId, async () => inventory.beginChange(request)),
-        finishChange: (id) => call('inventory.finishChange', eventId, async () => inventory.finishChange(id)),
-        abortChange: (id) => call('inventory.abortChange', eventId, async () => inventory.abortChange(id)),
-      },
-      section: (section) => {
-        const part = inventoryFor(c.env, eventId, { kind: 'section', section });
-        return {
-          beginChange: (request) => call('inventory.beginChange', eventId, async () => part.beginChange(request)),
-          finishChange: (id) => call('inventory.finishChange', eventId, async () => part.finishChange(id)),
-          abortChange: (id) => call('inventory.abortChange', eventId, async () => part.abortChange(id)),
-        };
-      },
-      directory: { register: (id, name) => call('directory.register', eventId, async () => directory.register(id, name)) },
-      // The room's URL patterns, claimed while the change holds the event.
-      routes: { claim: () => claimRoom(c.env, claim) },
-    },
-    eventId,
-    input,
-  );
-  await forgetCursor(eventId);
-  // This isolate and data centre route by the new table at once; other isolates within 5 s.
-  await c.var.rooms.forget(defaultCache());
-  return c.json({ eventId, created, config: { ...config, patterns: claim.room.patterns, bypass: claim.room.bypass } }, created ? 201 : 200);
-});
-
-/**
- * An entry requirement's checks before anything is written: the sign-in URL on the room's own
- * site (contracts/entry.ts signInUrlProblem), and the id of the account hash secret to pin.
- * @returns the key id to pin, or null for an open event
- * @throws GatewayError SIGN_IN_URL_INVALID (400) naming the problem; Error naming ACCOUNT_HASH_SECRET when it is unset
- */
-async function entryAccountKey(c: Context<AppEnv>, entry: EventConfigInput['entry'], patterns: readonly string[]): Promise<string | null> {
-  if (!entry) return null;
-  const problem = signInUrlProblem(entry.signInUrl, patterns);
-  if (problem) throw new GatewayError('SIGN_IN_URL_INVALID', { detail: `entry.signInUrl ${JSON.stringify(entry.signInUrl)}: ${problem}` });
-  return currentAccountKeyId(accountSecrets(c.env));
-}
 
 adminApi.get('/events', async (c) => {
   c.header('cache-control', 'no-store');
   const events = await call('directory.list', undefined, async () => c.env.DIRECTORY.getByName(DIRECTORY_NAME).list());
   return c.json({ events });
-});
-
-adminApi.get('/events/:eventId', async (c) => {
-  const eventId = eventIdParam(c);
-  const [room, seats, urls] = await Promise.all([
-    call('waitingRoom.stats', eventId, async () => c.env.WAITING_ROOM.getByName(eventId).stats()),
-    call('inventory.stats', eventId, async () => eventStats(c.env, eventId)),
-    call('directory.room', eventId, async () => c.env.DIRECTORY.getByName(DIRECTORY_NAME).room(eventId)),
-  ]);
-  if (seats.kind === 'stats' && seats.stats.pendingChange && !room) {
-    throw new GatewayError('EVENT_NOT_FOUND', {
-      detail: 'the creation of this event did not finish; send the PUT again to complete or replace it',
-    });
-  }
-  // WaitingRoom.stats() still answers null for an unknown event (room-core moves it to EventNotFound).
-  if (!room || seats.kind !== 'stats') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
-  c.header('cache-control', 'no-store');
-  const { config: queueConfig, ...queue } = room;
-  const { config: inventoryConfig, ...inventory } = seats.stats;
-  // The room's URLs as routed now (none: the event is not routed at all).
-  const routing = { patterns: urls?.patterns ?? [], bypass: urls?.bypass ?? { pathPrefixes: [], extensions: [], methods: [] } };
-  return c.json({ eventId, config: { ...joinConfig(queueConfig, inventoryConfig), ...routing }, queue, inventory });
 });
 
 // The waiting page of one phase with sample data (src/pages/preview.ts), for the dashboard's preview.
@@ -149,7 +47,7 @@ adminApi.get('/events/:eventId/preview', async (c) => {
   return previewResponse(c.var.pages.reader(c.env.ASSETS), cursor, c.req.query('phase'), c.req.query('lang'), Date.now());
 });
 
-const rateOverride = z.strictObject({ fixedPerMinute: z.nullable(wholeNumber(0, 1_000_000)) });
+export const rateOverride = z.strictObject({ fixedPerMinute: z.nullable(wholeNumber(0, 1_000_000)) });
 
 adminApi.post('/events/:eventId/rate', async (c) => {
   const { fixedPerMinute } = await readJsonBody(c.req.raw, rateOverride);
@@ -159,6 +57,7 @@ adminApi.post('/events/:eventId/rate', async (c) => {
     eventId,
   );
   await forgetCursor(eventId);
+  await recordChange(c, eventId, 'event.rate', [{ field: 'fixedRatePerMinute', to: fixedPerMinute }]);
   return c.json({ eventId, fixedPerMinute });
 });
 
@@ -204,9 +103,12 @@ for (const action of ['pause', 'resume', 'close'] as const) {
     const answer = await call(`waitingRoom.${action}`, eventId, async () =>
       action === 'pause' ? room.pause() : action === 'resume' ? room.resume() : room.close(),
     );
-    modeResult(answer, eventId);
+    const previous = modeResult(answer, eventId);
     // This isolate and data centre see the change at once; other isolates within CURSOR_MAX_STALE_MS.
     await forgetCursor(eventId);
+    // A pause of a paused event changed nothing: no entry.
+    if (previous !== MODES[action])
+      await recordChange(c, eventId, `event.${action}`, [{ field: 'mode', from: previous, to: MODES[action] }]);
     return c.json({ eventId, mode: MODES[action] });
   });
 }

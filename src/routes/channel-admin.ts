@@ -25,12 +25,13 @@ import { requireEvent } from '../lib/object-answers';
 import { gatewaySettings } from '../lib/settings';
 import { readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
+import { recordChange } from '../middleware/organizer-auth';
 import { sectionOfSeat } from '../../contracts/inventory-names';
 
-const channelBody = z.strictObject({ name: plainText(1, 100) });
+export const channelBody = z.strictObject({ name: plainText(1, 100) });
 /** When an allocation's rest returns to general sale (bounded: `isoInstant`). */
 const isoTime = isoInstant();
-const allocationBody = z.union([
+export const allocationBody = z.union([
   z.strictObject({
     channelId: z.string().check(z.regex(CHANNEL_ID_PATTERN)),
     seatIds: z.array(z.string().check(z.maxLength(16))).check(z.minLength(1), z.maxLength(MAX_ALLOCATION_SEATS)),
@@ -64,7 +65,7 @@ function channelBodyOut(channel: ChannelView, secret?: string) {
   return { ...channel, keyId: channelKeyId(channel.channelId, channel.generation), ...(secret ? { secret } : {}) };
 }
 
-/** Mounted under `/_wr/admin` (behind its bearer token). */
+/** Mounted under `/_wr/admin` (behind organizerAuth). */
 export const channelAdmin = new Hono<AppEnv>();
 
 channelAdmin.put('/events/:eventId/channels/:channelId', async (c) => {
@@ -76,6 +77,11 @@ channelAdmin.put('/events/:eventId/channels/:channelId', async (c) => {
   const answer = requireEvent(await call<PutChannelAnswer>(c, 'putChannel', async (inv) => inv.putChannel(channelId, name)), eventId);
   c.header('cache-control', 'no-store');
   if (answer.kind === 'unchanged') return c.json(channelBodyOut(answer.channel));
+  // The audit names the channel and its key generation, never the key.
+  await recordChange(c, eventId, 'channel.put', [
+    { field: `channels.${channelId}.name`, to: name },
+    { field: `channels.${channelId}.generation`, to: answer.channel.generation },
+  ]);
   const secret = await deriveChannelSecret(root, eventId, channelId, answer.channel.generation);
   return c.json(channelBodyOut(answer.channel, secret), 201);
 });
@@ -83,9 +89,9 @@ channelAdmin.put('/events/:eventId/channels/:channelId', async (c) => {
 channelAdmin.delete('/events/:eventId/channels/:channelId', async (c) => {
   const eventId = eventIdParam(c);
   const channelId = param(c, 'channelId', CHANNEL_ID_PATTERN);
-  return c.json(
-    channelBodyOut(revokeResult(await call<RevokeChannelAnswer>(c, 'revokeChannel', async (inv) => inv.revokeChannel(channelId)), eventId)),
-  );
+  const channel = revokeResult(await call<RevokeChannelAnswer>(c, 'revokeChannel', async (inv) => inv.revokeChannel(channelId)), eventId);
+  await recordChange(c, eventId, 'channel.revoke', [{ field: `channels.${channelId}.revoked`, to: true }]);
+  return c.json(channelBodyOut(channel));
 });
 
 channelAdmin.get('/events/:eventId/channels', async (c) => {
@@ -117,13 +123,19 @@ channelAdmin.put('/events/:eventId/allocations/:allocationId', async (c) => {
     await call<AllocationAnswer>(c, 'allocate', async (inv) => inv.allocate(request)),
     eventId,
   );
+  await recordChange(c, eventId, created ? 'allocation.create' : 'allocation.update', [
+    { field: `allocations.${allocationId}`, to: { channelId: body.channelId, ...target, releaseAt: body.releaseAt } },
+  ]);
   return c.json(allocation, created ? 201 : 200);
 });
 
 channelAdmin.delete('/events/:eventId/allocations/:allocationId', async (c) => {
   const eventId = eventIdParam(c);
   const allocationId = param(c, 'allocationId', ALLOCATION_ID_PATTERN);
-  return c.json(
-    endAllocationResult(await call<EndAllocationAnswer>(c, 'endAllocation', async (inv) => inv.endAllocation(allocationId)), eventId),
+  const ended = endAllocationResult(
+    await call<EndAllocationAnswer>(c, 'endAllocation', async (inv) => inv.endAllocation(allocationId)),
+    eventId,
   );
+  await recordChange(c, eventId, 'allocation.end', [{ field: `allocations.${allocationId}`, to: 'ended' }]);
+  return c.json(ended);
 });

@@ -26,7 +26,7 @@ import { eventIdParam, type AppEnv } from '../types';
 import { holdRequest, IDEMPOTENCY_KEY } from './holds';
 
 /** Body of a channel's hold: the visitor hold body plus the channel's own customer account (visible ASCII, as the origin's accounts: it reaches the audit log). */
-const channelHold = z.pipe(
+export const channelHold = z.pipe(
   z.looseObject({ account: visibleId(1, 128) }),
   z.transform((body, ctx) => {
     const { account, ...rest } = body;
@@ -36,8 +36,8 @@ const channelHold = z.pipe(
     return z.NEVER;
   }),
 );
-const confirmBody = z.strictObject({ orderId: visibleId(1, 128), amountMinor: wholeNumber(0, Number.MAX_SAFE_INTEGER) });
-const emptyBody = z.strictObject({});
+export const confirmBody = z.strictObject({ orderId: visibleId(1, 128), amountMinor: wholeNumber(0, Number.MAX_SAFE_INTEGER) });
+export const emptyBody = z.strictObject({});
 /** Feed cursors are entry ids: whole numbers (at most 15 digits). */
 const CURSOR = /^\d{1,15}$/;
 /** Entries per feed page unless `limit` says otherwise (1-1000). */

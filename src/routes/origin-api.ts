@@ -22,7 +22,7 @@ import { healthResult, holdBody, holdChangeResult } from '../lib/object-answers'
  * of fewer than 8 completed requests (an idle window) is accepted: it keeps the origin alive but
  * never makes the loop climb (health-signals.ts noGrowthEvidence).
  */
-const healthReport = z
+export const healthReport = z
   .strictObject({
     p50LatencyMs: z.optional(boundedNumber(0, 600_000)),
     p99LatencyMs: boundedNumber(0, 600_000),
@@ -48,13 +48,13 @@ const healthReport = z
     }),
   );
 
-const confirmRequest = z.strictObject({
+export const confirmRequest = z.strictObject({
   orderId: visibleId(1, 128),
   amountMinor: wholeNumber(0, Number.MAX_SAFE_INTEGER),
   account: z.optional(visibleId(1, 128)),
 });
 /** Body of release and payment-pending: optionally the account the origin vouches for. */
-const accountRequest = z.strictObject({ account: z.optional(visibleId(1, 128)) });
+export const accountRequest = z.strictObject({ account: z.optional(visibleId(1, 128)) });
 
 /** `/_wr/origin/events/...`. */
 export const originApi = new Hono<AppEnv>();

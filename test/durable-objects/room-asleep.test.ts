@@ -40,7 +40,7 @@ describe('a WaitingRoom with nothing to do keeps no alarm', () => {
     const { q, t0 } = await room();
     const ids = ['p1', 'p2', 'p3'];
     for (const id of ids) await q.join(id);
-    expect(await q.room.pause()).toEqual({ kind: 'ok' });
+    expect(await q.room.pause()).toEqual({ kind: 'ok', previous: 'open' });
     await q.tick(t0 + 1_000);
     expect(await armedAt(q)).toBeNull();
     expect(await runDurableObjectAlarm(q.room)).toBe(false);
@@ -49,7 +49,7 @@ describe('a WaitingRoom with nothing to do keeps no alarm', () => {
     expect(await armedAt(q)).toBeNull();
     expect(await admitted(q, ids)).toEqual([]);
 
-    expect(await q.room.resume()).toEqual({ kind: 'ok' });
+    expect(await q.room.resume()).toEqual({ kind: 'ok', previous: 'paused' });
     expect(await armedAt(q)).not.toBeNull();
     await fireArmed(q, t0 + 2_000);
     await q.tick(t0 + 3_000);

@@ -51,7 +51,16 @@ describe('EventDirectory room table', () => {
     const dir = directory();
     const ids = [freshEventId('old'), freshEventId('old')];
     await runInDurableObject(dir, (_obj: EventDirectory, state) => {
-      for (const t of ['dir_room_keys', 'dir_rooms', 'dir_room_version', 'dir_events', 'dir_migrations'])
+      for (const t of [
+        'dir_keys',
+        'dir_audit',
+        'dir_config_versions',
+        'dir_room_keys',
+        'dir_rooms',
+        'dir_room_version',
+        'dir_events',
+        'dir_migrations',
+      ])
         state.storage.sql.exec(`DROP TABLE IF EXISTS ${t}`);
       migrate(state.storage, 'dir', DIRECTORY_MIGRATIONS.slice(0, 1));
       for (const id of ids) state.storage.sql.exec(`INSERT INTO dir_events VALUES (?, ?, 1, 1)`, id, id);

@@ -57,6 +57,7 @@ interface RouteCase {
 const CONFIG = { releaseRatePerMinute: 600, minReleaseRatePerMinute: 600, maxActiveVisitors: 1000, seats: 10, seatsPerRow: 10 };
 const ROUTES: RouteCase[] = [
   { method: 'GET', route: '/.well-known/jwks.json', path: '/.well-known/jwks.json', public: true, area: 'page' },
+  { method: 'GET', route: '/_wr/openapi.json', path: '/_wr/openapi.json', public: true, area: 'page' },
   { method: 'GET', route: '/_wr/admin', path: '/_wr/admin', area: 'page' },
   { method: 'GET', route: '/_wr/admin/', path: '/_wr/admin/', area: 'page' },
   { method: 'POST', route: '/_wr/events/:eventId/join', path: '/_wr/events/{e}/join', area: 'visitor' },
@@ -70,6 +71,13 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', route: '/_wr/events/:eventId/leave', path: '/_wr/events/{e}/leave', area: 'visitor' },
   { method: 'PUT', route: '/_wr/admin/events/:eventId', path: '/_wr/admin/events/{e}', body: CONFIG, area: 'admin' },
   { method: 'GET', route: '/_wr/admin/events', path: '/_wr/admin/events', area: 'admin' },
+  { method: 'PATCH', route: '/_wr/admin/events/:eventId', path: '/_wr/admin/events/{e}', body: { name: 'Patched' }, area: 'admin' },
+  { method: 'GET', route: '/_wr/admin/events/:eventId/changes', path: '/_wr/admin/events/{e}/changes?format=csv', area: 'admin' },
+  { method: 'GET', route: '/_wr/admin/me', path: '/_wr/admin/me', area: 'admin' },
+  { method: 'GET', route: '/_wr/admin/keys', path: '/_wr/admin/keys', area: 'admin' },
+  { method: 'POST', route: '/_wr/admin/keys', path: '/_wr/admin/keys', body: { label: 'cc', role: 'viewer' }, area: 'admin' },
+  { method: 'DELETE', route: '/_wr/admin/keys/:keyId', path: '/_wr/admin/keys/000000000000', area: 'admin' },
+  { method: 'GET', route: '/_wr/admin/changes', path: '/_wr/admin/changes', area: 'admin' },
   { method: 'GET', route: '/_wr/admin/events/:eventId', path: '/_wr/admin/events/{e}', area: 'admin' },
   {
     method: 'POST',

@@ -53,7 +53,7 @@ describe('page assets', () => {
     }
   });
 
-  it("serve the dashboard as the asset, its script allowed by the script asset's CSP hash", async () => {
+  it("serve the dashboard as the asset, its scripts allowed by the script assets' CSP hashes", async () => {
     const res = await exports.default.fetch(`${BASE}/_wr/admin/`);
     expect(res.status).toBe(200);
     const html = await res.text();
@@ -61,5 +61,8 @@ describe('page assets', () => {
     expect(html).toBe(await (await env.ASSETS.fetch(`https://assets.invalid${DASHBOARD_PATH}`)).text());
     expect(html).toContain(`<script>${script}</script>`);
     expect(res.headers.get('content-security-policy')).toContain(await scriptHash(script));
+    const access = await (await env.ASSETS.fetch(`https://assets.invalid${SCRIPT_PATHS.dashboardAccess}`)).text();
+    expect(html).toContain(`<script>${access}</script>`);
+    expect(res.headers.get('content-security-policy')).toContain(await scriptHash(access));
   });
 });

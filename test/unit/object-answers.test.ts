@@ -17,7 +17,7 @@ describe('object answers at the edge', () => {
   it.each([
     ['requireEvent event_not_found', () => requireEvent({ kind: 'event_not_found' }, 'e'), 'EVENT_NOT_FOUND'],
     ['requireEvent ok', () => requireEvent({ kind: 'ok' }, 'e'), null],
-    ['mode ok', () => modeResult({ kind: 'ok' }, 'e'), null],
+    ['mode ok', () => modeResult({ kind: 'ok', previous: 'open' }, 'e'), null],
     ['mode event_not_found', () => modeResult({ kind: 'event_not_found' }, 'e'), 'EVENT_NOT_FOUND'],
     ['fixed rate above maximum', () => fixedRateResult({ kind: 'above_maximum' }, 'e'), 'INVALID_REQUEST'],
     ['fixed rate event_not_found', () => fixedRateResult({ kind: 'event_not_found' }, 'e'), 'EVENT_NOT_FOUND'],

@@ -5,11 +5,18 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { SALE_SCRIPT } from '../../origin-stub/sale-script';
 import { DASHBOARD_SCRIPT } from '../../src/pages/dashboard-page';
+import { DASHBOARD_ACCESS_SCRIPT } from '../../src/pages/dashboard-access';
 import { WAITING_SCRIPT } from '../../src/pages/waiting-script';
 import { CHECK_SCRIPT } from '../../src/pages/check-script';
 import { SCRIPT_PATHS } from '../../src/lib/page-assets';
 
-const scripts = { dashboard: DASHBOARD_SCRIPT, waiting: WAITING_SCRIPT, sale: SALE_SCRIPT, check: CHECK_SCRIPT };
+const scripts = {
+  dashboard: DASHBOARD_SCRIPT,
+  dashboardAccess: DASHBOARD_ACCESS_SCRIPT,
+  waiting: WAITING_SCRIPT,
+  sale: SALE_SCRIPT,
+  check: CHECK_SCRIPT,
+};
 
 describe('static page scripts', () => {
   for (const [page, script] of Object.entries(scripts)) {
