@@ -3,8 +3,8 @@ import * as z from 'zod/mini';
 import { MAX_BYPASS_ENTRIES, MAX_PATTERNS, MAX_PATTERN_LENGTH } from './room-patterns';
 import { isoInstant, plainText, wholeNumber } from './zod';
 
-/** A client-sent instant, bounded (`isoInstant`). */
-const isoDateTime = isoInstant();
+/** A client-sent instant, bounded (`isoInstant`): sale starts, scheduled windows. */
+export const isoDateTime = isoInstant();
 import { SECTION_PATTERN, TIER_PATTERN } from './names';
 import { DEFAULT_ENTRY_ISSUER, JWKS_PATH_PATTERN, LANE_PATTERN, MAX_LANES, MAX_SIGN_IN_URL_LENGTH, type EntryRule } from './entry';
 import { MAX_DIFFICULTY_BITS, MIN_DIFFICULTY_BITS, type ProofOfWorkConfig } from './proof-of-work';
@@ -32,6 +32,18 @@ export const DEFAULT_SEAT_PRICE_MINOR = 5000;
 const MAX_SECTIONS = 64;
 
 /**
+ * The waiting page's look as the organizer API takes it (an event's `page`, a scheduled change's
+ * `page`): colour, HTTPS logo, a short message. Built on each call, like the event schema.
+ */
+export function pageTemplateInput() {
+  return z.strictObject({
+    accentColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/))),
+    logoUrl: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(500))),
+    message: z.optional(plainText(0, 500, { newlines: true })),
+  });
+}
+
+/**
  * Body of `PUT /_wr/admin/events/{eventId}`. Rates are *new visitors per minute*; durations are
  * seconds; `saleStartsAt` is an ISO 8601 instant (absent = on sale now). Built on its first use
  * (`z.lazy`), not when the module loads: it is the largest schema, and every cold isolate loads this
@@ -42,6 +54,7 @@ export const eventConfigInput = z.lazy(() =>
     .strictObject({
       name: z.optional(plainText(1, 200)),
       policy: z._default(z.enum(['fifo', 'random']), 'fifo'),
+      method: z._default(z.enum(QUEUE_METHODS), 'queue'),
       saleStartsAt: z.optional(isoDateTime),
       releaseRatePerMinute: wholeNumber(1, 1_000_000),
       minReleaseRatePerMinute: z.optional(wholeNumber(0, 1_000_000)),
@@ -99,14 +112,7 @@ export const eventConfigInput = z.lazy(() =>
         }),
         { pathPrefixes: [], extensions: [], methods: [] },
       ),
-      page: z._default(
-        z.strictObject({
-          accentColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/))),
-          logoUrl: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(500))),
-          message: z.optional(plainText(0, 500, { newlines: true })),
-        }),
-        {},
-      ),
+      page: z._default(pageTemplateInput(), {}),
       // Entry tokens (contracts/entry.ts, docs/reference/api.md "Entry tokens"): absent = an open event. The
       // sign-in URL's site is checked by the organizer API against the room's patterns (SIGN_IN_URL_INVALID).
       entry: z.optional(
@@ -136,6 +142,10 @@ export const eventConfigInput = z.lazy(() =>
       z.refine((c) => c.policy !== 'random' || c.saleStartsAt !== undefined, {
         message: 'a lottery (policy "random") needs saleStartsAt: visitors who arrive before it are drawn in random order then',
         path: ['saleStartsAt'],
+      }),
+      z.refine((c) => c.method !== 'passthrough' || c.policy === 'fifo', {
+        message: 'passthrough lets newcomers straight in, so it needs policy "fifo" (a lottery draws its pre-queue)',
+        path: ['method'],
       }),
       z.refine((c) => (c.minReleaseRatePerMinute ?? 0) <= c.releaseRatePerMinute, {
         message: 'minReleaseRatePerMinute must not exceed releaseRatePerMinute',
@@ -171,11 +181,25 @@ export const eventConfigInput = z.lazy(() =>
 /** A validated event configuration as the organizer sent it (defaults applied). */
 export type EventConfigInput = z.infer<typeof eventConfigInput>;
 
+/**
+ * How the room treats visitors without an admission: `queue` (they wait, released in the order of
+ * the `policy`), `passthrough` (counted and admitted straight while nobody waits and a slot is
+ * free, else queued), `reject` (a maintenance page with `Retry-After`; no place taken, releases
+ * stopped, places kept).
+ */
+export const QUEUE_METHODS = ['queue', 'passthrough', 'reject'] as const;
+export type QueueMethod = (typeof QUEUE_METHODS)[number];
+
+/** Retry-After of the maintenance page when no scheduled change says when it ends, seconds. */
+export const MAINTENANCE_RETRY_AFTER_S = 600;
+
 /** What the WaitingRoom object keeps: queue policy, controller bounds and timeouts. */
 export interface QueueConfig {
   eventId: string;
   name: string;
   policy: 'fifo' | 'random';
+  /** The queueing method (QUEUE_METHODS); absent in configs stored before it existed = `queue`. */
+  method?: QueueMethod;
   /** Sale start, epoch ms; 0 = on sale since creation. */
   saleStartsAtMs: number;
   /** Organizer's upper bound on new visitors per minute. */
@@ -282,6 +306,7 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       eventId,
       name: input.name ?? eventId,
       policy: input.policy,
+      method: input.method,
       saleStartsAtMs: input.saleStartsAt ? Date.parse(input.saleStartsAt) : 0,
       maxReleaseRatePerMinute: input.releaseRatePerMinute,
       minReleaseRatePerMinute: input.minReleaseRatePerMinute ?? Math.max(1, Math.floor(input.releaseRatePerMinute / 10)),
@@ -324,6 +349,7 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Omit
     name: queue.name,
     policy: queue.policy,
     ...(queue.saleStartsAtMs > 0 ? { saleStartsAt: new Date(queue.saleStartsAtMs).toISOString() } : {}),
+    method: queue.method ?? 'queue',
     releaseRatePerMinute: queue.maxReleaseRatePerMinute,
     minReleaseRatePerMinute: queue.minReleaseRatePerMinute,
     maxActiveVisitors: queue.maxActiveVisitors,

@@ -16,6 +16,15 @@ export type AdmitAnswer =
   | { kind: 'requeue'; reason: 'lapsed' | 'ended' | 'not_in_draw' }
   | EventNotFound;
 
+/**
+ * `passThrough` outcome: the admission of a newcomer under the `passthrough` method, or `queue`
+ * with why they take a place in line instead (durable-objects/waiting-room/schedule-policy.ts passDecision).
+ */
+export type PassAnswer =
+  | { kind: 'admitted'; admittedAtMs: number; expiresAtMs: number }
+  | { kind: 'queue'; reason: 'not_passthrough' | 'not_open' | 'people_waiting' | 'full' }
+  | EventNotFound;
+
 /** WaitingRoom `configure` outcome: stored (`created` = first time), or refused with a reason. */
 export type RoomConfigureAnswer = { kind: 'ok'; created: boolean } | { kind: 'conflict'; detail: string };
 

@@ -8,7 +8,7 @@ import { gatewaySettings } from './lib/settings';
 import { publicJwks, tokenSettings } from './lib/token';
 import { sameOrigin } from './middleware/same-origin';
 import { knownEvent } from './middleware/known-event';
-import { DASHBOARD_PATH, OPENAPI_ASSET_PATH, OPENAPI_PATH, PageAssets, SCRIPT_PATHS } from './lib/page-assets';
+import { CONSOLE_PATH, DASHBOARD_PATH, OPENAPI_ASSET_PATH, OPENAPI_PATH, PageAssets, SCRIPT_PATHS } from './lib/page-assets';
 import { pageSecurityHeaders } from './lib/security-headers';
 import { problemPage } from './pages/problem-page';
 import { adminApi } from './routes/admin';
@@ -100,6 +100,14 @@ export function createApp() {
       read.text(SCRIPT_PATHS.dashboardAccess),
     ]);
     for (const [k, v] of Object.entries(await pageSecurityHeaders(scripts))) c.header(k, v);
+    return c.html(html);
+  });
+  // The console shell (events, scheduled changes, history) holds no data either.
+  app.get('/_wr/admin/console', async (c) => {
+    c.header('cache-control', 'no-store');
+    const read = pages.reader(c.env.ASSETS);
+    const [html, script] = await Promise.all([read.text(CONSOLE_PATH), read.text(SCRIPT_PATHS.console)]);
+    for (const [k, v] of Object.entries(await pageSecurityHeaders([script]))) c.header(k, v);
     return c.html(html);
   });
   app.route('/_wr/admin', adminApi);

@@ -1,6 +1,6 @@
 // Admission cursor: pure rules for places in line across queue shards, and for answering a poll at
 // the edge from a signed queue ticket plus the published cursor (DESIGN.md section 7).
-import type { PageTemplate, QueueConfig } from '../event-config';
+import type { PageTemplate, QueueConfig, QueueMethod } from '../event-config';
 import type { CursorEntry } from '../entry';
 import type { ProofOfWorkConfig } from '../proof-of-work';
 import type { EndedSessions } from './ended-sessions';
@@ -156,6 +156,13 @@ export interface AdmissionCursor {
   /** Lottery events: SHA-256 of the secret seed, published before the draw. */
   commitment: string | null;
   mode: RoomMode;
+  /**
+   * The queueing method in effect (contracts/event-config.ts QueueMethod); absent in cursors of
+   * older rooms = `queue`. `methodEndsAtMs`: when a scheduled change that sets it ends, epoch ms
+   * (null: the event's own method).
+   */
+  method?: QueueMethod;
+  methodEndsAtMs?: number | null;
   soldOut: boolean;
   /** Queue shards K of the event: joins go to shard `shardOf(visitorId, K)`. */
   shards: number;

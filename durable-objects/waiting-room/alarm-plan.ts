@@ -80,7 +80,7 @@ export function planAlarm(f: AlarmFacts): AlarmPlan {
  * @returns `set` with a time, `delete`, or `keep`
  */
 export function alarmChange(
-  plan: AlarmPlan,
+  plan: Pick<AlarmPlan, 'atMs'>,
   where: { inAlarm: boolean },
   armedAtMs: number | null,
 ): { kind: 'set'; atMs: number } | { kind: 'delete' } | { kind: 'keep' } {

@@ -1,7 +1,9 @@
 // Release controller: the pure law that turns health signals into a release rate and an active
 // limit (its growth rules in release-growth.ts; the tick's budget in tick-plan.ts releaseBudget).
 import { noGrowthEvidence, originDownReason, type HealthReport } from './health-signals';
-import { GROW_BELOW, growthStep } from './release-growth';
+import { INITIAL_LIMIT, KNEE_BACKOFF, delayKnee, growthStep } from './release-growth';
+
+export { INITIAL_LIMIT } from './release-growth';
 
 /** The gateway's own signals over its last window, gathered by the WaitingRoom. */
 export interface GatewaySignals {
@@ -27,12 +29,11 @@ export interface Signals {
    */
   pending: number;
   /**
-   * The origin's p99 at a lower load (release-growth baselineP99: the lowest sampled in the last
-   * minute at no more than half the active visitors now), ms; null or missing without one. Only
-   * the growth's fade reads it: it never raises growth above what a zero-latency baseline allows,
-   * and never stops a cut.
+   * The origin's p99 floor (release-growth floorP99: the lowest sampled in the last five minutes),
+   * ms; null or missing without one. Only growth reads
+   * it: a p99 well over it holds the limit at the load (the delay gradient); it never stops a cut.
    */
-  baselineP99Ms?: number | null;
+  floorP99Ms?: number | null;
 }
 
 /** Organizer bounds, targets and overrides; rates are new visitors per minute. */
@@ -60,16 +61,9 @@ export interface ControllerState {
    * cut below the current load when the origin is overloaded, probed upwards while it is healthy.
    */
   activeLimit: number;
-  /**
-   * Slow start (as in TCP): rate and limit grow with the headroom until the first overload, or
-   * until a delay rise outlasts conservative slow start (`cssRounds`).
-   */
+  /** Slow start (as in TCP) until the first overload or knee, or a delay rise outlasting `cssRounds`. */
   slowStart: boolean;
-  /**
-   * Reports spent in conservative slow start (HyStart++, RFC 9406 section 4.3) since p99 rose to
-   * SLOW_START_EXIT x target; 0 when not in it. Slow start resumes when p99 falls back under that
-   * share (the rise was noise) and ends after CSS_ROUNDS such reports.
-   */
+  /** Reports in a row with a delay rise in slow start (HyStart++, RFC 9406: CSS_ROUNDS end it); 0 = none. */
   cssRounds: number;
   /** `reportedAtMs` of the last origin report acted on, so one report moves the rate once (0 = none yet). */
   lastReportAtMs: number;
@@ -96,7 +90,7 @@ const DECREASE_FACTOR = 0.5;
  */
 const SILENT_TO_MINIMUM_MS = 60_000;
 /** A latency overload cuts by target/p99, but never deeper than this factor... */
-const MIN_CUT_FACTOR = 0.5;
+export const MIN_CUT_FACTOR = 0.5;
 /** ...and never shallower than this one (a report just over target still cuts by a tenth). */
 export const MAX_CUT_FACTOR = 0.9;
 /** Above this conflict rate most visitors find their seats gone: admitting more only adds load. */
@@ -123,8 +117,6 @@ export const CUT_SPACING_MS = 20_000;
  * visitors then active, and the healthy origin's limit regrew +1..+4 a report: 0.65 x the maximum.
  */
 export const CUT_TOLERANCE = 0.1;
-/** The active limit slow start begins from, once the origin's first report arrives; also the floor of cuts. */
-export const INITIAL_LIMIT = 10;
 
 /** The controller's answer for one tick. */
 export interface RateDecision {
@@ -164,14 +156,15 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
  * visitors, plus unclaimed places expected to arrive, may be on the sale at once, as the limit of
  * Netflix's concurrency-limits). Growth needs evidence: a report with too few requests measured or
  * no buyers (health-signals noGrowthEvidence) holds both; it may still cut.
- * - **Growth** on a healthy report with evidence (release-growth.ts growthStep): slow start (TCP,
- *   RFC 5681 section 3.1) from the first report, the limit from max(INITIAL_LIMIT, active +
- *   unclaimed), both by (1 + headroom) per report, the limit while in use (unclaimed places count
- *   as use); conservative slow start on a delay rise (HyStart++, RFC 9406 section 4.3); then
- *   congestion avoidance (AIMD, Chiu and Jain 1989) with the Vegas band, creeping near the load
- *   of the last overload (`overloadLimit`, CUBIC's W_max). The delay rise and the growth's fade
- *   count the p99 over `signals.baselineP99Ms` (the p99 at half the load), so latency that does
- *   not come with the load does not throttle growth; the Vegas band and the cuts stay absolute.
+ * - **Growth** on a healthy report with evidence (release-growth.ts growthStep): the limit grows
+ *   only while it binds (the pace would fill it before the next report) and p99 stays near its
+ *   floor (`signals.floorP99Ms`, the windowed minimum): slow start (TCP, RFC 5681 section 3.1)
+ *   from the first report, then congestion avoidance, creeping near the load of the last overload
+ *   (`overloadLimit`, CUBIC's W_max). An unbound limit follows the load. A p99 over twice its floor
+ *   (the delay gradient of TCP Vegas, BBR's min RTT, Netflix's Gradient2) holds the limit at the
+ *   load; over three times it, once per climb, the limit backs off under the load and the load is
+ *   remembered as the knee, before the cliff. The rate (the pace) grows while p99 is under the
+ *   Vegas band, whatever the limit does: the limit protects the origin.
  * - **Overload** (p99 over target, errors over the limit, seat-hold p99 over its target): both cut
  *   by target/p99 within [MIN_CUT_FACTOR, MAX_CUT_FACTOR] (a gradient, as Netflix's Gradient2), or
  *   by DECREASE_FACTOR / LIMIT_CUT for causes not measured in latency; the limit from
@@ -282,10 +275,16 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     // (the crowd tool: p99 907 ms with 15 active on the shared machine ended slow start, and
     // congestion avoidance then grew the limit by 1 a report from 10).
     const few = active < INITIAL_LIMIT || first;
+    // A cut that goes on cutting the same overload (the last cut within two spacings) sees a load
+    // already draining under a window that still holds the overload: it is no new knee (a third
+    // cut of one collapse saw 26 active and held the regrowth near 26). The knee then falls at
+    // most to half the one remembered, as far as the origin can have lost capacity in one cut.
+    const going = state.lastCutAtMs > 0 && at - state.lastCutAtMs <= 2 * CUT_SPACING_MS;
+    const knee = going ? Math.max(active, Math.floor(state.overloadLimit * MIN_CUT_FACTOR)) : active;
     return decide(rateOr(clamp(state.ratePerMinute * factor)), limit, at, label(`${why}${from}`), 1, {
       slowStart: few && state.slowStart,
       cssRounds: few ? state.cssRounds : 0,
-      overloadLimit: few ? state.overloadLimit : active,
+      overloadLimit: few ? state.overloadLimit : knee,
       lastCutAtMs: at,
     });
   };
@@ -315,26 +314,33 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   if (idle !== null) return hold(`${idle}, hold`);
 
   const extra = admitFactor > 1 ? `; admitting x${admitFactor.toFixed(2)} for ${pct(noShow)} no-shows` : '';
-  // The load's own share of the room below the Vegas band: the p99's rise over the p99 at half the
-  // load (bench:control: p99 316-402 ms of 800 at any load on the shared machine, and growth
-  // faded as if the origin neared its knee: +1..+3 a report).
-  const band = GROW_BELOW * bounds.targetP99Ms;
-  const b = signals.baselineP99Ms;
-  // A baseline over the p99 now says the latency at half the load was noise that has passed, not
-  // that the load adds none: then it is no base (bench:control, halved row after the restore:
-  // p99 167-204 ms under a 427 ms baseline read as no rise at all, the limit grew 26 -> 67 in 6 s at
-  // x1.25 and the next report was 3,601 ms).
-  const base = b !== undefined && b !== null && Number.isFinite(b) && b >= 1 && b < band && b <= report.p99LatencyMs ? b : 0;
-  const rise = (report.p99LatencyMs - base) / (band - base);
-  const baseNote = base > 0 ? ` (${fmt(base)} ms at half the load)` : '';
-  const seen = `p99 ${fmt(report.p99LatencyMs)} ms${baseNote} of ${fmt(bounds.targetP99Ms)} ms target, ${fmt(report.activeBuyers)} buyers`;
+  const f = signals.floorP99Ms;
+  const floor = f !== undefined && f !== null && Number.isFinite(f) && f >= 1 ? f : null;
+  const floorNote = floor !== null ? ` (floor ${fmt(floor)} ms)` : '';
+  const seen = `p99 ${fmt(report.p99LatencyMs)} ms${floorNote} of ${fmt(bounds.targetP99Ms)} ms target, ${fmt(report.activeBuyers)} buyers`;
+  // The knee, seen in the delay gradient before the cliff: the limit backs off under the load, the
+  // load is remembered as the knee, the rate stays. Once per climb to a knee: not while the load is
+  // under the knee and the limit still under its back-off (a window holds one burst for 10 s: a
+  // back-off on each of its reports compounded, 107 -> 74 in 8 s); again once the limit regrew over
+  // it (the origin lost capacity). Never on the first report; an overload after it is cut at once.
+  const backedOff = state.overloadLimit > 0 && active < state.overloadLimit && current <= Math.ceil(state.overloadLimit * KNEE_BACKOFF);
+  if (!first && !backedOff && active >= INITIAL_LIMIT && delayKnee(report.p99LatencyMs, floor, bounds.targetP99Ms)) {
+    const limit = Math.min(current, Math.max(INITIAL_LIMIT, Math.floor(inFlight * KNEE_BACKOFF)));
+    const why = `p99 ${fmt(report.p99LatencyMs)} ms, ${(report.p99LatencyMs / floor!).toFixed(1)} x its floor of ${fmt(floor!)} ms: the origin's knee at ${fmt(active)} active`;
+    return decide(rateOr(clamp(state.ratePerMinute)), limit, at, why, admitFactor, {
+      slowStart: false,
+      cssRounds: 0,
+      overloadLimit: active,
+    });
+  }
   const g = growthStep({
     phase: state,
     ratePerMinute: state.ratePerMinute,
     limit: current,
     inFlight,
-    load: u,
-    rise,
+    p99Ms: report.p99LatencyMs,
+    floorMs: floor,
+    targetP99Ms: bounds.targetP99Ms,
     maxPerMinute: bounds.maxPerMinute,
   });
   return decide(rateOr(clamp(g.ratePerMinute)), g.limit, at, label(`healthy (${seen})${g.why}${extra}`), admitFactor, g.phase);

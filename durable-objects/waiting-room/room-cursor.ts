@@ -57,6 +57,7 @@ export function publishCursor(
     pageStatus: config.waitingPageStatus,
     commitment: config.policy === 'random' ? row.commitment : null,
     mode: row.mode,
+    method: config.method ?? 'queue',
     soldOut: row.sold_out === 1,
     shards: row.shards,
     idleTimeoutMs: config.idleTimeoutMs,

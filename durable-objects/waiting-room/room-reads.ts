@@ -169,7 +169,7 @@ function unclaimedNow(store: RoomStore, nowMs: number, windowMs: number, without
 }
 
 /** What binds admissions now, with the numbers behind it (room-report.ts bindingReport). */
-function roomBinding(store: RoomStore, room: Room, nowMs: number, tickMs: number): Binding {
+export function roomBinding(store: RoomStore, room: Room, nowMs: number, tickMs: number): Binding {
   const window = claimWindowMs(room.config.idleTimeoutMs);
   const unclaimed = unclaimedNow(store, nowMs, window);
   return bindingReport(room.row, room.config, {

@@ -7,7 +7,7 @@ import { claimWindowMs, pendingLimit } from './admission-pace';
 import { parseStoredHealth } from './health-intake';
 import type { HealthReport } from './health-signals';
 import { nextReleaseRate, type GatewaySignals } from './release-controller';
-import { BASELINE_WINDOW_MS, baselineP99 } from './release-growth';
+import { FLOOR_WINDOW_MS, floorP99 } from './release-growth';
 import { controllerBounds } from './room-config';
 import { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS, laneTicks, roomWaiting, type Room } from './room-reads';
 import type { RoomStore } from './room-store';
@@ -48,8 +48,8 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
       gateway,
       active,
       pending: unclaimed.expected,
-      // The p99 at half the load, from the dashboard's samples of the last minute (release-growth.ts).
-      baselineP99Ms: baselineP99(store.samples(nowMs - BASELINE_WINDOW_MS), nowMs, active),
+      // The p99 floor, from the dashboard's samples of the last five minutes (release-growth.ts).
+      floorP99Ms: floorP99(store.samples(nowMs - FLOOR_WINDOW_MS), nowMs),
     },
     bounds,
     nowMs,

@@ -1,6 +1,7 @@
 // What the WaitingRoom's RPC methods take and answer besides the queue contracts (contracts/room-answers.ts).
 import type { QueueConfig } from '../../contracts/event-config';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
+import type { StoredOverride } from '../../contracts/schedule';
 import type { BindingConstraint } from './admission-pace';
 import type { HealthReport } from './health-signals';
 import type { GatewaySignals } from './release-controller';
@@ -79,6 +80,10 @@ export interface RoomStats {
   lastHealth: HealthReport | null;
   gateway: GatewaySignals;
   rateLog: { at: number; rate: number; reason: string }[];
+  /** The event's scheduled changes in start order (contracts/schedule.ts); absent in the pure stats read. */
+  schedule?: StoredOverride[];
+  /** The config in effect now: `config` with the scheduled changes on now (absent in the pure stats read). */
+  inEffect?: QueueConfig;
   /** One sample every 5 s over the last 30 minutes, oldest first. */
   samples: Sample[];
   lottery: { commitment: string; drawn: boolean; seed: string | null } | null;

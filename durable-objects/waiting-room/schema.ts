@@ -186,4 +186,40 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX wr_ended_expires ON wr_ended (expires_at);
     `,
   },
+  {
+    id: 9,
+    description: 'scheduled changes: time-boxed overrides of release bounds, active limit, admission lifetime and page',
+    sql: `
+      CREATE TABLE wr_overrides (
+        id TEXT PRIMARY KEY,
+        starts_at INTEGER NOT NULL,
+        ends_at INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+    `,
+  },
+  {
+    id: 10,
+    description: 'per-minute history, kept 30 days',
+    sql: `
+      CREATE TABLE wr_history (
+        at INTEGER PRIMARY KEY,
+        waiting INTEGER NOT NULL,
+        admitted INTEGER NOT NULL,
+        active INTEGER NOT NULL,
+        released INTEGER NOT NULL,
+        departures INTEGER NOT NULL,
+        queue_p50 INTEGER,
+        queue_p90 INTEGER,
+        origin_p99 REAL,
+        origin_errors REAL,
+        rate INTEGER NOT NULL,
+        active_limit INTEGER NOT NULL,
+        binds TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -7,7 +7,7 @@ import { logDecision } from '../../contracts/log';
 import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
 import { onSale, seedCommitment, type RoomMode } from '../../contracts/queue/queue-policy';
 import { DONE, EVENT_NOT_FOUND } from '../../contracts/answers';
-import type { AdmitAnswer, FixedRateAnswer, HealthAnswer, ModeAnswer, RoomConfigureAnswer } from '../../contracts/room-answers';
+import type { AdmitAnswer, FixedRateAnswer, HealthAnswer, ModeAnswer, PassAnswer, RoomConfigureAnswer } from '../../contracts/room-answers';
 import { releaseTickMs } from '../../contracts/settings';
 import { Sql, hasSchema } from '../shared/sql';
 import { migrateFromAssets } from '../shared/schema-assets';
@@ -30,6 +30,16 @@ import { runTick } from './room-tick';
 import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
 import type { HoldSignals, RoomStats } from './room-types';
 import { SIGNAL_WINDOW_MS } from './tick-plan';
+import { type CancelOverrideAnswer, type OverrideInput, type ScheduleAnswer, type StoredOverride } from '../../contracts/schedule';
+import { effectiveConfig, effectiveMode, methodEndsAtMs, nextBoundaryMs, wakeAtBoundary } from './schedule-policy';
+import { ScheduleStore } from './schedule-store';
+import { HistoryStore } from './history-store';
+import { recordHistory } from './history-tick';
+import { historyRange } from './history-policy';
+import type { HistoryAnswer } from '../../contracts/history';
+import type { RoomReport } from '../../contracts/report';
+import { roomReport } from './report-read';
+import { addOverride, applySchedule, cancelOverride, passNewcomer } from './schedule-tick';
 
 export type { HoldSignals, RoomStats } from './room-types';
 
@@ -39,6 +49,8 @@ export class WaitingRoom extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
   clock: () => number = () => Date.now();
   private readonly store: RoomStore;
+  private readonly schedule: ScheduleStore;
+  private readonly history: HistoryStore;
   /** RELEASE_TICK_MS, parsed at construction. */
   private readonly tickMs: number;
   private drawing = false;
@@ -59,7 +71,10 @@ export class WaitingRoom extends DurableObject<Env> {
     super(ctx, env);
     // Parsed once; a malformed value fails every call to the object, naming the variable.
     this.tickMs = releaseTickMs(env.RELEASE_TICK_MS);
-    this.store = new RoomStore(new Sql(ctx.storage.sql));
+    const sql = new Sql(ctx.storage.sql);
+    this.store = new RoomStore(sql);
+    this.schedule = new ScheduleStore(sql);
+    this.history = new HistoryStore(sql);
     void ctx.blockConcurrencyWhile(async () => {
       if (hasSchema(ctx.storage, 'wr')) await this.setUp();
     });
@@ -105,7 +120,8 @@ export class WaitingRoom extends DurableObject<Env> {
     if (room) {
       this.store.setConfig(json, next.shards);
       // New bounds apply at once (a fixed rate stays as the organizer set it, unless above the new maximum).
-      const change = rateAfterBoundsChange({ rate: room.row.rate, fixedRate: room.row.fixed_rate }, next);
+      const bounds = effectiveConfig(next, this.schedule.list(), now);
+      const change = rateAfterBoundsChange({ rate: room.row.rate, fixedRate: room.row.fixed_rate }, bounds);
       if (change.kind === 'fixed_lowered') this.store.setFixedRate(change.rate);
       if (change.kind === 'clamped') this.store.setRate(change.rate);
       if (change.kind !== 'unchanged') this.store.logRate(now, change.rate, change.reason);
@@ -116,6 +132,21 @@ export class WaitingRoom extends DurableObject<Env> {
     }
     await this.ensureAlarm(now);
     return { kind: 'ok', created: !room };
+  }
+
+  /**
+   * A newcomer under the `passthrough` method: admitted at once (counted like any admission) when
+   * schedule-policy.ts passDecision lets them pass, else `queue` with the reason (the edge then
+   * joins them to the line). The admission's place is the pre-queue marker: no line place is taken,
+   * and once it ends a poll sends the visitor to the back of the line (admission-policy `requeue`).
+   * @returns `admitted`, `queue`, or `event_not_found`
+   */
+  async passThrough(visitorId: string): Promise<PassAnswer> {
+    this.requests++;
+    const room = this.room();
+    if (!room) return EVENT_NOT_FOUND;
+    const now = this.clock();
+    return this.ctx.storage.transactionSync(() => passNewcomer(this.store, this.schedule, room, visitorId, now));
   }
 
   /** A queue shard saw its first uncounted arrival: make sure the release tick runs. */
@@ -133,7 +164,8 @@ export class WaitingRoom extends DurableObject<Env> {
     this.requests++;
     const room = this.room();
     if (!room) return null;
-    return roomCursor(this.store, room, this.clock(), this.tickMs);
+    const now = this.clock();
+    return { ...roomCursor(this.store, room, now, this.tickMs), methodEndsAtMs: methodEndsAtMs(this.schedule.list(), now) };
   }
 
   /**
@@ -301,7 +333,62 @@ export class WaitingRoom extends DurableObject<Env> {
     if (!before) return null;
     // Fresh counts from the shards (the organizer asks every few seconds, not per visitor).
     await this.collectArrivals(before);
-    return roomStats(this.store, this.room()!, this.clock(), { tickMs: this.tickMs, objectRequests: this.requests });
+    const stats = await roomStats(this.store, this.room()!, this.clock(), { tickMs: this.tickMs, objectRequests: this.requests });
+    // The stored config (what the organizer edits), not the one a scheduled change overrides now.
+    return { ...stats, config: this.storedRoom()!.config, inEffect: stats.config, schedule: [...this.schedule.list()] };
+  }
+
+  /**
+   * Adds a scheduled change (contracts/schedule.ts), checked against the room's clock and the
+   * changes stored (schedule-policy.ts overrideProblem); the alarm applies and ends it at its times.
+   * The same change again is answered as stored.
+   * @param input the validated body; no `startsAt` = now by the room's clock
+   * @returns `ok` (`created` false for a repeat), `invalid` or `conflict` with a reason, `event_not_found`
+   */
+  async scheduleOverride(id: string, input: OverrideInput): Promise<ScheduleAnswer> {
+    const room = this.storedRoom();
+    if (!room) return EVENT_NOT_FOUND;
+    const now = this.clock();
+    const answer = this.ctx.storage.transactionSync(() => addOverride(this.store, this.schedule, room, { id, input }, now));
+    if (answer.kind === 'ok' && answer.created) await this.ensureAlarm(now);
+    return answer;
+  }
+
+  /**
+   * Cancels a scheduled change (schedule-tick.ts cancelOverride): one not started yet is removed;
+   * one on now ends at once, logged like its end. One already ended stays, for the history.
+   */
+  async cancelOverride(id: string): Promise<CancelOverrideAnswer> {
+    const room = this.storedRoom();
+    if (!room) return EVENT_NOT_FOUND;
+    const now = this.clock();
+    const answer = this.ctx.storage.transactionSync(() => cancelOverride(this.store, this.schedule, room, id, now));
+    if (answer.kind === 'ok') await this.ensureAlarm(now);
+    return answer;
+  }
+
+  /**
+   * The per-minute history over `[fromMs, toMs)` in steps that keep it within HISTORY_MAX_POINTS
+   * (history-policy.ts historyRange).
+   * @returns the points with their step (ms), `invalid` for a range before the 30 days kept (or
+   *   inverted), or null when the event does not exist
+   */
+  async historyBetween(fromMs: number, toMs: number): Promise<HistoryAnswer> {
+    if (!this.room()) return null;
+    const range = historyRange(fromMs, toMs, this.clock());
+    if (range.kind === 'invalid') return range;
+    return { kind: 'ok', stepMs: range.stepMs, points: this.history.range(range.fromMs, range.toMs, range.stepMs) };
+  }
+
+  /** The report after the sale (report-read.ts roomReport); null when the event does not exist. */
+  async report(): Promise<RoomReport | null> {
+    const room = this.storedRoom();
+    return room && roomReport({ store: this.store, history: this.history, schedule: this.schedule }, room, this.clock());
+  }
+
+  /** The event's scheduled changes, in start order; null when the event does not exist. */
+  async overrides(): Promise<StoredOverride[] | null> {
+    return this.room() ? [...this.schedule.list()] : null;
   }
 
   /**
@@ -321,7 +408,11 @@ export class WaitingRoom extends DurableObject<Env> {
     if (config.policy === 'random' && first.row.drawn !== 1 && onSale(config, this.clock())) await this.draw(first);
     await this.collectArrivals(this.room()!);
     const now = this.clock();
-    this.ctx.storage.transactionSync(() => runTick(this.store, this.room()!, now));
+    this.ctx.storage.transactionSync(() => {
+      applySchedule(this.store, this.schedule, this.storedRoom()!, now);
+      runTick(this.store, this.room(now)!, now);
+      recordHistory(this.store, this.history, this.room(now)!, now, this.tickMs);
+    });
     await this.ensureAlarm(now, { inAlarm: true, wokenMeanwhile: this.wakes !== wakesBefore });
   }
 
@@ -351,16 +442,28 @@ export class WaitingRoom extends DurableObject<Env> {
     }
   }
 
-  /** Sets the mode; returns the one before, or null when the event does not exist. */
+  /** Sets the organizer's mode; returns the one before, or null when the event does not exist. */
   private setMode(mode: RoomMode): RoomMode | null {
-    const room = this.room();
+    // The stored mode: a maintenance window's stop (effectiveMode) is not the organizer's pause.
+    const room = this.storedRoom();
     if (!room) return null;
     if (room.row.mode !== mode) this.store.setMode(mode, this.clock());
     return room.row.mode;
   }
 
-  /** The room's row and its checked config, or null when the event does not exist. */
-  private room(): Room | null {
+  /**
+   * The room's row and its checked config as in effect at `atMs` (the scheduled changes on then
+   * applied, schedule-policy.ts effectiveConfig), or null when the event does not exist.
+   */
+  private room(atMs = this.clock()): Room | null {
+    const room = this.storedRoom();
+    if (!room) return null;
+    const config = effectiveConfig(room.config, this.schedule.list(), atMs);
+    return { row: { ...room.row, mode: effectiveMode(room.row.mode, config.method) }, config };
+  }
+
+  /** The room's row and its stored config, no scheduled change applied; null when the event does not exist. */
+  private storedRoom(): Room | null {
     if (!this.ready) return null;
     const row = this.store.room();
     return row && { row, config: parseRoomConfig(row.config) };
@@ -381,7 +484,10 @@ export class WaitingRoom extends DurableObject<Env> {
   ): Promise<void> {
     const room = this.room();
     if (!room) return;
-    const plan = planAlarm(alarmFacts(this.store, room, now, this.tickMs, tick.inAlarm && !tick.wokenMeanwhile ? 'tick' : cause));
+    const plan = wakeAtBoundary(
+      planAlarm(alarmFacts(this.store, room, now, this.tickMs, tick.inAlarm && !tick.wokenMeanwhile ? 'tick' : cause)),
+      nextBoundaryMs(this.schedule.list(), now),
+    );
     const change = alarmChange(plan, tick, await this.ctx.storage.getAlarm());
     if (change.kind === 'set') await this.ctx.storage.setAlarm(change.atMs);
     else if (change.kind === 'delete') await this.ctx.storage.deleteAlarm();

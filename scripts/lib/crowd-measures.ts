@@ -100,3 +100,37 @@ export function formatSeries(rows: SecondRow[], everyS = 1, fromS = 0): string[]
   flush();
   return out;
 }
+
+/** The cliff targets of a run (the origin's p99 over 2 x its target), from the 1 s samples. */
+export interface CliffFigures {
+  /** Seconds with the last reported p99 over 2 x target, outside `graceS` after each imposed change. */
+  overS: number;
+  /** Of them, seconds before the first imposed change (the ramp-up; the whole run without one). */
+  rampOverS: number;
+  /** Episodes (runs of samples) with the p99 over 2 x target, and how many began after the first change. */
+  collapses: number;
+  collapsesAfterChange: number;
+}
+
+/**
+ * Time over 2 x `targetMs` and collapses, from the samples' last reported p99: each sample counts
+ * for the time to the next one. Seconds within `graceS` after a change in `changesAtS` do not count.
+ */
+export function cliffFigures(r: CrowdResult, targetMs: number, changesAtS: readonly number[], graceS = 10): CliffFigures {
+  const first = changesAtS.length ? Math.min(...changesAtS) : Infinity;
+  const f: CliffFigures = { overS: 0, rampOverS: 0, collapses: 0, collapsesAfterChange: 0 };
+  let before = false;
+  r.samples.forEach((s, i) => {
+    const over = s.p99 !== null && s.p99 > 2 * targetMs;
+    if (over && !before) {
+      f.collapses++;
+      if (s.t >= first) f.collapsesAfterChange++;
+    }
+    before = over;
+    const dt = Math.min(5, (r.samples[i + 1]?.t ?? s.t + 1) - s.t);
+    if (!over || changesAtS.some((c) => s.t >= c && s.t < c + graceS)) return;
+    f.overS += dt;
+    if (s.t < first) f.rampOverS += dt;
+  });
+  return f;
+}

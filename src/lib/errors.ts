@@ -42,6 +42,10 @@ export type ErrorCode =
   | 'TIER_NOT_FOUND'
   | 'SALE_CLOSED'
   | 'CONFIG_CONFLICT'
+  | 'SCHEDULE_CONFLICT'
+  | 'SCHEDULE_INVALID'
+  | 'SCHEDULE_NOT_FOUND'
+  | 'ROOM_MAINTENANCE'
   | 'ROUTE_INVALID'
   | 'ROUTE_RESERVED'
   | 'ROUTE_OVERLAP'
@@ -120,6 +124,10 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   TIER_NOT_FOUND: { status: 422, title: 'No such ticket tier' },
   SALE_CLOSED: { status: 409, title: 'The sale is closed to new holds' },
   CONFIG_CONFLICT: { status: 409, title: 'The configuration change is not allowed' },
+  SCHEDULE_CONFLICT: { status: 409, title: 'The scheduled change conflicts with another' },
+  SCHEDULE_INVALID: { status: 422, title: 'The scheduled change is in the past or too far ahead' },
+  SCHEDULE_NOT_FOUND: { status: 404, title: 'No such scheduled change' },
+  ROOM_MAINTENANCE: { status: 503, title: 'The sale is down for maintenance; try again later' },
   ROUTE_INVALID: { status: 400, title: 'A URL pattern or bypass rule is malformed' },
   ROUTE_RESERVED: { status: 400, title: 'A URL pattern would cover the gateway’s own paths' },
   ROUTE_OVERLAP: { status: 400, title: 'Two URL patterns of the event overlap' },

@@ -23,6 +23,7 @@ export const SCRIPT_PATHS = {
   check: `${PAGE_ASSET_DIR}/check.js`,
   dashboard: `${PAGE_ASSET_DIR}/dashboard.js`,
   dashboardAccess: `${PAGE_ASSET_DIR}/dashboard-access.js`,
+  console: `${PAGE_ASSET_DIR}/console.js`,
 } as const;
 
 /** The style the waiting, check and sign-in pages share (each sets `--accent` in front of it). */
@@ -35,6 +36,8 @@ export const DASHBOARD_PATH = `${PAGE_ASSET_DIR}/dashboard.html`;
 export const OPENAPI_ASSET_PATH = `${PAGE_ASSET_DIR}/openapi.json`;
 /** Where the gateway serves its OpenAPI document. */
 export const OPENAPI_PATH = '/_wr/openapi.json';
+/** The organizer console (events, scheduled changes, history), a static page (its script included). */
+export const CONSOLE_PATH = `${PAGE_ASSET_DIR}/console.html`;
 
 /** Reads page assets through one ASSETS binding. */
 export interface AssetReader {

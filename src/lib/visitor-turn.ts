@@ -4,9 +4,10 @@
 import { MAX_POLL_MS, lotteryKey } from '../../contracts/queue/queue-policy';
 import { isPre, laneOf, viewPlace, type AdmissionCursor, type Place, type PlaceView } from '../../contracts/queue/cursor';
 import { worthHandingOut } from '../../contracts/queue/lifetimes';
-import type { AdmitAnswer } from '../../contracts/room-answers';
+import type { AdmitAnswer, PassAnswer } from '../../contracts/room-answers';
+import { MAINTENANCE_RETRY_AFTER_S } from '../../contracts/event-config';
 import type { StatusBody } from './status-body';
-import { assertNever } from './errors';
+import { GatewayError, assertNever } from './errors';
 
 /** What a turn needs from the objects. Each may throw for a real failure (overloaded, rate limited). */
 export interface TurnPorts {
@@ -19,6 +20,8 @@ export interface TurnPorts {
   join(cursor: AdmissionCursor, visitorId: string, replaces: Place | null): Promise<Place>;
   /** The WaitingRoom turns a released place into an admission (or says why not). */
   admit(eventId: string, visitorId: string, place: Place): Promise<AdmitAnswer>;
+  /** The WaitingRoom admits a newcomer under the `passthrough` method, or says to queue them. */
+  passThrough(eventId: string, visitorId: string): Promise<PassAnswer>;
 }
 
 /** One poll or join of a visitor. */
@@ -41,6 +44,8 @@ export interface TurnRequest {
 export type Turn =
   | { kind: 'event_not_found' }
   | { kind: 'closed'; cursor: AdmissionCursor }
+  /** The `reject` method: the maintenance page, no place handed out, any ticket kept as it is. */
+  | { kind: 'maintenance'; cursor: AdmissionCursor }
   | { kind: 'waiting'; cursor: AdmissionCursor; visitorId: string; place: Place; newTicket: boolean; requeued: boolean; view: PlaceView }
   | {
       kind: 'admitted';
@@ -70,7 +75,16 @@ export async function takeTurn(ports: TurnPorts, req: TurnRequest): Promise<Turn
   const cursor = await ports.cursor(req.eventId, req.nowMs);
   if (!cursor) return { kind: 'event_not_found' };
   if (!req.ticket && cursor.mode === 'closed') return { kind: 'closed', cursor };
+  if (cursor.method === 'reject') return { kind: 'maintenance', cursor };
   const visitorId = req.ticket?.visitorId ?? req.newVisitorId;
+  // Passthrough: a newcomer the room lets pass is admitted without a place in line (the pre-queue
+  // marker stands in the ticket); one it does not (people wait, the room is full) queues below.
+  if (!req.ticket && cursor.method === 'passthrough') {
+    const pass = await ports.passThrough(req.eventId, visitorId);
+    if (pass.kind === 'event_not_found') return pass;
+    if (pass.kind === 'admitted' && worthHandingOut(req.nowMs, pass.expiresAtMs))
+      return { kind: 'admitted', cursor, visitorId, place: { pre: true }, newTicket: true, admission: pass };
+  }
   let place = req.ticket?.place ?? (await ports.join(cursor, visitorId, null));
   let newTicket = req.ticket === null;
   let requeued = false;
@@ -108,10 +122,36 @@ export async function takeTurn(ports: TurnPorts, req: TurnRequest): Promise<Turn
 }
 
 /**
+ * Seconds until a maintenance page is worth asking again (`Retry-After`): until the scheduled
+ * change that set the `reject` method ends (at least 1), else MAINTENANCE_RETRY_AFTER_S.
+ */
+function maintenanceRetryAfterS(cursor: AdmissionCursor, nowMs: number): number {
+  const endsAt = cursor.methodEndsAtMs ?? null;
+  return endsAt === null ? MAINTENANCE_RETRY_AFTER_S : Math.max(1, Math.ceil((endsAt - nowMs) / 1000));
+}
+
+/**
+ * The `reject` method's answer to a visitor without an admission: 503 ROOM_MAINTENANCE with
+ * `Retry-After` (maintenanceRetryAfterS), the page's message as the detail, and the event's name
+ * and the message for the maintenance page (src/pages/maintenance-page.ts).
+ */
+export function maintenanceError(cursor: AdmissionCursor, nowMs: number): GatewayError {
+  const message = cursor.page.message ?? null;
+  return new GatewayError('ROOM_MAINTENANCE', {
+    detail: message ?? 'the sale is down for maintenance',
+    retryAfterS: maintenanceRetryAfterS(cursor, nowMs),
+    extra: { eventName: cursor.eventName, message },
+  });
+}
+
+/**
  * The JSON body of a turn (without the tokens, which the route adds), and the seconds until the
  * next poll for `Retry-After` (null once admitted).
  */
-export function turnBody(turn: Exclude<Turn, { kind: 'event_not_found' }>): { body: StatusBody; retryAfterS: number | null } {
+export function turnBody(turn: Exclude<Turn, { kind: 'event_not_found' } | { kind: 'maintenance' }>): {
+  body: StatusBody;
+  retryAfterS: number | null;
+} {
   const cursor = turn.cursor;
   const visitor = turn.kind === 'closed' ? null : turn;
   // A presale lane is a first-come line of its own with its own sale start, on lottery events too

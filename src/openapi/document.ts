@@ -3,6 +3,7 @@
 // never imports this module: scripts/openapi.ts writes docs/reference/openapi.json from it, the
 // page assets carry that text (served at OPENAPI_PATH), and test/edge/openapi.test.ts checks it
 // against the mounted routes, the error table and the committed file.
+import { overrideInput } from '../../contracts/schedule';
 import * as z from 'zod/mini';
 import { eventConfigInput } from '../../contracts/event-config';
 import { ERROR_TABLE } from '../lib/errors';
@@ -58,6 +59,13 @@ const OPERATIONS: readonly Operation[] = [
     summary: 'The organizer dashboard (a page without data)',
     produces: 'text/html',
   },
+  {
+    method: 'GET',
+    path: `${ORGANIZER_BASE}/console`,
+    api: 'organizer',
+    summary: 'The organizer console: events, scheduled changes, history, report (a page without data)',
+    produces: 'text/html',
+  },
   { method: 'GET', path: `${ORGANIZER_BASE}/me`, api: 'organizer', summary: 'The caller and their role' },
   { method: 'GET', path: `${ORGANIZER_BASE}/keys`, api: 'organizer', summary: 'Named organizer keys (never a key or its hash)' },
   {
@@ -110,6 +118,17 @@ const OPERATIONS: readonly Operation[] = [
   { method: 'POST', path: `${A}/close`, api: 'organizer', summary: 'Close the sale: no new holds, waiting visitors are told' },
   { method: 'GET', path: `${A}/audit`, api: 'organizer', summary: 'The Inventory’s log of seat changes, paged' },
   { method: 'GET', path: `${A}/changes`, api: 'organizer', summary: 'The audit of organizer writes, paged; format=csv|json exports' },
+  { method: 'GET', path: `${A}/schedule`, api: 'organizer', summary: 'Scheduled changes of the event, in start order' },
+  {
+    method: 'PUT',
+    path: `${A}/schedule/:overrideId`,
+    api: 'organizer',
+    summary: 'Schedule a time-boxed change (rate bounds, active limit, admission lifetime, method, page)',
+    body: overrideInput,
+  },
+  { method: 'DELETE', path: `${A}/schedule/:overrideId`, api: 'organizer', summary: 'Cancel a scheduled change, or end one in effect' },
+  { method: 'GET', path: `${A}/history`, api: 'organizer', summary: 'Per-minute figures over a range of at most 30 days (from, to)' },
+  { method: 'GET', path: `${A}/report`, api: 'organizer', summary: 'The report after the sale; format=csv for the minutes' },
   { method: 'GET', path: `${A}/channels`, api: 'organizer', summary: 'Sales channels and allocations' },
   {
     method: 'PUT',

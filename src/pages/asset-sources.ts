@@ -2,8 +2,9 @@
 // the Worker reads (src/lib/page-assets.ts), from the sources the tests also import. Only the
 // generator imports this module, so none of these texts is in the Worker's bundle.
 import { LANGS } from '../../contracts/i18n';
-import { DASHBOARD_PATH, OPENAPI_ASSET_PATH, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../lib/page-assets';
+import { CONSOLE_PATH, DASHBOARD_PATH, OPENAPI_ASSET_PATH, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../lib/page-assets';
 import { openApiDocument } from '../openapi/document';
+import { CONSOLE_SCRIPT, consolePage } from './console-page';
 import { CHECK_MESSAGES } from './check-messages';
 import { CHECK_SCRIPT } from './check-script';
 import { DASHBOARD_SCRIPT, dashboardPage } from './dashboard-page';
@@ -21,6 +22,8 @@ export function pageAssetSources(): Record<string, string> {
     [SCRIPT_PATHS.dashboard]: DASHBOARD_SCRIPT,
     [SCRIPT_PATHS.dashboardAccess]: DASHBOARD_ACCESS_SCRIPT,
     [DASHBOARD_PATH]: dashboardPage(),
+    [SCRIPT_PATHS.console]: CONSOLE_SCRIPT,
+    [CONSOLE_PATH]: consolePage(),
     [STYLE_PATH]: PAGE_STYLE,
     [OPENAPI_ASSET_PATH]: openApiText(),
   };

@@ -17,6 +17,9 @@ import { organizerAuth, recordChange } from '../middleware/organizer-auth';
 import { organizerAccessApi } from './organizer-access';
 import { call, eventEditsApi } from './event-edits';
 import { channelAdmin } from './channel-admin';
+import { scheduleAdmin } from './schedule-admin';
+import { historyAdmin } from './history-admin';
+import { reportAdmin } from './report-admin';
 
 /** `/_wr/admin/...`: an organizer key (or ADMIN_TOKEN, or a Cloudflare Access identity) with the route's role. */
 export const adminApi = new Hono<AppEnv>();
@@ -28,6 +31,10 @@ adminApi.route('/', organizerAccessApi);
 adminApi.route('/', eventEditsApi);
 // Sales channels and their allocations.
 adminApi.route('/', channelAdmin);
+// Scheduled changes of an event (schedule-admin.ts), behind the same bearer token.
+adminApi.route('/', scheduleAdmin);
+adminApi.route('/', historyAdmin);
+adminApi.route('/', reportAdmin);
 
 adminApi.get('/events', async (c) => {
   c.header('cache-control', 'no-store');

@@ -7,7 +7,7 @@ import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
 import { shardJoin, type ShardJoinAnswer, type ShardJoinItem } from '../../contracts/queue/shard-join';
 import { joinAtShard } from '../lib/shard-joins';
 import { shardName } from '../../contracts/names';
-import type { AdmitAnswer } from '../../contracts/room-answers';
+import type { AdmitAnswer, PassAnswer } from '../../contracts/room-answers';
 import { readCursor } from '../lib/cursor-cache';
 import { callDurableObject } from '../lib/do-call';
 import { recordDecision } from '../lib/decision-tally';
@@ -35,7 +35,7 @@ import { requestLang, type Lang } from '../../contracts/i18n';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import { eventIdParam, type AppEnv } from '../types';
 import type { StatusBody } from '../lib/status-body';
-import { takeTurn, turnBody, type TurnPorts } from '../lib/visitor-turn';
+import { maintenanceError, takeTurn, turnBody, type TurnPorts } from '../lib/visitor-turn';
 import { challengeKeyRing, verifyProof } from '../lib/proof-of-work';
 import { PROOF_HEADER } from '../../contracts/names';
 import type { ProofOfWorkConfig } from '../../contracts/proof-of-work';
@@ -102,6 +102,13 @@ function turnPorts(c: Context<AppEnv>, entry: EntryDecision, provenVisitorId: st
       recordDecision(cursor.eventId, replaces ? 'requeued' : 'joined');
       return place;
     },
+    passThrough: (eventId, visitorId) =>
+      callDurableObject<PassAnswer>(async () => c.env.WAITING_ROOM.getByName(eventId).passThrough(visitorId), {
+        // A retry after a lost answer admits the same visitor id again: one more counted admission at most.
+        idempotent: true,
+        name: 'waitingRoom.passThrough',
+        eventId,
+      }),
     admit: (eventId, visitorId, place) =>
       callDurableObject<AdmitAnswer>(async () => c.env.WAITING_ROOM.getByName(eventId).admit(visitorId, place), {
         idempotent: true,
@@ -153,6 +160,7 @@ export async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: Vi
     nowMs: now,
   });
   if (turn.kind === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
+  if (turn.kind === 'maintenance') throw maintenanceError(turn.cursor, now);
   const { body, retryAfterS } = turnBody(turn);
   let admissionToken: string | null = null;
   if (turn.kind !== 'closed') {

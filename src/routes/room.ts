@@ -22,6 +22,8 @@ import { answerTurn, edgeCursor, pageLang, proofCursor, statusHeaders, ticketOrN
 import { PROOF_HEADER } from '../../contracts/names';
 import { newChallenge } from '../lib/proof-of-work';
 import { checkPage } from '../pages/check-page';
+import { maintenancePage } from '../pages/maintenance-page';
+import { MAINTENANCE_RETRY_AFTER_S } from '../../contracts/event-config';
 
 /**
  * Answers a request a room covers (the room table matched it to `eventId`, and no bypass rule
@@ -56,7 +58,7 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
   // A browser new to an event that asks for a proof of work solves it first (apps get the 401).
   const check = !ticket?.place && !wantsJson(c) && !c.req.header(PROOF_HEADER) ? await proofCursor(c, eventId, Date.now()) : null;
   if (check) return checkAnswer(c, eventId, check);
-  const turn = await signInOnRefusal(c, eventId, async () => answerTurn(c, eventId, ticket));
+  const turn = await maintenanceOnRefusal(c, () => signInOnRefusal(c, eventId, async () => answerTurn(c, eventId, ticket)));
   if (turn instanceof Response) return turn;
   if (turn.admissionToken) {
     // Admitted on this very request: serve the sale page with the new cookies attached.
@@ -183,6 +185,27 @@ async function signInOnRefusal<T>(c: Context<AppEnv>, eventId: string, turn: () 
     c.header('cache-control', 'no-store');
     c.header('vary', 'Accept, Accept-Language, Cookie');
     return c.html(page, ERROR_TABLE[err.code].status as 401 | 403 | 409);
+  }
+}
+
+/**
+ * Runs a turn; the `reject` method's refusal (ROOM_MAINTENANCE) becomes the maintenance page for a
+ * browser, with the same status and Retry-After as the problem JSON apps get.
+ */
+async function maintenanceOnRefusal<T>(c: Context<AppEnv>, turn: () => Promise<T>): Promise<T | Response> {
+  try {
+    return await turn();
+  } catch (err) {
+    if (!(err instanceof GatewayError) || err.code !== 'ROOM_MAINTENANCE' || wantsJson(c)) throw err;
+    const retryAfterS = err.retryAfterS ?? MAINTENANCE_RETRY_AFTER_S;
+    const eventName = typeof err.extra?.eventName === 'string' ? err.extra.eventName : '';
+    const message = typeof err.extra?.message === 'string' ? err.extra.message : undefined;
+    const style = await pageStyle(c.var.pages.reader(c.env.ASSETS));
+    for (const [k, v] of Object.entries(await pageSecurityHeaders([]))) c.header(k, v);
+    c.header('cache-control', 'no-store');
+    c.header('retry-after', String(retryAfterS));
+    c.header('vary', 'Accept, Accept-Language, Cookie');
+    return c.html(maintenancePage({ eventName, page: message ? { message } : {}, retryAfterS, nowMs: Date.now(), style }), 503);
   }
 }
 

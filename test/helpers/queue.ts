@@ -5,7 +5,7 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
 import { shardJoin } from '../../contracts/queue/shard-join';
 import { shardName } from '../../contracts/names';
-import type { AdmitAnswer } from '../../contracts/room-answers';
+import type { AdmitAnswer, PassAnswer } from '../../contracts/room-answers';
 import { takeTurn, type TurnPorts } from '../../src/lib/visitor-turn';
 import type { QueueShard } from '../../durable-objects/waiting-room/queue-shard';
 import type { WaitingRoom } from '../../durable-objects/waiting-room/waiting-room';
@@ -44,6 +44,7 @@ export class QueueHarness {
       return (await this.shard(req.shard).join(req)) as Place;
     },
     admit: async (_eventId, visitorId, place) => (await this.room.admit(visitorId, place)) as AdmitAnswer,
+    passThrough: async (_eventId, visitorId) => (await this.room.passThrough(visitorId)) as PassAnswer,
   };
 
   /** Joins at the visitor's shard (their place again if they have one); remembers the place. */
@@ -81,6 +82,7 @@ export class QueueHarness {
         this.places.set(visitorId, turn.place);
         return turn.requeued ? { kind: 'requeued', position: null } : { kind: 'waiting', position: turn.view.position };
       case 'closed':
+      case 'maintenance':
       case 'event_not_found':
         throw new Error(`${visitorId}: ${turn.kind}`);
     }

@@ -12,7 +12,7 @@ import {
   unclaimedPlaces,
 } from '../../durable-objects/waiting-room/tick-plan';
 import { initialControllerState, nextReleaseRate, type ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
-import { baselineP99, type BaselineSample } from '../../durable-objects/waiting-room/release-growth';
+import { FLOOR_WINDOW_MS, floorP99, type FloorSample } from '../../durable-objects/waiting-room/release-growth';
 import type { HealthReport } from '../../durable-objects/waiting-room/health-signals';
 import { simulatedErrorRate, simulatedLatencyMs } from '../../origin-stub/load-model';
 
@@ -166,7 +166,7 @@ export function simulate(o: SimOptions): SimTick[] {
   let visits: number[] = [];
   let lastLatencyMs = base;
   /** The room's samples (one every SAMPLE_EVERY_S ticks, as the WaitingRoom's dashboard samples), for the baseline. */
-  const samples: BaselineSample[] = [];
+  const samples: FloorSample[] = [];
   const out: SimTick[] = [];
   const t0 = 1_800_000_000_000;
   for (let tick = 0; tick < o.ticks; tick++) {
@@ -232,8 +232,8 @@ export function simulate(o: SimOptions): SimTick[] {
               reportedAtMs: now,
             };
     }
-    // As the WaitingRoom's tick: the p99 at half the load from the room's samples (room-tick.ts).
-    const baselineP99Ms = baselineP99(samples, now, concurrent);
+    // As the WaitingRoom's tick: the p99 floor from the room's samples (room-tick.ts).
+    const floorP99Ms = floorP99(samples, now);
     const d = nextReleaseRate(
       state,
       {
@@ -241,13 +241,13 @@ export function simulate(o: SimOptions): SimTick[] {
         gateway: { holdP99Ms: null, conflictRate: null, noShowRate },
         active: concurrent,
         pending: unclaimed.expected,
-        baselineP99Ms,
+        floorP99Ms,
       },
       o.bounds,
       now,
     );
-    if (tick % SAMPLE_EVERY_S === 0) samples.push({ at: now, originP99Ms: report?.p99LatencyMs ?? null, active: concurrent });
-    while (samples.length > 0 && samples[0]!.at < now - 120_000) samples.shift();
+    if (tick % SAMPLE_EVERY_S === 0) samples.push({ at: now, originP99Ms: report?.p99LatencyMs ?? null });
+    while (samples.length > 0 && samples[0]!.at < now - FLOOR_WINDOW_MS) samples.shift();
     state = d.state;
     // The tick's own budget rules (tick-plan freeSlots over releaseBudget), as WaitingRoom.alarm.
     const slots = freeSlots({

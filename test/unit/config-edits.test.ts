@@ -17,7 +17,11 @@ describe('JSON Merge Patch', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -71,7 +75,10 @@ describe('audit diff', () => {
   });
 
   it('shows that a secret changed, never its value', () => {
-    const changes = fieldChanges({ entry: { hmacSecret: 'old-s3cret', issuer: 'a' } }, { entry: { hmacSecret: 'new-s3cret', issuer: 'b' } });
+    const changes = fieldChanges(
+      { entry: { hmacSecret: 'old-s3cret', issuer: 'a' } },
+      { entry: { hmacSecret: 'new-s3cret', issuer: 'b' } },
+    );
     expect(changes).toEqual([
       { field: 'entry.hmacSecret', from: REDACTED, to: REDACTED },
       { field: 'entry.issuer', from: 'a', to: 'b' },

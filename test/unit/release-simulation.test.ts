@@ -54,16 +54,17 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
     expect(silent.at(-1)!.rate).toBe(bounds.minPerMinute);
   });
 
-  it('recovers to the capacity within 60 s of the origin recovering', () => {
+  it("recovers to the origin's knee within 60 s of the origin recovering, and stays under the target", () => {
     const run = simulate({ ticks: 700, bounds, knee: (t) => (t < 150 ? 100 : t < 400 ? 50 : 100) });
     const at = (t: number) => run[t]!;
-    // 78 concurrent buyers is the halved origin's target point, 128 the full one's.
-    const recovered = run.slice(400).findIndex((t) => t.concurrent >= 0.9 * 128);
-    console.log(`origin recovered at tick 400: concurrency back to 90 % of capacity after ${recovered} ticks`);
+    // The law holds the load where p99 leaves its floor (the delay gradient), at the knee: 100
+    // concurrent buyers for the full origin, not at the 128 where p99 would reach the target.
+    const recovered = run.slice(400).findIndex((t) => t.concurrent >= 0.9 * 100);
+    console.log(`origin recovered at tick 400: concurrency back to 90 % of its knee after ${recovered} ticks`);
     expect(at(399).concurrent).toBeLessThanOrEqual(80);
     expect(recovered).toBeGreaterThanOrEqual(0);
     expect(recovered).toBeLessThanOrEqual(60);
-    expect(summarize(run.slice(400), TARGET).overshootPct).toBeLessThan(10);
+    expect(summarize(run.slice(400), TARGET).overshootPct).toBe(0);
   });
 
   // Failing input: the crowd tool's visitors (claim 2-6 s after release, leave after

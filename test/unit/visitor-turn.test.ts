@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
 import { MIN_USEFUL_ADMISSION_MS } from '../../contracts/queue/lifetimes';
-import type { AdmitAnswer } from '../../contracts/room-answers';
+import type { AdmitAnswer, PassAnswer } from '../../contracts/room-answers';
 import { testCursor } from '../helpers/cursor';
 import { takeTurn, turnBody, type TurnPorts } from '../../src/lib/visitor-turn';
 
@@ -15,7 +15,7 @@ function cursor(o: Partial<AdmissionCursor> = {}): AdmissionCursor {
 }
 
 /** Ports that record every call; `admit` answers from the list, `join` hands out bucket 200, 201, ... */
-function ports(c: AdmissionCursor | null, answers: AdmitAnswer[] = []) {
+function ports(c: AdmissionCursor | null, answers: AdmitAnswer[] = [], passes: PassAnswer[] = []) {
   const calls: string[] = [];
   let next = 200;
   const p: TurnPorts = {
@@ -28,6 +28,10 @@ function ports(c: AdmissionCursor | null, answers: AdmitAnswer[] = []) {
       calls.push(`admit ${visitorId}`);
       return answers.shift() ?? { kind: 'waiting' };
     },
+    passThrough: async (_e, visitorId) => {
+      calls.push(`pass ${visitorId}`);
+      return passes.shift() ?? { kind: 'queue', reason: 'not_passthrough' };
+    },
   };
   return { p, calls };
 }
@@ -35,6 +39,38 @@ function ports(c: AdmissionCursor | null, answers: AdmitAnswer[] = []) {
 const released: Place = { bucket: 99, idx: 0, shard: 0 };
 const ticket = (place: Place) => ({ visitorId: 'v', place });
 const req = (t: ReturnType<typeof ticket> | null) => ({ eventId: 'ev', ticket: t, newVisitorId: 'new', nowMs: NOW });
+
+describe('takeTurn under the queueing methods', () => {
+  it('reject: the maintenance turn, with no place handed out and no object call, ticket or not', async () => {
+    for (const t of [null, ticket(released)]) {
+      const { p, calls } = ports(cursor({ method: 'reject' }));
+      expect((await takeTurn(p, req(t))).kind).toBe('maintenance');
+      expect(calls).toEqual([]);
+    }
+  });
+
+  it('passthrough: a newcomer the room lets pass is admitted with the pre-queue marker and a new ticket, and joins no line', async () => {
+    const { p, calls } = ports(
+      cursor({ method: 'passthrough' }),
+      [],
+      [{ kind: 'admitted', admittedAtMs: NOW, expiresAtMs: NOW + 600_000 }],
+    );
+    expect(await takeTurn(p, req(null))).toMatchObject({ kind: 'admitted', visitorId: 'new', place: { pre: true }, newTicket: true });
+    expect(calls).toEqual(['pass new']);
+  });
+
+  it('passthrough: a newcomer the room queues (people wait, or it is full) takes a place at the back', async () => {
+    const { p, calls } = ports(cursor({ method: 'passthrough' }), [], [{ kind: 'queue', reason: 'people_waiting' }]);
+    expect(await takeTurn(p, req(null))).toMatchObject({ kind: 'waiting', place: { bucket: 200 } });
+    expect(calls).toEqual(['pass new', 'join new']);
+  });
+
+  it('passthrough: a visitor already in line keeps their place (no pass-through ahead of the line)', async () => {
+    const { p, calls } = ports(cursor({ method: 'passthrough' }));
+    expect(await takeTurn(p, req(ticket({ bucket: 100, idx: 3, shard: 0 })))).toMatchObject({ kind: 'waiting' });
+    expect(calls).toEqual([]);
+  });
+});
 
 describe('takeTurn', () => {
   it('gives a visitor without a ticket a place and a new ticket, with no admit call while the cursor is behind', async () => {
@@ -126,7 +162,7 @@ describe('turnBody', () => {
       ports(c, [{ kind: 'admitted', admittedAtMs: NOW, expiresAtMs: NOW + 600_000 }]).p,
       req(ticket(released)),
     );
-    if (admitted.kind === 'event_not_found') throw new Error('unexpected');
+    if (admitted.kind === 'event_not_found' || admitted.kind === 'maintenance') throw new Error('unexpected');
     expect(turnBody(admitted)).toMatchObject({ body: { state: 'admitted', estimatedWaitSeconds: 0, pollAfterMs: 0 }, retryAfterS: null });
     const waiting = await takeTurn(ports(c).p, req(ticket({ bucket: 100, idx: 3, shard: 0 })));
     if (waiting.kind !== 'waiting') throw new Error('unexpected');

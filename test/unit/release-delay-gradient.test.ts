@@ -1,0 +1,134 @@
+// The delay gradient of the release law: p99 against its floor (the windowed minimum) holds the
+// active limit at the load on a rise, backs it off at the knee before the cliff, and never turns a
+// hold or a cut into growth.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { HealthReport } from '../../durable-objects/waiting-room/health-signals';
+import {
+  CSS_ROUNDS,
+  DELAY_HOLD_HEADROOM,
+  FLOOR_WINDOW_MS,
+  KNEE_BACKOFF,
+  delayRise,
+  floorP99,
+} from '../../durable-objects/waiting-room/release-growth';
+import { nextReleaseRate, type ControllerState } from '../../durable-objects/waiting-room/release-controller';
+import { NOW, bounds, quiet, report, state } from '../helpers/controller';
+
+describe('the delay gradient: p99 against its floor', () => {
+  // The collapse this law was changed for (bench:control, visitors staying 20 s): "healthy (p99
+  // 102 ms (36 ms at half the load) ..., 225 buyers), slow start x1.87: active limit 410 -> 700",
+  // and two seconds later p99 1,467 ms, then 15 s for 40 s. p99 at 2.8 x its floor holds the limit.
+  it('holds the limit at the load on a p99 over twice its floor, before the cliff', () => {
+    const s = state({ activeLimit: 410, slowStart: true, ratePerMinute: 600 });
+    const r = report({ p99LatencyMs: 102, activeBuyers: 225, sampleCount: 1000 });
+    const d = nextReleaseRate(s, { origin: r, gateway: quiet, active: 225, pending: 20, floorP99Ms: 36 }, bounds, NOW);
+    expect(d.state.activeLimit).toBe(Math.ceil(245 * (1 + DELAY_HOLD_HEADROOM)));
+    expect(d.state).toMatchObject({ slowStart: true, cssRounds: 1, lastCutAtMs: 0 });
+    expect(d.reason).toMatch(/p99 2\.8 x its floor of 36 ms: limit held at the load, conservative slow start 1\/5/);
+  });
+
+  it('backs off at its knee (p99 over three times its floor) and remembers the load as the knee, once per climb to it', () => {
+    const s = state({ activeLimit: 170, ratePerMinute: 600 });
+    const at = (active: number, now = NOW) =>
+      nextReleaseRate(
+        s,
+        { origin: report({ p99LatencyMs: 100, reportedAtMs: now }), gateway: quiet, active, pending: 0, floorP99Ms: 20 },
+        bounds,
+        now,
+      );
+    const d = at(150);
+    expect(d.state).toMatchObject({
+      activeLimit: Math.floor(150 * KNEE_BACKOFF),
+      overloadLimit: 150,
+      slowStart: false,
+      lastCutAtMs: 0,
+      ratePerMinute: 600,
+    });
+    expect(d.reason).toMatch(/^p99 100 ms, 5\.0 x its floor of 20 ms: the origin's knee at 150 active: active limit 170 -> 135$/);
+    // The same window's next report, with the load draining under the knee: no second back-off.
+    const next = nextReleaseRate(
+      d.state,
+      { origin: report({ p99LatencyMs: 100, reportedAtMs: NOW + 2000 }), gateway: quiet, active: 130, pending: 0, floorP99Ms: 20 },
+      bounds,
+      NOW + 2000,
+    );
+    expect(next.state.overloadLimit).toBe(150);
+    expect(next.state.activeLimit).toBeGreaterThanOrEqual(Math.min(135, Math.ceil(130 * (1 + DELAY_HOLD_HEADROOM))));
+  });
+
+  // Failing input (the simulation, knee halved): the load held at ~120 with p99 at 2-3 x its floor
+  // for 45 s, under a knee of 130 remembered from the ramp, and no back-off came before the collapse.
+  it('backs off again under a knee remembered from before once the limit has regrown over its back-off', () => {
+    const s = state({ activeLimit: 160, overloadLimit: 130, ratePerMinute: 600 });
+    const d = nextReleaseRate(
+      s,
+      { origin: report({ p99LatencyMs: 62 }), gateway: quiet, active: 122, pending: 10, floorP99Ms: 20 },
+      bounds,
+      NOW,
+    );
+    expect(d.state).toMatchObject({ activeLimit: Math.floor(132 * KNEE_BACKOFF), overloadLimit: 122 });
+  });
+
+  it('a floor of a few ms does not stop growth on noise: the rise must also be DELAY_MIN_RISE of the target', () => {
+    expect(delayRise(9, 3, 800)).toBe(false);
+    expect(delayRise(41, 20, 800)).toBe(true);
+    expect(delayRise(39, 20, 800)).toBe(false);
+    expect(delayRise(1000, null, 800)).toBe(false);
+  });
+
+  const at = (ago: number, p99: number | null, active: number) => ({ at: NOW - ago, originP99Ms: p99, active });
+  it('the floor is the lowest p99 sampled in the last five minutes, at any load', () => {
+    const samples = [
+      at(400_000, 5, 5),
+      at(200_000, 300, 10),
+      at(30_000, 250, 300),
+      at(20_000, 320, 20),
+      at(10_000, 0.5, 1),
+      at(5_000, null, 0),
+    ];
+    // 5 ms is older than the window and 0.5 ms measured nothing; 250 ms at 300 active bounds the floor too.
+    expect(floorP99(samples, NOW)).toBe(250);
+    expect(floorP99(samples.slice(3), NOW)).toBe(320);
+    expect(floorP99([], NOW)).toBeNull();
+    // A sample from the future (a clock step back) is no floor.
+    expect(floorP99([{ at: NOW + 1000, originP99Ms: 10 }], NOW)).toBeNull();
+    expect(FLOOR_WINDOW_MS).toBe(300_000);
+  });
+
+  it('the floor never makes a hold or a cut grow, and never changes a cut', () => {
+    const arbGrowthState = fc.record({
+      ratePerMinute: fc.integer({ min: 60, max: 600 }),
+      activeLimit: fc.integer({ min: 1, max: 1000 }),
+      slowStart: fc.boolean(),
+      cssRounds: fc.integer({ min: 0, max: CSS_ROUNDS - 1 }),
+      lastReportAtMs: fc.constantFrom(0, 1),
+      overloadLimit: fc.nat(1000),
+      lastCutAtMs: fc.constantFrom(0, 1),
+    });
+    const arbReport = fc.record({
+      p99LatencyMs: fc.double({ min: 0, max: 5000, noNaN: true }),
+      errorRate: fc.double({ min: 0, max: 1, noNaN: true }),
+      activeBuyers: fc.nat(1000),
+      sampleCount: fc.nat(1000),
+    });
+    fc.assert(
+      fc.property(
+        arbGrowthState,
+        arbReport,
+        fc.oneof(fc.constant(null), fc.double({ min: -10, max: 2e6, noNaN: true }), fc.constant(Number.NaN)),
+        fc.nat(1500),
+        fc.nat(500),
+        (s: ControllerState, raw, floorP99Ms, active, pending) => {
+          const r: HealthReport = { ...raw, reportedAtMs: NOW };
+          const signals = { origin: r, gateway: quiet, active, pending };
+          const without = nextReleaseRate(s, signals, bounds, NOW);
+          const withFloor = nextReleaseRate(s, { ...signals, floorP99Ms }, bounds, NOW);
+          const grew = (d: typeof without) => d.state.ratePerMinute > s.ratePerMinute || d.state.activeLimit > s.activeLimit;
+          if (!grew(without)) expect(grew(withFloor)).toBe(false);
+          if (without.state.lastCutAtMs !== s.lastCutAtMs) expect(withFloor.state).toEqual(without.state);
+        },
+      ),
+    );
+  });
+});
