@@ -84,7 +84,8 @@ export function requestLang(req: { query?: string | undefined; cookie?: string |
     .map((c) => c.trim())
     .find((c) => c.startsWith(`${LANG_COOKIE}=`))
     ?.slice(LANG_COOKIE.length + 1);
-  const fromCookie = remembered ? langOf(decodeURIComponent(remembered)) : null;
+  // Read as set (`langCookie` writes a bare tag): no percent-decoding, which threw on `%E0%A4`.
+  const fromCookie = remembered ? langOf(remembered) : null;
   return { lang: fromCookie ?? pickLang(req.acceptLanguage), chosen: null };
 }
 

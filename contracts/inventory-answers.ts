@@ -130,11 +130,24 @@ export type SeatMap = (
   /** The organizer closed the sale: no new holds (holds already made may still be paid). */
   salesClosed: boolean;
   /**
-   * An event with sections: each section's map version and seat price. The merged snapshot lists
-   * every section's seats; readers follow each section with `?section=<name>&since=<its version>`.
+   * An event with sections: each section's map version, seat price and number of seats. The merged
+   * snapshot lists every section's seats; readers follow each section with
+   * `?section=<name>&since=<its version>`. In a summary (`sectionsOnly`) versions are 0.
    */
-  sections?: { section: string; version: number; seatPriceMinor: number }[];
+  sections?: { section: string; version: number; seatPriceMinor: number; seats?: number }[];
+  /**
+   * Set on the map of an event with sections whose seats together exceed MAX_MAP_SEATS: `seats` is
+   * empty and each section's seats are read with `?section=<name>` (each at most MAX_MAP_SEATS).
+   */
+  sectionsOnly?: true;
 };
+
+/**
+ * Most seats one seat-map answer lists: a section's own map (the configuration caps a section at
+ * this) and a map merged over sections; an event with more seats in all is answered per section.
+ * About 3.6 MB of JSON, under the edge's seat-map cache limit, so every map answer is cacheable.
+ */
+export const MAX_MAP_SEATS = 100_000;
 
 /** `seatMap` outcome. */
 export type SeatMapAnswer = { kind: 'map'; map: SeatMap } | EventNotFound;

@@ -1,6 +1,5 @@
 // Room URL patterns: the grammar an event's `patterns` and `bypass` are written in, the normal form
 // requests are matched in, and the matcher (most specific pattern wins). Pure: no I/O, no clock.
-import { normalizePath } from './request-path';
 //
 // Grammar of a pattern: `[host]/path` or `[host]/path/*`.
 // - host (optional): a DNS name with a dot, or `localhost` (letters, digits, `-`, `.`), matched case-insensitively without the
@@ -13,19 +12,13 @@ import { normalizePath } from './request-path';
 //   servlets run `checkout.aspx/x.css` as checkout.aspx) and the file without its extension
 //   (ASP.NET FriendlyUrls and Apache MultiViews serve `/shop/checkout` as checkout.aspx); and a
 //   pattern without an extension covers its page files (`/a.html`, `/a.php`: "pretty URL" servers).
-// Case rule: paths are matched case-insensitively (ASCII), although RFC 3986 section 6.2.2.1 makes
-// them case-sensitive, because many origins (IIS, case-insensitive file systems, some frameworks)
-// serve `/Concerts/` as `/concerts/`: a room must cover every spelling the origin would serve, or a
-// visitor walks around the queue by changing the case. For the same reason requests are matched in
-// a normal form (request-path.ts normalizePath): `;` path parameters dropped (Tomcat, Spring), percent-encoded unreserved
-// characters decoded (RFC 3986 section 6.2.2.2), encoded slashes and backslashes (`%2F`, `%5C`)
-// read as `/` (nginx, and servers with Tomcat's `ALLOW_ENCODED_SLASH`, decode them before routing,
-// so `/events%2Fdemo/` is the sale page there), dot segments removed (section 5.2.4), repeated
-// slashes collapsed (nginx `merge_slashes`), a segment cut at an encoded control character (`%00`),
-// trailing dots, spaces and `::$DATA` dropped from segments (IIS and NTFS do). The request the origin
-// receives is not changed. Not covered: origins that decode twice (`%252F`), fold Unicode case
-// (`ı` as `I`) or ignore invisible characters (U+200B); there, and in any case, the origin checks the
-// admission token on every room page itself (origin-sdk `verifyAdmission`).
+// Requests are matched in a normal form (contracts/path-normal-form.ts): case, encodings, dot
+// segments and Windows spellings folded, so no spelling the origin serves walks around its room.
+// Cost: matching is linear in the path; only its first MATCH_WINDOW characters are ever looked up.
+
+import { normalizePath } from './path-normal-form';
+
+export { normalizePath };
 
 /** Most URL patterns one event may list. */
 export const MAX_PATTERNS = 20;
@@ -33,6 +26,12 @@ export const MAX_PATTERNS = 20;
 export const MAX_BYPASS_ENTRIES = 20;
 /** Longest pattern or bypass prefix, characters. */
 export const MAX_PATTERN_LENGTH = 256;
+/**
+ * Longest request path the gateway routes, characters of the URL's `pathname`; longer ones get
+ * `414 URI_TOO_LONG` before any matching. Apache refuses request lines over 8,190 bytes by
+ * default (`LimitRequestLine`), so an origin rarely serves longer paths.
+ */
+export const MAX_PATH_LENGTH = 8_192;
 /** Path prefixes that belong to the gateway: no room may cover them. */
 const RESERVED_PREFIXES = ['/_wr', '/.well-known'] as const;
 /** HTTP methods a bypass rule may name (RFC 9110 section 9 and RFC 5789). */
@@ -81,7 +80,6 @@ const HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:
 /** A path segment: RFC 3986 pchar without `;` (path parameters are stripped when matching) or `*`. */
 const SEGMENT = /^(?:[A-Za-z0-9\-._~!$&'()+,=:@]|%[0-9A-Fa-f]{2})+$/;
 const EXTENSION = /^[a-z0-9]{1,16}$/;
-
 /** True when the normal-form `path` is `prefix` or below it (segment-wise). */
 const within = (path: string, prefix: string) => prefix === '/' || path === prefix || path.startsWith(prefix + '/');
 
@@ -258,6 +256,12 @@ const INDEX_FILE = /\/(?:index|default)\.[a-z0-9]+$/;
  * exact pattern `/a` covers those files too.
  */
 const PAGE_FILE = /\.(?:html?|xhtml|shtml|php\d?|aspx?|jspx?|cfm|do|action)$/;
+/**
+ * How much of a normal-form path the matcher looks up, characters: a pattern's path (at most
+ * MAX_PATTERN_LENGTH) plus the longest page-file name it covers (`/default.action`). Longer
+ * prefixes cannot be any pattern's.
+ */
+export const MATCH_WINDOW = MAX_PATTERN_LENGTH + 32;
 
 /**
  * Finds the room covering a request. Most specific wins: the longest matching path; at equal
@@ -279,16 +283,23 @@ export function matchRoom(table: CompiledTable, method: string, hostname: string
   const path = normalizePath(pathname);
   let room: RoomRules | undefined;
   const find = (map: Map<string, RoomRules>, p: string) => (table.anyHost ? map.get(`${host}\n${p}`) : undefined) ?? map.get(`\n${p}`);
-  room =
-    find(table.exact, path) ??
-    (INDEX_FILE.test(path) ? find(table.exact, path.slice(0, path.lastIndexOf('/')) || '/') : undefined) ??
-    (PAGE_FILE.test(path) ? find(table.exact, path.slice(0, path.lastIndexOf('.'))) : undefined);
+  // The exact pattern a page file stands for: its directory (index file) or its stem (page file).
+  const pageOf = (p: string) =>
+    (INDEX_FILE.test(p) ? find(table.exact, p.slice(0, p.lastIndexOf('/')) || '/') : undefined) ??
+    (PAGE_FILE.test(p) ? find(table.exact, p.slice(0, p.lastIndexOf('.'))) : undefined);
+  room = find(table.exact, path) ?? pageOf(path);
   let matchedAt = path;
-  for (let p = path; !room;) {
+  // No pattern is longer than MATCH_WINDOW, so the walk starts at the longest prefix that fits:
+  // each step then costs at most MATCH_WINDOW, whatever the path's length (linear overall).
+  const start = path.length <= MATCH_WINDOW ? path.length : path.lastIndexOf('/', MATCH_WINDOW);
+  for (let p = start <= 0 ? '/' : path.slice(0, start); !room;) {
     room = find(table.wildcard, p);
     matchedAt = p;
     // Below a script, every path is the script (no extension bypass): matched at the full path.
     if (!room && (room = find(table.scripts, p))) matchedAt = path;
+    // A page file or directory index with path info (`/buy.php/x`, `/buy/index.php/x`): PHP and
+    // servlet origins run the page, so it is what an exact `/buy` covers.
+    if (!room && p !== path && (room = pageOf(p))) matchedAt = path;
     if (p === '/') break;
     const cut = p.lastIndexOf('/');
     p = cut === 0 ? '/' : p.slice(0, cut);

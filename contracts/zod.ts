@@ -6,6 +6,7 @@
 // about 807 KiB of a 1,068 KiB gateway bundle; zod/mini keeps the same parser, the same issue
 // shape (`path`, `message`) and the same English messages.
 import * as z from 'zod/mini';
+import { _isoDateTime } from 'zod/v4/core';
 
 /** A value as zod's messages print it: strings quoted, bigints with `n`. */
 const shown = (v: unknown) => (typeof v === 'bigint' ? `${v}n` : typeof v === 'string' ? `"${v}"` : String(v));
@@ -68,6 +69,33 @@ export function wholeNumber(min: number, max: number) {
 /** A number from `min` to `max` inclusive (finite: zod refuses Infinity and NaN). */
 export function boundedNumber(min: number, max: number) {
   return z.number().check(z.minimum(min), z.maximum(max));
+}
+
+/** Earliest instant a client may send, epoch ms (2000-01-01T00:00:00Z): older ones are typos. */
+const EARLIEST_INSTANT_MS = Date.UTC(2000, 0, 1);
+/**
+ * How far ahead of the gateway's clock a client-sent instant may lie, ms (five years): every such
+ * instant ends up as a Durable Object alarm or a deadline, and `setAlarm` throws for times past
+ * what workerd can keep (signed 64-bit nanoseconds overflow in 2262).
+ */
+export const MAX_INSTANT_AHEAD_MS = 5 * 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * An ISO 8601 date-time with a zone (`z.iso.datetime({ offset: true })`, built from its parts:
+ * `z.iso` is a namespace object the bundler keeps whole), e.g. `2027-03-01T18:00:00Z`, from
+ * EARLIEST_INSTANT_MS to MAX_INSTANT_AHEAD_MS after `Date.now()` (checked at parse time, so the
+ * window moves with the clock). Read it with `Date.parse`.
+ */
+export function isoInstant() {
+  return _isoDateTime(z.ZodMiniISODateTime, { offset: true }).check(
+    z.refine(
+      (s) => {
+        const ms = Date.parse(s);
+        return ms >= EARLIEST_INSTANT_MS && ms <= Date.now() + MAX_INSTANT_AHEAD_MS;
+      },
+      { message: 'must be 2000 to 5 years ahead' },
+    ),
+  );
 }
 
 /** A string of `min` to `max` characters. */

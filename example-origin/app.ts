@@ -125,7 +125,11 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
       return c.json({ status: 'FAILED', message: 'This hold is not active for you.' }, 409);
     if (open) {
       const pending = await gateway.paymentPending(body.holdId, { account });
-      if (pending.kind !== 'ok') return c.json({ status: 'FAILED', message: 'The hold could not be moved to payment.' }, 409);
+      if (pending.kind === 'no_answer') return c.json({ status: 'FAILED', message: 'The ticket system did not answer. Try again.' }, 503);
+      // A double click: between our read and this call, another checkout of the same hold (the
+      // same order) may have moved it on and sold it. Ask again: sold to our order is our sale.
+      if (pending.kind === 'refused' && !(await soldTo(body.holdId, orderId)))
+        return c.json({ status: 'FAILED', message: 'The hold could not be moved to payment.' }, 409);
     }
     // A real site authorizes the card here (docs/reference/origin-contract.md); this example takes it as paid.
     // Confirming again with the same order id and amount answers the same SOLD hold.
@@ -151,6 +155,11 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
       tickets: sold.hold.seatIds,
     });
   });
+  /** True when the hold is SOLD to `orderId` now (read again from the gateway). */
+  async function soldTo(holdId: string, orderId: string): Promise<boolean> {
+    const again = await gateway.getHold(holdId);
+    return again.kind === 'ok' && again.hold.status === 'SOLD' && again.hold.orderId === orderId;
+  }
   return { app, health };
 }
 

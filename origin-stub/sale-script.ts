@@ -115,6 +115,13 @@ export const SALE_SCRIPT = `
       $('price').textContent = fill('priceEach', { p: formatMoney(lo, price.currency) + (hi > lo ? ' - ' + formatMoney(hi, price.currency) : '') });
     }
     for (const s of r.data.seats) status.set(s.id, s.status);
+    // A venue too large for one answer: the gateway sends a summary; each section's seats come on their own.
+    if (r.data.sectionsOnly) {
+      for (const v of r.data.sections || []) {
+        const part = await api('GET', '/_wr/events/' + eventId + '/seats?section=' + encodeURIComponent(v.section), undefined, {}, cache);
+        if (part.ok) for (const s of part.data.seats) status.set(s.id, s.status);
+      }
+    }
     if (!sections.length && status.size) {
       sections = plan([...status.keys()]);
       current = sections[0];

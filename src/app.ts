@@ -21,8 +21,7 @@ import { serveRoom } from './routes/room';
 import { serveAdmitted } from './routes/admitted';
 import { keepPrivate } from './lib/cache-control';
 import { passThrough } from './lib/proxy';
-import { matchRoom } from '../contracts/room-patterns';
-import { normalizePath } from '../contracts/request-path';
+import { MAX_PATH_LENGTH, normalizePath, matchRoom } from '../contracts/room-patterns';
 import { RoomTableCache, directorySource } from './lib/room-table';
 import { KeyCache } from './lib/organizer-keys';
 import type { AppEnv } from './types';
@@ -117,9 +116,18 @@ export function createApp() {
   // Sales channels (box office, partners): signed with each channel's own key, no queue.
   app.route('/_wr/channel', channelApi);
 
-  app.notFound((c) =>
-    problemResponse(new GatewayError('NOT_FOUND', { detail: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` })),
-  );
+  // A gateway path with routes for other methods: 405 with Allow (RFC 9110 section 15.5.6); a path
+  // with none: 404. hono's router answers which routes match; middleware (`use`) is method ALL.
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) =>
+      app.router.match(m === 'HEAD' ? 'GET' : m, path)[0].some(([[, route]]) => route.method !== 'ALL'),
+    );
+    if (methods.length === 0) return problemResponse(new GatewayError('NOT_FOUND', { detail: `no route for ${c.req.method} ${path}` }));
+    const res = problemResponse(new GatewayError('METHOD_NOT_ALLOWED'));
+    res.headers.set('allow', methods.join(', '));
+    return res;
+  });
   app.onError((err, c) => renderError(err, c.req.method, c.req.header('accept') ?? '', c.req.routePath));
 
   // Step 0's fast path, before Hono: a GET or HEAD no room covers goes to the origin without a
@@ -130,8 +138,12 @@ export function createApp() {
   app.fetch = async (...args: Parameters<typeof dispatch>) => {
     const [request, bindings, ctx] = args;
     const env = bindings as Env | undefined;
+    const url = new URL(request.url);
+    // Refused before any matching, whatever the method or route: routing cost stays bounded.
+    if (url.pathname.length > MAX_PATH_LENGTH) {
+      return problemResponse(new GatewayError('URI_TOO_LONG', { detail: `at most ${MAX_PATH_LENGTH} characters` }));
+    }
     if (env && ctx && (request.method === 'GET' || request.method === 'HEAD')) {
-      const url = new URL(request.url);
       if (!isGatewayPath(url.pathname)) {
         try {
           // Only the origin's settings matter here (passThrough reads them): the site stays up

@@ -43,6 +43,14 @@ export class AfterWrite {
 }
 
 /**
+ * Latest alarm time the keeper sets, epoch ms (2100-01-01): `setAlarm` throws for times past what
+ * workerd can keep (signed 64-bit nanoseconds overflow in 2262; starts past 2189 were seen to throw). A deadline stored
+ * later than this (none can be now: client-sent times are bounded) wakes the object early, which
+ * finds nothing due and re-arms: harmless, where a throw would fail every write after it.
+ */
+export const LATEST_ALARM_MS = Date.UTC(2100, 0, 1);
+
+/**
  * Keeps the object's one alarm at the earliest live deadline (or none), remembering what it set:
  * a write that leaves the earliest deadline where it was (most holds: a new hold ends after the
  * ones before it) costs no alarm call. The platform changes the alarm behind the object's back in
@@ -58,8 +66,12 @@ export class AlarmKeeper {
 
   constructor(private readonly storage: Pick<DurableObjectStorage, 'getAlarm' | 'setAlarm' | 'deleteAlarm'>) {}
 
-  /** Sets the alarm to `next` (epoch ms), or deletes it (null), unless it already is. */
-  async arm(next: number | null): Promise<void> {
+  /**
+   * Sets the alarm to `next` (epoch ms; clamped to LATEST_ALARM_MS), or deletes it (null), unless
+   * it already is.
+   */
+  async arm(wanted: number | null): Promise<void> {
+    const next = wanted === null ? null : Math.min(wanted, LATEST_ALARM_MS);
     const current = this.known === undefined ? await this.storage.getAlarm() : this.known;
     this.known = undefined;
     if (next === null) {

@@ -2,6 +2,7 @@
 // allocation changes are allowed. Pure functions over facts read from storage; the exact-instant
 // rule of hold deadlines applies: an allocation is live while `releaseAtMs > nowMs`, so its unsold
 // rest is on general sale from the release instant on, whether or not any timer ran.
+import { MAX_INSTANT_AHEAD_MS } from '../../contracts/zod';
 import type { AllocationAnswer, AllocationRequest } from '../../contracts/channel-answers';
 import type { HoldRefusalAnswer } from '../../contracts/inventory-answers';
 import type { HoldTarget } from './hold-policy';
@@ -99,7 +100,7 @@ export type AllocationDecision =
 
 /**
  * Decides an allocation's creation or change. Never takes a seat or place that is held or sold:
- * - the release time must be after `nowMs`; an allocation past its release time cannot change
+ * - the release time must be after `nowMs` and at most MAX_INSTANT_AHEAD_MS after it; an allocation past its release time cannot change
  *   (`allocation_ended`): its rest is already on general sale;
  * - its channel and kind (seats or tier) are fixed once created (end it and create another);
  * - seats added must exist, be AVAILABLE and in no other live allocation (`allocation_conflict`);
@@ -126,6 +127,8 @@ export function decideAllocation(facts: {
   if (facts.channel.revoked) return { kind: 'channel_revoked' };
   if (existing && !allocationLive(existing, nowMs)) return { kind: 'allocation_ended' };
   if (!(request.releaseAtMs > nowMs)) return { kind: 'invalid', detail: 'releaseAt must be later than now' };
+  // Bounded here too (the edge's schema bounds it first): the time becomes the object's alarm.
+  if (!(request.releaseAtMs <= nowMs + MAX_INSTANT_AHEAD_MS)) return { kind: 'invalid', detail: 'releaseAt is too far ahead' };
   const kind = 'tier' in request.target ? 'tier' : 'seats';
   if (existing && existing.channelId !== request.channelId)
     return {

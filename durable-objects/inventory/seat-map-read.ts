@@ -35,7 +35,7 @@ export class SeatMapReader {
       currency: config.currency,
       salesClosed: head.salesClosed,
       ...(config.sections
-        ? { sections: config.sections.map((x) => ({ section: x.section, version: 0, seatPriceMinor: x.priceMinor })) }
+        ? { sections: config.sections.map((x) => ({ section: x.section, version: 0, seatPriceMinor: x.priceMinor, seats: x.seats })) }
         : {}),
     };
     const plan = planSeatMap(since, head);

@@ -11,7 +11,10 @@ export interface WriteRunPorts {
   clock: () => number;
   /** Applies every deadline and release time passed at `nowMs` (inside a transaction). */
   sweep: (nowMs: number) => void;
-  /** After every committed write: the alarm follows the deadlines, a sell-out is announced. */
+  /**
+   * After every committed write: the alarm follows the deadlines, a sell-out is announced. A throw
+   * is logged, never answered: the write committed (the object re-arms on its next write or start).
+   */
   afterWrite: () => Promise<void>;
 }
 
@@ -26,7 +29,7 @@ export class WriteRun {
       this.p.sweep(now);
       return decide(now);
     });
-    await this.p.afterWrite();
+    await this.afterCommit();
     return answer;
   }
 
@@ -48,7 +51,20 @@ export class WriteRun {
         return { ok: false, error: err instanceof Error ? err.message : String(err) };
       }
     });
-    await this.p.afterWrite();
+    await this.afterCommit();
     return outcomes;
+  }
+
+  /**
+   * The after-write of committed writes: a failure there (an alarm call refused, a signal not
+   * delivered) must not turn their answers into errors, or a client retries or reports as failed
+   * a write that happened.
+   */
+  private async afterCommit(): Promise<void> {
+    try {
+      await this.p.afterWrite();
+    } catch (err) {
+      console.error('after-write failed:', err);
+    }
   }
 }

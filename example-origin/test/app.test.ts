@@ -54,8 +54,7 @@ describe('example origin', () => {
   });
 });
 
-// Three concurrent checkouts of one hold each minted an order and
-// confirmed it: one PAID, two "Not confirmed (HOLD_ALREADY_CONFIRMED)" to the buyer who had paid.
+// Three concurrent checkouts of one hold: one order, and every answer the same paid order.
 describe('example origin checkout', () => {
   it('is one order per hold: concurrent and repeated checkouts of a hold all answer the same paid order', async () => {
     // A stand-in of the gateway's origin API for one hold, with the Inventory's rules for it
@@ -106,6 +105,76 @@ describe('example origin checkout', () => {
       const answers = [...(await Promise.all([checkout(), checkout(), checkout()])), await checkout()];
       expect(answers.map((a) => [a.http, a.status, a.orderId])).toEqual(Array(4).fill([200, 'PAID', answers[0]!.orderId]));
       expect(new Set(confirms).size).toBe(1);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('answers the same paid order to a checkout whose payment-pending arrives after the other checkout sold the hold', async () => {
+    // The double click's order on a loaded machine, made certain: both checkouts read the hold
+    // while HELD, the first moves it to payment and sells it, only then does the second's
+    // payment-pending arrive (the Inventory answers 409 HOLD_NOT_ACTIVE for a SOLD hold).
+    const hold = {
+      holdId: 'h-2',
+      status: 'HELD',
+      account: 'visitor-1',
+      seatIds: ['A2'],
+      tier: null,
+      quantity: 1,
+      priceMinor: 5000,
+      currency: 'EUR',
+      expiresAtMs: Date.now() + 300_000,
+      orderId: null as string | null,
+    };
+    let reads = 0;
+    let bothRead!: () => void;
+    const bothReadP = new Promise<void>((r) => (bothRead = r));
+    let sold!: () => void;
+    const soldP = new Promise<void>((r) => (sold = r));
+    let pendings = 0;
+    const api = await localServer(async (req, body, res) => {
+      const answer = (status: number, data: object) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(data));
+      if (req.url === '/.well-known/jwks.json') return answer(200, { keys: [key.jwk] });
+      const base = '/_wr/origin/events/demo/holds/h-2';
+      if (req.method === 'GET' && req.url === base) {
+        const snapshot = { ...hold };
+        if (++reads === 2) bothRead();
+        await bothReadP;
+        return answer(200, snapshot);
+      }
+      if (req.url === `${base}/payment-pending`) {
+        if (++pendings > 1) await soldP;
+        if (hold.status === 'HELD') hold.status = 'PAYMENT_PENDING';
+        return hold.status === 'PAYMENT_PENDING' ? answer(200, hold) : answer(409, { code: 'HOLD_NOT_ACTIVE', status: 409 });
+      }
+      if (req.url === `${base}/confirm`) {
+        const { orderId } = JSON.parse(body) as { orderId: string };
+        if (hold.status === 'SOLD' && hold.orderId !== orderId) return answer(409, { code: 'HOLD_ALREADY_CONFIRMED', status: 409 });
+        Object.assign(hold, { status: 'SOLD', orderId });
+        answer(200, hold);
+        return sold();
+      }
+      res.writeHead(204).end();
+    });
+    try {
+      const { app } = exampleOrigin({ gatewayUrl: api.url, secret: 's', eventId: 'demo' });
+      const token = await admissionTokenFor(key, { nowMs: Date.now(), eventId: 'demo' });
+      const checkout = async () => {
+        const res = await app.request('/events/demo/checkout', {
+          method: 'POST',
+          headers: { 'x-admission-token': token, 'content-type': 'application/json' },
+          body: JSON.stringify({ holdId: 'h-2' }),
+        });
+        const answer = (await res.json()) as { status: string; orderId: string };
+        return [res.status, answer.status, answer.orderId];
+      };
+      const answers = await Promise.all([checkout(), checkout()]);
+      expect(pendings).toBe(2);
+      expect(answers).toEqual([
+        [200, 'PAID', hold.orderId],
+        [200, 'PAID', hold.orderId],
+      ]);
     } finally {
       await api.close();
     }

@@ -1,5 +1,6 @@
 // Verifying the gateway's admission token at the origin: jose against the gateway's JWKS, with
-// exactly the gateway's algorithm, `typ`, issuer, audience, clock tolerance and lifetime cap.
+// exactly the gateway's algorithm, `typ`, issuer, audience and lifetime cap, and a clock tolerance
+// for the origin's own clock (the gateway, which minted the token, allows none on `exp`).
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import {
   ADMISSION_ALG,
@@ -69,7 +70,7 @@ export interface AdmissionOptions {
   keys?: JWTVerifyGetKey;
   /** The gateway's `TOKEN_ISSUER` (default `waiting-room-gateway`). */
   issuer?: string;
-  /** Skew allowed on `exp`/`nbf`/`iat`, seconds (default 5, the gateway's; at most 60). */
+  /** Skew allowed on `exp`/`nbf`/`iat` for this origin's clock, seconds (default 5; at most 60). */
   clockToleranceS?: number;
   /** How keys are fetched (default global `fetch`); e.g. `(r) => env.GATEWAY.fetch(r)` in a Worker. */
   fetch?: FetchLike;
@@ -151,8 +152,9 @@ function checkOptions(opts: AdmissionOptions): void {
 /**
  * Verifies the gateway's admission token exactly as the gateway does (src/lib/token.ts): ES256
  * only (no `none`, no HMAC), `typ` = `wr-admission+jwt` (a queue ticket is refused), the
- * gateway's issuer, `aud` = the event, `exp`/`iat`/`sub`/`jti`/`sid` required, CLOCK_TOLERANCE_S
- * of skew, and no token older than MAX_ADMISSION_AGE_S whatever its `exp`.
+ * gateway's issuer, `aud` = the event, `exp`/`iat`/`sub`/`jti`/`sid` required, and no token older
+ * than MAX_ADMISSION_AGE_S whatever its `exp`; CLOCK_TOLERANCE_S of skew for the origin's clock
+ * (the gateway, on its own clock, ends the admission exactly at `exp`).
  *
  * @param input the token, or a request whose `x-admission-token` header carries it (the gateway
  *   sets that header on every request it proxies; a client-sent copy is replaced)

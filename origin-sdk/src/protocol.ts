@@ -9,7 +9,11 @@ export const ADMISSION_TYP = 'wr-admission+jwt';
 export const ADMISSION_ALG = 'ES256';
 /** Default `iss` of the gateway's tokens (its `TOKEN_ISSUER` setting). */
 export const DEFAULT_ISSUER = 'waiting-room-gateway';
-/** Clock skew tolerated on `exp` / `nbf` / `iat`, in seconds: the gateway's own tolerance. */
+/**
+ * Clock skew an origin tolerates on `exp` / `nbf` / `iat` of an admission token, seconds: the
+ * origin's clock may drift from the gateway's, which minted the token. The gateway itself ends an
+ * admission exactly at `exp` by its own clock (docs/decisions/0051-clock-tolerance.md).
+ */
 export const CLOCK_TOLERANCE_S = 5;
 /** Longest lifetime an admission token may claim, in seconds (a token issued earlier is refused). */
 export const MAX_ADMISSION_AGE_S = 2 * 60 * 60;

@@ -52,7 +52,7 @@ describe('verifyAdmission', () => {
     await expect(verifyAdmission(new Request('http://origin/'), opts())).rejects.toMatchObject({ code: 'ADMISSION_MISSING', status: 401 });
   });
 
-  it('allows the gateway clock tolerance of 5 s and no more, and tells expired from invalid', async () => {
+  it('allows the origin 5 s of clock tolerance and no more, and tells expired from invalid', async () => {
     const justExpired = await admissionTokenFor(key, { nowMs: NOW, ttlS: -4 });
     expect(await refusal(justExpired)).toBe('accepted');
     const expired = await admissionTokenFor(key, { nowMs: NOW, ttlS: -6 });

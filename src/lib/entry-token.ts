@@ -63,14 +63,14 @@ const encoder = new TextEncoder();
 
 /**
  * Verifies an entry token for one event: HS256 (or, with the origin's JWKS, ENTRY_JWKS_ALGS) only, `typ` ENTRY_TYP, the event's issuer, `aud` =
- * the event, `sub`, `jti`, `iat` and `exp` required, a lifetime (`exp - iat`) of at most
+ * the event (a string, or a list of that one event: a list of several is refused), `sub`, `jti`, `iat` and `exp` required, a lifetime (`exp - iat`) of at most
  * MAX_ENTRY_TOKEN_TTL_S, CLOCK_TOLERANCE_S of skew; a `lane` claim must name one of the event's lanes.
  *
  * @param keys the ORIGIN_HMAC_SECRET the origin signs with, or its JWKS
  * @throws GatewayError ORIGIN_UNAVAILABLE (503) when the origin's JWKS cannot be fetched; ENTRY_TOKEN_EXPIRED (401, past `exp`: sign in again); ENTRY_TOKEN_OTHER_EVENT
  *   (403, a genuine token for another event); LANE_NOT_CONFIGURED (403, a lane the event does not
  *   list); ENTRY_TOKEN_INVALID (401: forged, tampered, malformed, another `typ` or algorithm, wrong
- *   issuer, too long a lifetime, not yet valid)
+ *   issuer, too long a lifetime, not yet valid, `aud` naming several events)
  */
 export async function verifyEntryToken(
   token: string,
@@ -110,6 +110,10 @@ export async function verifyEntryToken(
       throw new GatewayError('ENTRY_TOKEN_OTHER_EVENT', { detail: `the entry token is for another event, not "${eventId}"` });
     throw invalid('is not valid for this event');
   }
+  // One token, one event: the gateway spends a token once per event (its jti), so a token whose
+  // `aud` lists several events would be one sign-in good for a place in each, and its `lane` would
+  // be read against each event's lanes. jose accepted it because the list contains this event.
+  if (Array.isArray(payload.aud) && payload.aud.length !== 1) throw invalid('names several events');
   const { sub, jti, iat, exp } = payload as { sub: unknown; jti: unknown; iat: number; exp: number };
   if (typeof sub !== 'string' || sub.length === 0 || sub.length > MAX_ACCOUNT_LENGTH)
     throw invalid(`names no account of 1-${MAX_ACCOUNT_LENGTH} characters`);

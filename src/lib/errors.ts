@@ -4,6 +4,8 @@
 export type ErrorCode =
   | 'INVALID_REQUEST'
   | 'PAYLOAD_TOO_LARGE'
+  | 'URI_TOO_LONG'
+  | 'METHOD_NOT_ALLOWED'
   | 'NOT_FOUND'
   | 'EVENT_NOT_FOUND'
   | 'UNAUTHORIZED'
@@ -84,6 +86,8 @@ export type ErrorCode =
 export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> = {
   INVALID_REQUEST: { status: 400, title: 'The request is invalid' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
+  URI_TOO_LONG: { status: 414, title: 'The path is too long' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   EVENT_NOT_FOUND: { status: 404, title: 'No such event' },
   UNAUTHORIZED: { status: 401, title: 'Missing or wrong credentials' },

@@ -29,7 +29,8 @@ export function stripGatewayCookies(cookieHeader: string | null): string | null 
 
 /**
  * Hop-by-hop fields (RFC 9110 section 7.6.1): they describe one connection, so a proxy must not
- * forward them, nor any field the Connection header names. `Upgrade: websocket` is kept on
+ * forward them, nor any field the Connection header names (when the Worker sees that header: a
+ * proxy in front, such as `wrangler dev`'s, may consume it first; docs/reference/api.md). `Upgrade: websocket` is kept on
  * requests: the Workers runtime forwards it as a WebSocket, not as raw bytes.
  */
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'transfer-encoding', 'upgrade'];

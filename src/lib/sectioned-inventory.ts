@@ -1,6 +1,6 @@
 // An event's Inventory when its seats span section objects: the seat map, the organizer's stats
 // and the sale switch over every object, merged here (pure merges, tested without objects).
-import type { InventoryStats, SeatMap, SeatMapAnswer, StatsAnswer } from '../../contracts/inventory-answers';
+import { MAX_MAP_SEATS, type InventoryStats, type SeatMap, type SeatMapAnswer, type StatsAnswer } from '../../contracts/inventory-answers';
 
 /**
  * One seat-map snapshot of an event with sections: the event's own map (tiers, prices, sale
@@ -27,14 +27,20 @@ function mergeSeatMaps(event: SeatMap, sections: { section: string; map: SeatMap
     seatPriceMinor: event.seatPriceMinor,
     currency: event.currency,
     salesClosed: event.salesClosed,
-    sections: sections.map((s) => ({ section: s.section, version: s.map.version, seatPriceMinor: s.map.seatPriceMinor })),
+    sections: sections.map((s) => ({
+      section: s.section,
+      version: s.map.version,
+      seatPriceMinor: s.map.seatPriceMinor,
+      seats: (s.map as { seats: unknown[] }).seats.length,
+    })),
   };
 }
 
 /**
  * The seat map of an event through `read`: the event's own object's answer for an event without
  * sections (snapshot or delta, as `since` asks), else the snapshot merged across its sections
- * (the event's own map names them).
+ * (the event's own map names them), or, when the sections hold more than MAX_MAP_SEATS seats in
+ * all, a summary (`sectionsOnly`: no seats, no section read), so no answer lists more.
  * @param read reads one object's map: `section` null = the event's own object
  * @returns the event's map; `event_not_found` when the event's object or a section's has no plan
  */
@@ -48,6 +54,10 @@ export async function eventSeatMap(
   // The merged map is always a snapshot (deltas are per section); `since` only chose the event's own part.
   if (event.map.kind !== 'snapshot') event = await read(null, undefined);
   if (event.kind !== 'map') return event;
+  // Too many seats to merge into one answer: a summary, and no section is asked. Events stored
+  // before sections listed their size count as too large (each section is read on its own then).
+  const total = (event.map.sections ?? []).reduce((n, s) => n + (s.seats ?? Infinity), 0);
+  if (total > MAX_MAP_SEATS) return { kind: 'map', map: { ...event.map, kind: 'snapshot', seats: [], sectionsOnly: true } };
   const parts = await Promise.all(sections.map(async (section) => ({ section, answer: await read(section, undefined) })));
   const maps: { section: string; map: SeatMap }[] = [];
   for (const p of parts) {

@@ -23,7 +23,11 @@ export function ticketNeedsRenewal(expiresAtMs: number, nowMs: number): boolean 
 }
 /** Longest lifetime an admission token may claim, in seconds (the admission TTL's upper bound). */
 export const MAX_ADMISSION_AGE_S = 2 * 60 * 60;
-/** Clock skew tolerated on `exp` / `nbf` / `iat`, in seconds. */
+/**
+ * Clock skew tolerated on `exp` / `nbf` / `iat`, in seconds: on queue tickets and entry tokens, and
+ * on an admission token's `iat`; never on an admission token's `exp` (docs/decisions/0051-clock-tolerance.md).
+ * The origin SDK allows the same 5 s on `exp` for the origin's own clock.
+ */
 export const CLOCK_TOLERANCE_S = 5;
 const ALG = 'ES256';
 

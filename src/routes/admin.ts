@@ -69,9 +69,12 @@ adminApi.post('/events/:eventId/rate', async (c) => {
 });
 
 adminApi.get('/events/:eventId/audit', async (c) => {
-  const after = Number(c.req.query('after') ?? 0);
-  const limit = Number(c.req.query('limit') ?? 100);
-  if (!Number.isInteger(after) || after < 0 || !Number.isInteger(limit) || limit < 1 || limit > 1000) {
+  // Digits only: Number() also reads `1e300`, `0x10` and ` 1`, and past 2^53 ids lose their value.
+  const rawAfter = c.req.query('after') ?? '0';
+  const rawLimit = c.req.query('limit') ?? '100';
+  const after = /^\d{1,15}$/.test(rawAfter) ? Number(rawAfter) : -1;
+  const limit = /^\d{1,4}$/.test(rawLimit) ? Number(rawLimit) : 0;
+  if (after < 0 || limit < 1 || limit > 1000) {
     throw new GatewayError('INVALID_REQUEST', { detail: 'after must be a whole number >= 0, limit 1-1000' });
   }
   const eventId = eventIdParam(c);

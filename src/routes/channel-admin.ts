@@ -4,7 +4,7 @@ import { eventSections, inventoryFor } from '../lib/inventory-router';
 import type { Context } from 'hono';
 import { Hono } from '../lib/hono';
 import * as z from 'zod/mini';
-import { plainText, wholeNumber } from '../../contracts/zod';
+import { isoInstant, plainText, wholeNumber } from '../../contracts/zod';
 import {
   ALLOCATION_ID_PATTERN,
   CHANNEL_ID_PATTERN,
@@ -29,13 +29,8 @@ import { recordChange } from '../middleware/organizer-auth';
 import { sectionOfSeat } from '../../contracts/inventory-names';
 
 export const channelBody = z.strictObject({ name: plainText(1, 100) });
-/** An ISO 8601 date-time with a time zone (`Z` or an offset), as everywhere in the API. */
-const isoTime = z.string().check(
-  z.maxLength(40),
-  z.refine((s) => /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:\d\d)$/.test(s) && !Number.isNaN(Date.parse(s)), {
-    message: 'must be an ISO 8601 time with a zone, e.g. 2027-03-01T18:00:00Z',
-  }),
-);
+/** When an allocation's rest returns to general sale (bounded: `isoInstant`). */
+const isoTime = isoInstant();
 export const allocationBody = z.union([
   z.strictObject({
     channelId: z.string().check(z.regex(CHANNEL_ID_PATTERN)),

@@ -82,6 +82,7 @@ describe('organizer API', () => {
     [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, saleStartsAt: 'tomorrow' }, 'saleStartsAt'],
     // Regression: a start past 2189 made the alarm throw: 500 and a half-created event.
     [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, saleStartsAt: '9999-12-31T23:59:59Z', policy: 'random' }, 'saleStartsAt'],
+    [{ releaseRatePerMinute: 10, maxActiveVisitors: 1, seats: 1, saleStartsAt: '1969-12-31T23:59:59Z' }, 'saleStartsAt'],
   ])('refuses config %j with 400 naming %s, and creates nothing', async (config, field) => {
     const eventId = freshEventId();
     const res = await admin(`/events/${eventId}`, { method: 'PUT', body: JSON.stringify(config) });
@@ -448,6 +449,10 @@ describe('payment and audit through the APIs', () => {
     const rest = await admin(`/events/${eventId}/audit?after=${audit.body.next}`);
     expect(rest.body).toMatchObject({ entries: [{ from: 'PAYMENT_PENDING', to: 'SOLD', actor: 'origin' }], next: null });
     expect((await admin(`/events/${eventId}/audit?limit=0`)).status).toBe(400);
+    // Whole numbers past 2^53 (1e300 is an integer to JavaScript) are no audit id.
+    for (const after of ['1e300', '9007199254740993', '0x10', ' 1']) {
+      expect((await admin(`/events/${eventId}/audit?after=${encodeURIComponent(after)}`)).body.code, after).toBe('INVALID_REQUEST');
+    }
   });
 
   it('refuses control characters in ids and organizer text, and an audit of no event', async () => {

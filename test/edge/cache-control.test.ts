@@ -163,7 +163,7 @@ const ROUTES: RouteCase[] = [
     method: 'PUT',
     route: '/_wr/admin/events/:eventId/allocations/:allocationId',
     path: '/_wr/admin/events/{e}/allocations/cc-a',
-    body: { channelId: 'cc-box', seatIds: ['A5'], releaseAt: '2099-01-01T00:00:00Z' },
+    body: { channelId: 'cc-box', seatIds: ['A5'], releaseAt: new Date(Date.now() + 3_600_000).toISOString() },
     area: 'admin',
   },
   {

@@ -193,6 +193,23 @@ describe('bad input changes nothing', () => {
         'CHANNEL_NOT_FOUND',
       ],
       [
+        'release time after the alarm range (year 2300)',
+        () => allocate(eventId, 'box-c', { channelId: 'box-office', seatIds: ['C1'], releaseAt: '2300-01-01T00:00:00Z' }),
+        400,
+        'INVALID_REQUEST',
+      ],
+      [
+        'release time more than five years ahead',
+        () =>
+          allocate(eventId, 'box-c', {
+            channelId: 'box-office',
+            seatIds: ['C1'],
+            releaseAt: new Date(Date.now() + 6 * 365 * 86_400_000).toISOString(),
+          }),
+        400,
+        'INVALID_REQUEST',
+      ],
+      [
         'release time in the past',
         () => allocate(eventId, 'box-c', { channelId: 'box-office', seatIds: ['C1'], releaseAt: '2020-01-01T00:00:00Z' }),
         400,

@@ -149,11 +149,24 @@ describe('an event that requires an entry token', () => {
     const otherEvent = freshEventId();
     await createEvent(otherEvent, { entry: ENTRY });
     const forged = await signEntryToken({ account: 'fan@example.com', eventId, ttlS: 60 }, 'not-the-origin-secret');
+    // Genuine (the origin's secret) but for both events at once: one sign-in, a place in each.
+    const nowS = Math.floor(Date.now() / 1000);
+    const bothEvents = await new SignJWT({
+      iss: 'waiting-room-origin',
+      aud: [eventId, otherEvent],
+      sub: 'two@example.com',
+      jti: crypto.randomUUID(),
+    })
+      .setProtectedHeader({ alg: 'HS256', typ: 'wr-entry+jwt' })
+      .setIssuedAt(nowS)
+      .setExpirationTime(nowS + 60)
+      .sign(new TextEncoder().encode(env.ORIGIN_HMAC_SECRET));
     const cases: [string, string, number, string][] = [
       ['replayed (another browser)', used, 409, 'ENTRY_TOKEN_USED'],
       ['expired', await entryToken(eventId, 'late@example.com', { ttlS: 60, nowMs: Date.now() - 120_000 }), 401, 'ENTRY_TOKEN_EXPIRED'],
       ['forged', forged, 401, 'ENTRY_TOKEN_INVALID'],
       ['for another event', await entryToken(otherEvent, 'fan@example.com'), 403, 'ENTRY_TOKEN_OTHER_EVENT'],
+      ['for this event and another (aud a list)', bothEvents, 401, 'ENTRY_TOKEN_INVALID'],
       ['malformed', 'eyJhbGciOiJIUzI1NiJ9.e30', 401, 'ENTRY_TOKEN_INVALID'],
       ['an unknown lane', await entryToken(eventId, 'vip@example.com', { lane: 'vip' }), 403, 'LANE_NOT_CONFIGURED'],
     ];
@@ -170,6 +183,8 @@ describe('an event that requires an entry token', () => {
       expect(page.status, name).toBe(status);
       expect(page.headers.getSetCookie(), name).toEqual([]);
     }
+    // The token naming both events gets no place at the other one either.
+    expect((await appJoin(otherEvent, bothEvents)).body.code).toBe('ENTRY_TOKEN_INVALID');
     expect(await shardRows(eventId)).toEqual(before);
     expect(await shardRows(otherEvent)).toEqual([]);
   });

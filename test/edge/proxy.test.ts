@@ -40,6 +40,14 @@ describe('proxyToOrigin', () => {
     });
   });
 
+  it('drops the fields a Connection header names whenever the header reaches the Worker', async () => {
+    const { seen, env } = capturingOrigin();
+    const headers = { connection: 'close, X-Foo,  x-bar ', 'x-foo': '1', 'x-bar': '2', 'x-kept': '3' };
+    await proxyToOrigin(new Request('https://gw.test/events/e/', { headers }), env, 'v');
+    const out = seen[0]!.headers;
+    expect([out.get('connection'), out.get('x-foo'), out.get('x-bar'), out.get('x-kept')]).toEqual([null, null, null, '3']);
+  });
+
   it.each([
     [null, null],
     ['__wr_t_e=1', null],

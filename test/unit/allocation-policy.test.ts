@@ -10,6 +10,7 @@ import {
   type AllocationFacts,
   type AllocationSeatFacts,
 } from '../../durable-objects/inventory/allocation-policy';
+import { MAX_INSTANT_AHEAD_MS } from '../../contracts/zod';
 
 const SEATS = ['A1', 'A2', 'A3', 'A4', 'A5'];
 const NOW = 1_000_000;
@@ -183,7 +184,7 @@ describe('decideAllocation', () => {
     );
   });
 
-  it('refuses an unknown or revoked channel, an ended allocation, and another channel or kind', () => {
+  it('refuses an unknown or revoked channel, an ended allocation, another channel or kind, and a release time out of range', () => {
     const base = {
       request: { allocationId: 'al0', channelId: 'box', target: { seatIds: ['A1'] }, releaseAtMs: NOW + 1 },
       seats: [],
@@ -207,6 +208,16 @@ describe('decideAllocation', () => {
       [{ ...base, existing: { ...existing, releaseAtMs: NOW + 9, channelId: 'partner' }, channel: { revoked: false } }, 'invalid'],
       [{ ...base, existing: { ...existing, releaseAtMs: NOW + 9, kind: 'tier' }, channel: { revoked: false } }, 'invalid'],
       [{ ...base, existing: null, channel: { revoked: false } }, 'unknown_seats'],
+      // A release time past the alarm range would break the object's alarm.
+      [
+        { ...base, request: { ...base.request, releaseAtMs: NOW + MAX_INSTANT_AHEAD_MS + 1 }, existing: null, channel: { revoked: false } },
+        'invalid',
+      ],
+      [
+        { ...base, request: { ...base.request, releaseAtMs: Date.UTC(2300, 0, 1) }, existing: null, channel: { revoked: false } },
+        'invalid',
+      ],
+      [{ ...base, request: { ...base.request, releaseAtMs: Number.NaN }, existing: null, channel: { revoked: false } }, 'invalid'],
     ];
     for (const [facts, kind] of cases) expect(decideAllocation(facts).kind).toBe(kind);
   });

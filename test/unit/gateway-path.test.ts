@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isGatewayPath } from '../../src/app';
-import { normalizePath } from '../../contracts/request-path';
+import { normalizePath } from '../../contracts/path-normal-form';
 
 /**
  * The rule isGatewayPath implements: the raw path is below `/_wr/` or is the JWKS path (the router

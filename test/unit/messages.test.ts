@@ -103,6 +103,8 @@ describe('page language', () => {
     expect(requestLang({ query: 'xx', cookie: `${LANG_COOKIE}=es`, acceptLanguage: 'ja' })).toEqual({ lang: 'es', chosen: null });
     expect(requestLang({ cookie: `a=b; ${LANG_COOKIE}=zh-Hant`, acceptLanguage: 'ja' }).lang).toBe('zh-Hant');
     expect(requestLang({ cookie: `${LANG_COOKIE}=<script>`, acceptLanguage: 'ja' }).lang).toBe('ja');
+    // A malformed percent escape is no language (percent-decoding threw: a 500 for the page).
+    expect(requestLang({ cookie: `${LANG_COOKIE}=%E0%A4`, acceptLanguage: 'ja' }).lang).toBe('ja');
     expect(langOf('EN-gb')).toBe('en');
     expect(langCookie('ja', true)).toBe(`${LANG_COOKIE}=ja; Path=/; Max-Age=31536000; SameSite=Lax; Secure`);
   });

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   compileTable,
+  MATCH_WINDOW,
   matchRoom,
   overlaps,
   parsePattern,
@@ -12,7 +13,7 @@ import {
   type RoomPattern,
   type RoomRules,
 } from '../../contracts/room-patterns';
-import { normalizePath } from '../../contracts/request-path';
+import { normalizePath } from '../../contracts/path-normal-form';
 
 const NO_BYPASS: BypassRules = { pathPrefixes: [], extensions: [], methods: [] };
 const room = (eventId: string, patterns: string[], bypass: Partial<BypassRules> = {}): RoomRules => ({
@@ -163,8 +164,26 @@ describe('normalizePath', () => {
     ['/concerts/2027-taipei%7F/', '/concerts/2027-taipei'],
     ['/a%20b/c', '/a%20b/c'],
     ['/a/.../b', '/a/b'],
+    ['/a::$data.', '/a'],
+    // A network-path spelling reads as the room it names (and is proxied to the configured origin only).
+    ['//127.0.0.1:8799/..%2Fevents/demo/', '/events/demo'],
+    ['/a..::$data', '/a..'],
+    ['/a::$data::$data', '/a::$data'],
+    ['/x' + '.'.repeat(20_000) + 'y.', '/x' + '.'.repeat(20_000) + 'y'],
   ])('%j -> %j', (input, output) => {
     expect(normalizePath(input)).toBe(output);
+  });
+
+  it('drops the same Windows tail from every segment as the rule "(::$data)?(.|%20)*$" says', () => {
+    const tail = /(?:::\$data)?(?:\.|%20)*$/;
+    const part = fc.constantFrom('a', '.', '%20', '::$data', ':', '%2');
+    fc.assert(
+      fc.property(fc.array(part, { minLength: 1, maxLength: 8 }), (parts) => {
+        const segment = 'x' + parts.join('');
+        expect(normalizePath('/' + segment)).toBe('/' + segment.replace(tail, ''));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
@@ -275,6 +294,16 @@ describe('matchRoom: what an exact pattern covers besides its path', () => {
     ['https://gw.test/shop/cart', 'room:cart'],
     ['https://gw.test/shop/cart.html', 'room:page'],
     ['https://gw.test/shop/cart.html/x', 'room:page'],
+    // A page file or directory index with path info runs the page on PHP and servlet origins.
+    ['https://gw.test/exact-sale.php/x', 'room:exact'],
+    ['https://gw.test/exact-sale/index.php/x', 'room:exact'],
+    ['https://gw.test/exact-sale.aspx/x', 'room:exact'],
+    ['https://gw.test/exact-sale.jsp/x', 'room:exact'],
+    ['https://gw.test/exact-sale.do/x', 'room:exact'],
+    ['https://gw.test/Exact-Sale.CFM/a/b.css', 'room:exact'],
+    ['https://gw.test/exact-sale.css/x', 'none'],
+    ['https://gw.test/exact-sale/other.php/x', 'none'],
+    ['https://gw.test/shop/site.css/x', 'room:shop'],
   ])('%s -> %s', (url, expected) => {
     expect(matchOf(rooms, url)).toBe(expected);
   });
@@ -368,5 +397,40 @@ describe('matchRoom properties', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('matchRoom cost', () => {
+  /** A compiled table whose lookups add up the characters of the keys they hash. */
+  function countingTable(rooms: RoomRules[]) {
+    const table = compileTable(rooms, 1);
+    const hashed = { chars: 0 };
+    const counting = (map: Map<string, RoomRules>) => {
+      const get = map.get.bind(map);
+      map.get = (key: string) => ((hashed.chars += key.length), get(key));
+      return map;
+    };
+    counting(table.exact);
+    counting(table.wildcard);
+    counting(table.scripts);
+    return { table, hashed };
+  }
+  const rooms = [room('tour', ['/a/*']), room('buy', ['/buy']), room('checkout', ['/shop/checkout.aspx'])];
+
+  it.each([
+    ['many short segments', (n: number) => '/b'.repeat(n / 2)],
+    ['page files between them', (n: number) => '/x.php'.repeat(n / 6)],
+    ['one long segment', (n: number) => '/' + 'b'.repeat(n - 1)],
+  ])('hashes a bounded number of characters, whatever the path length (%s)', (_name, pathOf) => {
+    const { table, hashed } = countingTable(rooms);
+    matchRoom(table, 'GET', 'gw.test', pathOf(64_000));
+    // Hashing every prefix of a 64 KB path is about 10^9 characters; the window bounds it.
+    expect(hashed.chars).toBeLessThanOrEqual(2 * MATCH_WINDOW * MATCH_WINDOW);
+  });
+
+  it('still finds the room of a long path below a wildcard pattern', () => {
+    expect(matchOf(rooms, 'https://gw.test/a' + '/b'.repeat(30_000))).toBe('room:tour');
+    expect(matchOf(rooms, 'https://gw.test/buy.php' + '/b'.repeat(30_000))).toBe('room:buy');
+    expect(matchOf(rooms, 'https://gw.test/c' + '/b'.repeat(30_000))).toBe('none');
   });
 });

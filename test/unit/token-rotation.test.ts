@@ -34,7 +34,7 @@ describe('signing key rotation', () => {
 });
 
 describe('an admission token at its exp', () => {
-  it('ends exactly at exp, without the skew tolerance', async () => {
+  it('ends exactly at exp, without the skew tolerance the origin SDK allows (a checkout 3 s past exp is refused)', async () => {
     const settings: TokenSettings = { signingJwk: (await keyPair('k-exp')).priv, issuer: 'wr' };
     const now = Date.now();
     const claims = { eventId: 'ev', visitorId: 'v-exp', expiresAtMs: now + 30_000, sessionId: '1' };
