@@ -34,12 +34,16 @@ async function setClock(inv: Stub, nowMs: number): Promise<void> {
 
 /**
  * Makes the next write crash right after its transaction committed, before it answers: the
- * object's alarm bookkeeping (the first step after the commit) throws, like a reset at that point.
+ * object's alarm bookkeeping (the first step after the commit) waits for the commit to reach disk
+ * and resets the object (`ctx.abort`), as the runtime does after a crash at that point. (A plain throw there is not a crash: the write is
+ * answered as committed and the failure logged; test/unit/write-run.test.ts.)
  */
 async function crashAfterNextCommit(inv: Stub): Promise<void> {
-  await runInDurableObject(inv, (obj: Inventory) => {
+  await runInDurableObject(inv, (obj: Inventory, state) => {
     (obj as unknown as Seams).armAlarm = async () => {
-      throw new Error('injected reset after commit');
+      // The commit reaches disk first (`storage.sync`), then the instance ends before its answer.
+      await state.storage.sync();
+      state.abort('injected reset after commit');
     };
   });
 }
