@@ -49,14 +49,15 @@ export class HistoryStore {
    * what bound at the step's last minute.
    */
   range(fromMs: number, toMs: number, stepMs: number): MinuteFigures[] {
+    // The runtime binds JS numbers as SQLite REALs, so `/` divides exactly: the step index is CAST.
     const rows = this.sql.all<HistoryRow>`
       SELECT MIN(at) AS at, MAX(waiting) AS waiting, SUM(admitted) AS admitted, MAX(active) AS active, SUM(released) AS released,
         SUM(departures) AS departures, MAX(queue_p50) AS queue_p50, MAX(queue_p90) AS queue_p90, MAX(origin_p99) AS origin_p99,
         MAX(origin_errors) AS origin_errors, MAX(rate) AS rate, MIN(active_limit) AS active_limit,
-        (SELECT h2.binds FROM wr_history h2 WHERE h2.at >= ${fromMs} + ((h.at - ${fromMs}) / ${stepMs}) * ${stepMs}
-           AND h2.at < ${fromMs} + ((h.at - ${fromMs}) / ${stepMs} + 1) * ${stepMs} ORDER BY h2.at DESC LIMIT 1) AS binds
+        (SELECT h2.binds FROM wr_history h2 WHERE h2.at >= ${fromMs} + CAST((h.at - ${fromMs}) / ${stepMs} AS INTEGER) * ${stepMs}
+           AND h2.at < ${fromMs} + (CAST((h.at - ${fromMs}) / ${stepMs} AS INTEGER) + 1) * ${stepMs} ORDER BY h2.at DESC LIMIT 1) AS binds
       FROM wr_history h WHERE at >= ${fromMs} AND at < ${toMs}
-      GROUP BY (at - ${fromMs}) / ${stepMs} ORDER BY at`;
+      GROUP BY CAST((at - ${fromMs}) / ${stepMs} AS INTEGER) ORDER BY at`;
     return rows.map((r) => ({
       atMs: r.at,
       waiting: r.waiting,

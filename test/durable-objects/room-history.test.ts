@@ -45,6 +45,28 @@ describe('the per-minute history', () => {
     expect([p.admitted, p.released, p.queueP50Ms !== null, p.binds]).toEqual([3, 3, true, expect.any(String)]);
   });
 
+  it('groups a long range into steps: one point per step, sums and levels over it, what bound at its last minute', async () => {
+    const { q, t0 } = await room();
+    // Ten minutes, admitted 1..10, waiting 10..1, the last two bound by a pause.
+    await runInDurableObject(q.room, (_o, s) => {
+      for (let i = 0; i < 10; i++)
+        s.storage.sql.exec(
+          `INSERT INTO wr_history (at, waiting, admitted, active, released, departures, rate, active_limit, binds) VALUES (?, ?, ?, 0, 0, 0, 60, 10, ?)`,
+          t0 - (10 - i) * MINUTE_MS,
+          10 - i,
+          i + 1,
+          i >= 8 ? 'paused' : 'queue_empty',
+        );
+    });
+    const store = await runInDurableObject(q.room, (_o, s) =>
+      new HistoryStore(new Sql(s.storage.sql)).range(t0 - 10 * MINUTE_MS, t0, 5 * MINUTE_MS),
+    );
+    expect(store.map((p) => [p.atMs, p.admitted, p.waiting, p.binds])).toEqual([
+      [t0 - 10 * MINUTE_MS, 1 + 2 + 3 + 4 + 5, 10, 'queue_empty'],
+      [t0 - 5 * MINUTE_MS, 6 + 7 + 8 + 9 + 10, 5, 'paused'],
+    ]);
+  });
+
   it('drops rows older than 30 days when it writes', async () => {
     const { q, t0 } = await room();
     await runInDurableObject(q.room, (_o, s) =>
