@@ -64,6 +64,10 @@ export function addOverride(
   const candidate = overrideFromInput(change.id, change.input, nowMs);
   if (candidate.settings.method === 'passthrough' && room.config.policy !== 'fifo')
     return { kind: 'invalid', detail: 'passthrough lets newcomers straight in, so it needs a FIFO event (a lottery draws its pre-queue)' };
+  const { minReleaseRatePerMinute: min, maxReleaseRatePerMinute: max = room.config.maxReleaseRatePerMinute } = candidate.settings;
+  // A minimum above the maximum would release at the maximum whatever the origin says.
+  if (min !== undefined && min > max)
+    return { kind: 'invalid', detail: `minReleaseRatePerMinute ${min} is above the release rate in effect (${max}/min)` };
   const problem = overrideProblem(schedule.list(), candidate, nowMs);
   if (problem) return problem;
   const existing = schedule.list().find((o) => o.id === change.id);

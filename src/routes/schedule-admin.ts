@@ -85,9 +85,8 @@ scheduleAdmin.put('/events/:eventId/schedule/:overrideId', async (c) => {
     },
   );
   const { created, override } = scheduled(answer, eventId);
-  await recordChange(c, eventId, created ? 'schedule.create' : 'schedule.update', [
-    { field: `schedule.${id}`, to: overrideOutput(override) },
-  ]);
+  // The same PUT again answers the stored change and changes nothing: only a new one is recorded.
+  if (created) await recordChange(c, eventId, 'schedule.create', [{ field: `schedule.${id}`, to: overrideOutput(override) }]);
   // A change on now may alter the waiting page: this data centre sees it at once.
   await forgetCursor(eventId);
   return c.json({ eventId, override: overrideOutput(override) }, created ? 201 : 200);

@@ -32,6 +32,10 @@ describe('scheduled changes through the organizer API', () => {
       releaseRatePerMinute: 1200,
     });
     expect(again.status).toBe(200);
+    // The audit records the change once, and its cancel once.
+    const actions = async () =>
+      ((await organizer<{ entries: { action: string }[] }>('GET', `/events/${eventId}/changes`)).body.entries ?? []).map((e) => e.action);
+    expect((await actions()).filter((a) => a.startsWith('schedule.'))).toEqual(['schedule.create']);
     const list = await organizer<{ schedule: unknown[] }>('GET', `/events/${eventId}/schedule`);
     expect(list.body.schedule).toEqual([
       {
@@ -44,6 +48,7 @@ describe('scheduled changes through the organizer API', () => {
       },
     ]);
     expect((await organizer('DELETE', `/events/${eventId}/schedule/rate-up`)).status).toBe(200);
+    expect((await actions()).filter((a) => a.startsWith('schedule.')).sort()).toEqual(['schedule.cancel', 'schedule.create']);
     expect((await organizer<{ schedule: unknown[] }>('GET', `/events/${eventId}/schedule`)).body.schedule).toEqual([]);
   });
 
@@ -55,6 +60,14 @@ describe('scheduled changes through the organizer API', () => {
       status: 409,
       code: 'SCHEDULE_CONFLICT',
       detail: /overlaps the scheduled change .{1,2}rate-up.{1,2} \(second wave\), which also sets releaseRatePerMinute/,
+    },
+    {
+      name: "a minimum above the event's release rate: 422 SCHEDULE_INVALID",
+      id: 'min-high',
+      body: (t0) => ({ reason: 'x', startsAt: iso(t0 + 200 * MIN), endsAt: iso(t0 + 210 * MIN), minReleaseRatePerMinute: 5000 }),
+      status: 422,
+      code: 'SCHEDULE_INVALID',
+      detail: /minReleaseRatePerMinute 5000 is above the release rate in effect/,
     },
     {
       name: 'an end before the start: 400 INVALID_REQUEST naming endsAt',
