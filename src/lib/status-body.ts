@@ -1,27 +1,22 @@
 // The JSON answer of join and status: shared by the queue routes and the waiting page they render.
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
+import type { PlaceView } from '../../contracts/queue/place-view';
 import type { QueueState } from '../../contracts/queue/queue-policy';
 import type { StockView } from '../../contracts/queue/stock-view';
 
-/** JSON body of join / status (and of the sale URL for `Accept: application/json`). */
-export interface StatusBody {
+/**
+ * JSON body of join / status (and of the sale URL for `Accept: application/json`). The place
+ * fields are the visitor's PlaceView: a position never rises while the visitor waits and does
+ * nothing (between answers of increasing `asOf`).
+ */
+export interface StatusBody extends Pick<
+  PlaceView,
+  'position' | 'positionRange' | 'counting' | 'ahead' | 'estimatedWaitSeconds' | 'pollAfterMs'
+> {
   state: QueueState;
   eventName: string;
   /** The policy of the visitor's line: the event's, but `fifo` for a presale lane (first come, first served, on lottery events too). */
   policy: AdmissionCursor['policy'];
-  /**
-   * The place in line: exact, or the upper end of `positionRange`. While the visitor waits and
-   * does nothing it never rises (between answers of increasing `asOf`); null while unknown.
-   */
-  position: number | null;
-  /** The place's range when only bounds are known (arrivals of the same second on several queue shards); `max` null = "after `min` - 1 people". Null when exact or unknown. */
-  positionRange: { min: number; max: number | null } | null;
-  /** True while the arrivals of the visitor's second are still being counted across the queue shards (no position yet; poll again in `pollAfterMs`). */
-  counting: boolean;
-  /** People ahead: `position - 1`. */
-  ahead: number | null;
-  estimatedWaitSeconds: number | null;
-  pollAfterMs: number;
   /** When the visitor's line opens (the event's sale start, or their presale lane's), ISO 8601; null when the sale was open from creation. */
   saleStartsAt: string | null;
   /** Lottery events: the draw's commitment (SHA-256 of the secret seed); null otherwise, and for presale lane places. */
