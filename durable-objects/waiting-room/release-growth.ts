@@ -81,6 +81,17 @@ const NEAR_OVERLOAD = 0.1;
  * meanwhile, and slow start resumes when the rise passes (one slow window is often noise).
  */
 export const CSS_ROUNDS = 5;
+/**
+ * Between delay rises in conservative slow start the limit grows by this fraction of slow start's
+ * step (RFC 9406 CSS_GROWTH_DIVISOR: x1.125 instead of x1.5)...
+ */
+const CSS_GROWTH_DIVISOR = 4;
+/**
+ * ...and returns to full slow start only once the p99 is back under this many times its floor
+ * (RFC 9406 leaves conservative slow start when the delay falls under the baseline it measured):
+ * one report just under DELAY_TOLERANCE is no sign that the rise passed.
+ */
+const CSS_RESUME = 1.25;
 /** The floor never counts under this, ms: the minimum measured p99 (health-signals MIN_MEASURED_P99_MS is 1). */
 const MIN_FLOOR_MS = 1;
 
@@ -203,7 +214,9 @@ export function growthStep(i: GrowthInput): GrowthStep {
     const moved: Partial<GrowthPhase> = !phase.slowStart ? {} : over ? { slowStart: false, cssRounds: 0 } : { cssRounds: rounds };
     return { ratePerMinute: grownRate, limit, why: `, ${cause}: limit held at the load${where}`, phase: moved };
   }
-  const resumed: Partial<GrowthPhase> = phase.slowStart && phase.cssRounds > 0 ? { cssRounds: 0 } : {};
+  const inCss = phase.slowStart && phase.cssRounds > 0;
+  const risePassed = i.floorMs === null || i.p99Ms <= CSS_RESUME * i.floorMs;
+  const resumed: Partial<GrowthPhase> = inCss && risePassed ? { cssRounds: 0 } : {};
   const binding = i.inFlight + (rate / 60) * BIND_HORIZON_S;
   if (binding < current) {
     // Slow start keeps its limit (at most SLOW_START_GROWTH x the load it last bound at), so the
@@ -212,6 +225,18 @@ export function growthStep(i: GrowthInput): GrowthStep {
     const follow = Math.max(INITIAL_LIMIT, ceil(binding * (1 + LIMIT_HEADROOM)));
     const limit = Math.min(current, follow);
     return { ratePerMinute: grownRate, limit, why: limit < current ? ', limit follows the load' : '', phase: resumed };
+  }
+  if (inCss && !risePassed) {
+    // Conservative slow start (RFC 9406 section 4.3): a fraction of the step, CSS_ROUNDS reports at most.
+    const rounds = phase.cssRounds + 1;
+    const growth = 1 + (SLOW_START_GROWTH - 1) / CSS_GROWTH_DIVISOR;
+    const over = rounds >= CSS_ROUNDS;
+    return {
+      ratePerMinute: grownRate,
+      limit: Math.max(current + 1, ceil(current * growth)),
+      why: `, conservative slow start x${growth.toFixed(3)} ${rounds}/${CSS_ROUNDS}${over ? ', slow start ends' : ''}`,
+      phase: over ? { slowStart: false, cssRounds: 0 } : { cssRounds: rounds },
+    };
   }
   if (phase.slowStart) {
     return {

@@ -28,6 +28,45 @@ describe('the delay gradient: p99 against its floor', () => {
     expect(d.reason).toMatch(/p99 2\.8 x its floor of 36 ms: limit held at the load, conservative slow start 1\/5/);
   });
 
+  // bench:control, origin halved at 45 s: a hold at 25 s (p99 75 ms, 2.0 x a 37 ms floor), then
+  // "p99 73 ms ...: slow start x1.50: active limit 176 -> 264" a second later, and the knee and
+  // the cliff followed with those visitors in. Just under twice the floor is not a passed rise.
+  it('after a delay rise, grows by a quarter of the slow-start step until the p99 is back near its floor', () => {
+    const s = state({ activeLimit: 176, slowStart: true, cssRounds: 1, ratePerMinute: 600 });
+    const at = (p99LatencyMs: number) =>
+      nextReleaseRate(
+        s,
+        { origin: report({ p99LatencyMs, activeBuyers: 170, sampleCount: 1000 }), gateway: quiet, active: 170, pending: 6, floorP99Ms: 37 },
+        bounds,
+        NOW,
+      );
+    const hover = at(73);
+    expect(hover.state.activeLimit).toBe(Math.ceil(176 * 1.125));
+    expect(hover.state).toMatchObject({ slowStart: true, cssRounds: 2 });
+    expect(hover.reason).toMatch(/conservative slow start x1\.125 2\/5/);
+    const passed = at(40);
+    expect(passed.state.activeLimit).toBe(176 * 1.5);
+    expect(passed.state).toMatchObject({ slowStart: true, cssRounds: 0 });
+  });
+
+  it('leaves slow start after CSS_ROUNDS reports of conservative growth', () => {
+    const s = state({ activeLimit: 176, slowStart: true, cssRounds: CSS_ROUNDS - 1, ratePerMinute: 600 });
+    const d = nextReleaseRate(
+      s,
+      {
+        origin: report({ p99LatencyMs: 60, activeBuyers: 170, sampleCount: 1000 }),
+        gateway: quiet,
+        active: 170,
+        pending: 6,
+        floorP99Ms: 37,
+      },
+      bounds,
+      NOW,
+    );
+    expect(d.state).toMatchObject({ slowStart: false, cssRounds: 0 });
+    expect(d.reason).toMatch(/slow start ends/);
+  });
+
   it('backs off at its knee (p99 over three times its floor) and remembers the load as the knee, once per climb to it', () => {
     const s = state({ activeLimit: 170, ratePerMinute: 600 });
     const at = (active: number, now = NOW) =>
