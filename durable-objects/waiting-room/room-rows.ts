@@ -34,6 +34,8 @@ export interface RoomRow {
   lapsed_idx: number;
   lapsed_shard: number;
   lapsed_draw: number;
+  /** When the maintenance window in effect began, epoch ms; null outside one. */
+  reject_since: number | null;
 }
 
 /** The longest an admission is kept alive for a hold, ms: the longest hold TTL plus the longest payment grace (contracts/event-input.ts). */

@@ -312,6 +312,22 @@ export class RoomStore {
       carry = ${s.carry}, last_tick_at = ${nowMs}, admitted_total = admitted_total + ${s.admitted}`;
   }
 
+  /** Marks the start of a maintenance window, epoch ms: the lapse clock of released places stops. */
+  stopLapseClock(nowMs: number): void {
+    this.sql.run`UPDATE wr_room SET reject_since = ${nowMs} WHERE reject_since IS NULL`;
+  }
+
+  /**
+   * Ends the maintenance window that began at `sinceMs`: the releases still kept when it began
+   * (`keepMs`) move later by its length, so a visitor released just before it has the rest of
+   * the idle timeout to claim after it, as if the window had not passed.
+   */
+  resumeLapseClock(sinceMs: number, nowMs: number, keepMs: number): void {
+    const shift = Math.max(0, nowMs - sinceMs);
+    this.sql.run`UPDATE wr_releases SET at = at + ${shift} WHERE at >= ${sinceMs - keepMs}`;
+    this.sql.run`UPDATE wr_room SET reject_since = NULL`;
+  }
+
   /**
    * Forgets release records older than `keepMs`, remembering the cursor as of the newest one
    * dropped: a place before it was released too long ago to claim.

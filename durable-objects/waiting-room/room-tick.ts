@@ -23,7 +23,7 @@ import { unclaimedPlaces } from './unclaimed-places';
 export function runTick(store: RoomStore, room: Room, nowMs: number): void {
   const { row: r, config } = room;
   store.endExpiredAdmissions(nowMs);
-  store.pruneReleases(r, nowMs, releaseKeepMs(config.idleTimeoutMs));
+  followLapseClock(store, room, nowMs);
 
   const report = parseStoredHealth(r.health);
   const gateway = gatewaySignals(store.signals.sums(nowMs, SIGNAL_WINDOW_MS));
@@ -119,4 +119,17 @@ function recordSample(
   s: { rate: number; admitRate: number; limit: number; report: HealthReport | null; gateway: GatewaySignals },
 ): void {
   store.signals.record(nowMs, { ...s, waiting: roomWaiting(store, room), active: store.activeCount(nowMs) }, SAMPLE_KEEP_MS);
+}
+
+/**
+ * The lapse clock of released places stops behind the maintenance page (the `reject` method):
+ * a visitor released just before the window cannot claim during it, so the window does not count
+ * against their idle timeout, and no release record is pruned in it. Outside a window, old release
+ * records are pruned (their places lapsed). Call inside `transactionSync`, with the room in effect.
+ */
+export function followLapseClock(store: RoomStore, room: Room, nowMs: number): void {
+  const keepMs = releaseKeepMs(room.config.idleTimeoutMs);
+  if (room.config.method === 'reject') return store.stopLapseClock(nowMs);
+  if (room.row.reject_since !== null) store.resumeLapseClock(room.row.reject_since, nowMs, keepMs);
+  store.pruneReleases(room.row, nowMs, keepMs);
 }

@@ -5,6 +5,7 @@
 // stores. Every function here runs inside the caller's `transactionSync`.
 import { logDecision } from '../../contracts/log';
 import { rateAfterBoundsChange } from './room-config';
+import { followLapseClock } from './room-tick';
 import type { RoomStore } from './room-store';
 import { roomWaiting, type Room } from './room-reads';
 import { overrideFromInput, type CancelOverrideAnswer, type OverrideInput, type ScheduleAnswer } from '../../contracts/schedule';
@@ -28,6 +29,7 @@ export function applySchedule(store: RoomStore, schedule: ScheduleStore, room: R
   for (const o of started) schedule.setState(o.id, 'active');
   for (const e of ended) schedule.setState(e.override.id, 'ended');
   const config = effectiveConfig(room.config, schedule.list(), nowMs);
+  followLapseClock(store, { row: room.row, config }, nowMs);
   const change = rateAfterBoundsChange({ rate: room.row.rate, fixedRate: room.row.fixed_rate }, config);
   if (change.kind === 'fixed_lowered') store.setFixedRate(change.rate);
   if (change.kind === 'clamped') store.setRate(change.rate);

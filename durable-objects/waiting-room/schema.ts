@@ -222,4 +222,9 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 11,
+    description: 'maintenance windows: when the current one began (the lapse clock of released places stops in it)',
+    sql: `ALTER TABLE wr_room ADD COLUMN reject_since INTEGER;`,
+  },
 ];

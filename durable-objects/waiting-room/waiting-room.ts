@@ -27,7 +27,7 @@ import {
 import { admitDecision, alarmFacts, roomCursor, roomStats, roomWaiting, type Room } from './room-reads';
 import { RoomStore } from './room-store';
 import { StockWatch } from './stock-watch';
-import { runTick } from './room-tick';
+import { followLapseClock, runTick } from './room-tick';
 import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
 import type { HoldSignals, RoomStats } from './room-types';
 import { SIGNAL_WINDOW_MS } from './tick-plan';
@@ -123,6 +123,7 @@ export class WaitingRoom extends DurableObject<Env> {
       this.store.setConfig(json, next.shards);
       // New bounds apply at once (a fixed rate stays as the organizer set it, unless above the new maximum).
       const bounds = effectiveConfig(next, this.schedule.list(), now);
+      followLapseClock(this.store, { row: room.row, config: bounds }, now);
       const change = rateAfterBoundsChange({ rate: room.row.rate, fixedRate: room.row.fixed_rate }, bounds);
       if (change.kind === 'fixed_lowered') this.store.setFixedRate(change.rate);
       if (change.kind === 'clamped') this.store.setRate(change.rate);

@@ -85,4 +85,31 @@ describe('reject', () => {
     await q.tick(t0 + 10 * MIN);
     expect((await stats(q)).mode).toBe('paused');
   });
+
+  it('stops the lapse clock: a place released just before a window longer than the idle timeout is claimable after it', async () => {
+    const { q, t0 } = await room({ maxActiveVisitors: 100, idleTimeoutSeconds: 60 });
+    await q.join('just-before');
+    await q.tick(t0 + 1000);
+    expect((await stats(q)).pending).toBe(1);
+    // 20 minutes behind the maintenance page, ticking: past the idle timeout and the records' keep time.
+    const end = t0 + 2000 + 20 * MIN;
+    await q.room.scheduleOverride('down', { reason: 'maintenance', startsAt: iso(t0 + 2000), endsAt: iso(end), method: 'reject' });
+    for (let t = t0 + 2000; t < end; t += 2 * MIN) await q.tick(t);
+    await q.tick(end);
+    await q.tick(end + 30_000);
+    expect((await q.poll('just-before')).kind).toBe('admitted');
+  });
+
+  it('a place left unclaimed after the window lapses after the rest of its idle timeout', async () => {
+    const { q, t0 } = await room({ maxActiveVisitors: 100, idleTimeoutSeconds: 60 });
+    await q.join('gone');
+    await q.tick(t0 + 1000);
+    const end = t0 + 31_000 + 10 * MIN;
+    await q.room.scheduleOverride('down', { reason: 'maintenance', startsAt: iso(t0 + 31_000), endsAt: iso(end), method: 'reject' });
+    await q.tick(t0 + 31_000);
+    await q.tick(end);
+    // 30 s of its 60 s were spent before the window: it lapses 30 s after it.
+    await q.tick(end + 31_000);
+    expect((await q.poll('gone')).kind).toBe('requeued');
+  });
 });
