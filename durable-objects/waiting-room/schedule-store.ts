@@ -55,6 +55,13 @@ export class ScheduleStore {
     this.cached = null;
   }
 
+  /** Forgets the changes that ended before `beforeMs` (the report lists those within its history). */
+  pruneEnded(beforeMs: number): void {
+    if (!this.list().some((o) => o.state === 'ended' && o.endsAtMs < beforeMs)) return;
+    this.sql.run`DELETE FROM wr_overrides WHERE state = 'ended' AND ends_at < ${beforeMs}`;
+    this.cached = null;
+  }
+
   /** Removes a change that has not started. */
   remove(id: string): void {
     this.sql.run`DELETE FROM wr_overrides WHERE id = ${id}`;

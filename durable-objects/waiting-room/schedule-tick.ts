@@ -6,6 +6,7 @@
 import { logDecision } from '../../contracts/log';
 import { rateAfterBoundsChange } from './room-config';
 import { followLapseClock } from './room-tick';
+import { HISTORY_KEEP_MS } from './history-policy';
 import type { RoomStore } from './room-store';
 import { roomWaiting, type Room } from './room-reads';
 import { overrideFromInput, type CancelOverrideAnswer, type OverrideInput, type ScheduleAnswer } from '../../contracts/schedule';
@@ -28,6 +29,8 @@ export function applySchedule(store: RoomStore, schedule: ScheduleStore, room: R
   if (started.length === 0 && ended.length === 0) return false;
   for (const o of started) schedule.setState(o.id, 'active');
   for (const e of ended) schedule.setState(e.override.id, 'ended');
+  // Ended changes are kept as long as the history they explain (HISTORY_KEEP_MS), then forgotten.
+  if (ended.length > 0) schedule.pruneEnded(nowMs - HISTORY_KEEP_MS);
   const config = effectiveConfig(room.config, schedule.list(), nowMs);
   followLapseClock(store, { row: room.row, config }, nowMs);
   const change = rateAfterBoundsChange({ rate: room.row.rate, fixedRate: room.row.fixed_rate }, config);

@@ -112,6 +112,24 @@ describe('scheduled changes', () => {
     expect(await q.room.cancelOverride('nope')).toEqual({ kind: 'override_not_found' });
   });
 
+  it('an ended change is kept as long as the history (30 days), then forgotten when a later one ends', async () => {
+    const { q, t0 } = await room();
+    const DAY = 24 * 60 * MIN;
+    await q.room.scheduleOverride('old', { reason: 'r', endsAt: iso(t0 + MIN), maxActiveVisitors: 50 });
+    await q.tick(t0 + MIN);
+    await q.at(t0 + 29 * DAY);
+    await q.room.scheduleOverride('mid', { reason: 'r', endsAt: iso(t0 + 29 * DAY + MIN), maxActiveVisitors: 50 });
+    await q.tick(t0 + 29 * DAY + MIN);
+    expect((await q.room.overrides())?.map((o) => o.id)).toEqual(['old', 'mid']);
+    await q.at(t0 + 31 * DAY);
+    await q.room.scheduleOverride('new', { reason: 'r', endsAt: iso(t0 + 31 * DAY + MIN), maxActiveVisitors: 50 });
+    await q.tick(t0 + 31 * DAY + MIN);
+    expect((await q.room.overrides())?.map((o) => [o.id, o.state])).toEqual([
+      ['mid', 'ended'],
+      ['new', 'ended'],
+    ]);
+  });
+
   it('a change not started yet is removed by a cancel and never applied', async () => {
     const { q, t0 } = await room();
     await q.room.scheduleOverride('later', { reason: 'r', startsAt: iso(t0 + MIN), endsAt: iso(t0 + 2 * MIN), maxActiveVisitors: 1 });
