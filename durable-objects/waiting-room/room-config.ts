@@ -60,13 +60,19 @@ export interface JoinedState {
   joined: boolean;
   /** The lottery draw has been made. */
   drawn: boolean;
+  /** Anyone has been admitted: the sale is under way once its start has passed. */
+  admitted: boolean;
+  /** The room's clock, ms since the epoch. */
+  nowMs: number;
 }
 
 /**
  * Why `next` may not replace `old`, or null when it may: once visitors joined the queue policy,
  * the number of queue shards and the presale lanes listed are fixed (places were handed out under
- * them; lanes may still be added, and their starts and shares changed), and after a lottery draw
- * its sale start is fixed (the draw was made at it).
+ * them; lanes may still be added, and their starts and shares changed), after a lottery draw
+ * its sale start is fixed (the draw was made at it), and a sale under way (started, visitors
+ * admitted) cannot have its start moved into the future: releases would stop with every page
+ * saying "not started yet" to people already in line; pausing is the way to stop releases.
  */
 export function configChangeConflict(old: RoomConfig, next: QueueConfig, state: JoinedState): string | null {
   if (!state.joined) return null;
@@ -74,6 +80,8 @@ export function configChangeConflict(old: RoomConfig, next: QueueConfig, state: 
   if (old.shards !== (next.shards ?? 1)) return 'the number of queue shards cannot change once visitors have joined';
   if (old.policy === 'random' && state.drawn && old.saleStartsAtMs !== next.saleStartsAtMs)
     return 'the sale start cannot move after the lottery draw';
+  if (state.admitted && old.saleStartsAtMs <= state.nowMs && next.saleStartsAtMs > state.nowMs)
+    return 'the sale is under way: its start cannot move into the future (pause the event to stop releases)';
   // Lane places name their lane: a lane's start and share may change, and lanes may be added, but
   // a lane visitors may be in line in stays (its places would lapse).
   const kept = new Set((next.entry?.lanes ?? []).map((l) => l.lane));
@@ -102,7 +110,7 @@ export function lotteryStartConflict(old: RoomConfig | null, next: QueueConfig, 
  * account key it was pinned to (its accounts' places are hashed under it; a rotated gateway
  * secret must not give them second places), whatever key the organizer API pinned this time.
  */
-export function keepAccountKey(old: RoomConfig | null, next: QueueConfig, state: JoinedState): QueueConfig {
+export function keepAccountKey(old: RoomConfig | null, next: QueueConfig, state: Pick<JoinedState, 'joined'>): QueueConfig {
   const pinned = old?.entry?.accountKeyId;
   if (!state.joined || !pinned || !next.entry) return next;
   return { ...next, entry: { ...next.entry, accountKeyId: pinned } };

@@ -110,9 +110,10 @@ export class WaitingRoom extends DurableObject<Env> {
     let stored = config;
     if (room) {
       const joined = room.row.admitted_total > 0 || room.row.drawn === 1 || roomWaiting(this.store, room) > 0;
-      const conflict = configChangeConflict(room.config, config, { joined, drawn: room.row.drawn === 1 });
+      const admitted = room.row.admitted_total > 0;
+      const conflict = configChangeConflict(room.config, config, { joined, drawn: room.row.drawn === 1, admitted, nowMs: this.clock() });
       if (conflict) return { kind: 'conflict', detail: conflict };
-      stored = keepAccountKey(room.config, config, { joined, drawn: room.row.drawn === 1 });
+      stored = keepAccountKey(room.config, config, { joined });
     }
     if (dryRun) return { kind: 'ok', created: !room };
     const now = this.clock();

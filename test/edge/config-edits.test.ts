@@ -1,7 +1,7 @@
 // Edits that never overwrite each other: the configuration's version as ETag, PATCH (JSON Merge
 // Patch) and PUT conditional on If-Match, and bad edits that change nothing and record nothing.
 import { describe, expect, it } from 'vitest';
-import { Visitor, createEvent, freshEventId } from '../helpers/client';
+import { Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 import { organizer } from '../helpers/organizer';
 
 const MERGE = { 'content-type': 'application/merge-patch+json' };
@@ -86,6 +86,20 @@ describe('configuration edits', () => {
     expect(res.status).toBe(409);
     expect(res.body['code']).toBe('CONFIG_CONFLICT');
     expect((await organizer(`/events/${eventId}`)).body['config']).toMatchObject({ queueShards: 1 });
+    expect((await organizer(`/events/${eventId}`)).headers.get('etag')).toBe(etag);
+    expect((await changes(eventId)).map((e) => e.action)).toEqual(['event.create']);
+  });
+
+  it('refuses a PATCH that moves the start of a sale under way into the future with 409, changing nothing', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    await admittedVisitor(eventId);
+    const read = await organizer(`/events/${eventId}`);
+    const etag = read.headers.get('etag')!;
+    const res = await patch(eventId, { saleStartsAt: new Date(Date.now() + 3_600_000).toISOString() }, etag);
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: 'CONFIG_CONFLICT' });
+    expect(String(res.body['detail'] ?? res.body['message'])).toMatch(/pause the event/);
     expect((await organizer(`/events/${eventId}`)).headers.get('etag')).toBe(etag);
     expect((await changes(eventId)).map((e) => e.action)).toEqual(['event.create']);
   });

@@ -86,45 +86,72 @@ describe('lotteryStartConflict', () => {
 
 describe('configChangeConflict', () => {
   const old = parseRoomConfig(JSON.stringify({ ...config, policy: 'random', saleStartsAtMs: T0 }));
+  const fifo = parseRoomConfig(JSON.stringify({ ...config, policy: 'fifo', saleStartsAtMs: T0 }));
   it.each([
-    { name: 'anything changes before anyone joined', next: { ...config, shards: 4 }, state: { joined: false, drawn: false }, want: null },
+    {
+      name: 'anything changes before anyone joined',
+      next: { ...config, shards: 4 },
+      state: { joined: false, drawn: false, admitted: false, nowMs: T0 },
+      want: null,
+    },
     {
       name: 'the policy is fixed once joined',
       next: { ...old, policy: 'fifo' as const },
-      state: { joined: true, drawn: false },
+      state: { joined: true, drawn: false, admitted: false, nowMs: T0 - 1 },
       want: 'the queue policy cannot change once visitors have joined',
     },
     {
       name: 'the shard count is fixed once joined',
       next: { ...old, shards: 3 },
-      state: { joined: true, drawn: false },
+      state: { joined: true, drawn: false, admitted: false, nowMs: T0 - 1 },
       want: 'the number of queue shards cannot change once visitors have joined',
     },
     {
       name: 'a missing shard count means 1',
       next: { ...old, shards: undefined },
-      state: { joined: true, drawn: false },
+      state: { joined: true, drawn: false, admitted: false, nowMs: T0 - 1 },
       want: 'the number of queue shards cannot change once visitors have joined',
     },
     {
       name: 'the sale start may move before the draw',
       next: { ...old, saleStartsAtMs: T0 + 1 },
-      state: { joined: true, drawn: false },
+      state: { joined: true, drawn: false, admitted: false, nowMs: T0 - 1 },
       want: null,
     },
     {
       name: 'the sale start is fixed after the draw',
       next: { ...old, saleStartsAtMs: T0 + 1 },
-      state: { joined: true, drawn: true },
+      state: { joined: true, drawn: true, admitted: true, nowMs: T0 + 60_000 },
       want: 'the sale start cannot move after the lottery draw',
     },
     {
       name: 'rates and limits may change any time',
       next: { ...old, maxReleaseRatePerMinute: 60, maxActiveVisitors: 5 },
-      state: { joined: true, drawn: true },
+      state: { joined: true, drawn: true, admitted: true, nowMs: T0 + 60_000 },
       want: null,
     },
-  ])('$name', ({ next, state, want }) => expect(configChangeConflict(old, next, state)).toBe(want));
+    {
+      name: 'a sale under way cannot have its start moved into the future',
+      next: { ...config, saleStartsAtMs: T0 + 120_000 },
+      state: { joined: true, drawn: false, admitted: true, nowMs: T0 + 60_000 },
+      want: 'the sale is under way: its start cannot move into the future (pause the event to stop releases)',
+      from: fifo,
+    },
+    {
+      name: 'a started sale nobody was admitted to yet may still be postponed',
+      next: { ...config, saleStartsAtMs: T0 + 120_000 },
+      state: { joined: true, drawn: false, admitted: false, nowMs: T0 + 60_000 },
+      want: null,
+      from: fifo,
+    },
+    {
+      name: 'a sale under way may have its start moved within the past',
+      next: { ...config, saleStartsAtMs: T0 - 60_000 },
+      state: { joined: true, drawn: false, admitted: true, nowMs: T0 + 60_000 },
+      want: null,
+      from: fifo,
+    },
+  ])('$name', ({ next, state, want, from }) => expect(configChangeConflict(from ?? old, next, state)).toBe(want));
 });
 
 describe('rateAfterBoundsChange', () => {
