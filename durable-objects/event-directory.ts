@@ -127,12 +127,24 @@ export class EventDirectory extends DurableObject<Env> {
     return this.keys.authenticate(keyHash, Date.now());
   }
 
-  /** Revokes a key and appends the audit entry (only when this call revoked it). */
+  /**
+   * Revokes a key and appends the audit entry, only when this call revoked it, with what was
+   * revoked: the key's label and role, and the revocation time (ISO 8601).
+   */
   async revokeKey(keyId: string, audit: { entryKey: string; entry: AuditInput }): Promise<RevokeKeyAnswer> {
     const now = Date.now();
     return this.ctx.storage.transactionSync(() => {
       const answer = this.keys.revoke(keyId, now);
-      if (answer.kind === 'revoked' && answer.key.revokedAt === now) this.audit.append(audit.entryKey, audit.entry, now);
+      if (answer.kind === 'revoked' && answer.key.revokedAt === now) {
+        const { label, role } = answer.key;
+        const changes = [
+          ...audit.entry.changes,
+          { field: 'label', from: label },
+          { field: 'role', from: role },
+          { field: 'revokedAt', to: new Date(now).toISOString() },
+        ];
+        this.audit.append(audit.entryKey, { ...audit.entry, changes }, now);
+      }
       return answer;
     });
   }

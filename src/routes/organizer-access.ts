@@ -52,10 +52,8 @@ organizerAccessApi.post('/keys', async (c) => {
 organizerAccessApi.delete('/keys/:keyId', async (c) => {
   const keyId = c.req.param('keyId');
   if (!KEY_ID.test(keyId)) throw new GatewayError('KEY_NOT_FOUND', { detail: 'key ids are 12 hex digits' });
-  const audit = auditEntry(c, '', 'key.revoke', [
-    { field: 'revokedAt', to: 'now' },
-    { field: 'keyId', from: keyId },
-  ]);
+  // The directory adds the key's label, role and revocation time (known only inside its transaction).
+  const audit = auditEntry(c, '', 'key.revoke', [{ field: 'keyId', from: keyId }]);
   const answer = await call<RevokeKeyAnswer>('revokeKey', async () => directory(c).revokeKey(keyId, audit));
   if (answer.kind === 'not_found') throw new GatewayError('KEY_NOT_FOUND', { detail: `no organizer key ${keyId}` });
   // This isolate refuses the key at once; others within KEY_CACHE_MS.

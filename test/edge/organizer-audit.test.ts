@@ -107,6 +107,13 @@ describe('organizer audit', () => {
       ['key.create', 'bootstrap'],
       ['key.revoke', 'bootstrap'],
     ]);
+    const revoke = mine.find((e) => e.action === 'key.revoke')!;
+    expect(revoke.changes).toEqual([
+      { field: 'keyId', from: keyId },
+      { field: 'label', from: expect.any(String) },
+      { field: 'role', from: expect.stringMatching(/^(viewer|operator|admin)$/) },
+      { field: 'revokedAt', to: new Date(revoke.at).toISOString() },
+    ]);
     expect(all.text).not.toContain(key.slice(17));
     // A second revoke is no change.
     await organizer(`/keys/${keyId}`, { method: 'DELETE' });
