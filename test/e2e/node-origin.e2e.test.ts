@@ -12,7 +12,8 @@ import { exampleOrigin } from '../../example-origin/app.ts';
 import { GatewayClient, type HealthReporter } from '../../origin-sdk/src/index.ts';
 import { ensureDevVars, parseDevVars } from '../../scripts/lib/dev-secrets.ts';
 import { freePort, putEvent, ROOT, startDevServer, type DevServer } from '../../scripts/lib/dev-server.ts';
-import { launchChromium } from './chromium.ts';
+import { axeLog } from './axe.ts';
+import { DESKTOP, PHONE, launchChromium, scrollsSideways, shot } from './chromium.ts';
 
 const EVENT = `node-${Date.now().toString(36)}`;
 /** The organizer's bounds: the rate starts at the minimum until the origin reports health. */
@@ -62,6 +63,9 @@ async function eventStats() {
   };
 }
 
+const axe = axeLog();
+afterAll(() => axe.print());
+
 describe('gateway in front of the Node example origin', () => {
   it('passes the home page and an asset through without cookies, queues on the event page, admits, the Node origin verifies the token, its health reports raise the rate, and its checkout sells the seat', async () => {
     await putEvent(gateway, EVENT, { releaseRatePerMinute: 600, minReleaseRatePerMinute: MIN_RATE, maxActiveVisitors: 50, seats: 20 });
@@ -69,13 +73,15 @@ describe('gateway in front of the Node example origin', () => {
     // The Node origin starts reporting (every second, idle or not) only now that its event exists.
     health.start();
 
-    const context = await browser.newContext();
+    const context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
     const page = await context.newPage();
     // 0. No room covers the home page or its stylesheet: the gateway passes them to the Node
     //    origin untouched, with no cookie of its own.
     const home = await page.goto(`${gateway.url}/`);
     expect(home?.status()).toBe(200);
     expect(await page.textContent('h1')).toBe('Example Tickets');
+    await shot(page, 'example-origin-home-desktop');
+    expect(await axe.violations(page, 'example origin home (desktop)')).toEqual([]);
     const css = await fetch(`${gateway.url}/static/site.css`);
     expect([css.status, css.headers.get('content-type'), css.headers.getSetCookie()]).toEqual([200, 'text/css; charset=utf-8', []]);
     expect(await context.cookies()).toEqual([]);
@@ -107,10 +113,20 @@ describe('gateway in front of the Node example origin', () => {
     expect((await eventStats()).queue.rateLog.some((e) => /healthy/.test(e.reason))).toBe(true);
 
     // 5. Hold through the gateway, checkout at the Node origin: it confirms over the signed origin API.
+    expect(await axe.violations(page, 'example origin sale page (desktop)')).toEqual([]);
     await page.click('#hold');
     await expect.poll(() => page.textContent('#message')).toContain('Held A1');
+    await shot(page, 'example-origin-held-desktop');
+    expect(await axe.violations(page, 'example origin, seat held (desktop)')).toEqual([]);
     await page.click('#buy');
     await expect.poll(() => page.getAttribute('#message', 'data-status'), { timeout: 15_000 }).toBe('PAID');
+    await shot(page, 'example-origin-paid-desktop');
+    expect(await axe.violations(page, 'example origin, paid (desktop)')).toEqual([]);
+    // The same page on a phone: no sideways scrolling, the same findings.
+    await page.setViewportSize(PHONE);
+    expect(await scrollsSideways(page)).toBe(false);
+    await shot(page, 'example-origin-paid-phone');
+    expect(await axe.violations(page, 'example origin, paid (phone)')).toEqual([]);
     const sold = await new GatewayClient({ gatewayUrl: gateway.url, eventId: EVENT, secret }).listHolds();
     expect(sold).toMatchObject({ kind: 'ok', holds: [{ status: 'SOLD', seatIds: ['A1'], account: visitor }] });
     await context.close();

@@ -1,38 +1,16 @@
 // The pages in Chromium at desktop and phone size, in several languages: waiting page phases and the
 // language switch, the draw record, the sale page on a phone and its confirmation, the dashboard;
-// axe-core finds no serious accessibility violation. Screenshots go to test-results/shots/.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// axe-core finds no serious or moderate accessibility violation. Screenshots go to test-results/shots/.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { putEvent } from '../../scripts/lib/dev-server.ts';
 import { DESKTOP, PHONE, scrollsSideways, shot } from './chromium.ts';
+import { axeLog } from './axe.ts';
 import { browserStage } from './stage.ts';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHASES = ['not_open', 'prequeue', 'drawing', 'waiting', 'paused', 'sold_out', 'closed'] as const;
-
-const axeResults: string[] = [];
-
-const stage = browserStage('wr-pages-e2e-', () => {
-  if (axeResults.length) console.log(`axe (violations per page):\n  ${axeResults.join('\n  ')}`);
-});
-
-/** Runs axe-core on the page (in a CSP-bypassing context) and returns its serious and critical violations. */
-async function seriousViolations(page: Page, name: string): Promise<string[]> {
-  await page.addScriptTag({ content: AXE });
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe;
-    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-  });
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes})`);
-  const moderate = violations.filter((v) => v.impact === 'moderate').map((v) => `${v.id} (${v.nodes})`);
-  axeResults.push(
-    `${name}: serious ${serious.length}${serious.length ? ' ' + serious.join(', ') : ''}; moderate ${moderate.length}` +
-      `${moderate.length ? ' ' + moderate.join(', ') : ''}; all: ${violations.length}`,
-  );
-  return serious;
-}
+const axe = axeLog();
+const stage = browserStage('wr-pages-e2e-', () => axe.print());
 
 const visibleTexts = (page: Page) =>
   page.evaluate(() =>
@@ -198,7 +176,7 @@ describe('sale page', () => {
       expect(await page.locator('#seats button.seat').count()).toBe(90);
       expect(await scrollsSideways(page)).toBe(false);
       await shot(page, `sale-${name}`);
-      if (name === 'en-desktop') expect(await seriousViolations(page, 'sale page (en, desktop)')).toEqual([]);
+      if (name === 'en-desktop') expect(await axe.violations(page, 'sale page (en, desktop)')).toEqual([]);
       // Another section, by keyboard.
       await page.focus('#sections button[data-section="1:2"]');
       await page.keyboard.press('Enter');
@@ -212,6 +190,7 @@ describe('sale page', () => {
       const first = await page.textContent('[data-testid="countdown"]');
       await expect.poll(() => page.textContent('[data-testid="countdown"]'), { timeout: 5_000 }).not.toBe(first);
       await shot(page, `sale-held-${name}`);
+      if (name === 'en-desktop') expect(await axe.violations(page, 'sale page, seats held (en, desktop)')).toEqual([]);
       await page.click('#pay');
       await page.waitForSelector('[data-testid="confirm"]:not([hidden])', { timeout: 20_000 });
       expect(await page.textContent('[data-testid="order-seats"]')).toMatch(/^K\d+$/);
@@ -219,13 +198,14 @@ describe('sale page', () => {
       expect(await page.textContent('#confirm')).toContain('Arena <Live> 2026');
       expect(await scrollsSideways(page)).toBe(false);
       await shot(page, `sale-confirm-${name}`);
+      if (name !== 'es-phone') expect(await axe.violations(page, `confirmation (${name})`)).toEqual([]);
       await ctx.close();
     }
   });
 });
 
 describe('accessibility and dashboard', () => {
-  it('waiting page, draw page and dashboard have no serious axe violations; the dashboard opens on the last event and signs out', async () => {
+  it('waiting, draw, maintenance and dashboard pages have no serious or moderate axe violations at desktop and phone size; the dashboard opens on the last event and signs out', async () => {
     const ids = [`e2e-dash-a-${Date.now().toString(36)}`, `e2e-dash-b-${Date.now().toString(36)}`];
     for (const id of ids)
       await putEvent(stage.server, id, { name: `Dashboard ${id}`, releaseRatePerMinute: 60, maxActiveVisitors: 10, seats: 10 });
@@ -240,9 +220,30 @@ describe('accessibility and dashboard', () => {
     const ctx = await stage.browser.newContext({ viewport: DESKTOP, bypassCSP: true });
     const page = await ctx.newPage();
     await page.goto(`${stage.server.url}/events/${slow}/`);
-    expect(await seriousViolations(page, 'waiting page (en, desktop, pre-queue)')).toEqual([]);
+    expect(await axe.violations(page, 'waiting page (en, desktop, pre-queue)')).toEqual([]);
     await page.goto(`${stage.server.url}/_wr/events/${slow}/draw`);
-    expect(await seriousViolations(page, 'draw page (en, desktop)')).toEqual([]);
+    expect(await axe.violations(page, 'draw page (en, desktop)')).toEqual([]);
+    const down = `e2e-maint-${Date.now().toString(36)}`;
+    await putEvent(stage.server, down, {
+      name: 'Maintenance',
+      method: 'reject',
+      releaseRatePerMinute: 60,
+      maxActiveVisitors: 10,
+      seats: 10,
+    });
+    expect((await page.goto(`${stage.server.url}/events/${down}/`))?.status()).toBe(503);
+    await shot(page, 'maintenance-desktop');
+    expect(await axe.violations(page, 'maintenance page (en, desktop)')).toEqual([]);
+    const phone = await stage.browser.newContext({ viewport: PHONE, bypassCSP: true, locale: 'ja-JP' });
+    const small = await phone.newPage();
+    await small.goto(`${stage.server.url}/events/${slow}/`);
+    expect(await scrollsSideways(small)).toBe(false);
+    expect(await axe.violations(small, 'waiting page (ja, phone, pre-queue)')).toEqual([]);
+    await small.goto(`${stage.server.url}/events/${down}/`);
+    expect(await scrollsSideways(small)).toBe(false);
+    await shot(small, 'maintenance-ja-phone');
+    expect(await axe.violations(small, 'maintenance page (ja, phone)')).toEqual([]);
+    await phone.close();
     await page.goto(`${stage.server.url}/_wr/admin/`);
     await page.fill('#token', stage.server.adminToken);
     await page.click('#login button');
@@ -252,7 +253,7 @@ describe('accessibility and dashboard', () => {
     await page.waitForFunction(() => (document.getElementById('pvFrame') as HTMLIFrameElement).srcdoc.includes('data-testid="preview"'));
     await page.waitForTimeout(2_500);
     await shot(page, 'dashboard-desktop');
-    expect(await seriousViolations(page, 'dashboard (desktop)')).toEqual([]);
+    expect(await axe.violations(page, 'dashboard (desktop)')).toEqual([]);
     await page.click('#signout');
     expect(await page.isVisible('#login')).toBe(true);
     expect(await page.evaluate(() => sessionStorage.getItem('wr_admin_token'))).toBeNull();

@@ -203,9 +203,9 @@ describe('keepAccountKey (the room keeps its pin once visitors joined)', () => {
   };
   it('keeps the old pin after joins and takes the new one before', () => {
     const old = parseRoomConfig(JSON.stringify(pinnedTo('old')));
-    expect(keepAccountKey(old, pinnedTo('new'), { joined: true, drawn: false }).entry!.accountKeyId).toBe('old');
-    expect(keepAccountKey(old, pinnedTo('new'), { joined: false, drawn: false }).entry!.accountKeyId).toBe('new');
-    expect(keepAccountKey(null, pinnedTo('new'), { joined: false, drawn: false }).entry!.accountKeyId).toBe('new');
+    expect(keepAccountKey(old, pinnedTo('new'), { joined: true }).entry!.accountKeyId).toBe('old');
+    expect(keepAccountKey(old, pinnedTo('new'), { joined: false }).entry!.accountKeyId).toBe('new');
+    expect(keepAccountKey(null, pinnedTo('new'), { joined: false }).entry!.accountKeyId).toBe('new');
   });
 });
 
