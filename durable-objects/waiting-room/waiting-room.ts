@@ -91,7 +91,8 @@ export class WaitingRoom extends DurableObject<Env> {
 
   /**
    * Creates or updates the event's queue settings. Once visitors joined, the policy and the shard
-   * count are fixed, and after a lottery draw its sale start (room-config.ts configChangeConflict).
+   * count are fixed, after a lottery draw its sale start, and a sale under way cannot move its start
+   * into the future (room-config.ts configChangeConflict).
    * @param dryRun check only, write nothing
    * @returns `ok` (with `created`) or `conflict` with a reason
    */
