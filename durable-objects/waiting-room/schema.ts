@@ -229,7 +229,7 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
   },
   {
     id: 12,
-    description: 'refusals by cause: the gateway isolates\' reports until the history folds them into a minute, and per minute',
+    description: "refusals by cause: the gateway isolates' reports until the history folds them into a minute, and per minute",
     sql: `
       CREATE TABLE wr_refusals (
         at INTEGER NOT NULL,
