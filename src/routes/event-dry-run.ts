@@ -13,7 +13,7 @@ import type { AppEnv } from '../types';
 import { call, directory, readEvent, stale } from './event-reads';
 
 /** One problem of a configuration: a dotted field path (`body` for the whole) and zod's message. */
-export interface FieldProblem {
+interface FieldProblem {
   path: string;
   message: string;
 }
@@ -34,7 +34,7 @@ export function wantsDryRun(c: Context<AppEnv>): boolean {
  * names the first only: it stops there anyway).
  * @throws GatewayError INVALID_REQUEST with `errors: FieldProblem[]`, `detail` the first
  */
-export function checkedInput(candidate: unknown): EventConfigInput {
+function checkedInput(candidate: unknown): EventConfigInput {
   const result = eventConfigInput.safeParse(candidate);
   if (result.success) return result.data;
   const errors: FieldProblem[] = result.error.issues.map((i) => ({
