@@ -36,8 +36,8 @@ import { effectiveConfig, effectiveMode, methodEndsAtMs, nextBoundaryMs, wakeAtB
 import { ScheduleStore } from './schedule-store';
 import { HistoryStore } from './history-store';
 import { recordHistory } from './history-tick';
-import { historyRange } from './history-policy';
-import { REFUSAL_CAUSES, type HistoryAnswer, type RefusalCounts } from '../../contracts/history';
+import { historyRange, refusalCounts } from './history-policy';
+import type { HistoryAnswer, RefusalCounts } from '../../contracts/history';
 import type { RoomReport } from '../../contracts/report';
 import { roomReport } from './report-read';
 import { addOverride, applySchedule, cancelOverride, passNewcomer } from './schedule-tick';
@@ -249,21 +249,10 @@ export class WaitingRoom extends DurableObject<Env> {
     this.store.signals.recordHolds(this.clock(), signals.holds, signals.conflicts, signals.p99Ms, SIGNAL_WINDOW_MS);
   }
 
-  /**
-   * Refusals one gateway isolate made on the way into this event's line since its last report,
-   * by cause; the next minute's history row counts them. A count that is not a whole number from
-   * 0 to 1,000,000 is taken as 0 (the report comes from the gateway's own code; this keeps a bug
-   * from writing nonsense into the history).
-   */
+  /** Refusals one gateway isolate made on the way into this event's line since its last report, by cause; the next minute's history row counts them. */
   async recordRefusals(counts: RefusalCounts): Promise<void> {
     if (!this.ready) return;
-    const clean = Object.fromEntries(
-      REFUSAL_CAUSES.map((k) => {
-        const n = counts[k];
-        return [k, Number.isInteger(n) && n >= 0 && n <= 1_000_000 ? n : 0];
-      }),
-    ) as RefusalCounts;
-    this.history.recordRefusals(this.clock(), clean);
+    this.history.recordRefusals(this.clock(), refusalCounts(counts));
   }
 
   /**

@@ -101,6 +101,7 @@ describe('the organizer console', () => {
     await shot(page, 'console-desktop');
     await page.click('#report-btn');
     await page.getByTestId('report').getByText('start at the minimum until the origin reports health').waitFor();
+    await page.getByTestId('report').getByText('Refusals by cause').waitFor();
     await page.emulateMedia({ media: 'print' });
     await shot(page, 'console-report-print');
     await page.emulateMedia({ media: 'screen' });

@@ -22,7 +22,9 @@ describe('refusalCause', () => {
   });
 
   it('counts no 5xx answer as a refusal', () => {
-    for (const code of Object.keys(ERROR_TABLE) as ErrorCode[]) if (ERROR_TABLE[code].status >= 500) expect(refusalCause(code)).toBeNull();
+    const serverSide = (Object.keys(ERROR_TABLE) as ErrorCode[]).filter((code) => ERROR_TABLE[code].status >= 500);
+    expect(serverSide.length).toBeGreaterThan(0);
+    expect(serverSide.filter((code) => refusalCause(code) !== null)).toEqual([]);
   });
 });
 
