@@ -221,3 +221,15 @@ function entryInput(rule: EntryRule): NonNullable<EventConfigInput['entry']> {
     })),
   };
 }
+
+/** The part of a plan fixed once created: seat count, seats per row, tier names and capacities, sections (names, seats, rows). */
+export function planShape(config: InventoryConfig): string {
+  const sections = (config.sections ?? []).map((s) => [s.section, s.seats, s.seatsPerRow]);
+  return JSON.stringify([
+    config.seats,
+    config.seatsPerRow,
+    config.tiers.map((t) => [t.tier, t.capacity]),
+    sections,
+    config.section ?? null,
+  ]);
+}

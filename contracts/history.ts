@@ -24,7 +24,19 @@ export interface MinuteFigures {
   activeLimit: number;
   /** What bound admissions (room-report.ts BindingConstraint). */
   binds: string;
+  /** Visitors the edge refused during the minute, by cause (RefusalCounts): requests, not distinct visitors. */
+  refusedProofOfWork: number;
+  refusedEntryToken: number;
+  refusedRateLimit: number;
+  refusedOther: number;
 }
+
+/** The causes the edge refuses a visitor on the way into the line for (src/lib/refusal-tally.ts names the codes of each). */
+export const REFUSAL_CAUSES = ['proofOfWork', 'entryToken', 'rateLimit', 'other'] as const;
+/** One cause of refusal. */
+export type RefusalCause = (typeof REFUSAL_CAUSES)[number];
+/** Refused requests per cause over some window (one gateway isolate's report, or a minute). */
+export type RefusalCounts = Record<RefusalCause, number>;
 
 /** WaitingRoom `historyBetween` outcome: the points with their step (ms), a refused range, or null (no event). */
 export type HistoryAnswer = { kind: 'ok'; stepMs: number; points: MinuteFigures[] } | { kind: 'invalid'; detail: string } | null;

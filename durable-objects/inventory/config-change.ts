@@ -1,9 +1,10 @@
 // Event configuration changes that span objects: the Inventory keeps the one change in flight,
 // so concurrent changes are serialized and a change cut short by a crash can be resumed or replaced.
-import type { InventoryConfig } from '../../contracts/event-config';
+import { planShape, type InventoryConfig } from '../../contracts/event-config';
 import type { ChangeRequest } from '../../contracts/inventory-answers';
 
 export type { ChangeRequest };
+export { planShape };
 
 /**
  * How long a started change owns the event, ms. Another change (with a different body) is refused
@@ -32,18 +33,6 @@ export type ChangeDecision =
   | { kind: 'apply'; write: 'create' | 'replace' | 'update'; pending: PendingChange; resumed: boolean }
   | { kind: 'busy'; retryAfterS: number }
   | { kind: 'conflict'; detail: string };
-
-/** The part of a plan fixed once created: seat count, seats per row, tier names and capacities, sections (names, seats, rows). */
-export function planShape(config: InventoryConfig): string {
-  const sections = (config.sections ?? []).map((s) => [s.section, s.seats, s.seatsPerRow]);
-  return JSON.stringify([
-    config.seats,
-    config.seatsPerRow,
-    config.tiers.map((t) => [t.tier, t.capacity]),
-    sections,
-    config.section ?? null,
-  ]);
-}
 
 /** An event with sections spans objects: its seat plan is never replaced, even by a creation cut short (section holds are not seen here). */
 function spansObjects(config: InventoryConfig | null): boolean {

@@ -1,6 +1,7 @@
 // The room's per-minute history as pure rules: which minute a tick records, the figures of a
 // minute from what the room counted, how long rows are kept, and which ranges the organizer may
 // ask for (with the step that keeps an answer small). Times are epoch ms, taken as inputs.
+import { REFUSAL_CAUSES, type RefusalCounts } from '../../contracts/history';
 import { BUCKET_MS, parsePlaceKey } from '../../contracts/queue/cursor';
 export type { MinuteFigures } from '../../contracts/history';
 
@@ -63,4 +64,17 @@ export function historyRange(
   const minutes = Math.ceil((toMs - fromMs) / MINUTE_MS);
   const stepMs = Math.max(1, Math.ceil(minutes / HISTORY_MAX_POINTS)) * MINUTE_MS;
   return { kind: 'ok', fromMs: minuteOf(fromMs), toMs, stepMs };
+}
+
+/** Most refusals one report may count per cause (far above what an isolate refuses in its 5 s window). */
+const MAX_REFUSALS_PER_REPORT = 1_000_000;
+
+/**
+ * A gateway isolate's refusal report as the history stores it: a count that is not a whole number
+ * from 0 to MAX_REFUSALS_PER_REPORT is taken as 0, so a bug in a report never writes nonsense
+ * into 30 days of history.
+ */
+export function refusalCounts(report: RefusalCounts): RefusalCounts {
+  const clean = (n: unknown) => (Number.isInteger(n) && (n as number) >= 0 && (n as number) <= MAX_REFUSALS_PER_REPORT ? (n as number) : 0);
+  return Object.fromEntries(REFUSAL_CAUSES.map((k) => [k, clean(report[k])])) as RefusalCounts;
 }

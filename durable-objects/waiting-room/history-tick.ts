@@ -24,6 +24,7 @@ export function recordHistory(store: RoomStore, history: HistoryStore, room: Roo
   const waits = queueTimesMs(admissions);
   const active = store.activeCount(nowMs);
   const health = parseStoredHealth(room.row.health);
+  const refused = history.takeRefusalsBefore(toMs);
   history.write(
     {
       atMs: minute,
@@ -39,6 +40,10 @@ export function recordHistory(store: RoomStore, history: HistoryStore, room: Roo
       releaseRatePerMinute: room.row.rate,
       activeLimit: Math.min(room.row.active_limit ?? room.config.maxActiveVisitors, room.config.maxActiveVisitors),
       binds: roomBinding(store, room, nowMs, tickMs).binds,
+      refusedProofOfWork: refused.proofOfWork,
+      refusedEntryToken: refused.entryToken,
+      refusedRateLimit: refused.rateLimit,
+      refusedOther: refused.other,
     },
     nowMs - HISTORY_KEEP_MS,
   );

@@ -227,4 +227,22 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
     description: 'maintenance windows: when the current one began (the lapse clock of released places stops in it)',
     sql: `ALTER TABLE wr_room ADD COLUMN reject_since INTEGER;`,
   },
+  {
+    id: 12,
+    description: "refusals by cause: the gateway isolates' reports until the history folds them into a minute, and per minute",
+    sql: `
+      CREATE TABLE wr_refusals (
+        at INTEGER NOT NULL,
+        proof_of_work INTEGER NOT NULL,
+        entry_token INTEGER NOT NULL,
+        rate_limit INTEGER NOT NULL,
+        other INTEGER NOT NULL
+      );
+      CREATE INDEX wr_refusals_at ON wr_refusals (at);
+      ALTER TABLE wr_history ADD COLUMN refused_pow INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_history ADD COLUMN refused_entry INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_history ADD COLUMN refused_limit INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE wr_history ADD COLUMN refused_other INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -36,8 +36,8 @@ import { effectiveConfig, effectiveMode, methodEndsAtMs, nextBoundaryMs, wakeAtB
 import { ScheduleStore } from './schedule-store';
 import { HistoryStore } from './history-store';
 import { recordHistory } from './history-tick';
-import { historyRange } from './history-policy';
-import type { HistoryAnswer } from '../../contracts/history';
+import { historyRange, refusalCounts } from './history-policy';
+import type { HistoryAnswer, RefusalCounts } from '../../contracts/history';
 import type { RoomReport } from '../../contracts/report';
 import { roomReport } from './report-read';
 import { addOverride, applySchedule, cancelOverride, passNewcomer } from './schedule-tick';
@@ -249,6 +249,12 @@ export class WaitingRoom extends DurableObject<Env> {
   async recordHoldSignals(signals: HoldSignals): Promise<void> {
     if (!this.ready) return;
     this.store.signals.recordHolds(this.clock(), signals.holds, signals.conflicts, signals.p99Ms, SIGNAL_WINDOW_MS);
+  }
+
+  /** Refusals one gateway isolate made on the way into this event's line since its last report, by cause; the next minute's history row counts them. */
+  async recordRefusals(counts: RefusalCounts): Promise<void> {
+    if (!this.ready) return;
+    this.history.recordRefusals(this.clock(), refusalCounts(counts));
   }
 
   /**

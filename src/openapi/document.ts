@@ -31,7 +31,14 @@ interface Operation {
   bodyType?: string;
   /** What a success answers when not JSON. */
   produces?: 'text/html' | 'redirect' | 'empty';
+  /** Optional query parameters, each a choice of strings. */
+  query?: readonly { name: string; description: string; values: readonly string[] }[];
 }
+
+/** The configuration edits' dry run (src/routes/event-dry-run.ts). */
+const DRY_RUN = [
+  { name: 'dryRun', description: 'true: check the edit and answer what it would change, writing nothing', values: ['true', 'false'] },
+];
 
 const E = '/_wr/events/:eventId';
 const A = `${ORGANIZER_BASE}/events/:eventId`;
@@ -88,16 +95,18 @@ const OPERATIONS: readonly Operation[] = [
     method: 'PUT',
     path: A,
     api: 'organizer',
-    summary: 'Create or replace the configuration, whole or not at all (If-Match optional)',
+    summary: 'Create or replace the configuration, whole or not at all (If-Match optional; ?dryRun=true checks only)',
     body: eventConfigInput,
+    query: DRY_RUN,
   },
   {
     method: 'PATCH',
     path: A,
     api: 'organizer',
-    summary: 'Change some fields: JSON Merge Patch (RFC 7396), the same rules as PUT (If-Match optional)',
+    summary: 'Change some fields: JSON Merge Patch (RFC 7396), the same rules as PUT (If-Match optional; ?dryRun=true checks only)',
     body: patchBody,
     bodyType: 'application/merge-patch+json',
+    query: DRY_RUN,
   },
   {
     method: 'GET',
@@ -205,7 +214,16 @@ function schemaOf(schema: z.ZodMiniType): Record<string, unknown> {
 }
 
 function operationObject(op: Operation): Record<string, unknown> {
-  const params = [...op.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  const params = [
+    ...[...op.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
+    ...(op.query ?? []).map((q) => ({
+      name: q.name,
+      in: 'query',
+      required: false,
+      description: q.description,
+      schema: { type: 'string', enum: q.values },
+    })),
+  ];
   const organizerPath = op.path.slice(ORGANIZER_BASE.length);
   const role = op.api === 'organizer' ? (ORGANIZER_ROUTES as Record<string, string>)[`${op.method} ${organizerPath}`] : undefined;
   const success =

@@ -4,7 +4,8 @@
 import { LANGS } from '../../contracts/i18n';
 import { CONSOLE_PATH, DASHBOARD_PATH, OPENAPI_ASSET_PATH, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../lib/page-assets';
 import { openApiDocument } from '../openapi/document';
-import { CONSOLE_SCRIPT, consolePage } from './console-page';
+import { consolePage } from './console-page';
+import { CONSOLE_SCRIPT } from './console-script';
 import { CHECK_MESSAGES } from './check-messages';
 import { CHECK_SCRIPT } from './check-script';
 import { dashboardPage } from './dashboard-page';

@@ -1,18 +1,16 @@
 // Organizer API for an event's configuration: read it with its version (`ETag`), replace it
 // (`PUT`) or change some fields (`PATCH`, JSON Merge Patch), each optionally conditional on
-// `If-Match`, whole or not at all, with the field-by-field change in the audit record.
+// `If-Match`, whole or not at all, with the field-by-field change in the audit record; either
+// checked without writing with `?dryRun=true` (event-dry-run.ts).
 import type { Context } from 'hono';
 import { Hono } from '../lib/hono';
 import * as z from 'zod/mini';
-import { DIRECTORY_NAME } from '../../contracts/names';
-import { joinConfig } from '../../contracts/event-config';
 import { eventConfigInput, type EventConfigInput } from '../../contracts/event-input';
 import { signInUrlProblem } from '../../contracts/entry';
 import { accountSecrets, currentAccountKeyId } from '../lib/entry-token';
 import { configureEvent } from '../lib/event-setup';
-import { callDurableObject, type DoCallOptions } from '../lib/do-call';
-import { eventStats, inventoryFor } from '../lib/inventory-router';
-import { GatewayError, problemResponse } from '../lib/errors';
+import { inventoryFor } from '../lib/inventory-router';
+import { GatewayError } from '../lib/errors';
 import { forgetCursor } from '../lib/cursor-cache';
 import { claimRoom, roomClaim } from '../lib/room-claims';
 import { defaultCache } from '../lib/room-table';
@@ -21,29 +19,8 @@ import { fieldChanges } from '../lib/organizer-audit';
 import { parseJsonBody, readJsonBody } from '../lib/validate';
 import { auditEntry } from '../middleware/organizer-auth';
 import { eventIdParam, newEventIdParam, type AppEnv } from '../types';
-
-/** Every organizer call is idempotent (same request, same state), so each may be retried. */
-export function call<T>(name: string, eventId: string | undefined, run: () => Promise<T>): Promise<T> {
-  const opts: DoCallOptions = { idempotent: true, name, ...(eventId ? { eventId } : {}) };
-  return callDurableObject(run, opts);
-}
-
-const directory = (c: Context<AppEnv>) => c.env.DIRECTORY.getByName(DIRECTORY_NAME);
-
-/** The stored configuration in the shape of the PUT body (routing included), its live numbers; null: no such event. */
-async function readEvent(c: Context<AppEnv>, eventId: string) {
-  const [room, seats, urls] = await Promise.all([
-    call('waitingRoom.stats', eventId, async () => c.env.WAITING_ROOM.getByName(eventId).stats()),
-    call('inventory.stats', eventId, async () => eventStats(c.env, eventId)),
-    call('directory.room', eventId, async () => directory(c).room(eventId)),
-  ]);
-  if (!room || seats.kind !== 'stats') return { pending: seats.kind === 'stats' && !!seats.stats.pendingChange, event: null };
-  const { config: queueConfig, ...queue } = room;
-  const { config: inventoryConfig, ...inventory } = seats.stats;
-  // The room's URLs as routed now (none: the event is not routed at all).
-  const routing = { patterns: urls?.patterns ?? [], bypass: urls?.bypass ?? { pathPrefixes: [], extensions: [], methods: [] } };
-  return { pending: false, event: { config: { ...joinConfig(queueConfig, inventoryConfig), ...routing }, queue, inventory } };
-}
+import { call, directory, readEvent, stale } from './event-reads';
+import { dryRun, wantsDryRun } from './event-dry-run';
 
 /** `/_wr/admin/events/{eventId}`: GET, PUT and PATCH. */
 export const eventEditsApi = new Hono<AppEnv>();
@@ -68,6 +45,10 @@ eventEditsApi.get('/events/:eventId', async (c) => {
 eventEditsApi.put('/events/:eventId', async (c) => {
   const eventId = newEventIdParam(c);
   const ifMatch = parseIfMatch(c.req.header('if-match'));
+  if (wantsDryRun(c)) {
+    const body = await readJsonBody(c.req.raw, z.unknown());
+    return dryRun(c, eventId, ifMatch, () => body);
+  }
   const input = await readJsonBody(c.req.raw, eventConfigInput);
   return edit(
     c,
@@ -87,6 +68,12 @@ eventEditsApi.patch('/events/:eventId', async (c) => {
   if (type !== 'application/merge-patch+json' && type !== 'application/json')
     throw new GatewayError('INVALID_REQUEST', { detail: 'PATCH takes a JSON Merge Patch (Content-Type: application/merge-patch+json)' });
   const patch = await readJsonBody(c.req.raw, patchBody);
+  if (wantsDryRun(c)) {
+    return dryRun(c, eventId, ifMatch, (current) => {
+      if (!current) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"; create it with PUT` });
+      return mergePatch(current, patch);
+    });
+  }
   const fingerprint = await digest(['PATCH', c.req.header('if-match') ?? '', JSON.stringify(patch)]);
   return edit(c, eventId, { ifMatch, fingerprint }, (current) => {
     if (!current) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"; create it with PUT` });
@@ -139,20 +126,6 @@ async function edit(
   } finally {
     if (!finished) await call('directory.abortEdit', eventId, async () => directory(c).abortEdit(eventId, editId));
   }
-}
-
-/** 412 with the current version (in `ETag` and the body): read the event again and redo the edit. */
-function stale(version: number, editing: boolean): Response {
-  const res = problemResponse(
-    new GatewayError('VERSION_MISMATCH', {
-      detail: editing
-        ? 'another edit of this event is under way; read it again when it is done'
-        : `the event is at version ${configEtag(version)}; read it again and redo the change`,
-      extra: { etag: configEtag(version) },
-    }),
-  );
-  res.headers.set('etag', configEtag(version));
-  return res;
 }
 
 /** Applies a validated configuration to the event's objects (configureEvent) and the room table. */

@@ -39,6 +39,7 @@ import type { StatusBody } from '../lib/status-body';
 import { maintenanceError, takeTurn, turnBody, type TurnPorts } from '../lib/visitor-turn';
 import { challengeKeyRing, verifyProof } from '../lib/proof-of-work';
 import { PROOF_HEADER } from '../../contracts/names';
+import { recordRefusal, refusalCause } from '../lib/refusal-tally';
 import type { ProofOfWorkConfig } from '../../contracts/proof-of-work';
 
 /** The event's admission cursor, cached at the edge (src/lib/cursor-cache.ts); null when the event does not exist. */
@@ -150,6 +151,36 @@ function placeOrRefusal(answer: ShardJoinAnswer, cursor: AdmissionCursor): Place
  * @throws GatewayError EVENT_NOT_FOUND, and what the ports throw
  */
 export async function answerTurn(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null): Promise<TurnAnswer> {
+  try {
+    return await takeAndSign(c, eventId, ticket);
+  } catch (err) {
+    if (err instanceof GatewayError) countRefusal(c, eventId, err);
+    throw err;
+  }
+}
+
+/**
+ * Counts a refusal of the visitor's turn in the event's history (src/lib/refusal-tally.ts),
+ * reporting to its WaitingRoom after the response. A browser with no entry token at all is on its
+ * way to sign in (the sign-in page), as one without a proof of work is on its way to the check
+ * step: neither is counted.
+ */
+function countRefusal(c: Context<AppEnv>, eventId: string, err: GatewayError): void {
+  const cause = refusalCause(err.code);
+  if (!cause || (err.code === 'ENTRY_REQUIRED' && !wantsJson(c))) return;
+  const counts = recordRefusal(eventId, cause, Date.now());
+  if (!counts) return;
+  c.executionCtx.waitUntil(
+    callDurableObject(() => c.env.WAITING_ROOM.getByName(eventId).recordRefusals(counts), {
+      idempotent: false,
+      name: 'waitingRoom.recordRefusals',
+      eventId,
+    }).catch(() => undefined),
+  );
+}
+
+/** The turn of answerTurn, without the refusal count. */
+async function takeAndSign(c: Context<AppEnv>, eventId: string, ticket: VisitorClaims | null): Promise<TurnAnswer> {
   const now = Date.now();
   const entry = await entryDecision(c, eventId, ticket, now);
   // Entry-token events bound places by account; the proof of work is for open events.

@@ -27,7 +27,13 @@ const CSV_COLUMNS = [
   'releaseRatePerMinute',
   'activeLimit',
   'binds',
+  'refusedProofOfWork',
+  'refusedEntryToken',
+  'refusedRateLimit',
+  'refusedOther',
 ] as const;
+
+const sum = <T>(xs: readonly T[], f: (x: T) => number) => xs.reduce((a, x) => a + f(x), 0);
 
 function csvCell(v: unknown): string {
   const s = v === null || v === undefined ? '' : String(v);
@@ -54,6 +60,13 @@ reportAdmin.get('/events/:eventId/report', async (c) => {
     c.header('content-disposition', `attachment; filename="${eventId}-minutes.csv"`);
     return c.body(lines.join('\r\n') + '\r\n', 200, { 'content-type': 'text/csv; charset=utf-8' });
   }
+  // Summed over the minutes written (the minute under way is counted by the next row).
+  const refusals = {
+    proofOfWork: sum(report.minutes, (m) => m.refusedProofOfWork),
+    entryToken: sum(report.minutes, (m) => m.refusedEntryToken),
+    rateLimit: sum(report.minutes, (m) => m.refusedRateLimit),
+    other: sum(report.minutes, (m) => m.refusedOther),
+  };
   const sold = seats.kind === 'stats' ? seats.stats.seats.sold + seats.stats.tiers.reduce((a, t) => a + t.sold, 0) : null;
   return c.json({
     eventId,
@@ -80,8 +93,8 @@ reportAdmin.get('/events/:eventId/report', async (c) => {
       worstP99Ms: p.worstP99Ms,
       worstErrorRate: p.worstErrorRate,
     })),
-    // Proof-of-work, entry-token and IP-limit refusals happen at the edge and are not counted per event yet.
-    botsRefused: null,
+    refusals,
+    botsRefused: refusals.proofOfWork + refusals.entryToken + refusals.rateLimit + refusals.other,
     lottery: report.lottery,
     minutes,
   });

@@ -101,6 +101,10 @@ describe('the per-minute history', () => {
             releaseRatePerMinute: 1_200,
             activeLimit: 10_000,
             binds: 'release_rate',
+            refusedProofOfWork: 250,
+            refusedEntryToken: 12,
+            refusedRateLimit: 40,
+            refusedOther: 3,
           },
           t0 - HISTORY_KEEP_MS,
         );

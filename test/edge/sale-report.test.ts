@@ -20,7 +20,7 @@ describe('the report after the sale', () => {
     });
     const res = await organizer<Record<string, unknown>>('GET', `/events/${eventId}/report`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ eventId, visitors: 1, admitted: 1, waitingAtEnd: 0, sold: 0, lottery: null, botsRefused: null });
+    expect(res.body).toMatchObject({ eventId, visitors: 1, admitted: 1, waitingAtEnd: 0, sold: 0, lottery: null, botsRefused: 0 });
     expect(res.body.queueTime).toMatchObject({ count: 1 });
     expect((res.body.rateChanges as { reason: string }[])[0]?.reason).toBe('start at the minimum until the origin reports health');
     expect(res.body.schedule).toEqual([expect.objectContaining({ id: 'later', state: 'scheduled', reason: 'second wave' })]);
@@ -46,7 +46,8 @@ describe('the report after the sale', () => {
     );
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect((await csv.text()).split('\r\n')[0]).toBe(
-      'at,waiting,admitted,active,released,departures,queueP50Ms,queueP90Ms,originP99Ms,originErrorRate,releaseRatePerMinute,activeLimit,binds',
+      'at,waiting,admitted,active,released,departures,queueP50Ms,queueP90Ms,originP99Ms,originErrorRate,releaseRatePerMinute,activeLimit,binds,' +
+        'refusedProofOfWork,refusedEntryToken,refusedRateLimit,refusedOther',
     );
     expect((await organizer('GET', `/events/${eventId}/report?format=xml`)).status).toBe(400);
     expect((await organizer('GET', `/events/${freshEventId('none')}/report`)).status).toBe(404);

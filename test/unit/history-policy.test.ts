@@ -10,6 +10,7 @@ import {
   minuteToRecord,
   percentile,
   queueTimesMs,
+  refusalCounts,
 } from '../../durable-objects/waiting-room/history-policy';
 
 const T0 = 1_800_000_000_000; // a whole minute
@@ -84,5 +85,22 @@ describe('historyRange', () => {
     );
     expect(historyRange(now - MINUTE_MS, now, now)).toMatchObject({ kind: 'ok', stepMs: MINUTE_MS });
     expect(historyRange(now - HISTORY_KEEP_MS, now, now)).toMatchObject({ kind: 'ok', stepMs: 30 * MINUTE_MS });
+  });
+});
+
+describe('refusalCounts', () => {
+  it('keeps whole counts and takes anything else in a report as 0', () => {
+    expect(refusalCounts({ proofOfWork: 3, entryToken: 0, rateLimit: 1_000_000, other: 7 })).toEqual({
+      proofOfWork: 3,
+      entryToken: 0,
+      rateLimit: 1_000_000,
+      other: 7,
+    });
+    expect(refusalCounts({ proofOfWork: -1, entryToken: 1.5, rateLimit: 1_000_001, other: Number.NaN })).toEqual({
+      proofOfWork: 0,
+      entryToken: 0,
+      rateLimit: 0,
+      other: 0,
+    });
   });
 });

@@ -19,6 +19,10 @@ const minute = (i: number, binds: string, errorRate: number | null = null): Minu
   releaseRatePerMinute: 60,
   activeLimit: 10,
   binds,
+  refusedProofOfWork: 0,
+  refusedEntryToken: 0,
+  refusedRateLimit: 0,
+  refusedOther: 0,
 });
 
 describe('queueTimeDistribution', () => {
