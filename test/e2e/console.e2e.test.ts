@@ -6,9 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { getEvent, putEvent } from '../../scripts/lib/dev-server.ts';
 import type { Page } from 'playwright-core';
 import { DESKTOP, PHONE, scrollsSideways, shot } from './chromium.ts';
+import { axeLog } from './axe.ts';
 import { browserStage } from './stage.ts';
 
-const stage = browserStage('wr-console-');
+const axe = axeLog();
+const stage = browserStage('wr-console-', () => axe.print());
 const iso = (ms: number) => new Date(ms).toISOString();
 
 async function organizer(method: string, path: string, body?: unknown): Promise<Response> {
@@ -54,7 +56,7 @@ describe('the organizer console', () => {
       ).status,
     ).toBe(201);
 
-    const context = await stage.browser.newContext({ viewport: DESKTOP });
+    const context = await stage.browser.newContext({ viewport: DESKTOP, bypassCSP: true });
     const page = await context.newPage();
     await page.goto(`${stage.server.url}/_wr/admin/console?event=${eventId}`);
     await page.fill('#token', stage.server.adminToken);
@@ -99,6 +101,7 @@ describe('the organizer console', () => {
     await page.selectOption('#range', '1440');
     await page.getByText(/points, one per 1 min/).waitFor();
     await shot(page, 'console-desktop');
+    expect(await axe.violations(page, 'console-desktop')).toEqual([]);
     await page.click('#report-btn');
     await page.getByTestId('report').getByText('start at the minimum until the origin reports health').waitFor();
     await page.getByTestId('report').getByText('Refusals by cause').waitFor();
@@ -106,7 +109,7 @@ describe('the organizer console', () => {
     await shot(page, 'console-report-print');
     await page.emulateMedia({ media: 'screen' });
 
-    const phone = await stage.browser.newContext({ viewport: PHONE });
+    const phone = await stage.browser.newContext({ viewport: PHONE, bypassCSP: true });
     const small = await phone.newPage();
     await small.goto(`${stage.server.url}/_wr/admin/console?event=${eventId}`);
     await small.fill('#token', stage.server.adminToken);
@@ -114,6 +117,7 @@ describe('the organizer console', () => {
     await small.getByTestId('timeline').getByText('late-cap (scheduled)').waitFor();
     expect(await scrollsSideways(small)).toBe(false);
     await shot(small, 'console-phone');
+    expect(await axe.violations(small, 'console-phone')).toEqual([]);
     await context.close();
     await phone.close();
   });
@@ -126,7 +130,7 @@ describe('the organizer console', () => {
       maxActiveVisitors: 2000,
       tiers: [{ tier: 'field', capacity: 8000, priceMinor: 5500 }],
     });
-    const context = await stage.browser.newContext({ viewport: DESKTOP });
+    const context = await stage.browser.newContext({ viewport: DESKTOP, bypassCSP: true });
     const page = await signedIn(context.newPage(), eventId);
 
     // Typed into the form: the JSON follows, and the API's own message sits beside the field.
@@ -138,6 +142,7 @@ describe('the organizer console', () => {
     await page.getByLabel('Page colour').fill('red');
     await expect.poll(() => page.locator('#f-page-accentColor-err').textContent(), { timeout: 20_000 }).not.toBe('');
     await shot(page, 'console-editor-invalid-desktop');
+    expect(await axe.violations(page, 'console-editor-invalid-desktop')).toEqual([]);
     await page.getByLabel('Page colour').fill('#0f766e');
     await page.getByLabel('Max release rate').fill('900');
     await expect.poll(() => page.getByTestId('check-msg').textContent(), { timeout: 20_000 }).toBe('Valid: 2 changes to save');
@@ -162,6 +167,7 @@ describe('the organizer console', () => {
     expect(await row.locator('td').allTextContents()).toEqual(['"Summer fest"', '"Summer fest (theirs)"', '"Summer fest (mine)"']);
     expect((await getEvent<{ config: { name: string } }>(stage.server, eventId)).config.name).toBe('Summer fest (theirs)');
     await shot(page, 'console-conflict-desktop');
+    expect(await axe.violations(page, 'console-conflict-desktop')).toEqual([]);
     await page.click('#rebase');
     await expect.poll(() => page.getByTestId('check-msg').textContent(), { timeout: 20_000 }).toBe('Valid: 1 change to save');
     await page.click('#save');
@@ -169,7 +175,7 @@ describe('the organizer console', () => {
     expect((await getEvent<{ config: { name: string } }>(stage.server, eventId)).config.name).toBe('Summer fest (mine)');
 
     // At phone width: the same messages, nothing scrolls sideways.
-    const phone = await stage.browser.newContext({ viewport: PHONE });
+    const phone = await stage.browser.newContext({ viewport: PHONE, bypassCSP: true });
     const small = await signedIn(phone.newPage(), eventId);
     await small.getByLabel('Max release rate').fill('0');
     await expect.poll(() => small.locator('#f-releaseRatePerMinute-err').textContent(), { timeout: 20_000 }).toContain('>=1');
@@ -182,6 +188,7 @@ describe('the organizer console', () => {
     await small.getByTestId('conflict').getByText('changed by someone else since you opened it').waitFor({ timeout: 20_000 });
     expect(await scrollsSideways(small)).toBe(false);
     await shot(small, 'console-conflict-phone');
+    expect(await axe.violations(small, 'console-conflict-phone')).toEqual([]);
     await small.click('#reload');
     expect(await small.inputValue('#f-name')).toBe('Summer fest (phone race)');
     await context.close();
