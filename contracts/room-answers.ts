@@ -29,7 +29,12 @@ export type PassAnswer =
 export type RoomConfigureAnswer = { kind: 'ok'; created: boolean } | { kind: 'conflict'; detail: string };
 
 /** `setFixedRate` outcome: `above_maximum` when the rate exceeds the event's releaseRatePerMinute. */
-export type FixedRateAnswer = Done | EventNotFound | { kind: 'above_maximum' };
+/**
+ * `setFixedRate` outcome: `ok` with the fixed rate before (null: the controller decided) and
+ * whether it changed; `above_maximum` over the event's own maximum (per minute).
+ */
+export type FixedRateAnswer =
+  { kind: 'ok'; previous: number | null; changed: boolean } | EventNotFound | { kind: 'above_maximum'; maxPerMinute: number };
 
 /** `recordHealth` outcome: `out_of_order` when a report signed later was already accepted. */
 export type HealthAnswer = Done | EventNotFound | { kind: 'out_of_order' };

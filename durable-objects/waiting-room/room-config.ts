@@ -117,19 +117,26 @@ export function keepAccountKey(old: RoomConfig | null, next: QueueConfig, state:
 }
 
 /**
- * The release rate after the organizer's bounds change: a fixed rate above the new maximum is
- * lowered to it; a controller rate outside the new bounds is clamped into them; else unchanged.
- * @returns the change with its logged reason, or `unchanged`
+ * The release rate after the bounds in effect change (the organizer's edit, or a scheduled change
+ * starting or ending): a controller rate outside the new bounds is clamped into them; a fixed rate
+ * is held to the maximum in effect, and back at the organizer's value once the maximum allows it.
+ * The fixed rate itself is never rewritten: it is the operator's setting, and the schedule only
+ * bounds it while a window is on.
+ * @returns the rate to store with its logged reason, or `unchanged`
  */
 export function rateAfterBoundsChange(
   room: { rate: number; fixedRate: number | null },
   next: Pick<QueueConfig, 'minReleaseRatePerMinute' | 'maxReleaseRatePerMinute'>,
-): { kind: 'fixed_lowered' | 'clamped'; rate: number; reason: string } | { kind: 'unchanged' } {
+): { kind: 'clamped'; rate: number; reason: string } | { kind: 'unchanged' } {
   const max = next.maxReleaseRatePerMinute;
   if (room.fixedRate !== null) {
-    return room.fixedRate > max
-      ? { kind: 'fixed_lowered', rate: max, reason: `fixed rate lowered to the new maximum of ${max}/min` }
-      : { kind: 'unchanged' };
+    const rate = Math.min(room.fixedRate, max);
+    if (rate === room.rate) return { kind: 'unchanged' };
+    const reason =
+      rate < room.fixedRate
+        ? `fixed rate of ${room.fixedRate}/min held to the maximum in effect of ${max}/min`
+        : `fixed rate of ${room.fixedRate}/min in effect${rate > room.rate ? ' again' : ''}`;
+    return { kind: 'clamped', rate, reason };
   }
   const clamped = Math.min(max, Math.max(next.minReleaseRatePerMinute, room.rate));
   return clamped === room.rate

@@ -34,9 +34,8 @@ export function applySchedule(store: RoomStore, schedule: ScheduleStore, room: R
   const config = effectiveConfig(room.config, schedule.list(), nowMs);
   followLapseClock(store, { row: room.row, config }, nowMs);
   const change = rateAfterBoundsChange({ rate: room.row.rate, fixedRate: room.row.fixed_rate }, config);
-  if (change.kind === 'fixed_lowered') store.setFixedRate(change.rate);
   if (change.kind === 'clamped') store.setRate(change.rate);
-  const rate = change.kind === 'unchanged' ? (room.row.fixed_rate ?? room.row.rate) : change.rate;
+  const rate = change.kind === 'unchanged' ? room.row.rate : change.rate;
   for (const e of ended) {
     const { id, reason, settings } = e.override;
     const what = e.wasOn ? 'ended' : 'ended before the room applied it';

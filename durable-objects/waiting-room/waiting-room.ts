@@ -126,8 +126,14 @@ export class WaitingRoom extends DurableObject<Env> {
       // New bounds apply at once (a fixed rate stays as the organizer set it, unless above the new maximum).
       const bounds = effectiveConfig(next, this.schedule.list(), now);
       followLapseClock(this.store, { row: room.row, config: bounds }, now);
-      const change = rateAfterBoundsChange({ rate: room.row.rate, fixedRate: room.row.fixed_rate }, bounds);
-      if (change.kind === 'fixed_lowered') this.store.setFixedRate(change.rate);
+      // The event's own maximum bounds the fixed rate for good (a scheduled one only while on).
+      let fixedRate = room.row.fixed_rate;
+      if (fixedRate !== null && fixedRate > next.maxReleaseRatePerMinute) {
+        fixedRate = next.maxReleaseRatePerMinute;
+        this.store.setFixedRate(fixedRate);
+        this.store.logRate(now, fixedRate, `fixed rate lowered to the event's new maximum of ${fixedRate}/min`);
+      }
+      const change = rateAfterBoundsChange({ rate: room.row.rate, fixedRate }, bounds);
       if (change.kind === 'clamped') this.store.setRate(change.rate);
       if (change.kind !== 'unchanged') this.store.logRate(now, change.rate, change.reason);
     } else {
@@ -234,15 +240,23 @@ export class WaitingRoom extends DurableObject<Env> {
    * @returns `ok`, `event_not_found`, or `above_maximum` (over the organizer's own maximum)
    */
   async setFixedRate(perMinute: number | null): Promise<FixedRateAnswer> {
-    const room = this.room();
-    if (!room) return EVENT_NOT_FOUND;
-    if (perMinute !== null && perMinute > room.config.maxReleaseRatePerMinute) return { kind: 'above_maximum' };
+    // Bounded by the event's own maximum: a scheduled lower maximum holds it down while on
+    // (room-config.ts rateAfterBoundsChange), it does not refuse it.
+    const stored = this.storedRoom();
+    if (!stored) return EVENT_NOT_FOUND;
+    const max = stored.config.maxReleaseRatePerMinute;
+    if (perMinute !== null && perMinute > max) return { kind: 'above_maximum', maxPerMinute: max };
+    const previous = stored.row.fixed_rate;
+    if (previous === perMinute) return { kind: 'ok', previous, changed: false };
     const now = this.clock();
     this.store.setFixedRate(perMinute);
-    if (perMinute === null) this.store.logRate(now, room.row.rate, 'organizer returned control to the controller');
+    const inEffect = this.room(now)!.config.maxReleaseRatePerMinute;
+    if (perMinute === null) this.store.logRate(now, stored.row.rate, 'organizer returned control to the controller');
+    else if (perMinute > inEffect)
+      this.store.logRate(now, inEffect, `fixed by the organizer at ${perMinute}/min, held to the maximum in effect of ${inEffect}/min`);
     else this.store.logRate(now, perMinute, `fixed by the organizer at ${perMinute}/min`);
     await this.ensureAlarm(now);
-    return DONE;
+    return { kind: 'ok', previous, changed: true };
   }
 
   /** Hold latency and conflicts one gateway isolate measured; the controller reads the last SIGNAL_WINDOW_MS. */

@@ -21,14 +21,19 @@ export function modeResult(answer: ModeAnswer, eventId: string): RoomMode {
   return requireEvent(answer, eventId).previous;
 }
 
-/** `setFixedRate`. @throws GatewayError EVENT_NOT_FOUND (404); INVALID_REQUEST (400) over the event's maximum */
-export function fixedRateResult(answer: FixedRateAnswer, eventId: string): void {
+/**
+ * `setFixedRate`: the fixed rate before and whether it changed.
+ * @throws GatewayError EVENT_NOT_FOUND (404); INVALID_REQUEST (400) over the event's maximum
+ */
+export function fixedRateResult(answer: FixedRateAnswer, eventId: string): { previous: number | null; changed: boolean } {
   const found = requireEvent(answer, eventId);
   switch (found.kind) {
     case 'ok':
-      return;
+      return { previous: found.previous, changed: found.changed };
     case 'above_maximum':
-      throw new GatewayError('INVALID_REQUEST', { detail: "fixedPerMinute must not exceed the event's releaseRatePerMinute" });
+      throw new GatewayError('INVALID_REQUEST', {
+        detail: `fixedPerMinute must not exceed the event's releaseRatePerMinute (${found.maxPerMinute}/min)`,
+      });
     default:
       assertNever(found);
   }

@@ -60,12 +60,13 @@ export const rateOverride = z.strictObject({ fixedPerMinute: z.nullable(wholeNum
 adminApi.post('/events/:eventId/rate', async (c) => {
   const { fixedPerMinute } = await readJsonBody(c.req.raw, rateOverride);
   const eventId = eventIdParam(c);
-  fixedRateResult(
+  const { previous, changed } = fixedRateResult(
     await call('waitingRoom.setFixedRate', eventId, async () => c.env.WAITING_ROOM.getByName(eventId).setFixedRate(fixedPerMinute)),
     eventId,
   );
   await forgetCursor(eventId);
-  await recordChange(c, eventId, 'event.rate', [{ field: 'fixedRatePerMinute', to: fixedPerMinute }]);
+  // A rate set to what it already was changes nothing, and the audit records changes only.
+  if (changed) await recordChange(c, eventId, 'event.rate', [{ field: 'fixedRatePerMinute', from: previous, to: fixedPerMinute }]);
   return c.json({ eventId, fixedPerMinute });
 });
 

@@ -130,6 +130,24 @@ describe('scheduled changes', () => {
     ]);
   });
 
+  it('a lower maximum holds an operator’s fixed rate down while on, and the fixed rate is back after it', async () => {
+    const { q, t0 } = await room({ releaseRatePerMinute: 100, minReleaseRatePerMinute: 6 });
+    expect(await q.room.setFixedRate(30)).toMatchObject({ kind: 'ok' });
+    await q.room.scheduleOverride('cap', { reason: 'cap', startsAt: iso(t0 + 2000), endsAt: iso(t0 + 7000), releaseRatePerMinute: 12 });
+    await q.tick(t0 + 2000);
+    const during = await stats(q);
+    expect([during.fixedRatePerMinute, during.releaseRatePerMinute]).toEqual([30, 12]);
+    await q.tick(t0 + 7000);
+    const after = await stats(q);
+    expect([after.fixedRatePerMinute, after.releaseRatePerMinute]).toEqual([30, 30]);
+    expect(after.rateLog.map((l) => l.reason)).toEqual(
+      expect.arrayContaining([
+        'by the schedule, fixed rate of 30/min held to the maximum in effect of 12/min',
+        'by the schedule, fixed rate of 30/min in effect again',
+      ]),
+    );
+  });
+
   it('a change not started yet is removed by a cancel and never applied', async () => {
     const { q, t0 } = await room();
     await q.room.scheduleOverride('later', { reason: 'r', startsAt: iso(t0 + MIN), endsAt: iso(t0 + 2 * MIN), maxActiveVisitors: 1 });

@@ -42,6 +42,8 @@ describe('organizer audit', () => {
       ['pause', undefined],
       ['resume', undefined],
       ['rate', { fixedPerMinute: 120 }],
+      // The same rate again changes nothing: no entry.
+      ['rate', { fixedPerMinute: 120 }],
       ['close', undefined],
     ] as const) {
       expect((await as(operator, `/events/${eventId}/${path}`, 'POST', body)).status, path).toBe(200);
@@ -64,7 +66,7 @@ describe('organizer audit', () => {
       { field: 'releaseRatePerMinute', from: 600, to: 900 },
     ]);
     expect(entries[2]!.changes).toEqual([{ field: 'mode', from: 'open', to: 'paused' }]);
-    expect(entries[4]!.changes).toEqual([{ field: 'fixedRatePerMinute', to: 120 }]);
+    expect(entries[4]!.changes).toEqual([{ field: 'fixedRatePerMinute', from: null, to: 120 }]);
     for (const e of entries) expect(e.requestId).toMatch(/.{8,}/);
 
     const csv = await as(viewer, `/events/${eventId}/changes?format=csv`, 'GET');

@@ -173,9 +173,16 @@ describe('rateAfterBoundsChange', () => {
       room: { rate: 500, fixedRate: 500 },
       min: 60,
       max: 400,
-      want: { kind: 'fixed_lowered', rate: 400, reason: 'fixed rate lowered to the new maximum of 400/min' },
+      want: { kind: 'clamped', rate: 400, reason: 'fixed rate of 500/min held to the maximum in effect of 400/min' },
     },
     { room: { rate: 500, fixedRate: 500 }, min: 600, max: 900, want: { kind: 'unchanged' } },
+    // A window that held the fixed rate down ends: the operator's rate is back.
+    {
+      room: { rate: 12, fixedRate: 30 },
+      min: 6,
+      max: 100,
+      want: { kind: 'clamped', rate: 30, reason: 'fixed rate of 30/min in effect again' },
+    },
   ])('rate $room.rate (fixed $room.fixedRate), bounds $min-$max', ({ room, min, max, want }) => {
     expect(rateAfterBoundsChange(room, { minReleaseRatePerMinute: min, maxReleaseRatePerMinute: max })).toEqual(want);
   });
