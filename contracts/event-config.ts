@@ -2,6 +2,7 @@
 // (event-input.ts) between the WaitingRoom and the Inventory.
 import type { EventConfigInput, QueueMethod } from './event-input';
 import type { EntryRule } from './entry';
+import type { PageTexts } from './page-words';
 import type { ProofOfWorkConfig } from './proof-of-work';
 
 /** Retry-After of the maintenance page when no scheduled change says when it ends, seconds. */
@@ -51,6 +52,8 @@ export interface PageTemplate {
   message?: string;
   /** Show waiting visitors what is left to sell against the people ahead (default true). */
   showStock?: boolean;
+  /** The organizer's own words for the waiting, draw and maintenance pages, per language and key (contracts/page-words.ts). */
+  texts?: PageTexts;
 }
 
 /** A general-admission tier: places without numbers, sold by quantity. Prices in minor units. */

@@ -2,6 +2,7 @@
 // its defaults. event-config.ts splits a validated input between the two objects.
 import * as z from 'zod/mini';
 import { MAX_BYPASS_ENTRIES, MAX_PATTERNS, MAX_PATTERN_LENGTH } from './room-patterns';
+import { pageTextsInput } from './page-words';
 import { isoInstant, plainText, wholeNumber } from './zod';
 
 /** A client-sent instant, bounded (`isoInstant`): sale starts, scheduled windows. */
@@ -43,7 +44,8 @@ export type QueueMethod = (typeof QUEUE_METHODS)[number];
 
 /**
  * The waiting page's look as the organizer API takes it (an event's `page`, a scheduled change's
- * `page`): colour, HTTPS logo, a short message. Built on each call, like the event schema.
+ * `page`): colour, HTTPS logo, a short message, and the organizer's own words per language
+ * (`texts`, contracts/page-words.ts). Built on each call, like the event schema.
  */
 export function pageTemplateInput() {
   return z.strictObject({
@@ -51,6 +53,7 @@ export function pageTemplateInput() {
     logoUrl: z.optional(z.url({ protocol: /^https$/ }).check(z.maxLength(500))),
     message: z.optional(plainText(0, 500, { newlines: true })),
     showStock: z.optional(z.boolean()),
+    texts: z.optional(pageTextsInput()),
   });
 }
 

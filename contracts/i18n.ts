@@ -1,7 +1,7 @@
 // The languages visitor pages speak (gateway pages and the origin stub's sale page), and how a request picks one.
 
 /** Languages of the waiting page, the draw page and the stub's sale page (BCP 47 tags). */
-export const LANGS = ['en', 'zh-Hant', 'zh-Hans', 'ja', 'ko', 'es'] as const;
+export const LANGS = ['en', 'zh-Hant', 'zh-Hans', 'ja', 'ko', 'es', 'de', 'fr', 'it', 'pt-BR', 'th', 'vi', 'id'] as const;
 
 /** A language the visitor pages speak. */
 export type Lang = (typeof LANGS)[number];
@@ -14,7 +14,17 @@ export const LANG_NAMES: Record<Lang, string> = {
   ja: '日本語',
   ko: '한국어',
   es: 'Español',
+  de: 'Deutsch',
+  fr: 'Français',
+  it: 'Italiano',
+  'pt-BR': 'Português (Brasil)',
+  th: 'ไทย',
+  vi: 'Tiếng Việt',
+  id: 'Bahasa Indonesia',
 };
+
+/** Languages picked by their primary subtag alone, whatever the region or script (`de-AT`, `fr-CA`). */
+const BY_PRIMARY: readonly Lang[] = ['en', 'ja', 'ko', 'es', 'de', 'fr', 'it', 'th', 'vi', 'id'];
 
 /**
  * Cookie that remembers a language chosen with the switch. Not a gateway credential (no `__wr_`
@@ -25,7 +35,11 @@ export const LANG_COOKIE = 'wr_lang';
 /** How long a chosen language is remembered, seconds (one year). */
 const LANG_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 
-/** The language a BCP 47 tag names, or null: our own tags exactly, else by primary subtag and script or region. */
+/**
+ * The language a BCP 47 tag (RFC 5646) names, or null: our own tags exactly, else by primary
+ * subtag and script or region, as RFC 4647 lookup falls back from `pt-PT` to `pt` (our only
+ * Portuguese is Brazil's) or from `de-CH` to `de`.
+ */
 export function langOf(tag: string): Lang | null {
   const t = tag.trim().toLowerCase();
   const exact = LANGS.find((l) => l.toLowerCase() === t);
@@ -38,8 +52,10 @@ export function langOf(tag: string): Lang | null {
     if (rest.includes('hans')) return 'zh-Hans';
     return rest.some((r) => r === 'tw' || r === 'hk' || r === 'mo') ? 'zh-Hant' : 'zh-Hans';
   }
-  if (primary === 'en' || primary === 'ja' || primary === 'ko' || primary === 'es') return primary;
-  return null;
+  if (primary === 'pt') return 'pt-BR';
+  // `in` is the deprecated code for Indonesian (IANA registry: preferred value `id`); old Android and Java still send it.
+  if (primary === 'in') return 'id';
+  return BY_PRIMARY.find((l) => l === primary) ?? null;
 }
 
 /**

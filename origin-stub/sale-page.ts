@@ -1,5 +1,5 @@
 // The stub's sale page: a stage and sections, then one section's seats; hold 1-6 seats with a live
-// countdown, pay with the fake provider, and a confirmation of the order. Six languages.
+// countdown, pay with the fake provider, and a confirmation of the order, in every language of contracts/i18n.ts.
 import { requestLang, type Lang } from '../contracts/i18n';
 import { LANGS, LANG_NAMES } from '../contracts/i18n';
 import { signOriginRequest } from '../origin-sdk/src/index';

@@ -1,4 +1,4 @@
-// The heavy texts of the gateway's pages (their words in six languages, their inline scripts, the
+// The heavy texts of the gateway's pages (their words in every language, their inline scripts, the
 // dashboard) live in Workers Static Assets, not in the Worker's bundle: every cold isolate of a
 // flash crowd loads the bundle, and only a page it renders needs these (docs/explanation/scaling.md).
 // scripts/page-assets.ts writes them from src/pages/asset-sources.ts; the Worker reads each one

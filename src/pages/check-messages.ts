@@ -77,4 +77,90 @@ export const CHECK_MESSAGES: Record<Lang, CheckMessages> = {
     cookies: 'Tu navegador no guardó nuestra cookie, así que no puede conservar tu puesto. Permite las cookies de este sitio y recarga.',
     noScript: 'Esta página necesita JavaScript para comprobar tu navegador antes de entrar en la fila. Actívalo y recarga.',
   },
+  de: {
+    headline: 'Ihr Browser wird geprüft',
+    sub: 'Eine kurze Prüfung hält Bots aus der Warteschlange fern. Sie läuft von selbst und dauert nur wenige Sekunden.',
+    working: 'Prüfung läuft … {p} %',
+    joining: 'Fertig. Ihr Platz wird vergeben …',
+    again: 'Eine neue Prüfung beginnt …',
+    retrying: 'Verbindungsprobleme; neuer Versuch in {s} s.',
+    failed: 'Die Prüfung hat nicht funktioniert. Laden Sie die Seite neu, um es noch einmal zu versuchen.',
+    cookies:
+      'Ihr Browser hat unser Cookie nicht gespeichert und kann Ihren Platz daher nicht halten. Erlauben Sie Cookies für diese Website und laden Sie die Seite neu.',
+    noScript:
+      'Diese Seite braucht JavaScript, um Ihren Browser zu prüfen, bevor Sie sich anstellen. Aktivieren Sie es und laden Sie die Seite neu.',
+  },
+  fr: {
+    headline: 'Vérification de votre navigateur',
+    sub: 'Une courte vérification tient les robots hors de la file. Elle se fait toute seule en quelques secondes.',
+    working: 'Vérification… {p} %',
+    joining: 'Terminé. Attribution de votre place…',
+    again: 'Nouvelle vérification…',
+    retrying: 'Problème de connexion ; nouvel essai dans {s} s.',
+    failed: "La vérification n'a pas abouti. Rechargez la page pour réessayer.",
+    cookies:
+      "Votre navigateur n'a pas gardé notre cookie : il ne peut donc pas conserver votre place. Autorisez les cookies pour ce site et rechargez la page.",
+    noScript:
+      "Cette page a besoin de JavaScript pour vérifier votre navigateur avant que vous n'entriez dans la file. Activez-le et rechargez la page.",
+  },
+  it: {
+    headline: 'Verifica del browser',
+    sub: 'Una breve verifica tiene i bot fuori dalla coda. Si svolge da sola in pochi secondi.',
+    working: 'Verifica in corso… {p} %',
+    joining: 'Fatto. Assegnazione del tuo posto…',
+    again: 'Avvio di una nuova verifica…',
+    retrying: 'Problemi di connessione; nuovo tentativo tra {s} s.',
+    failed: 'La verifica non è riuscita. Ricarica la pagina per riprovare.',
+    cookies:
+      'Il tuo browser non ha conservato il nostro cookie, quindi non può mantenere il tuo posto. Consenti i cookie per questo sito e ricarica la pagina.',
+    noScript:
+      'Questa pagina ha bisogno di JavaScript per verificare il tuo browser prima che tu entri in coda. Attivalo e ricarica la pagina.',
+  },
+  'pt-BR': {
+    headline: 'Verificando seu navegador',
+    sub: 'Uma verificação rápida mantém robôs fora da fila. Ela roda sozinha em poucos segundos.',
+    working: 'Verificando… {p} %',
+    joining: 'Pronto. Pegando seu lugar…',
+    again: 'Começando uma nova verificação…',
+    retrying: 'Problema de conexão; nova tentativa em {s} s.',
+    failed: 'A verificação não funcionou. Recarregue a página para tentar de novo.',
+    cookies:
+      'Seu navegador não guardou nosso cookie, então não consegue manter seu lugar. Permita cookies para este site e recarregue a página.',
+    noScript: 'Esta página precisa de JavaScript para verificar seu navegador antes de você entrar na fila. Ative-o e recarregue a página.',
+  },
+  th: {
+    headline: 'กำลังตรวจสอบเบราว์เซอร์ของคุณ',
+    sub: 'การตรวจสอบสั้น ๆ นี้ช่วยกันบอตออกจากคิว ระบบจะทำเองภายในไม่กี่วินาที',
+    working: 'กำลังตรวจสอบ… {p} %',
+    joining: 'เสร็จแล้ว กำลังรับลำดับของคุณ…',
+    again: 'กำลังเริ่มตรวจสอบใหม่…',
+    retrying: 'การเชื่อมต่อมีปัญหา จะลองใหม่ใน {s} วินาที',
+    failed: 'การตรวจสอบไม่สำเร็จ โปรดโหลดหน้าใหม่เพื่อลองอีกครั้ง',
+    cookies: 'เบราว์เซอร์ของคุณไม่ได้เก็บคุกกี้ของเรา จึงรักษาลำดับของคุณไม่ได้ โปรดอนุญาตคุกกี้สำหรับเว็บไซต์นี้แล้วโหลดหน้าใหม่',
+    noScript: 'หน้านี้ต้องใช้ JavaScript เพื่อตรวจสอบเบราว์เซอร์ของคุณก่อนเข้าคิว โปรดเปิดใช้งานแล้วโหลดหน้าใหม่',
+  },
+  vi: {
+    headline: 'Đang kiểm tra trình duyệt của bạn',
+    sub: 'Một bước kiểm tra ngắn giúp ngăn bot vào hàng chờ. Bước này tự chạy trong vài giây.',
+    working: 'Đang kiểm tra… {p} %',
+    joining: 'Xong. Đang lấy chỗ cho bạn…',
+    again: 'Đang bắt đầu kiểm tra lại…',
+    retrying: 'Lỗi kết nối; thử lại sau {s} giây.',
+    failed: 'Kiểm tra không thành công. Hãy tải lại trang để thử lại.',
+    cookies:
+      'Trình duyệt của bạn không lưu cookie của chúng tôi nên không thể giữ chỗ cho bạn. Hãy cho phép cookie cho trang này và tải lại.',
+    noScript: 'Trang này cần JavaScript để kiểm tra trình duyệt của bạn trước khi vào hàng chờ. Hãy bật JavaScript và tải lại trang.',
+  },
+  id: {
+    headline: 'Memeriksa browser Anda',
+    sub: 'Pemeriksaan singkat ini mencegah bot masuk antrean. Berjalan sendiri dalam beberapa detik.',
+    working: 'Memeriksa… {p} %',
+    joining: 'Selesai. Mengambil tempat Anda…',
+    again: 'Memulai pemeriksaan baru…',
+    retrying: 'Koneksi bermasalah; mencoba lagi dalam {s} dtk.',
+    failed: 'Pemeriksaan gagal. Muat ulang halaman untuk mencoba lagi.',
+    cookies:
+      'Browser Anda tidak menyimpan cookie kami, sehingga tempat Anda tidak dapat disimpan. Izinkan cookie untuk situs ini lalu muat ulang.',
+    noScript: 'Halaman ini memerlukan JavaScript untuk memeriksa browser Anda sebelum masuk antrean. Aktifkan lalu muat ulang.',
+  },
 };

@@ -1,6 +1,7 @@
 // The words and scripts each page renders with, read from the page assets (src/lib/page-assets.ts)
 // once per isolate, so the Worker's bundle carries none of them.
 import type { Lang } from '../../contracts/i18n';
+import { withPageTexts, type PageTexts } from '../../contracts/page-words';
 import { SCRIPT_PATHS, STYLE_PATH, messagesPath, type AssetReader } from '../lib/page-assets';
 import type { CheckMessages } from './check-messages';
 import type { SignInMessages } from './sign-in-messages';
@@ -23,17 +24,21 @@ export interface CheckTexts {
 }
 
 /**
- * The waiting page's words in `lang` and its script.
+ * The waiting page's words in `lang` (with the event's own words for `lang`, if any) and its script.
+ * @param texts the event's `page.texts`
  * @throws Error when an asset is missing (scripts/page-assets.ts did not run: a 500)
  */
-export async function waitingTexts(read: AssetReader, lang: Lang): Promise<WaitingTexts> {
-  const [t, script, style] = await Promise.all([waitingWords(read, lang), read.text(SCRIPT_PATHS.waiting), pageStyle(read)]);
+export async function waitingTexts(read: AssetReader, lang: Lang, texts: PageTexts | undefined): Promise<WaitingTexts> {
+  const [t, script, style] = await Promise.all([waitingWords(read, lang, texts), read.text(SCRIPT_PATHS.waiting), pageStyle(read)]);
   return { t, script, style };
 }
 
-/** The words of the waiting page and the draw page in `lang`. */
-export function waitingWords(read: AssetReader, lang: Lang): Promise<Messages> {
-  return read.json<Messages>(messagesPath('waiting', lang));
+/**
+ * The words of the waiting, draw and maintenance pages in `lang`, with the event's own words for
+ * `lang` in place of ours (`texts`: the event's `page.texts`; validated by the organizer API).
+ */
+export async function waitingWords(read: AssetReader, lang: Lang, texts: PageTexts | undefined): Promise<Messages> {
+  return withPageTexts(await read.json<Messages>(messagesPath('waiting', lang)), texts, lang);
 }
 
 /** The check page's words in `lang` and its script. */

@@ -3,7 +3,7 @@ import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import { GatewayError } from '../lib/errors';
 import { pageSecurityHeaders } from '../lib/security-headers';
 import type { StatusBody } from '../lib/status-body';
-import { langOf } from '../../contracts/i18n';
+import { LANGS, langOf } from '../../contracts/i18n';
 import type { AssetReader } from '../lib/page-assets';
 import { waitingTexts } from './page-texts';
 import { waitingPage } from './waiting-page';
@@ -64,7 +64,7 @@ function previewStatus(
 
 /**
  * `GET /_wr/admin/events/{eventId}/preview?phase=&lang=`: the waiting page of `phase` (default
- * `waiting`) in `lang` (default English) with the event's name and template and sample numbers,
+ * `waiting`) in `lang` (default English) with the event's name, template and own words and sample numbers,
  * marked as a preview; its script renders but never polls. Same CSP as the real page, `no-store`.
  *
  * @param read the page assets (the page's words and script)
@@ -81,8 +81,8 @@ export async function previewResponse(
   if (!PREVIEW_PHASES.includes(phase))
     throw new GatewayError('INVALID_REQUEST', { detail: `phase must be one of ${PREVIEW_PHASES.join(', ')}` });
   const lang = langParam === undefined ? 'en' : langOf(langParam);
-  if (!lang) throw new GatewayError('INVALID_REQUEST', { detail: 'lang must be one of en, zh-Hant, zh-Hans, ja, ko, es' });
-  const texts = await waitingTexts(read, lang);
+  if (!lang) throw new GatewayError('INVALID_REQUEST', { detail: `lang must be one of ${LANGS.join(', ')}` });
+  const texts = await waitingTexts(read, lang, cursor.page.texts);
   const body = await waitingPage(cursor.eventId, previewStatus(phase, cursor, nowMs), lang, cursor.page, texts, { preview: true, nowMs });
   return new Response(String(body), {
     headers: {

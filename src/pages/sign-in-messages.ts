@@ -81,5 +81,111 @@ const ES: SignInMessages = {
   button: 'Iniciar sesión',
 };
 
+const DE: SignInMessages = {
+  title: 'Melden Sie sich an, um sich anzustellen',
+  intro:
+    'Bei diesem Verkauf kommen nur angemeldete Konten in die Warteschlange: ein Platz pro Konto, egal wie viele Browser oder Geräte Sie nutzen. Melden Sie sich an, dann kommen Sie mit Ihrem Platz hierher zurück.',
+  ENTRY_REQUIRED: 'Sie sind noch nicht angemeldet.',
+  ENTRY_TOKEN_EXPIRED: 'Ihr Anmeldelink ist abgelaufen.',
+  ENTRY_TOKEN_INVALID: 'Ihr Anmeldelink gilt nicht für diesen Verkauf.',
+  ENTRY_TOKEN_OTHER_EVENT: 'Ihr Anmeldelink gehört zu einem anderen Verkauf.',
+  ENTRY_TOKEN_USED:
+    'Ihr Anmeldelink wurde bereits verwendet. Melden Sie sich auf diesem Gerät erneut an: Ihr Konto behält denselben Platz.',
+  LANE_NOT_CONFIGURED: 'Ihr Anmeldelink nennt einen Vorverkauf, den dieser Verkauf nicht hat.',
+  button: 'Anmelden',
+};
+
+const FR: SignInMessages = {
+  title: 'Connectez-vous pour entrer dans la file',
+  intro:
+    "Cette vente n'accepte que les comptes connectés : une place dans la file par compte, quel que soit le nombre de navigateurs ou d'appareils utilisés. Connectez-vous et vous reviendrez ici avec votre place.",
+  ENTRY_REQUIRED: "Vous n'êtes pas encore connecté.",
+  ENTRY_TOKEN_EXPIRED: 'Votre lien de connexion a expiré.',
+  ENTRY_TOKEN_INVALID: "Votre lien de connexion n'est pas valable pour cette vente.",
+  ENTRY_TOKEN_OTHER_EVENT: 'Votre lien de connexion concerne une autre vente.',
+  ENTRY_TOKEN_USED: 'Votre lien de connexion a déjà été utilisé. Reconnectez-vous sur cet appareil : votre compte garde la même place.',
+  LANE_NOT_CONFIGURED: "Votre lien de connexion indique une prévente que cette vente n'a pas.",
+  button: 'Se connecter',
+};
+
+const IT: SignInMessages = {
+  title: 'Accedi per metterti in coda',
+  intro:
+    'Questa vendita ammette solo account con accesso effettuato: un posto in coda per account, qualunque sia il numero di browser o dispositivi che usi. Accedi e tornerai qui con il tuo posto.',
+  ENTRY_REQUIRED: "Non hai ancora effettuato l'accesso.",
+  ENTRY_TOKEN_EXPIRED: 'Il tuo link di accesso è scaduto.',
+  ENTRY_TOKEN_INVALID: 'Il tuo link di accesso non è valido per questa vendita.',
+  ENTRY_TOKEN_OTHER_EVENT: "Il tuo link di accesso è per un'altra vendita.",
+  ENTRY_TOKEN_USED:
+    'Il tuo link di accesso è già stato usato. Accedi di nuovo su questo dispositivo: il tuo account mantiene lo stesso posto.',
+  LANE_NOT_CONFIGURED: 'Il tuo link di accesso indica una prevendita che questa vendita non ha.',
+  button: 'Accedi',
+};
+
+const PT_BR: SignInMessages = {
+  title: 'Entre na sua conta para entrar na fila',
+  intro:
+    'Esta venda só aceita contas conectadas: um lugar na fila por conta, não importa quantos navegadores ou dispositivos você use. Entre na sua conta e você volta para cá com o seu lugar.',
+  ENTRY_REQUIRED: 'Você ainda não entrou na sua conta.',
+  ENTRY_TOKEN_EXPIRED: 'Seu link de acesso expirou.',
+  ENTRY_TOKEN_INVALID: 'Seu link de acesso não é válido para esta venda.',
+  ENTRY_TOKEN_OTHER_EVENT: 'Seu link de acesso é de outra venda.',
+  ENTRY_TOKEN_USED: 'Seu link de acesso já foi usado. Entre de novo neste dispositivo: sua conta mantém o mesmo lugar.',
+  LANE_NOT_CONFIGURED: 'Seu link de acesso indica uma pré-venda que esta venda não tem.',
+  button: 'Entrar',
+};
+
+const TH: SignInMessages = {
+  title: 'เข้าสู่ระบบเพื่อเข้าคิว',
+  intro: 'การขายนี้เปิดให้เฉพาะบัญชีที่เข้าสู่ระบบแล้ว: หนึ่งบัญชีได้หนึ่งลำดับในคิว ไม่ว่าจะใช้เบราว์เซอร์หรืออุปกรณ์กี่เครื่อง เข้าสู่ระบบแล้วคุณจะกลับมาที่นี่พร้อมลำดับของคุณ',
+  ENTRY_REQUIRED: 'คุณยังไม่ได้เข้าสู่ระบบ',
+  ENTRY_TOKEN_EXPIRED: 'ลิงก์เข้าสู่ระบบของคุณหมดอายุแล้ว',
+  ENTRY_TOKEN_INVALID: 'ลิงก์เข้าสู่ระบบของคุณใช้กับการขายนี้ไม่ได้',
+  ENTRY_TOKEN_OTHER_EVENT: 'ลิงก์เข้าสู่ระบบของคุณเป็นของการขายอื่น',
+  ENTRY_TOKEN_USED: 'ลิงก์เข้าสู่ระบบของคุณถูกใช้ไปแล้ว โปรดเข้าสู่ระบบอีกครั้งบนอุปกรณ์นี้ บัญชีของคุณยังคงได้ลำดับเดิม',
+  LANE_NOT_CONFIGURED: 'ลิงก์เข้าสู่ระบบของคุณระบุรอบพรีเซลที่การขายนี้ไม่มี',
+  button: 'เข้าสู่ระบบ',
+};
+
+const VI: SignInMessages = {
+  title: 'Đăng nhập để vào hàng chờ',
+  intro:
+    'Đợt bán này chỉ nhận tài khoản đã đăng nhập: mỗi tài khoản một chỗ trong hàng chờ, dù bạn dùng bao nhiêu trình duyệt hay thiết bị. Đăng nhập xong, bạn sẽ quay lại đây cùng chỗ của mình.',
+  ENTRY_REQUIRED: 'Bạn chưa đăng nhập.',
+  ENTRY_TOKEN_EXPIRED: 'Liên kết đăng nhập của bạn đã hết hạn.',
+  ENTRY_TOKEN_INVALID: 'Liên kết đăng nhập của bạn không hợp lệ cho đợt bán này.',
+  ENTRY_TOKEN_OTHER_EVENT: 'Liên kết đăng nhập của bạn dành cho một đợt bán khác.',
+  ENTRY_TOKEN_USED: 'Liên kết đăng nhập của bạn đã được dùng. Hãy đăng nhập lại trên thiết bị này: tài khoản của bạn vẫn giữ nguyên chỗ.',
+  LANE_NOT_CONFIGURED: 'Liên kết đăng nhập của bạn chỉ định một đợt bán trước mà đợt bán này không có.',
+  button: 'Đăng nhập',
+};
+
+const ID: SignInMessages = {
+  title: 'Masuk untuk ikut mengantre',
+  intro:
+    'Penjualan ini hanya untuk akun yang sudah masuk: satu tempat dalam antrean per akun, berapa pun browser atau perangkat yang Anda gunakan. Masuklah dan Anda akan kembali ke sini dengan tempat Anda.',
+  ENTRY_REQUIRED: 'Anda belum masuk.',
+  ENTRY_TOKEN_EXPIRED: 'Tautan masuk Anda sudah kedaluwarsa.',
+  ENTRY_TOKEN_INVALID: 'Tautan masuk Anda tidak berlaku untuk penjualan ini.',
+  ENTRY_TOKEN_OTHER_EVENT: 'Tautan masuk Anda untuk penjualan lain.',
+  ENTRY_TOKEN_USED: 'Tautan masuk Anda sudah digunakan. Masuk lagi di perangkat ini: akun Anda tetap di tempat yang sama.',
+  LANE_NOT_CONFIGURED: 'Tautan masuk Anda menyebut prapenjualan yang tidak ada di penjualan ini.',
+  button: 'Masuk',
+};
+
 /** The sign-in page's words per language. */
-export const SIGN_IN_MESSAGES: Record<Lang, SignInMessages> = { en: EN, 'zh-Hant': ZH_HANT, 'zh-Hans': ZH_HANS, ja: JA, ko: KO, es: ES };
+export const SIGN_IN_MESSAGES: Record<Lang, SignInMessages> = {
+  en: EN,
+  'zh-Hant': ZH_HANT,
+  'zh-Hans': ZH_HANS,
+  ja: JA,
+  ko: KO,
+  es: ES,
+  de: DE,
+  fr: FR,
+  it: IT,
+  'pt-BR': PT_BR,
+  th: TH,
+  vi: VI,
+  id: ID,
+};

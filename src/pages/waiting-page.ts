@@ -1,9 +1,9 @@
 // The waiting page: phase, steps, place in line, people ahead, estimated wait, policy note; polls with jitter.
-import { html, raw } from 'hono/html';
+import { raw } from 'hono/html';
 import type { PageTemplate } from '../../contracts/event-config';
 import type { StatusBody } from '../lib/status-body';
 import { LANG_NAMES, type Lang } from '../../contracts/i18n';
-import { accentOf, accentStyle, topBar } from './page-top';
+import { accentOf, accentStyle, tightHtml, topBar } from './page-top';
 import type { WaitingTexts } from './page-texts';
 import type { Messages } from './waiting-messages';
 import { waitingView } from './waiting-view';
@@ -56,14 +56,14 @@ export function waitingPage(
   // A lottery's later arrival has no entrant id: it is in line first come, first served behind the draw.
   const afterDraw = status.policy === 'random' && status.entrantId === null && status.state !== 'closed';
   const shown = (id: string, text: string, cls = '') =>
-    html`<p id="${id}" data-testid="${id}" ${cls ? raw(` class="${cls}"`) : ''}${text ? '' : raw(' hidden')}>${text}</p>`;
-  return html`<!doctype html>
+    tightHtml`<p id="${id}" data-testid="${id}" ${cls ? raw(` class="${cls}"`) : ''}${text ? '' : raw(' hidden')}>${text}</p>`;
+  return tightHtml`<!doctype html>
     <html lang="${lang}">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex" />
-        ${opts.preview ? '' : html`<noscript><meta http-equiv="refresh" content="${refreshS}" /></noscript>`}
+        ${opts.preview ? '' : tightHtml`<noscript><meta http-equiv="refresh" content="${refreshS}" /></noscript>`}
         <title>${status.eventName} - ${t.title}</title>
         <style>
           ${raw(accentStyle(accent, texts.style))}
@@ -72,18 +72,18 @@ export function waitingPage(
       <body>
         ${topBar(lang, page, `${t.lang}: ${LANG_NAMES[lang]}`)}
         <main>
-          ${opts.preview ? html`<p class="banner" data-testid="preview">${t.preview}</p>` : ''}
+          ${opts.preview ? tightHtml`<p class="banner" data-testid="preview">${t.preview}</p>` : ''}
           <p class="muted" data-testid="event-name">${status.eventName}</p>
           <ol id="steps" aria-label="${t.steps}" ${v.step < 0 ? raw('hidden') : ''}>
             ${steps.map(
               (label, i) =>
-                html`<li class="${i < v.step ? 'done' : i === v.step ? 'now' : ''}" ${i === v.step ? raw('aria-current="step"') : ''}>
+                tightHtml`<li class="${i < v.step ? 'done' : i === v.step ? 'now' : ''}" ${i === v.step ? raw('aria-current="step"') : ''}>
                   ${label}
                 </li>`,
             )}
           </ol>
           <h1 id="headline" data-testid="headline">${v.headline}</h1>
-          ${shown('sub', v.sub, 'muted')} ${page.message ? html`<p data-testid="message">${page.message}</p>` : ''}
+          ${shown('sub', v.sub, 'muted')} ${page.message ? tightHtml`<p data-testid="message">${page.message}</p>` : ''}
           <section class="card" aria-live="polite">
             ${shown('bigLabel', v.bigLabel, 'muted')} ${shown('big', v.big, 'big')} ${shown('ahead', v.ahead)}
             <div id="bar" class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-label="${t.steps}" hidden>
@@ -95,14 +95,14 @@ export function waitingPage(
           <p class="note muted" id="policy" data-testid="policy">${t[afterDraw ? 'afterDraw' : status.policy]}</p>
           ${
             status.commitment
-              ? html`<p class="muted" style="font-size:.8rem;overflow-wrap:anywhere" data-testid="commitment">
+              ? tightHtml`<p class="muted" style="font-size:.8rem;overflow-wrap:anywhere" data-testid="commitment">
                   ${t.commitment} <code>${status.commitment}</code> (<a href="/_wr/events/${eventId}/draw">${t.verify}</a>)
                 </p>`
               : ''
           }
           ${
             status.entrantId
-              ? html`<p class="muted" style="font-size:.8rem;overflow-wrap:anywhere" data-testid="entrant">
+              ? tightHtml`<p class="muted" style="font-size:.8rem;overflow-wrap:anywhere" data-testid="entrant">
                   ${t.yourEntrant} <code>${status.entrantId}</code> (<a
                     href="/_wr/events/${eventId}/draw?entrant=${encodeURIComponent(status.entrantId)}"
                     >${t.findRank}</a
@@ -111,7 +111,7 @@ export function waitingPage(
               : ''
           }
           <p class="muted" id="updated" aria-live="polite"></p>
-          ${opts.preview ? '' : html`<noscript><p class="muted">${t.noScript.replace('{s}', String(refreshS))}</p></noscript>`}
+          ${opts.preview ? '' : tightHtml`<noscript><p class="muted">${t.noScript.replace('{s}', String(refreshS))}</p></noscript>`}
         </main>
         <script type="application/json" id="wr-data">
           ${raw(embed({ eventId, t: Object.fromEntries(SCRIPT_KEYS.map((k) => [k, t[k]])), lang, preview: opts.preview === true, s: initial }))}

@@ -364,7 +364,9 @@ queueApi.get('/:eventId/draw', async (c) => {
     const script = record.drawn ? await read.text(SCRIPT_PATHS.draw) : null;
     for (const [k, v] of Object.entries(await pageSecurityHeaders(script ? [script] : []))) c.header(k, v);
     const { lang } = pageLang(c);
-    return c.html(drawPage(eventId, record, lang, await waitingWords(read, lang), entrant, script));
+    // The event's own words for the page (`page.texts`): the isolate's copy of the cursor, no object call when fresh.
+    const page = (await edgeCursor(c, eventId, Date.now()))?.page;
+    return c.html(drawPage(eventId, record, lang, await waitingWords(read, lang, page?.texts), entrant, script));
   }
   return c.json({
     algorithm: 'order entrants by SHA-256 hex of "<seed>:<visitorId>", ascending; ties by id',

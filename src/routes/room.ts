@@ -16,7 +16,7 @@ import { pageSecurityHeaders } from '../lib/security-headers';
 import { fromContext, readAdmission, type Admission } from '../middleware/credentials';
 import { langCookie } from '../../contracts/i18n';
 import { waitingPage } from '../pages/waiting-page';
-import { checkTexts, pageStyle, signInWords, waitingTexts } from '../pages/page-texts';
+import { checkTexts, pageStyle, signInWords, waitingTexts, waitingWords } from '../pages/page-texts';
 import type { AppEnv } from '../types';
 import { answerTurn, edgeCursor, pageLang, proofCursor, statusHeaders, ticketOrNull, wantsJson } from './queue';
 import { PROOF_HEADER } from '../../contracts/names';
@@ -58,7 +58,7 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
   // A browser new to an event that asks for a proof of work solves it first (apps get the 401).
   const check = !ticket?.place && !wantsJson(c) && !c.req.header(PROOF_HEADER) ? await proofCursor(c, eventId, Date.now()) : null;
   if (check) return checkAnswer(c, eventId, check);
-  const turn = await maintenanceOnRefusal(c, () => signInOnRefusal(c, eventId, async () => answerTurn(c, eventId, ticket)));
+  const turn = await maintenanceOnRefusal(c, eventId, () => signInOnRefusal(c, eventId, async () => answerTurn(c, eventId, ticket)));
   if (turn instanceof Response) return turn;
   if (turn.admissionToken) {
     // Admitted on this very request: serve the sale page with the new cookies attached.
@@ -75,7 +75,7 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
   c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsJson(c)) return c.json(turn.body);
   const { lang, chosen } = pageLang(c);
-  const texts = await waitingTexts(c.var.pages.reader(c.env.ASSETS), lang);
+  const texts = await waitingTexts(c.var.pages.reader(c.env.ASSETS), lang, turn.page.texts);
   for (const [k, v] of Object.entries(await pageSecurityHeaders([texts.script]))) c.header(k, v);
   // The switch's choice is remembered (this no-store page only; the cacheable draw page never sets it).
   if (chosen) c.header('set-cookie', langCookie(chosen, isSecure(c.req.url)), { append: true });
@@ -192,9 +192,10 @@ async function signInOnRefusal<T>(c: Context<AppEnv>, eventId: string, turn: () 
 
 /**
  * Runs a turn; the `reject` method's refusal (ROOM_MAINTENANCE) becomes the maintenance page for a
- * browser, with the same status and Retry-After as the problem JSON apps get.
+ * browser, in the visitor's language with the event's template and own words, with the same status
+ * and Retry-After as the problem JSON apps get.
  */
-async function maintenanceOnRefusal<T>(c: Context<AppEnv>, turn: () => Promise<T>): Promise<T | Response> {
+async function maintenanceOnRefusal<T>(c: Context<AppEnv>, eventId: string, turn: () => Promise<T>): Promise<T | Response> {
   try {
     return await turn();
   } catch (err) {
@@ -202,12 +203,16 @@ async function maintenanceOnRefusal<T>(c: Context<AppEnv>, turn: () => Promise<T
     const retryAfterS = err.retryAfterS ?? MAINTENANCE_RETRY_AFTER_S;
     const eventName = typeof err.extra?.eventName === 'string' ? err.extra.eventName : '';
     const message = typeof err.extra?.message === 'string' ? err.extra.message : undefined;
-    const style = await pageStyle(c.var.pages.reader(c.env.ASSETS));
+    // The turn has just read the cursor: this is the isolate's copy, no object call.
+    const page = (await edgeCursor(c, eventId, Date.now()))?.page ?? (message ? { message } : {});
+    const read = c.var.pages.reader(c.env.ASSETS);
+    const { lang } = pageLang(c);
+    const [style, t] = await Promise.all([pageStyle(read), waitingWords(read, lang, page.texts)]);
     for (const [k, v] of Object.entries(await pageSecurityHeaders([]))) c.header(k, v);
     c.header('cache-control', 'no-store');
     c.header('retry-after', String(retryAfterS));
     c.header('vary', 'Accept, Accept-Language, Cookie');
-    return c.html(maintenancePage({ eventName, page: message ? { message } : {}, retryAfterS, nowMs: Date.now(), style }), 503);
+    return c.html(maintenancePage({ eventName, page, retryAfterS, nowMs: Date.now(), lang, t, style }), 503);
   }
 }
 

@@ -1,16 +1,19 @@
-// Every language has every message with the same slots; Accept-Language, the switch and the cookie pick the language.
+// Every language has every message with the same slots as English and as MESSAGE_SLOTS; Accept-Language, the switch and the cookie pick the language.
 import { describe, expect, it } from 'vitest';
 import { LANGS, LANG_COOKIE, langCookie, langOf, pickLang, requestLang } from '../../contracts/i18n';
+import { MESSAGE_SLOTS, slotsOf } from '../../contracts/page-words';
 import { MESSAGES } from '../../src/pages/waiting-messages';
 import { CHECK_MESSAGES } from '../../src/pages/check-messages';
+import { SIGN_IN_MESSAGES } from '../../src/pages/sign-in-messages';
 import { waitingView, type ViewStatus } from '../../src/pages/waiting-view';
 
-const slots = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+const slots = slotsOf;
 
 describe('waiting page messages', () => {
   for (const [page, tables] of [
     ['waiting page', MESSAGES],
     ['check step', CHECK_MESSAGES],
+    ['sign-in page', SIGN_IN_MESSAGES],
   ] as const) {
     const english = tables.en as Record<string, string>;
     const keys = Object.keys(english).sort();
@@ -26,6 +29,12 @@ describe('waiting page messages', () => {
     }
   }
 
+  it('the English words have exactly the keys and {slots} the organizer API checks replacements against', () => {
+    expect(Object.keys(MESSAGES.en).sort()).toEqual(Object.keys(MESSAGE_SLOTS).sort());
+    for (const [key, want] of Object.entries(MESSAGE_SLOTS))
+      expect(slots(MESSAGES.en[key as keyof typeof MESSAGE_SLOTS]), key).toEqual([...want]);
+  });
+
   it('a lottery pre-queue never reads as "paused"', () => {
     const status: ViewStatus = {
       state: 'not_open',
@@ -40,7 +49,21 @@ describe('waiting page messages', () => {
       expect(v.phase).toBe('prequeue');
       expect(v.wait).toBe('');
       const all = [v.headline, v.sub, v.bigLabel, v.ahead, v.wait].join(' ');
-      for (const paused of ['paused', '暫停', '暂停', '一時停止', '일시 중지', 'pausa']) expect(all).not.toContain(paused);
+      const pausedWords = [
+        'paused',
+        '暫停',
+        '暂停',
+        '一時停止',
+        '일시 중지',
+        'pausa',
+        'angehalten',
+        'en pause',
+        'pausada',
+        'หยุดชั่วคราว',
+        'tạm dừng',
+        'dijeda',
+      ];
+      for (const paused of pausedWords) expect(all).not.toContain(paused);
     }
   });
 });
@@ -82,7 +105,10 @@ describe('page language', () => {
   it('picks from Accept-Language by quality, Traditional Chinese for Taiwan and Hong Kong, Simplified for zh and China', () => {
     const cases: [string | undefined, string][] = [
       [undefined, 'en'],
-      ['fr-FR, de;q=0.8', 'en'],
+      ['nl-NL, sv;q=0.8', 'en'],
+      ['fr-FR, de;q=0.8', 'fr'],
+      ['zh-MO', 'zh-Hant'],
+      ['zh-SG', 'zh-Hans'],
       ['zh-TW,zh;q=0.9,en;q=0.8', 'zh-Hant'],
       ['zh-HK', 'zh-Hant'],
       ['zh-Hant-CN', 'zh-Hant'],
@@ -91,11 +117,36 @@ describe('page language', () => {
       ['ja-JP', 'ja'],
       ['ko-KR,ko;q=0.9', 'ko'],
       ['es-419', 'es'],
-      ['fr;q=1, es;q=0.9, en;q=0.8', 'es'],
+      ['nl;q=1, es;q=0.9, en;q=0.8', 'es'],
       ['en;q=0.2, ja;q=0.9', 'ja'],
       ['ja;q=0, ko', 'ko'],
     ];
     for (const [header, lang] of cases) expect(pickLang(header), String(header)).toBe(lang);
+  });
+
+  it("picks each newer language from its usual browser tags; any Portuguese falls back to Brazil's, the old `in` is Indonesian", () => {
+    const cases: [string, string][] = [
+      ['de-DE,de;q=0.9,en;q=0.8', 'de'],
+      ['de-AT', 'de'],
+      ['de-CH', 'de'],
+      ['fr-CA', 'fr'],
+      ['fr-BE,en;q=0.5', 'fr'],
+      ['it-IT', 'it'],
+      ['pt-BR,pt;q=0.9', 'pt-BR'],
+      ['pt', 'pt-BR'],
+      ['pt-PT', 'pt-BR'],
+      ['th-TH', 'th'],
+      ['th', 'th'],
+      ['vi-VN,vi;q=0.9', 'vi'],
+      ['id-ID', 'id'],
+      ['in-ID', 'id'],
+      ['ms-MY, id;q=0.7', 'id'],
+      ['nl, pt-br;q=0.6, en;q=0.5', 'pt-BR'],
+    ];
+    for (const [header, lang] of cases) expect(pickLang(header), header).toBe(lang);
+    for (const lang of LANGS) expect(langOf(lang.toLowerCase()), lang).toBe(lang);
+    expect(requestLang({ query: 'pt-BR', acceptLanguage: 'de' })).toEqual({ lang: 'pt-BR', chosen: 'pt-BR' });
+    expect(requestLang({ cookie: `${LANG_COOKIE}=th`, acceptLanguage: 'de' }).lang).toBe('th');
   });
 
   it('the switch (?lang=) wins and is reported as chosen; the remembered cookie comes before Accept-Language', () => {

@@ -1,7 +1,10 @@
-// The waiting and draw pages' words in English: the keys every other language has too.
+// The waiting, draw and maintenance pages' words in English: the text the other languages translate.
+import type { Messages } from '../../../contracts/page-words';
+
+export type { Messages };
 
 /** English. */
-export const EN = {
+export const EN: Messages = {
   title: 'Waiting room',
   lang: 'Language',
   h_not_open: 'The sale has not started yet',
@@ -58,6 +61,8 @@ export const EN = {
   commitment: 'Draw commitment (SHA-256 of the secret seed, revealed after the draw):',
   verify: 'see the draw record',
   preview: 'Preview with sample data. Visitors never see this line.',
+  maintTitle: 'Down for maintenance',
+  maintBack: 'Please come back after {t}. Your place in line, if you had one, is kept.',
   drawTitle: 'Lottery draw',
   drawPending:
     'The draw has not happened yet. The commitment below was published before the sale; the seed behind it is revealed after the draw, so nobody can change the order afterwards.',
@@ -80,6 +85,3 @@ export const EN = {
   drawRank: 'Entrant {id} is number {rank} of {total} in the draw order.',
   drawNotIn: 'Entrant {id} is not in this draw.',
 };
-
-/** The page's strings, by key. */
-export type Messages = Record<keyof typeof EN, string>;

@@ -58,6 +58,8 @@ export const ES: Messages = {
   commitment: 'Compromiso del sorteo (SHA-256 de la semilla secreta, que se revela tras el sorteo):',
   verify: 'ver el registro del sorteo',
   preview: 'Vista previa con datos de ejemplo. Los visitantes no ven esta línea.',
+  maintTitle: 'En mantenimiento',
+  maintBack: 'Vuelve después de las {t}. Si tenías un lugar en la fila, lo conservas.',
   drawTitle: 'Sorteo',
   drawPending:
     'El sorteo aún no se ha hecho. El compromiso de abajo se publicó antes de la venta; la semilla que lo genera se revela después del sorteo, así que nadie puede cambiar el orden después.',

@@ -54,6 +54,8 @@ export const ZH_HANS: Messages = {
   commitment: '抽签承诺值（秘密种子的 SHA-256，抽签后公开种子）：',
   verify: '查看抽签记录',
   preview: '预览（示例数据），访客不会看到这一行。',
+  maintTitle: '系统维护中',
+  maintBack: '请在 {t} 之后再来。如果您已在排队，您的位置会保留。',
   drawTitle: '抽签记录',
   drawPending: '尚未抽签。下方的承诺值在开售前公布；生成它的种子会在抽签后公开，因此事后无人能更改顺序。',
   drawDone: '抽签已完成，共 {n} 位参与者。任何人都可以用种子重新计算顺序。',

@@ -54,6 +54,8 @@ export const ZH_HANT: Messages = {
   commitment: '抽籤承諾值（秘密種子的 SHA-256，抽籤後公開種子）：',
   verify: '查看抽籤紀錄',
   preview: '預覽（範例資料），訪客不會看到這一行。',
+  maintTitle: '系統維護中',
+  maintBack: '請在 {t} 之後再來。如果您已在排隊，您的順位會保留。',
   drawTitle: '抽籤紀錄',
   drawPending: '尚未抽籤。下方的承諾值在開賣前公布；產生它的種子會在抽籤後公開，因此事後無人能更改順序。',
   drawDone: '抽籤已完成，共 {n} 位參加者。任何人都能用種子重新計算順序。',

@@ -1,0 +1,88 @@
+// The waiting, draw and maintenance pages' words in Indonesian (id).
+import type { Messages } from './en';
+
+/** Indonesian. */
+export const ID: Messages = {
+  title: 'Ruang tunggu',
+  lang: 'Bahasa',
+  h_not_open: 'Penjualan belum dimulai',
+  h_prequeue: 'Anda ikut dalam undian',
+  h_drawing: 'Mengundi urutan',
+  h_waiting: 'Anda sedang mengantre',
+  h_paused: 'Antrean dijeda',
+  h_closed: 'Penjualan telah berakhir',
+  h_sold_out: 'Habis terjual',
+  h_admitted: 'Sekarang giliran Anda!',
+  s_not_open: 'Penjualan dimulai: {t}. Biarkan halaman ini tetap terbuka: tempat Anda tetap tersimpan dan halaman diperbarui sendiri.',
+  s_prequeue:
+    'Semua yang datang sebelum penjualan dimulai ({t}) mendapat urutan acak saat penjualan dibuka, jadi tidak perlu terburu-buru atau memuat ulang halaman.',
+  s_drawing: 'Penjualan sudah dibuka dan urutan sedang diundi. Urutan Anda akan muncul di sini sebentar lagi.',
+  s_waiting: 'Biarkan halaman ini tetap terbuka. Halaman diperbarui sendiri dan membawa Anda ke penjualan saat giliran Anda tiba.',
+  s_paused: 'Penyelenggara menjeda antrean sebentar. Tidak ada yang kehilangan tempat; antrean akan berjalan lagi dengan sendirinya.',
+  s_closed: 'Tidak ada tiket lagi yang akan dilepas.',
+  s_sold_out: 'Saat ini semua tiket sudah terjual atau dipesan. Jika ada yang kembali, halaman ini akan memberi tahu Anda.',
+  s_admitted: 'Membawa Anda ke penjualan…',
+  placeLabel: 'Urutan Anda dalam antrean',
+  stockLeft: 'Tiket yang masih dijual: {left} (ditambah {held} yang sedang ditahan pembeli, yang kembali jika tidak dibayar)',
+  stockWarn:
+    'Kemungkinan habis sebelum giliran Anda: orang di depan Anda membeli sekitar {per} tiket per orang. Tetap simpan tempat Anda kalau-kalau ada tiket yang kembali.',
+  stockWarnOne:
+    'Kemungkinan habis sebelum giliran Anda: orang di depan Anda lebih banyak daripada tiket yang tersisa. Tetap simpan tempat Anda kalau-kalau ada tiket yang kembali.',
+  placeRange: 'No. {lo}–{hi}',
+  placeAfter: 'setelah No. {n}',
+  aheadRange:
+    'Antara {lo} dan {hi} orang di depan Anda (orang yang datang pada detik yang sama dengan Anda mengantre dalam urutan yang belum dihitung)',
+  aheadMore: 'Lebih dari {n} orang di depan Anda',
+  counting: 'Menghitung semua orang yang datang pada detik yang sama dengan Anda: urutan Anda akan muncul sebentar lagi.',
+  startsIn: 'Penjualan dimulai dalam',
+  countdown: 'Dimulai dalam {t}',
+  ahead: '{n} orang di depan Anda',
+  aheadOne: '1 orang di depan Anda',
+  next: 'Anda berikutnya.',
+  moved: 'Anda sudah maju {n} urutan sejak datang.',
+  waitUnknown: 'Perkiraan waktu tunggu: belum bisa diperkirakan',
+  waitPaused: 'Perkiraan waktu tunggu: ditangguhkan selama antrean dijeda',
+  waitUnderMinute: 'Perkiraan waktu tunggu: kurang dari satu menit',
+  waitRange: 'Perkiraan waktu tunggu: sekitar {lo}-{hi} menit',
+  waitAbout: 'Perkiraan waktu tunggu: sekitar {lo} menit',
+  steps: 'Kemajuan',
+  stepOpen: 'Penjualan dibuka',
+  stepDraw: 'Undian',
+  stepLine: 'Mengantre',
+  stepTurn: 'Giliran Anda',
+  fifo: 'Siapa cepat dia dapat: urutan Anda ditentukan oleh waktu kedatangan. Memuat ulang atau membuka tab lain tidak mengubahnya.',
+  random:
+    'Undian yang adil: semua yang datang sebelum penjualan dimulai mendapat urutan acak saat dibuka; yang datang kemudian mengantre di belakang mereka. Membuka lebih banyak tab tidak menambah peluang.',
+  updated: 'Diperbarui {t}',
+  retrying: 'Koneksi bermasalah; mencoba lagi dalam {s} dtk. Tempat Anda tetap tersimpan.',
+  noScript: 'Halaman ini memuat ulang sendiri setiap {s} detik.',
+  commitment: 'Komitmen undian (SHA-256 dari seed rahasia, yang diungkap setelah undian):',
+  verify: 'lihat catatan undian',
+  preview: 'Pratinjau dengan data contoh. Pengunjung tidak pernah melihat baris ini.',
+  maintTitle: 'Sedang dalam pemeliharaan',
+  maintBack: 'Silakan kembali setelah {t}. Jika Anda sudah punya tempat dalam antrean, tempat itu tetap tersimpan.',
+  drawTitle: 'Undian',
+  drawPending:
+    'Undian belum dilakukan. Komitmen di bawah diterbitkan sebelum penjualan; seed di baliknya diungkap setelah undian, sehingga tidak ada yang bisa mengubah urutan sesudahnya.',
+  drawDone: 'Undian selesai: {n} peserta. Siapa pun bisa menghitung ulang urutannya dari seed.',
+  drawCommitment: 'Komitmen: SHA-256 dari seed, diterbitkan sebelum penjualan',
+  drawSeed: 'Seed, diungkap setelah undian',
+  drawRule: 'Urutannya: SHA-256 dari "seed:id" setiap peserta, dari yang terkecil.',
+  drawCheck:
+    'Browser Anda memeriksa sendiri undian ini dari seed di atas. Untuk memeriksanya secara offline dengan salinan proyek ini: npm run verify-draw -- diikuti alamat halaman ini.',
+  afterDraw:
+    'Anda datang setelah undian saat penjualan dimulai: Anda mengantre berdasarkan urutan kedatangan, di belakang semua peserta undian.',
+  drawVerifying: 'Memeriksa undian di browser Anda…',
+  drawVerified:
+    'Terverifikasi di browser Anda: seed cocok dengan komitmen, dan mengurutkan semua {n} peserta dengannya menghasilkan urutan yang persis sama.',
+  drawMismatch: 'Tidak terverifikasi: di urutan {rank} catatan menyebut {listed}, tetapi seed menempatkan {expected} di sana.',
+  drawBadSeed: 'Tidak terverifikasi: seed tidak cocok dengan komitmen yang diterbitkan sebelum penjualan.',
+  drawVerifyFailed:
+    'Browser Anda tidak dapat memeriksa undian (tidak ada koneksi atau tidak ada Web Crypto). Coba lagi, atau periksa secara offline.',
+  drawOrder: '{n} pertama dari {total} dalam urutan undian (id peserta: acak per pengunjung, atau hash berkunci dari akun)',
+  drawJson: 'Catatan dalam format JSON',
+  yourEntrant: 'Id peserta Anda dalam undian:',
+  findRank: 'cari peringkat Anda',
+  drawRank: 'Peserta {id} berada di urutan {rank} dari {total} dalam urutan undian.',
+  drawNotIn: 'Peserta {id} tidak ada dalam undian ini.',
+};

@@ -1,0 +1,88 @@
+// The waiting, draw and maintenance pages' words in Italian (it).
+import type { Messages } from './en';
+
+/** Italian. */
+export const IT: Messages = {
+  title: "Sala d'attesa",
+  lang: 'Lingua',
+  h_not_open: 'La vendita non è ancora iniziata',
+  h_prequeue: "Partecipi all'estrazione",
+  h_drawing: 'Estrazione dei posti in corso',
+  h_waiting: 'Sei in coda',
+  h_paused: 'La coda è in pausa',
+  h_closed: 'La vendita è terminata',
+  h_sold_out: 'Esaurito',
+  h_admitted: 'È il tuo turno!',
+  s_not_open: 'Inizio della vendita: {t}. Tieni aperta questa pagina: mantieni il tuo posto e si aggiorna da sola.',
+  s_prequeue:
+    "Chi arriva prima dell'inizio ({t}) riceve un posto casuale all'apertura della vendita: non c'è bisogno di affrettarsi né di ricaricare la pagina.",
+  s_drawing: 'La vendita è iniziata e i posti vengono estratti. Il tuo comparirà qui tra un momento.',
+  s_waiting: 'Tieni aperta questa pagina. Si aggiorna da sola e ti porta alla vendita quando è il tuo turno.',
+  s_paused: "L'organizzatore ha messo in pausa la coda per un momento. Nessuno perde il proprio posto; riprenderà da sola.",
+  s_closed: 'Non verranno messi in vendita altri biglietti.',
+  s_sold_out: 'Al momento tutti i biglietti sono venduti o riservati. Se qualcuno torna disponibile, te lo dirà questa pagina.',
+  s_admitted: 'Ti stiamo portando alla vendita…',
+  placeLabel: 'Il tuo posto in coda',
+  stockLeft: 'Biglietti ancora in vendita: {left} (più {held} riservati ora da acquirenti, che tornano disponibili se non pagati)',
+  stockWarn:
+    'Probabilmente si esauriranno prima del tuo turno: le persone davanti a te comprano circa {per} biglietti ciascuna. Tieni il tuo posto nel caso tornino disponibili dei biglietti.',
+  stockWarnOne:
+    'Probabilmente si esauriranno prima del tuo turno: davanti a te ci sono più persone che biglietti rimasti. Tieni il tuo posto nel caso tornino disponibili dei biglietti.',
+  placeRange: 'n. {lo}–{hi}',
+  placeAfter: 'dopo il n. {n}',
+  aheadRange: 'Tra {lo} e {hi} persone davanti a te (chi è arrivato nel tuo stesso secondo è in coda in un ordine non ancora contato)',
+  aheadMore: 'Più di {n} persone davanti a te',
+  counting: 'Stiamo contando chi è arrivato nel tuo stesso secondo: il tuo posto comparirà tra un momento.',
+  startsIn: 'La vendita inizia tra',
+  countdown: 'Inizia tra {t}',
+  ahead: '{n} persone davanti a te',
+  aheadOne: '1 persona davanti a te',
+  next: 'Sei il prossimo.',
+  moved: 'Sei avanzato di {n} posti da quando sei arrivato.',
+  waitUnknown: 'Attesa stimata: non ancora calcolabile',
+  waitPaused: 'Attesa stimata: sospesa mentre la coda è in pausa',
+  waitUnderMinute: 'Attesa stimata: meno di un minuto',
+  waitRange: 'Attesa stimata: circa {lo}-{hi} min',
+  waitAbout: 'Attesa stimata: circa {lo} min',
+  steps: 'Avanzamento',
+  stepOpen: 'Apertura',
+  stepDraw: 'Estrazione',
+  stepLine: 'In coda',
+  stepTurn: 'Il tuo turno',
+  fifo: 'In ordine di arrivo: il tuo posto dipende da quando sei arrivato. Ricaricare la pagina o aprire altre schede non lo cambia.',
+  random:
+    "Estrazione equa: chi arriva prima dell'inizio della vendita riceve un posto casuale all'apertura; chi arriva dopo si mette in coda dietro. Più schede non danno più possibilità.",
+  updated: 'Aggiornato {t}',
+  retrying: 'Problemi di connessione; nuovo tentativo tra {s} s. Mantieni il tuo posto.',
+  noScript: 'Questa pagina si ricarica da sola ogni {s} secondi.',
+  commitment: "Impegno dell'estrazione (SHA-256 del seme segreto, rivelato dopo l'estrazione):",
+  verify: "vedi il verbale dell'estrazione",
+  preview: 'Anteprima con dati di esempio. I visitatori non vedono mai questa riga.',
+  maintTitle: 'In manutenzione',
+  maintBack: 'Torna dopo le {t}. Se avevi un posto in coda, lo mantieni.',
+  drawTitle: 'Estrazione',
+  drawPending:
+    "L'estrazione non è ancora avvenuta. L'impegno qui sotto è stato pubblicato prima della vendita; il seme che lo genera viene rivelato dopo l'estrazione, così nessuno può cambiare l'ordine in seguito.",
+  drawDone: "L'estrazione è conclusa: {n} partecipanti. Chiunque può ricalcolare l'ordine dal seme.",
+  drawCommitment: 'Impegno: SHA-256 del seme, pubblicato prima della vendita',
+  drawSeed: "Seme, rivelato dopo l'estrazione",
+  drawRule: 'L\'ordine: lo SHA-256 di "seme:id" di ogni partecipante, dal più piccolo.',
+  drawCheck:
+    "Il tuo browser verifica da solo l'estrazione a partire dal seme qui sopra. Per verificarla offline con una copia del progetto: npm run verify-draw -- seguito dall'indirizzo di questa pagina.",
+  afterDraw:
+    "Sei arrivato dopo l'estrazione all'inizio della vendita: sei in coda in ordine di arrivo, dietro a tutti i partecipanti all'estrazione.",
+  drawVerifying: "Verifica dell'estrazione nel tuo browser…",
+  drawVerified:
+    "Verificato nel tuo browser: il seme corrisponde all'impegno e ordinando in base a esso tutti i {n} partecipanti si ottiene esattamente questo ordine.",
+  drawMismatch: 'Non verificato: al posto {rank} il verbale indica {listed}, ma il seme vi mette {expected}.',
+  drawBadSeed: "Non verificato: il seme non corrisponde all'impegno pubblicato prima della vendita.",
+  drawVerifyFailed:
+    "Il tuo browser non è riuscito a verificare l'estrazione (nessuna connessione o Web Crypto non disponibile). Riprova, oppure verificala offline.",
+  drawOrder:
+    "I primi {n} di {total} nell'ordine dell'estrazione (id dei partecipanti: casuali per visitatore, o hash con chiave degli account)",
+  drawJson: 'Il verbale in JSON',
+  yourEntrant: "Il tuo id di partecipante all'estrazione:",
+  findRank: 'trova la tua posizione',
+  drawRank: "Il partecipante {id} è il numero {rank} di {total} nell'ordine dell'estrazione.",
+  drawNotIn: 'Il partecipante {id} non è in questa estrazione.',
+};
