@@ -75,6 +75,8 @@ export class RoomTableCache {
   private generation = 0;
   /** When a miss of `lists` last looked again, epoch ms. */
   private missLookedAtMs = -Infinity;
+  /** Set by `forget` until the directory is read again: the data centre's copy may predate the change. */
+  private changedSinceRead = false;
 
   /**
    * The compiled table, as described on the class.
@@ -126,14 +128,17 @@ export class RoomTableCache {
     const marker = nowMs;
     const generation = this.generation;
     this.refreshingSinceMs = marker;
+    // Right after this isolate's own change, the directory is the only copy known to have it.
+    const afterChange = this.changedSinceRead;
     try {
-      const shared = await readSnapshot(source.cache, CACHE_KEY);
+      const shared = afterChange ? null : await readSnapshot(source.cache, CACHE_KEY);
       // Never step back to an older version (a slow request may have put one after a change).
       if (shared && within(nowMs, shared.fetchedAtMs, ROOM_TABLE_SHARED_MS) && shared.table.version >= (this.compiled?.version ?? 0))
         return this.take(shared, nowMs, generation);
       let fresh: Snapshot;
       try {
         fresh = { table: await source.read(), fetchedAtMs: nowMs };
+        if (generation === this.generation) this.changedSinceRead = false;
       } catch (err) {
         // The newest copy known: the isolate's, else the data centre's last-known-good.
         const saved = await readSnapshot(source.cache, LAST_GOOD_KEY);
@@ -150,13 +155,19 @@ export class RoomTableCache {
         return mine;
       }
       const body = JSON.stringify(fresh);
-      for (const [key, maxAgeS] of [
-        [CACHE_KEY, ROOM_TABLE_SHARED_MS / 1000],
-        [LAST_GOOD_KEY, ROOM_TABLE_LAST_GOOD_S],
-      ] as const) {
-        const put = source.cache?.put(key, new Response(body, { headers: { 'cache-control': `max-age=${maxAgeS}` } }));
-        if (put) source.waitUntil(put.catch(() => {}));
-      }
+      // Awaited, not left to waitUntil: a put still in flight when an organizer change deletes the
+      // data centre's copy (`forget`) would land after it and put the table from before the
+      // change back for ROOM_TABLE_SHARED_MS, so an event just created answered 404 there.
+      await Promise.all(
+        (
+          [
+            [CACHE_KEY, ROOM_TABLE_SHARED_MS / 1000],
+            [LAST_GOOD_KEY, ROOM_TABLE_LAST_GOOD_S],
+          ] as const
+        ).map(([key, maxAgeS]) =>
+          source.cache?.put(key, new Response(body, { headers: { 'cache-control': `max-age=${maxAgeS}` } })).catch(() => {}),
+        ),
+      );
       return this.take(fresh, nowMs, generation);
     } finally {
       if (this.refreshingSinceMs === marker) this.refreshingSinceMs = -Infinity;
@@ -174,6 +185,7 @@ export class RoomTableCache {
     this.fetchedAtMs = -Infinity;
     this.refreshingSinceMs = -Infinity;
     this.generation++;
+    this.changedSinceRead = true;
     await cache?.delete(CACHE_KEY).catch(() => false);
   }
 

@@ -5,6 +5,7 @@
 // answer is ROOM_TABLE_UNAVAILABLE.
 import { describe, expect, it, vi } from 'vitest';
 import {
+  ROOM_TABLE_CACHE_KEYS,
   ROOM_TABLE_ISOLATE_MS,
   ROOM_TABLE_REVALIDATE_MS,
   ROOM_TABLE_SHARED_MS,
@@ -198,5 +199,45 @@ describe('RoomTableCache.lists', () => {
     expect(dir.reads).toBe(2);
     expect(await rooms.lists(dir, 'made-up-x', T0 + 1 + ROOM_TABLE_ISOLATE_MS)).toBe(false);
     expect(dir.reads).toBe(3);
+  });
+
+  it('a refresh answers only once its copy is in the data centre cache, so a change after it is never undone by it', async () => {
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const inner = memoryCache();
+    // A data centre cache whose puts land only when released (a slow cache write).
+    const cache = {
+      ...inner,
+      match: inner.match.bind(inner),
+      delete: inner.delete.bind(inner),
+      put: async (k: string, r: Response) => (await held, inner.put(k, r)),
+    } as unknown as Cache;
+    const dir = source({ version: 1, rooms: [room('old')] }, cache);
+    const other = new RoomTableCache();
+    let answered = false;
+    const first = other.table(dir, T0).then(() => (answered = true));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(answered).toBe(false);
+    release();
+    await first;
+    // The organizer's change, made through another isolate: it drops the data centre's copy.
+    const creator = new RoomTableCache();
+    dir.table = { version: 2, rooms: [room('old'), room('new')] };
+    await creator.forget(cache);
+    expect(await creator.lists(dir, 'new', T0 + 10)).toBe(true);
+    expect(await other.lists(dir, 'new', T0 + 11)).toBe(true);
+  });
+
+  it('after its own change an isolate reads the directory, not a data centre copy from before the change', async () => {
+    const cache = memoryCache();
+    const dir = source({ version: 1, rooms: [room('old')] }, cache);
+    const creator = new RoomTableCache();
+    await creator.table(dir, T0);
+    dir.table = { version: 2, rooms: [room('old'), room('new')] };
+    await creator.forget(cache);
+    // Another isolate's refresh from before the change lands its copy after the delete.
+    const before = JSON.stringify({ table: { version: 1, rooms: [room('old')] }, fetchedAtMs: T0 });
+    await cache.put(ROOM_TABLE_CACHE_KEYS.shared, new Response(before));
+    expect(await creator.lists(dir, 'new', T0 + 10)).toBe(true);
   });
 });
