@@ -2,7 +2,7 @@
 // GatewayErrors: every `kind` an object can answer is mapped here, and the compiler checks each
 // switch is exhaustive.
 import type { EventNotFound } from '../../contracts/answers';
-import type { HoldAnswer, HoldChangeAnswer, HoldView } from '../../contracts/inventory-answers';
+import type { HoldAnswer, HoldChangeAnswer, HoldExtendAnswer, HoldExtensionView, HoldView } from '../../contracts/inventory-answers';
 import type { FixedRateAnswer, HealthAnswer, ModeAnswer } from '../../contracts/room-answers';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 import { GatewayError, assertNever } from './errors';
@@ -135,5 +135,34 @@ export function holdResult(answer: HoldAnswer, eventId: string): { hold: HoldVie
       });
     default:
       return assertNever(found);
+  }
+}
+
+/** The JSON shape of a hold's extensions in responses; the latest deadline as ISO 8601 (null: the event allows none). */
+export function extensionBody(extension: HoldExtensionView) {
+  return {
+    used: extension.used,
+    max: extension.max,
+    latestExpiresAt: extension.latestExpiresAtMs === null ? null : new Date(extension.latestExpiresAtMs).toISOString(),
+  };
+}
+
+/**
+ * Extending one hold.
+ * @throws GatewayError HOLD_NOT_FOUND (404); the refusal's own code (403/409) with the hold and its extensions in the body
+ */
+export function holdExtendResult(answer: HoldExtendAnswer): Extract<HoldExtendAnswer, { kind: 'extended' }> {
+  switch (answer.kind) {
+    case 'extended':
+      return answer;
+    case 'not_found':
+      throw new GatewayError('HOLD_NOT_FOUND');
+    case 'refused':
+      throw new GatewayError(answer.code, {
+        detail: answer.detail,
+        extra: { hold: holdBody(answer.hold), extension: extensionBody(answer.extension) },
+      });
+    default:
+      return assertNever(answer);
   }
 }
