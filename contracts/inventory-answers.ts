@@ -74,8 +74,9 @@ export type HoldAnswer =
   /**
    * `paymentGraceMs`: the event's payment grace, how far past the hold's deadline a payment started
    * at its last moment may run (the edge's admission cover); absent from older objects.
+   * `extension`: the hold's extensions, only in an event that allows them.
    */
-  | { kind: 'held'; hold: HoldView; replayed: boolean; paymentGraceMs?: number }
+  | { kind: 'held'; hold: HoldView; replayed: boolean; paymentGraceMs?: number; extension?: HoldExtensionView }
   | EventNotFound
   | { kind: 'invalid'; detail: string }
   | { kind: 'idempotency_conflict' }

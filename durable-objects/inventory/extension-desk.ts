@@ -1,8 +1,8 @@
 // The Inventory's hold extensions inside one transaction: read the hold and any earlier extension
 // under the same key, ask the pure rule (hold-extension.ts), write the new deadline with its audit line.
-import type { HoldExtendAnswer, HoldExtensionView } from '../../contracts/inventory-answers';
+import type { HoldExtendAnswer } from '../../contracts/inventory-answers';
 import type { Sql } from '../shared/sql';
-import { decideExtension, latestDeadline } from './hold-extension';
+import { decideExtension, extensionView } from './hold-extension';
 import type { PlanStore } from './plan-store';
 import type { Actor, HoldRow, InventoryStore } from './store';
 
@@ -44,11 +44,7 @@ export class ExtensionDesk {
       rules,
       nowMs,
     );
-    const view = (used: number): HoldExtensionView => ({
-      used,
-      max: rules?.maxExtensions ?? 0,
-      latestExpiresAtMs: rules ? latestDeadline(rules, row.created_at) : null,
-    });
+    const view = (used: number) => extensionView(rules, used, row.created_at);
     const extended = (used: number, replayed: boolean): HoldExtendAnswer => ({
       kind: 'extended',
       hold: this.store.view(holdId, nowMs)!,

@@ -1,6 +1,6 @@
 // Extending a seat hold: the pure rule of whether a buyer may have more time, and how much.
 import type { HoldExtensionRules } from '../../contracts/event-config';
-import type { HoldExtensionRefusal, HoldRefusal } from '../../contracts/inventory-answers';
+import type { HoldExtensionRefusal, HoldExtensionView, HoldRefusal } from '../../contracts/inventory-answers';
 import { effectiveStatus, type HoldStatus } from './hold-policy';
 
 /** The parts of a hold an extension decision reads. Times are epoch ms on the Inventory's clock. */
@@ -26,6 +26,15 @@ export type ExtensionDecision =
 /** The latest deadline any extension may give a hold placed at `createdAtMs`, epoch ms. */
 export function latestDeadline(rules: HoldExtensionRules, createdAtMs: number): number {
   return createdAtMs + rules.maxTotalMs;
+}
+
+/**
+ * A hold's extensions as callers see them: `used` so far, the event's `max` (0 without
+ * extensions) and the latest deadline any extension may give it (null without extensions).
+ * @param createdAtMs when the hold was placed, epoch ms
+ */
+export function extensionView(rules: HoldExtensionRules | null, used: number, createdAtMs: number): HoldExtensionView {
+  return { used, max: rules?.maxExtensions ?? 0, latestExpiresAtMs: rules ? latestDeadline(rules, createdAtMs) : null };
 }
 
 /**

@@ -87,11 +87,19 @@ export function holdChangeResult(answer: HoldChangeAnswer): HoldView {
  *   SEATS_UNAVAILABLE, ACCOUNT_LIMIT, SALE_CLOSED, IDEMPOTENCY_KEY_REUSED, RATE_LIMITED and OVERLOADED (with Retry-After),
  *   NOT_IN_ALLOCATION (a sales channel's hold outside its allocations)
  */
-export function holdResult(answer: HoldAnswer, eventId: string): { hold: HoldView; replayed: boolean; paymentGraceMs: number } {
+export function holdResult(
+  answer: HoldAnswer,
+  eventId: string,
+): { hold: HoldView; replayed: boolean; paymentGraceMs: number; extension?: HoldExtensionView } {
   const found = requireEvent(answer, eventId);
   switch (found.kind) {
     case 'held':
-      return { hold: found.hold, replayed: found.replayed, paymentGraceMs: found.paymentGraceMs ?? 0 };
+      return {
+        hold: found.hold,
+        replayed: found.replayed,
+        paymentGraceMs: found.paymentGraceMs ?? 0,
+        ...(found.extension ? { extension: found.extension } : {}),
+      };
     case 'invalid':
       throw new GatewayError('INVALID_REQUEST', { detail: found.detail });
     case 'unknown_seats':

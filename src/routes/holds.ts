@@ -126,12 +126,15 @@ holdsApi.post('/:eventId/holds', async (c) => {
     if (err instanceof GatewayError) recordDecision(eventId, 'hold.refused', { code: err.code, ms });
     throw err;
   }
-  const { hold, replayed, paymentGraceMs } = result;
+  const { hold, replayed, paymentGraceMs, extension } = result;
   recordDecision(eventId, replayed ? 'hold.replayed' : 'hold.granted', { ms });
   if (replayed) c.header('idempotent-replayed', 'true');
   c.header('cache-control', 'no-store');
   const admissionToken = hold.status === 'HELD' ? await coverHold(c, eventId, hold.expiresAtMs, paymentGraceMs) : null;
-  return c.json({ ...holdBody(hold), ...(admissionToken ? { admissionToken } : {}) }, 201);
+  return c.json(
+    { ...holdBody(hold), ...(extension ? { extension: extensionBody(extension) } : {}), ...(admissionToken ? { admissionToken } : {}) },
+    201,
+  );
 });
 
 /**

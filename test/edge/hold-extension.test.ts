@@ -44,6 +44,8 @@ describe('POST /_wr/events/{eventId}/holds/{holdId}/extend', () => {
     const eventId = freshEventId('extend');
     const { v, hold } = await heldBy(eventId, { admissionTtlSeconds: 30, holdTtlSeconds: 60, holdExtension: EXTENSION });
     const placed = Date.parse(hold.expiresAt);
+    // The hold's own answer says what the event allows, so a page can offer more time from the start.
+    expect(hold.extension).toEqual({ used: 0, max: 2, latestExpiresAt: new Date(placed - 60_000 + 150_000).toISOString() });
     const first = await extend(v, eventId, hold.holdId, 'ext-1');
     expect(first.status).toBe(200);
     expect(first.res.headers.get('cache-control')).toBe('no-store');
@@ -70,6 +72,7 @@ describe('POST /_wr/events/{eventId}/holds/{holdId}/extend', () => {
   it('refuses with 4xx codes and changes nothing: no key, a bad key, no extensions, another visitor, no such hold', async () => {
     const eventId = freshEventId('extend');
     const { v, hold } = await heldBy(eventId, {});
+    expect(hold.extension).toBeUndefined();
     expect(await extend(v, eventId, hold.holdId)).toMatchObject({ status: 400, body: { code: 'IDEMPOTENCY_KEY_REQUIRED' } });
     expect(await extend(v, eventId, hold.holdId, 'bad key')).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
     expect(await extend(v, eventId, hold.holdId, 'k')).toMatchObject({
