@@ -155,7 +155,9 @@ describe('Inventory.extendHold', () => {
 
   it('a crash after the extension commits and before its answer: the retry replays it, extended once, alarm re-armed', async () => {
     const t0 = Date.now();
-    let { inv, holdId } = await heldAt(t0);
+    const placed = await heldAt(t0);
+    const holdId = placed.holdId;
+    let inv = placed.inv;
     await crashAfterNextCommit(inv);
     expect(await failure(inv.extendHold(holdId, 'alice', 'ext-1', false))).toMatch(/injected reset/);
     inv = await reset(inv);
