@@ -7,6 +7,7 @@ import { admissionCookie } from '../../src/lib/cookies';
 import { tokenSettings, verifyToken } from '../../src/lib/token';
 import { admittedVisitor, createEvent, freshEventId, type Visitor } from '../helpers/client';
 import { signedCall } from '../helpers/gateway';
+import { organizer } from '../helpers/organizer';
 
 const EXTENSION = { maxExtensions: 2, extensionSeconds: 60, maxTotalSeconds: 150 };
 const settings = tokenSettings(env);
@@ -129,7 +130,22 @@ describe('POST /_wr/origin/events/{eventId}/holds/{holdId}/extend (signed)', () 
   });
 });
 
-describe('PUT /_wr/admin/events/{eventId} holdExtension', () => {
+describe('holdExtension in the event configuration', () => {
+  it('can be turned on for an event with holds: a PATCH, shown by GET in seconds, and the hold made before may be extended', async () => {
+    const eventId = freshEventId('extend');
+    const { v, hold } = await heldBy(eventId, { holdTtlSeconds: 60 });
+    const patched = await organizer(`/events/${eventId}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: { holdExtension: EXTENSION },
+    });
+    expect(patched.status).toBe(200);
+    expect((await organizer(`/events/${eventId}`)).body).toMatchObject({ config: { holdExtension: EXTENSION } });
+    const extended = await extend(v, eventId, hold.holdId, 'after-patch');
+    expect(extended).toMatchObject({ status: 200, body: { extension: { used: 1, max: 2 } } });
+    expect(Date.parse(extended.body.expiresAt)).toBe(Date.parse(hold.expiresAt) + 60_000);
+  });
+
   it('refuses a total cap not longer than the hold TTL, naming the field', async () => {
     const res = await createEvent(freshEventId('extend'), { holdTtlSeconds: 300, holdExtension: { ...EXTENSION, maxTotalSeconds: 300 } });
     expect(res.status).toBe(400);
