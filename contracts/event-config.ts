@@ -29,6 +29,8 @@ export interface QueueConfig {
   /** The Inventory's hold TTL and payment grace, ms, copied for the admission cover of a hold (durable-objects/waiting-room/admission-cover.ts); absent in older rooms. */
   holdTtlMs?: number;
   paymentGraceMs?: number;
+  /** The longest a hold may last with its extensions (the Inventory's `holdExtension.maxTotalMs`), ms; absent = no extensions. */
+  holdLongestMs?: number;
   /** Seat-hold p99 target, ms. */
   holdTargetP99Ms: number;
   /** A silent or failing origin gets the minimum rate, or no releases at all. */
@@ -54,6 +56,16 @@ export interface PageTemplate {
   showStock?: boolean;
   /** The organizer's own words for the waiting, draw and maintenance pages, per language and key (contracts/page-words.ts). */
   texts?: PageTexts;
+}
+
+/** The organizer's bounds on extending a hold, ms (the input's `holdExtension`, in seconds there). */
+export interface HoldExtensionRules {
+  /** How many times one hold may be extended (at least 1). */
+  maxExtensions: number;
+  /** Time one extension adds to the hold's deadline, ms. */
+  extensionMs: number;
+  /** No extension moves a deadline past the hold's placement time plus this, ms. */
+  maxTotalMs: number;
 }
 
 /** A general-admission tier: places without numbers, sold by quantity. Prices in minor units. */
@@ -91,6 +103,8 @@ export interface InventoryConfig {
   /** How long a PAYMENT_PENDING hold waits for the origin before it NEEDS_RECONCILIATION, ms. */
   paymentGraceMs: number;
   maxSeatsPerAccount: number;
+  /** How a buyer may extend a HELD hold (hold-extension.ts); absent = no extensions. */
+  holdExtension?: HoldExtensionRules;
   /** The event's sections (event's own object only; absent: the event has one block of `seats`). */
   sections?: SectionConfig[];
   /** The section this object serves (a section's object only): seat ids are `<section>-<row><n>`. */
@@ -134,6 +148,7 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       idleTimeoutMs: input.idleTimeoutSeconds * 1000,
       holdTtlMs: input.holdTtlSeconds * 1000,
       paymentGraceMs: input.paymentGraceSeconds * 1000,
+      ...(input.holdExtension ? { holdLongestMs: input.holdExtension.maxTotalSeconds * 1000 } : {}),
       targetP99Ms: input.targetP99Ms,
       maxErrorRate: input.maxErrorRate,
       holdTargetP99Ms: input.holdTargetP99Ms,
@@ -153,6 +168,15 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
       holdTtlMs: input.holdTtlSeconds * 1000,
       paymentGraceMs: input.paymentGraceSeconds * 1000,
       maxSeatsPerAccount: input.maxSeatsPerAccount,
+      ...(input.holdExtension
+        ? {
+            holdExtension: {
+              maxExtensions: input.holdExtension.maxExtensions,
+              extensionMs: input.holdExtension.extensionSeconds * 1000,
+              maxTotalMs: input.holdExtension.maxTotalSeconds * 1000,
+            },
+          }
+        : {}),
       ...(input.sections ? { sections: input.sections } : {}),
     },
   };
@@ -180,6 +204,15 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Omit
     ...(inventory.sections ? { sections: inventory.sections } : {}),
     holdTtlSeconds: inventory.holdTtlMs / 1000,
     paymentGraceSeconds: inventory.paymentGraceMs / 1000,
+    ...(inventory.holdExtension
+      ? {
+          holdExtension: {
+            maxExtensions: inventory.holdExtension.maxExtensions,
+            extensionSeconds: inventory.holdExtension.extensionMs / 1000,
+            maxTotalSeconds: inventory.holdExtension.maxTotalMs / 1000,
+          },
+        }
+      : {}),
     admissionTtlSeconds: queue.admissionTtlMs / 1000,
     idleTimeoutSeconds: queue.idleTimeoutMs / 1000,
     maxSeatsPerAccount: inventory.maxSeatsPerAccount,

@@ -27,6 +27,11 @@ const DEFAULT_MAX_ERROR_RATE = 0.02;
 export const DEFAULT_HOLD_TARGET_P99_MS = 300;
 /** Default payment grace: how long a PAYMENT_PENDING hold waits for the origin's answer, in seconds. */
 export const DEFAULT_PAYMENT_GRACE_S = 120;
+/** Most extensions an organizer may allow one hold (`holdExtension.maxExtensions`). */
+const MAX_HOLD_EXTENSIONS = 10;
+/** Longest a hold may last with its extensions (`holdExtension.maxTotalSeconds`), in seconds: 2 hours. */
+export const LONGEST_HOLD_TOTAL_S = 7_200;
+
 /** Default price of one numbered seat, in minor units of `currency` (EUR 50.00). */
 export const DEFAULT_SEAT_PRICE_MINOR = 5000;
 
@@ -105,6 +110,16 @@ export const eventConfigInput = z.lazy(() =>
       ),
       paymentGraceSeconds: z._default(wholeNumber(10, 900), DEFAULT_PAYMENT_GRACE_S),
       holdTtlSeconds: z._default(wholeNumber(10, 3_600), DEFAULT_HOLD_TTL_S),
+      // A buyer may ask for more time on a HELD hold (WCAG 2.2 SC 2.2.1 Timing Adjustable): how many
+      // times, by how much, and never past `maxTotalSeconds` after the hold was placed. Absent = no
+      // extensions, so a hold keeps seats out of sale no longer than the organizer already chose.
+      holdExtension: z.optional(
+        z.strictObject({
+          maxExtensions: wholeNumber(1, MAX_HOLD_EXTENSIONS),
+          extensionSeconds: wholeNumber(10, 3_600),
+          maxTotalSeconds: wholeNumber(10, LONGEST_HOLD_TOTAL_S),
+        }),
+      ),
       admissionTtlSeconds: z._default(wholeNumber(30, 7_200), DEFAULT_ADMISSION_TTL_S),
       idleTimeoutSeconds: z._default(wholeNumber(30, 3_600), DEFAULT_IDLE_TIMEOUT_S),
       maxSeatsPerAccount: z._default(wholeNumber(1, 100), DEFAULT_MAX_SEATS_PER_ACCOUNT),
@@ -168,6 +183,10 @@ export const eventConfigInput = z.lazy(() =>
       z.refine((c) => c.seats > 0 || c.tiers.length > 0 || c.sections !== undefined, {
         message: 'an event needs numbered seats or at least one tier',
         path: ['seats'],
+      }),
+      z.refine((c) => !c.holdExtension || c.holdExtension.maxTotalSeconds > c.holdTtlSeconds, {
+        message: 'holdExtension.maxTotalSeconds must be longer than holdTtlSeconds, or no extension could add any time',
+        path: ['holdExtension', 'maxTotalSeconds'],
       }),
       z.refine((c) => c.sections === undefined || c.seats === 0, {
         message: 'numbered seats come as sections or as one block of seats, not both',

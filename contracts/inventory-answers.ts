@@ -74,8 +74,9 @@ export type HoldAnswer =
   /**
    * `paymentGraceMs`: the event's payment grace, how far past the hold's deadline a payment started
    * at its last moment may run (the edge's admission cover); absent from older objects.
+   * `extension`: the hold's extensions, only in an event that allows them.
    */
-  | { kind: 'held'; hold: HoldView; replayed: boolean; paymentGraceMs?: number }
+  | { kind: 'held'; hold: HoldView; replayed: boolean; paymentGraceMs?: number; extension?: HoldExtensionView }
   | EventNotFound
   | { kind: 'invalid'; detail: string }
   | { kind: 'idempotency_conflict' }
@@ -96,6 +97,28 @@ export interface HoldBatchItem {
   /** Client-chosen key, unique per intended hold, scoped to the account. */
   idempotencyKey: string;
 }
+
+/** Why an extension was refused, beyond the refusals every hold change shares. */
+export type HoldExtensionRefusal = 'HOLD_EXTENSIONS_OFF' | 'HOLD_EXTENSION_LIMIT' | 'HOLD_AT_LONGEST';
+
+/** A hold's extensions as callers see them. Times are epoch ms. */
+export interface HoldExtensionView {
+  /** Extensions granted so far. */
+  used: number;
+  /** Extensions the event allows one hold (0: none). */
+  max: number;
+  /** The latest deadline any extension may give this hold (its placement plus the event's total cap); null without extensions. */
+  latestExpiresAtMs: number | null;
+}
+
+/**
+ * `extendHold` outcome. `replayed` = the same idempotency key as an earlier extension of this hold
+ * (nothing changed). `paymentGraceMs` is the event's, for the edge's admission cover.
+ */
+export type HoldExtendAnswer =
+  | { kind: 'extended'; hold: HoldView; extension: HoldExtensionView; replayed: boolean; paymentGraceMs: number }
+  | { kind: 'not_found' }
+  | { kind: 'refused'; code: HoldRefusal | HoldExtensionRefusal; detail: string; hold: HoldView; extension: HoldExtensionView };
 
 /** Outcome of reading or changing one hold. */
 export type HoldChangeAnswer =

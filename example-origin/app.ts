@@ -99,6 +99,8 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
         `<h1>Choose your seat</h1><p id="who" data-visitor="${esc(who)}">You are in. Your session ends at ` +
           `${readableTime(c.var.admission.expiresAtMs, Date.now())}.</p>` +
           `<button id="hold" data-seat="A1">Hold seat A1</button> <button id="buy" disabled>Buy</button>` +
+          ` <span id="left"></span> <button id="more" hidden>More time</button>` +
+          `<p id="warning" aria-live="assertive"></p>` +
           `<p id="message" data-status=""></p>` +
           `<script type="module">${EVENT_SCRIPT.replaceAll('__EVENT__', cfg.eventId)}</script>`,
       ),
@@ -173,7 +175,11 @@ function label(h: Hold): string {
   return h.seatIds.length > 0 ? h.seatIds.join(', ') : `${h.quantity} x ${h.tier ?? 'ticket'}`;
 }
 
-/** The event page's script: a hold through the gateway's visitor API, then the origin's checkout. */
+/**
+ * The event page's script: a hold through the gateway's visitor API with its countdown, a warning
+ * (in an assertive live region) 20-60 s before it ends and "More time" where the event allows
+ * extensions, then the origin's checkout, during which no countdown runs.
+ */
 const EVENT_SCRIPT = `
 const msg = document.getElementById('message');
 const words = {
@@ -186,18 +192,54 @@ const words = {
   OVERLOADED: 'The ticket system is busy: try again in a few seconds.',
 };
 const show = (status, text) => { msg.dataset.status = status; msg.textContent = text; };
-let holdId = null;
+const $ = (id) => document.getElementById(id);
+const refused = {
+  HOLD_EXTENSIONS_OFF: 'This sale does not allow more time on a hold.',
+  HOLD_EXTENSION_LIMIT: 'You have had all the extra time this sale allows.',
+  HOLD_AT_LONGEST: 'Your hold already lasts as long as this sale allows.',
+  HOLD_EXPIRED: 'Your hold has already ended, so it cannot be extended.',
+  PAYMENT_IN_PROGRESS: 'Your payment has started, so your seat is kept while it is confirmed.',
+};
+let holdId = null, hold = null, clock = null, warned = false, warnAt = 60, paying = false, moreKey = null;
+const secondsLeft = () => Math.max(0, Math.round((Date.parse(hold.expiresAt) - Date.now()) / 1000));
+const mmss = (s) => Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
+function tick() {
+  if (paying) { $('left').textContent = 'Your payment is being confirmed: your seat stays yours and this page will not time out.'; return; }
+  const left = secondsLeft();
+  $('left').textContent = mmss(left) + ' left to pay';
+  if (left === 0) { clearInterval(clock); $('more').hidden = true; $('buy').disabled = true; show('EXPIRED', 'Your hold ran out and the seat is back on sale.'); return; }
+  if (!warned && left <= warnAt) { warned = true; $('warning').textContent = 'Your hold ends in ' + mmss(left) + '.' + ($('more').hidden ? ' Pay now to keep your seat.' : ' Press "More time" if you need longer.'); }
+}
+function startClock() {
+  warned = false; warnAt = Math.min(60, Math.max(20, Math.round(secondsLeft() / 5)));
+  $('more').hidden = !(hold.extension && hold.extension.used < hold.extension.max);
+  clearInterval(clock); clock = setInterval(tick, 1000); tick();
+}
+$('more').onclick = async () => {
+  // One key per intended extension, kept until answered, so a retry never extends twice.
+  moreKey = moreKey || crypto.randomUUID();
+  const res = await fetch('/_wr/events/__EVENT__/holds/' + holdId + '/extend', { method: 'POST', headers: { 'idempotency-key': moreKey } });
+  const body = await res.json().catch(() => ({}));
+  if (res.status < 500) moreKey = null;
+  if (res.ok) { hold = body; startClock(); $('warning').textContent = 'Your hold was extended: ' + mmss(secondsLeft()) + ' left.'; return; }
+  if (refused[body.code]) $('more').hidden = true;
+  $('warning').textContent = refused[body.code] || 'Could not extend the hold. Please try again.';
+};
 document.getElementById('hold').onclick = async () => {
   const res = await fetch('/_wr/events/__EVENT__/holds', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, body: JSON.stringify({ seatIds: ['A1'] }) });
   const body = await res.json();
   if (res.status !== 201) return show('FAILED', words[body.code] || 'Could not hold seat A1. Please try again.');
   holdId = body.holdId;
+  hold = body;
   document.getElementById('buy').disabled = false;
   show('HELD', 'Held A1');
+  startClock();
 };
 document.getElementById('buy').onclick = async () => {
+  paying = true; $('more').hidden = true; $('warning').textContent = ''; tick();
   const res = await fetch('/events/__EVENT__/checkout', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ holdId }) });
   const body = await res.json();
+  if (body.status !== 'PROCESSING') { paying = false; clearInterval(clock); $('left').textContent = ''; }
   show(body.status, body.message);
 };
 `;

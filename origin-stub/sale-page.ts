@@ -1,5 +1,6 @@
 // The stub's sale page: a stage and sections, then one section's seats; hold 1-6 seats with a live
-// countdown, pay with the fake provider, and a confirmation of the order, in every language of contracts/i18n.ts.
+// countdown, a spoken warning and "more time" before it runs out, pay with the fake provider, and a confirmation
+// of the order, in every language of contracts/i18n.ts.
 import { requestLang, type Lang } from '../contracts/i18n';
 import { LANGS, LANG_NAMES } from '../contracts/i18n';
 import { signOriginRequest } from '../origin-sdk/src/index';
@@ -86,7 +87,11 @@ export function eventNames(env: Pick<OriginEnv, 'GATEWAY' | 'ORIGIN_HMAC_SECRET'
  * The map is section-first: the stage and the venue's sections (at most SECTION_MAX_ROWS rows of
  * SECTION_MAX_SEATS seats: left, centre and right of each block of rows) with their free seats,
  * then the chosen section's seats, as buttons that say row, number and state to a screen reader.
- * It fits a 390 px phone without sideways scrolling. After paying, the page shows the order (also
+ * It fits a 390 px phone without sideways scrolling. A hold counts down; a set time before its end
+ * (20 % of the hold's time, 20-60 s) an assertive live region warns, offering "more time" where the
+ * event allows extensions (the hold's answer says so), and explains a refused extension in plain
+ * words; while a payment is confirmed the countdown gives way to a note that the buyer keeps the
+ * seats and is not cut off. After paying, the page shows the order (also
  * at `?order={orderId}`, for this account only).
  */
 export function salePage(input: SalePageInput): string {
@@ -145,6 +150,8 @@ export function salePage(input: SalePageInput): string {
   .panel input { width: 12.5rem; max-width: 100%; }
   #countdown { font-variant-numeric: tabular-nums; font-weight: 700; color: #b45309; }
   #message { flex: 1 1 100%; min-height: 1.5rem; }
+  #warning { flex: 1 1 100%; font-weight: 600; }
+  #warning:empty { display: none; }
   #confirm { max-width: 34rem; margin: 1.5rem auto; border: 1px solid var(--line); border-radius: 1rem; padding: 1.25rem 1.5rem; }
   #confirm h2 { font-size: 1.6rem; margin: 0 0 .4rem; text-wrap: balance; }
   p, h1, h2 { text-wrap: pretty; }
@@ -193,6 +200,8 @@ export function salePage(input: SalePageInput): string {
     <span id="selection" aria-live="polite">${escapeHtml(t.noneSelected)}</span>
     <button id="hold" disabled>${escapeHtml(t.hold)}</button>
     <span id="countdown" data-testid="countdown" hidden></span>
+    <button id="extend" data-testid="extend" hidden>${escapeHtml(t.extend)}</button>
+    <span id="warning" data-testid="hold-warning" aria-live="assertive"></span>
     <span id="payArea" class="pay" hidden>
       <label>${escapeHtml(t.card)} <input id="card" value="4242 4242 4242 4242" inputmode="numeric" autocomplete="off"></label>
       <button id="pay" disabled>${escapeHtml(t.pay)}</button>

@@ -1,5 +1,5 @@
-// The sale page's script: sections and seats, hold with a countdown, pay, follow an unknown
-// payment, confirm the order. Static (its data is in the page's JSON block).
+// The sale page's script: sections and seats, hold with a countdown, a warning and more time before
+// it runs out, pay, follow an unknown payment, confirm the order. Static (its data is in the page's JSON block).
 import { formatMoney } from './money';
 
 /**
@@ -16,6 +16,10 @@ export const SALE_SCRIPT = `
   const say = (text, status) => { $('message').textContent = text; $('message').dataset.status = status || ''; };
   // The price of one seat when the gateway tells it ({ minor, currency }), else null: never a guess.
   let price = null, hold = null, current = null, sections = [], clock = null;
+  // The hold's warning: said once per deadline, warnAt seconds before it (20 % of the hold's time,
+  // 20-60 s: WCAG 2.2 SC 2.2.1 asks for at least 20 s to react). While a payment is confirmed the
+  // page counts nothing down: the gateway keeps the seats and the admission through the grace.
+  let warned = false, warnAt = 60, paying = false, extendKey = null;
   const status = new Map();
   const selected = new Set();
   async function api(method, path, body, headers = {}, cache = 'no-store') {
@@ -144,23 +148,58 @@ export const SALE_SCRIPT = `
     $('seats').querySelector('[data-seat="' + id + '"]')?.focus();
   }
   function reset(text, st) {
-    clearInterval(clock); clock = null; hold = null; selected.clear();
-    $('countdown').hidden = true; $('payArea').hidden = true; $('pay').disabled = true; $('release').disabled = true;
+    clearInterval(clock); clock = null; hold = null; selected.clear(); paying = false; extendKey = null;
+    $('countdown').hidden = true; $('extend').hidden = true; $('warning').textContent = ''; $('payArea').hidden = true; $('pay').disabled = true; $('release').disabled = true;
     showSelection(); say(text, st); loadMap();
   }
   const mmss = (s) => Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
+  const secondsLeft = () => Math.max(0, Math.round((Date.parse(hold.expiresAt) - Date.now()) / 1000));
+  const canExtend = () => Boolean(hold && hold.extension && hold.extension.used < hold.extension.max);
   function tick() {
-    const left = Math.max(0, Math.round((Date.parse(hold.expiresAt) - Date.now()) / 1000));
+    if (paying) { $('countdown').textContent = t.confirming; return; }
+    const left = secondsLeft();
     $('countdown').textContent = fill('timeLeft', { t: mmss(left) });
-    if (left === 0 && $('message').dataset.status !== 'PROCESSING') reset(t.expired, 'EXPIRED');
+    if (left === 0) { reset(t.expired, 'EXPIRED'); return; }
+    if (!warned && left <= warnAt) {
+      warned = true;
+      $('warning').textContent = fill(canExtend() ? 'warnExtend' : 'warnSoon', { t: mmss(left) });
+    }
   }
+  function startClock() {
+    warned = false; warnAt = Math.min(60, Math.max(20, Math.round(secondsLeft() / 5)));
+    $('countdown').hidden = false; $('extend').hidden = !canExtend(); $('extend').disabled = false;
+    tick(); clearInterval(clock); clock = setInterval(tick, 1000);
+  }
+  // Each refusal in plain words; all of them are final for this hold, so the button goes.
+  const refusals = { HOLD_EXTENSIONS_OFF: 'extendOff', HOLD_EXTENSION_LIMIT: 'extendUsedUp', HOLD_AT_LONGEST: 'extendLongest', HOLD_EXPIRED: 'extendTooLate', HOLD_NOT_ACTIVE: 'extendTooLate', PAYMENT_IN_PROGRESS: 'extendPaying' };
+  $('extend').onclick = async () => {
+    $('extend').disabled = true;
+    // One key per intended extension, kept until the gateway answers it: a retry after a lost
+    // answer replays the same extension instead of taking a second one.
+    extendKey = extendKey || crypto.randomUUID();
+    let r;
+    try { r = await api('POST', '/_wr/events/' + eventId + '/holds/' + hold.holdId + '/extend', undefined, { 'idempotency-key': extendKey }); }
+    catch { r = { ok: false, status: 0, data: {} }; }
+    if (!hold) return;
+    if (r.ok) {
+      extendKey = null;
+      hold = { ...hold, expiresAt: r.data.expiresAt, extension: r.data.extension };
+      startClock();
+      $('warning').textContent = fill('extended', { t: mmss(secondsLeft()) });
+      return;
+    }
+    if (r.status >= 400 && r.status < 500) extendKey = null;
+    const known = refusals[r.data.code];
+    $('warning').textContent = known ? t[known] : fill('error', { detail: r.data.detail || r.data.title || r.status });
+    $('extend').hidden = Boolean(known); $('extend').disabled = false;
+  };
   $('hold').onclick = async () => {
     $('hold').disabled = true;
     const r = await api('POST', '/_wr/events/' + eventId + '/holds', { seatIds: [...selected] }, { 'idempotency-key': crypto.randomUUID() });
     if (!r.ok) { reset(fill('error', { detail: r.data.detail || r.data.title || r.status }), 'ERROR'); return; }
     hold = r.data;
     say(fill('held', { seats: hold.seatIds.join(', '), amount: formatMoney(hold.priceMinor, hold.currency) }), 'HELD');
-    $('countdown').hidden = false; $('payArea').hidden = false; tick(); clock = setInterval(tick, 1000);
+    $('payArea').hidden = false; startClock();
     $('pay').disabled = false; $('release').disabled = false;
     showSelection(); loadMap();
   };
@@ -180,6 +219,7 @@ export const SALE_SCRIPT = `
     if (order.status === 'PROCESSING') { say(t.processing, 'PROCESSING'); $('pay').disabled = true; $('release').disabled = true; return; }
     if (order.status === 'FAILED' || order.status === 'CANCELLED') { reset(t[order.status === 'FAILED' ? 'failed' : 'cancelled'], order.status); return; }
     // The request itself failed: paying again is safe (one order per hold).
+    paying = false; $('extend').hidden = !canExtend(); tick();
     say(fill('error', { detail: order.detail || order.title || '?' }), 'ERROR');
     $('pay').disabled = false;
   }
@@ -190,6 +230,7 @@ export const SALE_SCRIPT = `
   }
   $('pay').onclick = async () => {
     $('pay').disabled = true; $('release').disabled = true; say(t.paying, 'PAYING');
+    paying = true; $('extend').hidden = true; $('warning').textContent = ''; tick();
     const r = await api('POST', '/events/' + eventId + '/checkout', { holdId: hold.holdId, card: $('card').value });
     show(r.data);
     if (r.data.status === 'PROCESSING') setTimeout(() => follow(r.data.orderId, 1500), 1500);

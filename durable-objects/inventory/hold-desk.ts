@@ -6,6 +6,7 @@ import type { Holder } from './allocation-policy';
 import type { ChannelDesk } from './channel-desk';
 import { checkConfirm, decideHold, newHold } from './decide-hold';
 import { applyHoldAction, targetKey, type HoldAction, type HoldTarget } from './hold-policy';
+import { extensionView } from './hold-extension';
 import type { PlanStore } from './plan-store';
 import type { Actor, InventoryStore } from './store';
 
@@ -51,6 +52,7 @@ export class HoldDesk {
             hold: this.store.view(earlier.hold_id, nowMs) ?? (JSON.parse(earlier.first_result) as HoldView),
             replayed: true,
             paymentGraceMs: config.paymentGraceMs,
+            ...(config.holdExtension ? { extension: extensionView(config.holdExtension, earlier.extensions, earlier.created_at) } : {}),
           }
         : { kind: 'idempotency_conflict' };
     }
@@ -72,7 +74,14 @@ export class HoldDesk {
     const channelId = holder.kind === 'channel' ? holder.channelId : null;
     const actor: Actor = channelId ? `channel:${channelId}` : 'visitor';
     this.store.insertHold(hold, target, idempotencyKey, nowMs, { actor, channelId, allocationId: gate.allocationId });
-    return { kind: 'held', hold, replayed: false, paymentGraceMs: config.paymentGraceMs };
+    return {
+      kind: 'held',
+      hold,
+      replayed: false,
+      paymentGraceMs: config.paymentGraceMs,
+      // Only where the event allows extensions: the sale page offers "more time" from the start.
+      ...(config.holdExtension ? { extension: extensionView(config.holdExtension, 0, nowMs) } : {}),
+    };
   }
 
   /** Applies `action` to a hold if the state machine (`applyHoldAction`) and, for a confirm, `checkConfirm` allow it. */

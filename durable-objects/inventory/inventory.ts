@@ -19,6 +19,7 @@ import { PlanStore } from './plan-store';
 import { InventoryStore } from './store';
 import { ChannelDesk } from './channel-desk';
 import { ChannelStore } from './channel-store';
+import { ExtensionDesk } from './extension-desk';
 import { WriteRun } from './write-run';
 import type {
   AllocationAnswer,
@@ -44,6 +45,7 @@ import type {
   HoldAnswer,
   HoldBatchItem,
   HoldChangeAnswer,
+  HoldExtendAnswer,
   HoldRequest,
   HoldView,
   SeatMapAnswer,
@@ -66,6 +68,7 @@ export class Inventory extends DurableObject<Env> {
   private readonly plans: PlanStore;
   private readonly desk: ChannelDesk;
   private readonly holds: HoldDesk;
+  private readonly extensions: ExtensionDesk;
   private readonly identity: InventoryIdentity | null;
   private readonly followUps: AfterWrite;
   private readonly maps: SeatMapReader;
@@ -80,6 +83,7 @@ export class Inventory extends DurableObject<Env> {
     this.plans = new PlanStore(this.sql);
     this.desk = new ChannelDesk(this.store, new ChannelStore(this.sql), this.plans);
     this.holds = new HoldDesk(this.store, this.plans, this.desk);
+    this.extensions = new ExtensionDesk(this.sql, this.store, this.plans);
     this.identity = parseInventoryName(ctx.id.name ?? '');
     this.followUps = new AfterWrite(this.plans, this.store, this.identity);
     this.maps = new SeatMapReader(this.store);
@@ -212,6 +216,17 @@ export class Inventory extends DurableObject<Env> {
    */
   async release(holdId: string, account: string | null, byOrigin: boolean): Promise<HoldChangeAnswer> {
     return this.flow.change(holdId, { kind: 'release', account, byOrigin }, byOrigin ? 'origin' : 'visitor', 'released');
+  }
+
+  /**
+   * Gives a HELD hold more time within the event's `holdExtension` bounds (`decideExtension`), in
+   * one transaction after the sweep, so a hold whose deadline passed is expired first and never
+   * extended; the alarm then follows the new earliest deadline. Idempotent by `idempotencyKey`
+   * (per hold): a retry replays the first extension and changes nothing.
+   * @param account the buyer; null when the origin acts without naming one (`byOrigin`)
+   */
+  async extendHold(holdId: string, account: string | null, idempotencyKey: string, byOrigin: boolean): Promise<HoldExtendAnswer> {
+    return this.writes.one((now) => this.extensions.extend(holdId, account, idempotencyKey, byOrigin ? 'origin' : 'visitor', now));
   }
 
   /**

@@ -270,4 +270,21 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX inv_holds_allocation ON inv_holds (allocation_id, status) WHERE allocation_id IS NOT NULL;
     `,
   },
+  {
+    id: 8,
+    description: 'hold extensions: a count per hold and one row per extension, by idempotency key',
+    // A buyer may ask for more time on a HELD hold within the organizer's bounds (hold-extension.ts).
+    // The count bounds the extensions; the rows make each one idempotent by its key (a retry after a
+    // lost answer replays the deadline it gave). Refusals are not remembered, as for holds.
+    sql: `
+      ALTER TABLE inv_holds ADD COLUMN extensions INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE inv_hold_extensions (
+        hold_id TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (hold_id, idempotency_key)
+      );
+    `,
+  },
 ];

@@ -22,6 +22,10 @@ export interface HoldRow {
   first_result: string;
   /** The sales channel that placed the hold (migration 5), or null for a visitor's. */
   channel_id: string | null;
+  /** When the hold was placed, epoch ms. */
+  created_at: number;
+  /** Extensions granted so far (migration 8). */
+  extensions: number;
 }
 
 /** Who caused a transition, for the audit log. */
@@ -279,7 +283,8 @@ export class InventoryStore {
     return this.sql.all<{ status: HoldStatus; n: number }>`SELECT status, COUNT(*) AS n FROM inv_holds GROUP BY status`;
   }
 
-  private audit(at: number, holdId: string, from: HoldStatus | null, to: HoldStatus, actor: Actor, reason: string): void {
+  /** Appends one line to the audit log (the hold's change, who made it and why). */
+  audit(at: number, holdId: string, from: HoldStatus | null, to: HoldStatus, actor: Actor, reason: string): void {
     this.sql
       .run`INSERT INTO inv_audit (at, hold_id, from_status, to_status, actor, reason) VALUES (${at}, ${holdId}, ${from}, ${to}, ${actor}, ${reason})`;
   }

@@ -16,7 +16,7 @@ export interface SchemaRef {
  */
 export const SCHEMAS = {
   /** durable-objects/inventory/schema.ts */
-  inventory: { prefix: 'inv', latest: 7 },
+  inventory: { prefix: 'inv', latest: 8 },
   /** durable-objects/waiting-room/schema.ts */
   waitingRoom: { prefix: 'wr', latest: 12 },
   /** durable-objects/waiting-room/queue-shard-schema.ts */

@@ -7,6 +7,8 @@ export interface CoverRules {
   holdTtlMs?: number;
   /** How long a PAYMENT_PENDING hold waits for the origin; absent in older rooms (then 900 s). */
   paymentGraceMs?: number;
+  /** The longest a hold may last with its extensions (`holdExtension.maxTotalSeconds`); absent = holds are never extended. */
+  holdLongestMs?: number;
 }
 
 /** The longest hold TTL and payment grace an organizer may set (contracts/event-input.ts), ms. */
@@ -20,7 +22,9 @@ const LONGEST_PAYMENT_GRACE_MS = 900_000;
  * session's own end plus one hold TTL and grace (`admittedAtMs + admission TTL + hold TTL +
  * grace`: a hold placed in the admission's last moment is fully covered, while a chain of holds
  * released at once cannot keep a slot for the whole sale: a 30 s admission still
- * active after 212 s of hold/release every 50 s). The caller keeps the later of this and the
+ * active after 212 s of hold/release every 50 s). Where the organizer lets buyers extend a hold,
+ * the longest a hold may last (`holdLongestMs`) takes the hold TTL's place in that bound, so an
+ * extended hold placed in the admission's last moment is covered to its new deadline too. The caller keeps the later of this and the
  * session's current end, so a cover never shortens a session. On a whole second (at or before),
  * as every admission's end is, so the token's `exp` names it exactly (contracts/queue/lifetimes.ts).
  *
@@ -29,6 +33,7 @@ const LONGEST_PAYMENT_GRACE_MS = 900_000;
  */
 export function coverEnd(rules: CoverRules, admittedAtMs: number, holdEndsAtMs: number): number {
   const grace = rules.paymentGraceMs ?? LONGEST_PAYMENT_GRACE_MS;
-  const cap = admittedAtMs + rules.admissionTtlMs + (rules.holdTtlMs ?? LONGEST_HOLD_TTL_MS) + grace;
+  const longestHold = Math.max(rules.holdTtlMs ?? LONGEST_HOLD_TTL_MS, rules.holdLongestMs ?? 0);
+  const cap = admittedAtMs + rules.admissionTtlMs + longestHold + grace;
   return Math.floor(Math.min(holdEndsAtMs + grace, cap) / 1000) * 1000;
 }

@@ -1,4 +1,5 @@
 // The WaitingRoom's stored rows as its queries read them (schema.ts), and the FIFO places its row names.
+import { LONGEST_HOLD_TOTAL_S } from '../../contracts/event-input';
 import type { FifoPlace } from '../../contracts/queue/cursor';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 
@@ -38,8 +39,11 @@ export interface RoomRow {
   reject_since: number | null;
 }
 
-/** The longest an admission is kept alive for a hold, ms: the longest hold TTL plus the longest payment grace (contracts/event-input.ts). */
-export const MAX_HOLD_COVER_MS = (3_600 + 900) * 1000;
+/**
+ * The longest an admission is kept alive for a hold, ms: the longest a hold may last with its
+ * extensions (at least the longest hold TTL) plus the longest payment grace (contracts/event-input.ts).
+ */
+export const MAX_HOLD_COVER_MS = (LONGEST_HOLD_TOTAL_S + 900) * 1000;
 
 /** One visitor's admission (wr_admissions). */
 export interface AdmissionRow {

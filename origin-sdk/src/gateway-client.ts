@@ -1,5 +1,5 @@
 // A client of the gateway's signed origin API for holds: get, list, payment-pending, confirm,
-// release. Signed per try, with a timeout per try and retries that send the same ids again.
+// release, extend. Signed per try, with a timeout per try and retries that send the same ids again.
 import type { FetchLike } from './admission.ts';
 import { signOriginRequest } from './protocol.ts';
 import { checkRetryPolicy, DEFAULT_RETRY, retryable, retryDelayMs, type RetryPolicy, type TryOutcome } from './retry.ts';
@@ -26,7 +26,7 @@ export interface Hold {
 
 /**
  * The documented refusals of the hold calls (docs/reference/api.md, "Origin API"): the hold's own state
- * (`HOLD_*`, `PRICE_MISMATCH`, `PAYMENT_IN_PROGRESS`, `ORDER_ALREADY_USED`, `ACCOUNT_LIMIT`,
+ * (`HOLD_*` including an extension's, `PRICE_MISMATCH`, `PAYMENT_IN_PROGRESS`, `ORDER_ALREADY_USED`, `ACCOUNT_LIMIT`,
  * `NOT_HOLD_OWNER`), the event (`EVENT_NOT_FOUND`), and this client's setup (`SIGNATURE_INVALID`:
  * wrong secret or clock; `INVALID_REQUEST`, `PAYLOAD_TOO_LARGE`). Any other 4xx is `UNRECOGNIZED`
  * with the gateway's code in `detail`.
@@ -40,6 +40,9 @@ export const HOLD_REFUSALS = [
   'PRICE_MISMATCH',
   'PAYMENT_IN_PROGRESS',
   'ORDER_ALREADY_USED',
+  'HOLD_EXTENSIONS_OFF',
+  'HOLD_EXTENSION_LIMIT',
+  'HOLD_AT_LONGEST',
   'ACCOUNT_LIMIT',
   'EVENT_NOT_FOUND',
   'SIGNATURE_INVALID',
@@ -62,6 +65,22 @@ export type HoldResult =
   | { kind: 'ok'; hold: Hold }
   | { kind: 'refused'; code: HoldRefusal; status: number; detail: string; hold: Hold | null }
   | { kind: 'no_answer'; reason: 'timeout' | 'network' | 'server_error'; attempts: number };
+
+/** A hold's extensions as `extendHold` answers them. Times epoch ms. */
+export interface HoldExtension {
+  /** Extensions granted so far. */
+  used: number;
+  /** Extensions the event allows one hold (0: none). */
+  max: number;
+  /** The latest deadline any extension may give this hold; null when the event allows none. */
+  latestExpiresAtMs: number | null;
+}
+
+/** The answer of `extendHold`: `ok` adds the hold's extensions; refusals and `no_answer` as for every hold call. */
+export type HoldExtendResult =
+  | { kind: 'ok'; hold: Hold; extension: HoldExtension }
+  | Extract<HoldResult, { kind: 'refused' }>
+  | Extract<HoldResult, { kind: 'no_answer' }>;
 
 /** One page of `listHolds`: pass `next` as `after` for the following page; null at the end. */
 export type HoldListResult =
@@ -155,7 +174,7 @@ export class GatewayClient {
 
   /** `GET .../holds/{holdId}`: the hold with its account and price. */
   async getHold(holdId: string): Promise<HoldResult> {
-    return this.holdCall('GET', holdId, '');
+    return asHoldResult(await this.holdCall('GET', holdId, ''));
   }
 
   /**
@@ -164,7 +183,7 @@ export class GatewayClient {
    * @param opts.account the visitor id the origin vouches for (refused as NOT_HOLD_OWNER when it is not the hold's)
    */
   async paymentPending(holdId: string, opts: { account?: string } = {}): Promise<HoldResult> {
-    return this.holdCall('POST', holdId, '/payment-pending', accountBody(opts.account));
+    return asHoldResult(await this.holdCall('POST', holdId, '/payment-pending', accountBody(opts.account)));
   }
 
   /**
@@ -178,12 +197,30 @@ export class GatewayClient {
       throw new TypeError('orderId must be 1-128 characters');
     if (!Number.isSafeInteger(opts.amountMinor) || opts.amountMinor < 0) throw new TypeError('amountMinor must be a whole number >= 0');
     const body = { orderId: opts.orderId, amountMinor: opts.amountMinor, ...accountBody(opts.account) };
-    return this.holdCall('POST', holdId, '/confirm', body);
+    return asHoldResult(await this.holdCall('POST', holdId, '/confirm', body));
   }
 
   /** `POST .../release`: RELEASED (final), also from PAYMENT_PENDING or NEEDS_RECONCILIATION. Repeating it is a no-op. */
   async release(holdId: string, opts: { account?: string } = {}): Promise<HoldResult> {
-    return this.holdCall('POST', holdId, '/release', accountBody(opts.account));
+    return asHoldResult(await this.holdCall('POST', holdId, '/release', accountBody(opts.account)));
+  }
+
+  /**
+   * `POST .../extend`: more time on a HELD hold, within the event's `holdExtension` bounds (its
+   * deadline plus `extensionSeconds`, never past its placement plus `maxTotalSeconds`). The same
+   * `idempotencyKey` again answers the first extension and changes nothing, so an extension whose
+   * answer was lost is simply repeated; choose a new key per intended extension.
+   * @param opts.idempotencyKey 1-128 visible ASCII characters, scoped to the hold
+   * @param opts.account the visitor id the origin vouches for (refused as NOT_HOLD_OWNER when it is not the hold's)
+   * @throws TypeError (a rejection) when idempotencyKey is not 1-128 visible ASCII characters (nothing is sent)
+   */
+  async extendHold(holdId: string, opts: { idempotencyKey: string; account?: string }): Promise<HoldExtendResult> {
+    if (typeof opts?.idempotencyKey !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(opts.idempotencyKey))
+      throw new TypeError('idempotencyKey must be 1-128 visible ASCII characters');
+    const body = { idempotencyKey: opts.idempotencyKey, ...accountBody(opts.account) };
+    const r = await this.holdCall('POST', holdId, '/extend', body);
+    if (r.kind !== 'ok') return r;
+    return { kind: 'ok', hold: r.hold, extension: parseExtension(r.data) };
   }
 
   /**
@@ -205,13 +242,18 @@ export class GatewayClient {
     return refusal(r.status, r.data);
   }
 
-  private async holdCall(method: 'GET' | 'POST', holdId: string, action: string, body?: object): Promise<HoldResult> {
+  private async holdCall(
+    method: 'GET' | 'POST',
+    holdId: string,
+    action: string,
+    body?: object,
+  ): Promise<Exclude<HoldResult, { kind: 'ok' }> | { kind: 'ok'; hold: Hold; data: unknown }> {
     if (typeof holdId !== 'string' || holdId.length < 1 || holdId.length > 128) throw new TypeError('holdId must be 1-128 characters');
     const path = `/_wr/origin/events/${this.eventId}/holds/${encodeURIComponent(holdId)}${action}`;
     const r = await this.send(method, path, '', method === 'GET' ? undefined : (body ?? {}));
     if (r.kind !== 'answer') return r;
     const hold = r.status >= 200 && r.status < 300 ? parseHold(r.data) : null;
-    if (hold) return { kind: 'ok', hold };
+    if (hold) return { kind: 'ok', hold, data: r.data };
     return refusal(r.status, r.data);
   }
 
@@ -254,6 +296,23 @@ export class GatewayClient {
     const reason = last.kind === 'answered' ? 'server_error' : last.kind;
     return { kind: 'no_answer', reason, attempts: this.retry.attempts };
   }
+}
+
+/** A hold's `extension` from the gateway's JSON (zeros when the body has none). */
+function parseExtension(data: unknown): HoldExtension {
+  const d =
+    data && typeof data === 'object' ? ((data as Record<string, unknown>).extension as Record<string, unknown> | undefined) : undefined;
+  const latest = typeof d?.latestExpiresAt === 'string' ? Date.parse(d.latestExpiresAt) : NaN;
+  return {
+    used: typeof d?.used === 'number' ? d.used : 0,
+    max: typeof d?.max === 'number' ? d.max : 0,
+    latestExpiresAtMs: Number.isFinite(latest) ? latest : null,
+  };
+}
+
+/** `holdCall`'s answer as a `HoldResult` (without the raw body). */
+function asHoldResult(r: Exclude<HoldResult, { kind: 'ok' }> | { kind: 'ok'; hold: Hold; data: unknown }): HoldResult {
+  return r.kind === 'ok' ? { kind: 'ok', hold: r.hold } : r;
 }
 
 function accountBody(account: string | undefined): { account?: string } {

@@ -85,6 +85,8 @@ export {
   parseHold,
   type GatewayClientOptions,
   type Hold,
+  type HoldExtendResult,
+  type HoldExtension,
   type HoldListResult,
   type HoldRefusal,
   type HoldResult,

@@ -125,6 +125,35 @@ describe('GatewayClient', () => {
     ).toBe(true);
   });
 
+  it('extends a hold under its idempotency key in the signed body, retried with the same key, with the extension typed', async () => {
+    const extended = {
+      ...HOLD,
+      status: 'HELD',
+      orderId: null,
+      extension: { used: 1, max: 2, latestExpiresAt: '2026-12-01T09:15:00.000Z' },
+    };
+    const g = fakeGateway([() => Response.json({ code: 'OVERLOADED' }, { status: 503 }), () => Response.json(extended)]);
+    const r = await client(g.fetch).extendHold('h1', { idempotencyKey: 'ext-1', account: 'v1' });
+    expect(r).toMatchObject({
+      kind: 'ok',
+      hold: { holdId: 'h1', status: 'HELD', expiresAtMs: Date.parse(HOLD.expiresAt) },
+      extension: { used: 1, max: 2, latestExpiresAtMs: Date.parse('2026-12-01T09:15:00.000Z') },
+    });
+    expect(g.seen.map((s) => s.url)).toEqual(Array(2).fill('https://gw.test/_wr/origin/events/demo/holds/h1/extend'));
+    expect(g.seen.map((s) => JSON.parse(s.body))).toEqual(Array(2).fill({ idempotencyKey: 'ext-1', account: 'v1' }));
+    const refused = fakeGateway([
+      () => Response.json({ code: 'HOLD_EXTENSION_LIMIT', detail: 'used up', hold: extended }, { status: 409 }),
+    ]);
+    expect(await client(refused.fetch).extendHold('h1', { idempotencyKey: 'ext-2' })).toMatchObject({
+      kind: 'refused',
+      code: 'HOLD_EXTENSION_LIMIT',
+      status: 409,
+      hold: { holdId: 'h1' },
+    });
+    expect(refused.seen).toHaveLength(1);
+    await expect(client(refused.fetch).extendHold('h1', { idempotencyKey: 'has space' })).rejects.toThrow(TypeError);
+  });
+
   it('refuses bad input with a TypeError and sends nothing', async () => {
     const g = fakeGateway([() => Response.json(HOLD)]);
     const c = client(g.fetch);

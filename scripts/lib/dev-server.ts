@@ -18,7 +18,10 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-/** The demo event `npm start` configures: 1,000 seats, FIFO, a slow release so a queue forms. */
+/**
+ * The demo event `npm start` configures: 1,000 seats, FIFO, a slow release so a queue forms, and
+ * holds a buyer may extend twice by 2 minutes (up to 15 minutes), so the sale page shows "More time".
+ */
 export const DEMO_EVENT = {
   name: 'Demo concert',
   policy: 'fifo',
@@ -28,6 +31,7 @@ export const DEMO_EVENT = {
   seats: 1000,
   seatsPerRow: 25,
   holdTtlSeconds: 300,
+  holdExtension: { maxExtensions: 2, extensionSeconds: 120, maxTotalSeconds: 900 },
   admissionTtlSeconds: 900,
 } as const;
 

@@ -38,6 +38,9 @@ export type ErrorCode =
   | 'HOLD_ALREADY_CONFIRMED'
   | 'PRICE_MISMATCH'
   | 'PAYMENT_IN_PROGRESS'
+  | 'HOLD_EXTENSIONS_OFF'
+  | 'HOLD_EXTENSION_LIMIT'
+  | 'HOLD_AT_LONGEST'
   | 'ORDER_ALREADY_USED'
   | 'TIER_NOT_FOUND'
   | 'SALE_CLOSED'
@@ -120,6 +123,9 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   HOLD_ALREADY_CONFIRMED: { status: 409, title: 'The hold was confirmed for another order' },
   PRICE_MISMATCH: { status: 409, title: 'The amount does not match the price of the hold' },
   PAYMENT_IN_PROGRESS: { status: 409, title: 'Payment has started for this hold' },
+  HOLD_EXTENSIONS_OFF: { status: 409, title: 'This event does not allow holds to be extended' },
+  HOLD_EXTENSION_LIMIT: { status: 409, title: 'The hold was extended as many times as the event allows' },
+  HOLD_AT_LONGEST: { status: 409, title: 'The hold already lasts as long as the event allows' },
   ORDER_ALREADY_USED: { status: 409, title: 'The order id already paid for another hold' },
   TIER_NOT_FOUND: { status: 422, title: 'No such ticket tier' },
   SALE_CLOSED: { status: 409, title: 'The sale is closed to new holds' },

@@ -2,7 +2,7 @@
 // GatewayErrors: every `kind` an object can answer is mapped here, and the compiler checks each
 // switch is exhaustive.
 import type { EventNotFound } from '../../contracts/answers';
-import type { HoldAnswer, HoldChangeAnswer, HoldView } from '../../contracts/inventory-answers';
+import type { HoldAnswer, HoldChangeAnswer, HoldExtendAnswer, HoldExtensionView, HoldView } from '../../contracts/inventory-answers';
 import type { FixedRateAnswer, HealthAnswer, ModeAnswer } from '../../contracts/room-answers';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 import { GatewayError, assertNever } from './errors';
@@ -92,11 +92,19 @@ export function holdChangeResult(answer: HoldChangeAnswer): HoldView {
  *   SEATS_UNAVAILABLE, ACCOUNT_LIMIT, SALE_CLOSED, IDEMPOTENCY_KEY_REUSED, RATE_LIMITED and OVERLOADED (with Retry-After),
  *   NOT_IN_ALLOCATION (a sales channel's hold outside its allocations)
  */
-export function holdResult(answer: HoldAnswer, eventId: string): { hold: HoldView; replayed: boolean; paymentGraceMs: number } {
+export function holdResult(
+  answer: HoldAnswer,
+  eventId: string,
+): { hold: HoldView; replayed: boolean; paymentGraceMs: number; extension?: HoldExtensionView } {
   const found = requireEvent(answer, eventId);
   switch (found.kind) {
     case 'held':
-      return { hold: found.hold, replayed: found.replayed, paymentGraceMs: found.paymentGraceMs ?? 0 };
+      return {
+        hold: found.hold,
+        replayed: found.replayed,
+        paymentGraceMs: found.paymentGraceMs ?? 0,
+        ...(found.extension ? { extension: found.extension } : {}),
+      };
     case 'invalid':
       throw new GatewayError('INVALID_REQUEST', { detail: found.detail });
     case 'unknown_seats':
@@ -140,5 +148,34 @@ export function holdResult(answer: HoldAnswer, eventId: string): { hold: HoldVie
       });
     default:
       return assertNever(found);
+  }
+}
+
+/** The JSON shape of a hold's extensions in responses; the latest deadline as ISO 8601 (null: the event allows none). */
+export function extensionBody(extension: HoldExtensionView) {
+  return {
+    used: extension.used,
+    max: extension.max,
+    latestExpiresAt: extension.latestExpiresAtMs === null ? null : new Date(extension.latestExpiresAtMs).toISOString(),
+  };
+}
+
+/**
+ * Extending one hold.
+ * @throws GatewayError HOLD_NOT_FOUND (404); the refusal's own code (403/409) with the hold and its extensions in the body
+ */
+export function holdExtendResult(answer: HoldExtendAnswer): Extract<HoldExtendAnswer, { kind: 'extended' }> {
+  switch (answer.kind) {
+    case 'extended':
+      return answer;
+    case 'not_found':
+      throw new GatewayError('HOLD_NOT_FOUND');
+    case 'refused':
+      throw new GatewayError(answer.code, {
+        detail: answer.detail,
+        extra: { hold: holdBody(answer.hold), extension: extensionBody(answer.extension) },
+      });
+    default:
+      return assertNever(answer);
   }
 }

@@ -16,7 +16,7 @@ import { channelHold, confirmBody, emptyBody } from '../routes/channels';
 import { patchBody } from '../routes/event-edits';
 import { holdRequest } from '../routes/holds';
 import { newKeyBody } from '../routes/organizer-access';
-import { accountRequest, confirmRequest, healthReport } from '../routes/origin-api';
+import { accountRequest, confirmRequest, extendRequest, healthReport } from '../routes/origin-api';
 
 type Api = 'visitor' | 'organizer' | 'origin' | 'channel' | 'public';
 
@@ -58,6 +58,12 @@ const OPERATIONS: readonly Operation[] = [
   { method: 'POST', path: `${E}/holds`, api: 'visitor', summary: 'Hold seats or a tier quantity (Idempotency-Key)', body: holdRequest },
   { method: 'GET', path: `${E}/holds/:holdId`, api: 'visitor', summary: 'One of the visitor’s holds' },
   { method: 'DELETE', path: `${E}/holds/:holdId`, api: 'visitor', summary: 'Release one of the visitor’s holds' },
+  {
+    method: 'POST',
+    path: `${E}/holds/:holdId/extend`,
+    api: 'visitor',
+    summary: 'More time on one of the visitor’s holds (Idempotency-Key)',
+  },
   { method: 'GET', path: ORGANIZER_BASE, api: 'organizer', summary: 'Redirect to the dashboard', produces: 'redirect' },
   {
     method: 'GET',
@@ -181,6 +187,13 @@ const OPERATIONS: readonly Operation[] = [
     body: confirmRequest,
   },
   { method: 'POST', path: `${O}/holds/:holdId/release`, api: 'origin', summary: 'Give the seats back', body: accountRequest },
+  {
+    method: 'POST',
+    path: `${O}/holds/:holdId/extend`,
+    api: 'origin',
+    summary: 'More time on a HELD hold, within the event’s holdExtension bounds',
+    body: extendRequest,
+  },
   {
     method: 'POST',
     path: `${C}/holds`,

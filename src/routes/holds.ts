@@ -7,7 +7,7 @@ import { admissionCookie, cookieOptions, isSecure } from '../lib/cookies';
 import { signAdmission, tokenSettings } from '../lib/token';
 import * as z from 'zod/mini';
 import '../../contracts/zod';
-import type { HoldAnswer, HoldChangeAnswer, SeatMapAnswer } from '../../contracts/inventory-answers';
+import type { HoldAnswer, HoldChangeAnswer, HoldExtendAnswer, SeatMapAnswer } from '../../contracts/inventory-answers';
 import { requireAdmission } from '../middleware/credentials';
 import { callDurableObject } from '../lib/do-call';
 import { holdAnswerOfEvent, inventoryFor, inventoryNameFor, refuseUnknownSection } from '../lib/inventory-router';
@@ -16,7 +16,7 @@ import { eventSeatMap } from '../lib/sectioned-inventory';
 import { sectionObjectName } from '../../contracts/inventory-names';
 import { SECTION_PATTERN } from '../../contracts/names';
 import { GatewayError } from '../lib/errors';
-import { holdBody, holdChangeResult, holdResult } from '../lib/object-answers';
+import { extensionBody, holdBody, holdChangeResult, holdExtendResult, holdResult } from '../lib/object-answers';
 import { recordHold } from '../lib/hold-signals';
 import { SNAPSHOT_CACHE_MS, cachedSeatMap } from '../lib/seat-map-cache';
 import { logDecision } from '../../contracts/log';
@@ -77,12 +77,21 @@ holdsApi.get('/:eventId/seats', async (c) => {
   return c.body(body);
 });
 
-holdsApi.post('/:eventId/holds', async (c) => {
-  const eventId = eventIdParam(c);
+/**
+ * The request's Idempotency-Key header.
+ * @throws GatewayError IDEMPOTENCY_KEY_REQUIRED (400) without one; INVALID_REQUEST (400) for a malformed one
+ */
+function idempotencyKeyOf(c: Context<AppEnv>): string {
   const key = c.req.header('idempotency-key');
   if (!key) throw new GatewayError('IDEMPOTENCY_KEY_REQUIRED');
   if (!IDEMPOTENCY_KEY.test(key))
     throw new GatewayError('INVALID_REQUEST', { detail: 'Idempotency-Key must be 1-128 visible ASCII characters' });
+  return key;
+}
+
+holdsApi.post('/:eventId/holds', async (c) => {
+  const eventId = eventIdParam(c);
+  const key = idempotencyKeyOf(c);
   const request = await readJsonBody(c.req.raw, holdRequest);
   const route =
     'tier' in request ? ({ kind: 'tier', tier: request.tier } as const) : ({ kind: 'seats', seatIds: request.seatIds } as const);
@@ -117,12 +126,15 @@ holdsApi.post('/:eventId/holds', async (c) => {
     if (err instanceof GatewayError) recordDecision(eventId, 'hold.refused', { code: err.code, ms });
     throw err;
   }
-  const { hold, replayed, paymentGraceMs } = result;
+  const { hold, replayed, paymentGraceMs, extension } = result;
   recordDecision(eventId, replayed ? 'hold.replayed' : 'hold.granted', { ms });
   if (replayed) c.header('idempotent-replayed', 'true');
   c.header('cache-control', 'no-store');
   const admissionToken = hold.status === 'HELD' ? await coverHold(c, eventId, hold.expiresAtMs, paymentGraceMs) : null;
-  return c.json({ ...holdBody(hold), ...(admissionToken ? { admissionToken } : {}) }, 201);
+  return c.json(
+    { ...holdBody(hold), ...(extension ? { extension: extensionBody(extension) } : {}), ...(admissionToken ? { admissionToken } : {}) },
+    201,
+  );
 });
 
 /**
@@ -186,4 +198,29 @@ holdsApi.delete('/:eventId/holds/:holdId', async (c) => {
   // Someone else's hold: as unknown as on GET, with none of its details.
   if (answer.kind === 'refused' && answer.code === 'NOT_HOLD_OWNER') throw new GatewayError('HOLD_NOT_FOUND');
   return c.json(holdBody(holdChangeResult(answer)));
+});
+
+holdsApi.post('/:eventId/holds/:holdId/extend', async (c) => {
+  const eventId = eventIdParam(c);
+  const holdId = c.req.param('holdId');
+  const key = idempotencyKeyOf(c);
+  await refuseUnknownSection(c.env, eventId, { kind: 'hold', holdId }, Date.now());
+  // Idempotent by its key: a retry after a transient failure replays the first extension.
+  const answer = await callDurableObject<HoldExtendAnswer>(
+    () => inventoryFor(c.env, eventId, { kind: 'hold', holdId }).extendHold(holdId, c.var.admission.visitorId, key, false),
+    { idempotent: true, name: 'inventory.extendHold', eventId },
+  );
+  logDecision(answer.kind === 'extended' ? 'hold.extend' : 'hold.extend_refused', {
+    eventId,
+    actor: 'visitor',
+    code: answer.kind === 'refused' ? answer.code : answer.kind === 'not_found' ? 'HOLD_NOT_FOUND' : null,
+  });
+  // Someone else's hold: as unknown as on GET, with none of its details.
+  if (answer.kind === 'refused' && answer.code === 'NOT_HOLD_OWNER') throw new GatewayError('HOLD_NOT_FOUND');
+  const { hold, extension, replayed, paymentGraceMs } = holdExtendResult(answer);
+  if (replayed) c.header('idempotent-replayed', 'true');
+  c.header('cache-control', 'no-store');
+  // The admission follows the new deadline, as for a new hold.
+  const admissionToken = hold.status === 'HELD' ? await coverHold(c, eventId, hold.expiresAtMs, paymentGraceMs) : null;
+  return c.json({ ...holdBody(hold), extension: extensionBody(extension), ...(admissionToken ? { admissionToken } : {}) });
 });

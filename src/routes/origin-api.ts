@@ -3,7 +3,7 @@ import { Hono } from '../lib/hono';
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import * as z from 'zod/mini';
 import { boundedNumber, visibleId, wholeNumber } from '../../contracts/zod';
-import type { HoldChangeAnswer } from '../../contracts/inventory-answers';
+import type { HoldChangeAnswer, HoldExtendAnswer } from '../../contracts/inventory-answers';
 import { callDurableObject } from '../lib/do-call';
 import { eventPaymentHolds, inventoryFor, refuseUnknownSection } from '../lib/inventory-router';
 import { GatewayError } from '../lib/errors';
@@ -11,7 +11,7 @@ import { logDecision } from '../../contracts/log';
 import { originSignature } from '../middleware/origin-signature';
 import { parseJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
-import { healthResult, holdBody, holdChangeResult } from '../lib/object-answers';
+import { extensionBody, healthResult, holdBody, holdChangeResult, holdExtendResult } from '../lib/object-answers';
 
 /**
  * Body of `POST /_wr/origin/events/:eventId/health`. Latencies in ms (0-600,000; p50 <= p99), error
@@ -55,6 +55,16 @@ export const confirmRequest = z.strictObject({
 });
 /** Body of release and payment-pending: optionally the account the origin vouches for. */
 export const accountRequest = z.strictObject({ account: z.optional(visibleId(1, 128)) });
+
+/**
+ * Body of extend: the extension's idempotency key (1-128 visible ASCII characters, chosen per
+ * intended extension, scoped to the hold; inside the signed body, so the signature covers it) and
+ * optionally the account the origin vouches for.
+ */
+export const extendRequest = z.strictObject({
+  idempotencyKey: visibleId(1, 128),
+  account: z.optional(visibleId(1, 128)),
+});
 
 /** `/_wr/origin/events/...`. */
 export const originApi = new Hono<AppEnv>();
@@ -182,4 +192,26 @@ originApi.post('/events/:eventId/holds/:holdId/payment-pending', async (c) => {
       inventoryFor(c.env, eventId, { kind: 'hold', holdId }).startPayment(holdId, account ?? null),
     ),
   );
+});
+
+originApi.post('/events/:eventId/holds/:holdId/extend', async (c) => {
+  const { idempotencyKey, account } = parseJsonBody(c.var.rawBody, extendRequest);
+  const eventId = eventIdParam(c);
+  const holdId = c.req.param('holdId');
+  await refuseUnknownSection(c.env, eventId, { kind: 'hold', holdId }, Date.now());
+  // Idempotent by its key: retried on transient object errors like the other hold actions.
+  const answer = await callDurableObject<HoldExtendAnswer>(
+    () => inventoryFor(c.env, eventId, { kind: 'hold', holdId }).extendHold(holdId, account ?? null, idempotencyKey, true),
+    { idempotent: true, name: 'inventory.extendHold', eventId },
+  );
+  logDecision(answer.kind === 'extended' ? 'hold.extend' : 'hold.extend_refused', {
+    eventId,
+    actor: 'origin',
+    holdId: answer.kind === 'not_found' ? null : answer.hold.holdId,
+    code: answer.kind === 'refused' ? answer.code : answer.kind === 'not_found' ? 'HOLD_NOT_FOUND' : null,
+    status: answer.kind === 'not_found' ? null : answer.hold.status,
+  });
+  const { hold, extension, replayed } = holdExtendResult(answer);
+  if (replayed) c.header('idempotent-replayed', 'true');
+  return c.json({ ...holdBody(hold), extension: extensionBody(extension) });
 });

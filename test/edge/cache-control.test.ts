@@ -69,6 +69,7 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', route: '/_wr/events/:eventId/holds', path: '/_wr/events/{e}/holds', body: { seatIds: ['A9'] }, area: 'visitor' },
   { method: 'GET', route: '/_wr/events/:eventId/holds/:holdId', path: '/_wr/events/{e}/holds/{h}', area: 'visitor' },
   { method: 'DELETE', route: '/_wr/events/:eventId/holds/:holdId', path: '/_wr/events/{e}/holds/{h}', area: 'visitor' },
+  { method: 'POST', route: '/_wr/events/:eventId/holds/:holdId/extend', path: '/_wr/events/{e}/holds/{h}/extend', area: 'visitor' },
   { method: 'POST', route: '/_wr/events/:eventId/leave', path: '/_wr/events/{e}/leave', area: 'visitor' },
   { method: 'PUT', route: '/_wr/admin/events/:eventId', path: '/_wr/admin/events/{e}', body: CONFIG, area: 'admin' },
   { method: 'GET', route: '/_wr/admin/events', path: '/_wr/admin/events', area: 'admin' },
@@ -135,6 +136,13 @@ const ROUTES: RouteCase[] = [
     route: '/_wr/origin/events/:eventId/holds/:holdId/confirm',
     path: '/_wr/origin/events/{e}/holds/{h}/confirm',
     body: { orderId: 'o-1', amountMinor: 1 },
+    area: 'origin',
+  },
+  {
+    method: 'POST',
+    route: '/_wr/origin/events/:eventId/holds/:holdId/extend',
+    path: '/_wr/origin/events/{e}/holds/{h}/extend',
+    body: { idempotencyKey: 'cc-extend' },
     area: 'origin',
   },
   {

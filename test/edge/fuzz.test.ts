@@ -48,6 +48,7 @@ const known = fc
       '/_wr/events/E/seats',
       '/_wr/events/E/holds',
       '/_wr/events/E/holds/N',
+      '/_wr/events/E/holds/N/extend',
       '/_wr/admin/',
       '/_wr/admin/events',
       '/_wr/admin/events/E',
@@ -58,6 +59,7 @@ const known = fc
       '/_wr/origin/events/E/holds/N',
       '/_wr/origin/events/E/holds/N/confirm',
       '/_wr/origin/events/E/holds/N/payment-pending',
+      '/_wr/origin/events/E/holds/N/extend',
       '/.well-known/jwks.json',
     ),
     fc.oneof(fc.constant(eventId), noise),
@@ -80,6 +82,7 @@ const body = fc.oneof(
     '{"tier":"floor","quantity":1e308}',
     '{"seatIds":' + '['.repeat(500) + ']'.repeat(500) + '}',
     '{"orderId":"o","amountMinor":-0}',
+    '{"idempotencyKey":"k","account":null}',
   ),
 );
 const headers = fc.record(

@@ -124,4 +124,30 @@ describe('origin SDK against the gateway', () => {
     expect(await gw.release('no-such-hold')).toMatchObject({ kind: 'refused', code: 'HOLD_NOT_FOUND', status: 404 });
     expect(await gw.listHolds()).toMatchObject({ kind: 'ok', holds: [{ holdId, status: 'SOLD' }], next: null });
   });
+
+  it('GatewayClient.extendHold: the new deadline and the extension typed, the same key replayed, a refusal typed', async () => {
+    const eventId = freshEventId('sdk');
+    await createEvent(eventId, { holdTtlSeconds: 60, holdExtension: { maxExtensions: 1, extensionSeconds: 30, maxTotalSeconds: 600 } });
+    const v = new Visitor();
+    await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    await tick(eventId);
+    await v.json(`/_wr/events/${eventId}/status`);
+    const held = await v.hold(eventId, ['A1']);
+    const holdId = held.body.holdId as string;
+    const placedUntil = Date.parse(held.body.expiresAt as string);
+    const gw = new sdk.GatewayClient({ gatewayUrl: BASE, eventId, secret: env.ORIGIN_HMAC_SECRET, fetch: gatewayFetch });
+    const extended = await gw.extendHold(holdId, { idempotencyKey: 'sdk-ext-1' });
+    expect(extended).toEqual({
+      kind: 'ok',
+      hold: expect.objectContaining({ holdId, status: 'HELD', expiresAtMs: placedUntil + 30_000 }),
+      extension: { used: 1, max: 1, latestExpiresAtMs: placedUntil - 60_000 + 600_000 },
+    });
+    expect(await gw.extendHold(holdId, { idempotencyKey: 'sdk-ext-1' })).toEqual(extended);
+    expect(await gw.extendHold(holdId, { idempotencyKey: 'sdk-ext-2' })).toMatchObject({
+      kind: 'refused',
+      code: 'HOLD_EXTENSION_LIMIT',
+      status: 409,
+      hold: { holdId, expiresAtMs: placedUntil + 30_000 },
+    });
+  });
 });

@@ -41,4 +41,19 @@ describe('coverEnd', () => {
   it('reads a room stored before the hold rules were copied with the longest ones', () => {
     expect(coverEnd({ admissionTtlMs: 600_000 }, 0, 900_000)).toBe(900_000 + 900_000);
   });
+
+  it('covers a hold extended to its longest, placed at any moment of the admission, with its payment grace', () => {
+    fc.assert(
+      fc.property(rules, fc.integer({ min: 10_000, max: 7_200_000 }), fc.double({ min: 0, max: 1, noNaN: true }), (r, extraMs, f) => {
+        const longest = { ...r, holdLongestMs: r.holdTtlMs + extraMs };
+        const placedAt = 1e12 + Math.floor(f * r.admissionTtlMs);
+        const extendedEnd = placedAt + longest.holdLongestMs;
+        expect(coverEnd(longest, 1e12, extendedEnd)).toBe(Math.floor((extendedEnd + r.paymentGraceMs) / 1000) * 1000);
+        // and still never past the admission + the longest hold + grace
+        expect(coverEnd(longest, 1e12, extendedEnd + 3_600_000)).toBeLessThanOrEqual(
+          1e12 + r.admissionTtlMs + longest.holdLongestMs + r.paymentGraceMs,
+        );
+      }),
+    );
+  });
 });

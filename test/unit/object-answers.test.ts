@@ -1,7 +1,22 @@
 // The edge's one mapping from Durable Object answers to results and GatewayErrors, as a table.
 import { describe, expect, it } from 'vitest';
 import { GatewayError, problemResponse } from '../../src/lib/errors';
-import { fixedRateResult, healthResult, holdResult, modeResult, requireEvent } from '../../src/lib/object-answers';
+import type { HoldView } from '../../contracts/inventory-answers';
+import { fixedRateResult, healthResult, holdExtendResult, holdResult, modeResult, requireEvent } from '../../src/lib/object-answers';
+
+const HOLD: HoldView = {
+  holdId: 'h',
+  account: 'a',
+  status: 'HELD',
+  seatIds: ['A1'],
+  tier: null,
+  quantity: 1,
+  priceMinor: 5000,
+  currency: 'EUR',
+  expiresAtMs: 1_800_000_000_000,
+  orderId: null,
+};
+const EXTENSION = { used: 2, max: 2, latestExpiresAtMs: 1_800_000_000_000 };
 
 function codeOf(run: () => unknown): string | null {
   try {
@@ -26,6 +41,17 @@ describe('object answers at the edge', () => {
     ['hold event_not_found', () => holdResult({ kind: 'event_not_found' }, 'e'), 'EVENT_NOT_FOUND'],
     ['hold idempotency conflict', () => holdResult({ kind: 'idempotency_conflict' }, 'e'), 'IDEMPOTENCY_KEY_REUSED'],
     ['hold unknown tier', () => holdResult({ kind: 'unknown_tier', tier: 'vip' }, 'e'), 'TIER_NOT_FOUND'],
+    ['extend not_found', () => holdExtendResult({ kind: 'not_found' }), 'HOLD_NOT_FOUND'],
+    [
+      'extend refused',
+      () => holdExtendResult({ kind: 'refused', code: 'HOLD_EXTENSION_LIMIT', detail: 'd', hold: HOLD, extension: EXTENSION }),
+      'HOLD_EXTENSION_LIMIT',
+    ],
+    [
+      'extend extended',
+      () => holdExtendResult({ kind: 'extended', hold: HOLD, extension: EXTENSION, replayed: false, paymentGraceMs: 0 }),
+      null,
+    ],
   ])('%s', (_name, run, code) => {
     expect(codeOf(run)).toBe(code);
   });
@@ -35,6 +61,23 @@ describe('object answers at the edge', () => {
       holdResult({ kind: 'rate_limited', retryAfterS: 7 }, 'e');
     } catch (err) {
       expect((err as GatewayError).retryAfterS).toBe(7);
+    }
+    expect.assertions(1);
+  });
+});
+
+describe('holdExtendResult', () => {
+  it('sends the unchanged hold and its extensions with a refusal', async () => {
+    try {
+      holdExtendResult({ kind: 'refused', code: 'HOLD_AT_LONGEST', detail: 'at the cap', hold: HOLD, extension: EXTENSION });
+    } catch (err) {
+      const body = (await problemResponse(err as GatewayError).json()) as Record<string, unknown>;
+      expect(body).toMatchObject({
+        code: 'HOLD_AT_LONGEST',
+        status: 409,
+        hold: { holdId: 'h', expiresAt: new Date(HOLD.expiresAtMs).toISOString() },
+        extension: { used: 2, max: 2, latestExpiresAt: new Date(EXTENSION.latestExpiresAtMs).toISOString() },
+      });
     }
     expect.assertions(1);
   });
