@@ -31,7 +31,7 @@ export function consolePage(): string {
   fieldset.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 13rem), 1fr)); gap: .6rem; border: 1px solid var(--line); border-radius: .5rem; margin: 0 0 .8rem; min-width: 0; }
   .field { display: flex; flex-direction: column; gap: .15rem; font-size: .9rem; min-width: 0; }
   .field small { color: color-mix(in srgb, CanvasText 65%, transparent); font-size: .78rem; }
-  .err { color: #dc2626; font-size: .85rem; overflow-wrap: anywhere; } .err:empty { display: none; }
+  .err { color: #b91c1c; font-size: .85rem; overflow-wrap: anywhere; } .err:empty { display: none; }
   [aria-invalid="true"] { outline: 2px solid #dc2626; outline-offset: 1px; }
   .conflict { border: 2px solid #d97706; border-radius: .5rem; padding: .5rem .75rem; margin: .5rem 0; }
   .conflict h3 { font-size: 1rem; margin: .2rem 0; } .scroll { overflow-x: auto; }
@@ -46,17 +46,20 @@ export function consolePage(): string {
   .span { height: .6rem; border-radius: .3rem; background: #2563eb; }
   .lane.active .span { background: #16a34a; } .lane.ended .span { background: #9ca3af; }
   svg { width: 100%; height: 14rem; box-sizing: border-box; border: 1px solid var(--line); border-radius: .5rem; }
-  .warn { color: #dc2626; } .ok { color: #16a34a; }
-  .legend span { margin-right: 1rem; font-size: .85rem; }
+  /* Text colours with at least 4.5:1 against the page (WCAG 2.2 SC 1.4.3); the series' own colours only on swatches. */
+  .warn { color: #b91c1c; } .ok { color: #15803d; }
+  .legend span { margin-right: 1rem; font-size: .85rem; white-space: nowrap; }
+  .legend i { display: inline-block; width: .8em; height: .8em; margin-right: .3em; border-radius: 2px; vertical-align: -.05em; }
   #report { overflow-x: auto; } #report table { border-collapse: collapse; margin: .3rem 0 .8rem; font-size: .9rem; }
   #report td, #report th { border: 1px solid var(--line); padding: .2rem .45rem; text-align: left; overflow-wrap: anywhere; }
   @media print { body * { visibility: hidden; } #report-section, #report-section * { visibility: visible; } #report-section { position: absolute; top: 0; left: 0; } #report-section button { display: none; } }
 </style>
 </head>
 <body>
+<main>
 <h1>Waiting room console</h1>
 <p id="status" role="status"></p>
-<form id="login"><label>Admin token <input id="token" type="password" autocomplete="off"></label> <button>Sign in</button></form>
+<form id="login"><label>Admin token or organizer key <input id="token" type="password" autocomplete="off"></label> <button>Sign in</button></form>
 <div id="main" hidden>
   <label>Event <select id="event"></select></label> <a href="/_wr/admin/">Live dashboard</a>
   <h2 id="event-h">Event</h2>
@@ -69,8 +72,8 @@ export function consolePage(): string {
   <form id="change" class="grid">
     <label>Id <input name="id" required pattern="[a-z0-9][a-z0-9-]{0,47}"></label>
     <label>Reason <input name="reason" required maxlength="200"></label>
-    <label>Starts (empty = now) <input name="startsAt" type="datetime-local"></label>
-    <label>Ends <input name="endsAt" type="datetime-local" required></label>
+    <label>Starts, <span class="tz">your time</span> (empty = now) <input name="startsAt" type="datetime-local"></label>
+    <label>Ends, <span class="tz">your time</span> <input name="endsAt" type="datetime-local" required></label>
     <label>Max rate /min <input name="releaseRatePerMinute" type="number" min="1"></label>
     <label>Min rate /min <input name="minReleaseRatePerMinute" type="number" min="0"></label>
     <label>Max active <input name="maxActiveVisitors" type="number" min="1"></label>
@@ -83,10 +86,10 @@ export function consolePage(): string {
   <h2>History</h2>
   <label>Range <select id="range">${ranges.map(([m, l]) => `<option value="${m}"${m === 1440 ? ' selected' : ''}>${l}</option>`).join('')}</select></label>
   <span id="history-msg"></span> <span>top: <b id="history-max"></b></span>
-  <p class="legend"><span style="color:#2563eb">waiting</span><span style="color:#16a34a">active</span><span style="color:#d97706">admitted/min</span><span style="color:#7c3aed">release rate/min</span></p>
+  <p class="legend"><span><i style="background:#2563eb"></i>waiting</span><span><i style="background:#16a34a"></i>active</span><span><i style="background:#d97706"></i>admitted/min</span><span><i style="background:#7c3aed"></i>release rate/min</span></p>
   <svg id="history" viewBox="0 0 600 200" preserveAspectRatio="none" data-testid="history" role="img" aria-label="Waiting, active, admitted and release rate over the range"></svg>
   <h3>Refused per minute, by cause</h3>
-  <p class="legend"><span id="lg-refusedProofOfWork" style="color:#dc2626">proof of work</span><span id="lg-refusedEntryToken" style="color:#0891b2">entry token</span><span id="lg-refusedRateLimit" style="color:#ca8a04">IP limit</span><span id="lg-refusedOther" style="color:#6b7280">other</span> top: <b id="refusals-max"></b></p>
+  <p class="legend"><span id="lg-refusedProofOfWork"><i style="background:#dc2626"></i>proof of work</span><span id="lg-refusedEntryToken"><i style="background:#0891b2"></i>entry token</span><span id="lg-refusedRateLimit"><i style="background:#ca8a04"></i>IP limit</span><span id="lg-refusedOther"><i style="background:#6b7280"></i>other</span> top: <b id="refusals-max"></b></p>
   <svg id="refusals" viewBox="0 0 600 200" preserveAspectRatio="none" data-testid="refusals" role="img" aria-label="Refusals per minute by cause over the range"></svg>
   <p>In the range: <span id="refusals-sum" data-testid="refusals-sum"></span></p>
   <section id="report-section">
@@ -95,6 +98,7 @@ export function consolePage(): string {
     <div id="report" data-testid="report"></div>
   </section>
 </div>
+</main>
 <script>${CONSOLE_SCRIPT}</script>
 </body>
 </html>`;

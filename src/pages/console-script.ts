@@ -59,7 +59,7 @@ ${CONSOLE_EDITOR_SCRIPT}  async function preview() {
       bar.style.width = Math.max(2, (t(c.endsAt) - t(c.startsAt)) / span * 100) + '%';
       bar.title = c.reason;
       const text = document.createElement('p');
-      text.textContent = c.id + ' (' + c.state + '): ' + c.reason + ' - ' + label(c) + ' - ' + new Date(c.startsAt).toLocaleString() + ' to ' + new Date(c.endsAt).toLocaleString();
+      text.textContent = c.id + ' (' + c.state + '): ' + c.reason + ' - ' + label(c) + ' - ' + when(c.startsAt) + ' to ' + when(c.endsAt);
       row.append(text, bar);
       if (c.state !== 'ended') {
         const b = document.createElement('button'); b.textContent = c.state === 'active' ? 'End now' : 'Cancel';
@@ -69,6 +69,10 @@ ${CONSOLE_EDITOR_SCRIPT}  async function preview() {
       tl.append(row);
     }
   }
+  // Times are shown and entered in the browser's time zone, named beside them (the API speaks UTC).
+  const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const when = (s) => new Date(s).toLocaleString(undefined, { timeZoneName: 'short' });
+  for (const e of document.querySelectorAll('.tz')) e.textContent = ZONE;
   async function addChange(e) {
     e.preventDefault();
     const f = new FormData($('change'));
@@ -80,7 +84,8 @@ ${CONSOLE_EDITOR_SCRIPT}  async function preview() {
     const r = await api('PUT', '/events/' + eventId + '/schedule/' + f.get('id'), body);
     $('change-msg').textContent = r.ok ? 'Scheduled ' + f.get('id') : problem(r.data);
     $('change-msg').className = r.ok ? 'ok' : 'warn';
-    if (r.ok) loadSchedule();
+    // A stored change clears the form: the next one starts empty, never with this one's settings.
+    if (r.ok) { $('change').reset(); loadSchedule(); }
   }
 
   // History: two charts over the chosen range (1 minute to 30 days), the API's own steps: the
@@ -119,7 +124,6 @@ ${CONSOLE_EDITOR_SCRIPT}  async function preview() {
     t.append(tr(head, 'th'), ...rows.map((r) => tr(r, 'td')));
     return t;
   }
-  const when = (s) => new Date(s).toLocaleString();
   const mins = (ms) => ms === null ? '-' : (ms / 60000).toFixed(1) + ' min';
   async function buildReport() {
     const r = await api('GET', '/events/' + eventId + '/report');

@@ -94,7 +94,12 @@ describe('the organizer console', () => {
     await page.fill('#change [name=maxActiveVisitors]', '500');
     await page.click('#change button');
     await page.getByTestId('timeline').getByText('late-cap (scheduled)').waitFor();
+    // The stored change cleared the form: nothing of it is carried into the next one.
+    expect(await page.inputValue('#change [name=maxActiveVisitors]')).toBe('');
     await page.fill('#change [name=id]', 'more');
+    await page.fill('#change [name=reason]', 'another cap');
+    await page.fill('#change [name=startsAt]', local(start + 30 * 60_000));
+    await page.fill('#change [name=endsAt]', local(start + 50 * 60_000));
     await page.fill('#change [name=maxActiveVisitors]', '400');
     await page.click('#change button');
     await page.getByTestId('change-msg').getByText('overlaps the scheduled change "late-cap"').waitFor();
