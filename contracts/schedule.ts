@@ -159,7 +159,8 @@ export type ScheduleAnswer =
 
 /** The WaitingRoom's answer to cancelling a scheduled change. */
 export type CancelOverrideAnswer =
-  | { kind: 'ok'; override: StoredOverride }
+  /** `removed`: it had not started and is gone (the audit keeps it); else it ended now. */
+  | { kind: 'ok'; override: StoredOverride; removed: boolean }
   | { kind: 'override_not_found' }
   /** Already ended: it stays in the history. */
   | { kind: 'conflict'; detail: string }

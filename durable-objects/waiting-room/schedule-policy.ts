@@ -125,7 +125,8 @@ export function overrideProblem(
           detail: `the scheduled change "${candidate.id}" exists with other settings; pick another id or cancel it first`,
         };
   }
-  if (candidate.endsAtMs <= candidate.startsAtMs) return { kind: 'invalid', detail: 'endsAt must be after startsAt' };
+  if (candidate.endsAtMs <= candidate.startsAtMs)
+    return { kind: 'invalid', detail: candidate.endsAtMs <= nowMs ? 'endsAt is in the past' : 'endsAt must be after startsAt' };
   if (candidate.startsAtMs < nowMs - startToleranceMs)
     return { kind: 'invalid', detail: 'startsAt is in the past; leave it out to start the change now' };
   if (candidate.endsAtMs > nowMs + MAX_OVERRIDE_AHEAD_MS) return { kind: 'invalid', detail: 'endsAt must be within 5 years' };
@@ -140,6 +141,22 @@ export function overrideProblem(
         kind: 'conflict',
         detail: `overlaps the scheduled change "${o.id}" (${o.reason}), which also sets ${OVERRIDE_FIELD_NAMES[shared]}`,
       };
+  }
+  return null;
+}
+
+/**
+ * Why the event's new maximum rate would contradict a scheduled change not ended yet, or null: a
+ * change's minimum above the maximum in effect during it (its own, else the event's) would release
+ * at the maximum whatever the origin says. The organizer changes or cancels that change first.
+ */
+export function scheduledMinimumConflict(maxPerMinute: number, overrides: readonly StoredOverride[]): string | null {
+  for (const o of overrides) {
+    if (o.state === 'ended') continue;
+    const min = o.settings.minReleaseRatePerMinute;
+    const max = o.settings.maxReleaseRatePerMinute ?? maxPerMinute;
+    if (min !== undefined && min > max)
+      return `the scheduled change "${o.id}" sets a minimum of ${min}/min, above the maximum of ${max}/min it would then have: change or cancel it first`;
   }
   return null;
 }

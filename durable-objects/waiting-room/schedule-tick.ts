@@ -92,11 +92,11 @@ export function cancelOverride(store: RoomStore, schedule: ScheduleStore, room: 
     return { kind: 'conflict', detail: `the scheduled change "${id}" has ended; it stays in the history` };
   if (o.state === 'scheduled' && o.startsAtMs > nowMs) {
     schedule.remove(id);
-    return { kind: 'ok', override: { ...o, state: 'ended' } };
+    return { kind: 'ok', override: o, removed: true };
   }
   schedule.endEarly(id, nowMs);
   applySchedule(store, schedule, room, nowMs);
-  return { kind: 'ok', override: schedule.list().find((x) => x.id === id)! };
+  return { kind: 'ok', override: schedule.list().find((x) => x.id === id)!, removed: false };
 }
 
 /**

@@ -32,7 +32,14 @@ import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
 import type { HoldSignals, RoomStats } from './room-types';
 import { SIGNAL_WINDOW_MS } from './tick-plan';
 import { type CancelOverrideAnswer, type OverrideInput, type ScheduleAnswer, type StoredOverride } from '../../contracts/schedule';
-import { effectiveConfig, effectiveMode, methodEndsAtMs, nextBoundaryMs, wakeAtBoundary } from './schedule-policy';
+import {
+  effectiveConfig,
+  effectiveMode,
+  methodEndsAtMs,
+  nextBoundaryMs,
+  scheduledMinimumConflict,
+  wakeAtBoundary,
+} from './schedule-policy';
 import { ScheduleStore } from './schedule-store';
 import { HistoryStore } from './history-store';
 import { recordHistory } from './history-tick';
@@ -115,6 +122,10 @@ export class WaitingRoom extends DurableObject<Env> {
       const conflict = configChangeConflict(room.config, config, { joined, drawn: room.row.drawn === 1, admitted, nowMs: this.clock() });
       if (conflict) return { kind: 'conflict', detail: conflict };
       stored = keepAccountKey(room.config, config, { joined });
+    }
+    if (room) {
+      const scheduled = scheduledMinimumConflict(config.maxReleaseRatePerMinute, this.schedule.list());
+      if (scheduled) return { kind: 'conflict', detail: scheduled };
     }
     if (dryRun) return { kind: 'ok', created: !room };
     const now = this.clock();

@@ -44,11 +44,11 @@ function scheduled(answer: ScheduleAnswer, eventId: string): { created: boolean;
 }
 
 /** The room's answer to a cancel. @throws GatewayError EVENT_NOT_FOUND, SCHEDULE_NOT_FOUND, SCHEDULE_CONFLICT */
-function cancelled(answer: CancelOverrideAnswer, eventId: string, id: string): StoredOverride {
+function cancelled(answer: CancelOverrideAnswer, eventId: string, id: string): { override: StoredOverride; removed: boolean } {
   const found = requireEvent(answer, eventId);
   switch (found.kind) {
     case 'ok':
-      return found.override;
+      return { override: found.override, removed: found.removed };
     case 'override_not_found':
       throw new GatewayError('SCHEDULE_NOT_FOUND', { detail: `no scheduled change "${id}" for event "${eventId}"` });
     case 'conflict':
@@ -103,8 +103,8 @@ scheduleAdmin.delete('/events/:eventId/schedule/:overrideId', async (c) => {
       eventId,
     },
   );
-  const override = cancelled(answer, eventId, id);
+  const { override, removed } = cancelled(answer, eventId, id);
   await recordChange(c, eventId, 'schedule.cancel', [{ field: `schedule.${id}`, from: overrideOutput(override) }]);
   await forgetCursor(eventId);
-  return c.json({ eventId, override: overrideOutput(override) });
+  return c.json({ eventId, removed, override: overrideOutput(override) });
 });

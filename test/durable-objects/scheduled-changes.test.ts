@@ -106,7 +106,11 @@ describe('scheduled changes', () => {
     expect(answer).toMatchObject({ kind: 'ok', override: { startsAtMs: t0, state: 'active' } });
     expect((await stats(q)).rateLog[0]?.reason).toContain('scheduled change "now" started: hot sale (admission 120 s)');
     await q.at(t0 + 5 * MIN);
-    expect(await q.room.cancelOverride('now')).toMatchObject({ kind: 'ok', override: { state: 'ended', endsAtMs: t0 + 5 * MIN } });
+    expect(await q.room.cancelOverride('now')).toMatchObject({
+      kind: 'ok',
+      removed: false,
+      override: { state: 'ended', endsAtMs: t0 + 5 * MIN },
+    });
     expect((await stats(q)).rateLog[0]?.reason).toContain('scheduled change "now" ended');
     expect(await q.room.cancelOverride('now')).toMatchObject({ kind: 'conflict' });
     expect(await q.room.cancelOverride('nope')).toEqual({ kind: 'override_not_found' });
@@ -151,7 +155,11 @@ describe('scheduled changes', () => {
   it('a change not started yet is removed by a cancel and never applied', async () => {
     const { q, t0 } = await room();
     await q.room.scheduleOverride('later', { reason: 'r', startsAt: iso(t0 + MIN), endsAt: iso(t0 + 2 * MIN), maxActiveVisitors: 1 });
-    expect(await q.room.cancelOverride('later')).toMatchObject({ kind: 'ok' });
+    expect(await q.room.cancelOverride('later')).toMatchObject({
+      kind: 'ok',
+      removed: true,
+      override: { id: 'later', state: 'scheduled' },
+    });
     expect(await q.room.overrides()).toEqual([]);
   });
 

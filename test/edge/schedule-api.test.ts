@@ -91,7 +91,7 @@ describe('scheduled changes through the organizer API', () => {
       body: (t0) => ({ reason: 'x', endsAt: iso(t0 - 10 * MIN), maxActiveVisitors: 5 }),
       status: 422,
       code: 'SCHEDULE_INVALID',
-      detail: /endsAt must be after startsAt/,
+      detail: /endsAt is in the past/,
     },
     {
       name: 'no setting to change: 400 INVALID_REQUEST',
@@ -125,6 +125,23 @@ describe('scheduled changes through the organizer API', () => {
     expect(res.body.code).toBe(code);
     expect(JSON.stringify(res.body)).toMatch(detail);
     expect(await organizer('GET', `/events/${eventId}/schedule`)).toEqual(before);
+  });
+
+  it('refuses an event maximum under a scheduled minimum with 409, changing nothing, and names the change', async () => {
+    const eventId = freshEventId('sapi');
+    expect((await createEvent(eventId, { minReleaseRatePerMinute: 60 })).status).toBe(201);
+    const t0 = Date.now();
+    const floor = { reason: 'floor', startsAt: iso(t0 + 60 * MIN), endsAt: iso(t0 + 120 * MIN), minReleaseRatePerMinute: 300 };
+    expect((await organizer('PUT', `/events/${eventId}/schedule/floor`, floor)).status).toBe(201);
+    const lower = await createEvent(eventId, { minReleaseRatePerMinute: 60, releaseRatePerMinute: 200 });
+    expect(lower.status).toBe(409);
+    expect(await lower.json()).toMatchObject({
+      code: 'CONFIG_CONFLICT',
+      detail: expect.stringMatching(/"floor" sets a minimum of 300\/min/),
+    });
+    expect(
+      (await organizer<{ config: { releaseRatePerMinute: number } }>('GET', `/events/${eventId}`)).body.config.releaseRatePerMinute,
+    ).toBe(600);
   });
 
   it('answers 404 for an unknown event and for cancelling an unknown change', async () => {

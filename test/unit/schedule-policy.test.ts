@@ -10,6 +10,7 @@ import {
   isOn,
   nextBoundaryMs,
   overrideProblem,
+  scheduledMinimumConflict,
   scheduleTransitions,
   wakeAtBoundary,
 } from '../../durable-objects/waiting-room/schedule-policy';
@@ -216,5 +217,34 @@ describe('overrideProblem', () => {
   it('refuses a change past the number of open changes an event may have', () => {
     const many = Array.from({ length: 100 }, (_, i) => change(`c${i}`, 10 + i, 11 + i, { page: {} }));
     expect(overrideProblem(many, change('one-more', 500, 510, { maxActiveVisitors: 1 }), T0)?.kind).toBe('conflict');
+  });
+});
+
+describe('scheduledMinimumConflict', () => {
+  const floor = change('floor', 10, 20, { minReleaseRatePerMinute: 90 });
+  it.each([
+    {
+      name: 'a new maximum under a scheduled minimum is refused',
+      max: 50,
+      list: [floor],
+      want: /"floor" sets a minimum of 90\/min, above the maximum of 50\/min/,
+    },
+    { name: 'a new maximum at or over it is not', max: 90, list: [floor], want: null },
+    {
+      name: 'a change with its own maximum keeps its own',
+      max: 50,
+      list: [change('own', 10, 20, { minReleaseRatePerMinute: 90, maxReleaseRatePerMinute: 120 })],
+      want: null,
+    },
+    {
+      name: 'an ended change no longer counts',
+      max: 50,
+      list: [change('old', -20, -10, { minReleaseRatePerMinute: 90 }, 'ended')],
+      want: null,
+    },
+  ])('$name', ({ max, list, want }) => {
+    const got = scheduledMinimumConflict(max, list);
+    if (want === null) expect(got).toBeNull();
+    else expect(got).toMatch(want);
   });
 });
