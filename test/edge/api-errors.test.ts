@@ -58,6 +58,16 @@ describe('organizer API', () => {
     expect((await admin(`/events/${id}`, { method: 'PUT', body: JSON.stringify({ ...later, name: 'Renamed' }) })).status).toBe(200);
   });
 
+  it('refuses a body that is not UTF-8 with 400 and stores nothing (no U+FFFD in its place)', async () => {
+    const eventId = freshEventId();
+    const head = new TextEncoder().encode('{"releaseRatePerMinute":60,"maxActiveVisitors":5,"seats":10,"name":"');
+    const body = new Uint8Array([...head, 0xff, 0xfe, ...new TextEncoder().encode('"}')]);
+    const res = await admin(`/events/${eventId}`, { method: 'PUT', body });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'INVALID_REQUEST', detail: 'the body is not valid UTF-8' });
+    expect((await admin(`/events/${eventId}`)).status).toBe(404);
+  });
+
   it('refuses to create an event under a malformed id with 400, not 404', async () => {
     for (const id of ['ABC', 'a_b', '-x', 'x'.repeat(65)]) {
       const res = await admin(`/events/${id}`, { method: 'PUT', body: JSON.stringify({ releaseRatePerMinute: 60, seats: 10 }) });
