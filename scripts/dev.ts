@@ -24,6 +24,7 @@ console.log(`
   Waiting room gateway is up.
     Sale page (queue):  ${server.url}/events/demo/
     Dashboard:          ${server.url}/_wr/admin/  (sign in with ADMIN_TOKEN from .dev.vars)
+    Console:            ${server.url}/_wr/admin/console  (create, schedule, history, report)
     Organizer API:      curl -H "Authorization: Bearer $(grep ^ADMIN_TOKEN= .dev.vars | cut -d= -f2)" ${server.url}/_wr/admin/events/demo
     JWKS:               ${server.url}/.well-known/jwks.json
   Demo event "demo": ${DEMO_EVENT.seats} seats, ${DEMO_EVENT.policy.toUpperCase()}, up to ${DEMO_EVENT.releaseRatePerMinute} visitors/min.
