@@ -1,57 +1,37 @@
-// WaitingRoom Durable Object: one per event; storage (room-store.ts), RPC and alarm orchestration
+// WaitingRoom Durable Object: one per event; its RPC surface over the stores (room-store.ts and
+// friends), the tick and alarm (room-runtime.ts) and the organizer's settings (room-settings.ts),
 // around the pure rules (admission-policy, tick-plan, alarm-plan, room-config, health-intake,
 // room-cursor, release-controller). It decides nothing itself.
 import { DurableObject } from 'cloudflare:workers';
 import type { QueueConfig } from '../../contracts/event-config';
-import { logDecision } from '../../contracts/log';
 import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
-import { onSale, seedCommitment, type RoomMode } from '../../contracts/queue/queue-policy';
+import { seedCommitment, type RoomMode } from '../../contracts/queue/queue-policy';
 import { DONE, EVENT_NOT_FOUND } from '../../contracts/answers';
 import type { AdmitAnswer, FixedRateAnswer, HealthAnswer, ModeAnswer, PassAnswer, RoomConfigureAnswer } from '../../contracts/room-answers';
 import { releaseTickMs } from '../../contracts/settings';
 import { Sql, hasSchema } from '../shared/sql';
 import { migrateFromAssets } from '../shared/schema-assets';
 import { SCHEMAS } from '../shared/schemas';
-import { alarmChange, planAlarm, type AlarmCause } from './alarm-plan';
+import { type AlarmCause } from './alarm-plan';
 import { acceptHealthReport, parseStoredHealth } from './health-intake';
 import type { HealthReport } from './health-signals';
-import { initialControllerState } from './release-controller';
-import {
-  configChangeConflict,
-  controllerBounds,
-  keepAccountKey,
-  lotteryStartConflict,
-  parseRoomConfig,
-  rateAfterBoundsChange,
-} from './room-config';
-import { admitDecision, alarmFacts, roomCursor, roomStats, roomWaiting, type Room } from './room-reads';
+import { admitDecision, roomCursor, roomStats, type Room } from './room-reads';
 import { RoomStore } from './room-store';
-import { StockWatch } from './stock-watch';
-import { followLapseClock, runTick } from './room-tick';
-import { fetchDrawOrder, fetchShardCounts } from './shard-calls';
 import type { HoldSignals, RoomStats } from './room-types';
 import { SIGNAL_WINDOW_MS } from './tick-plan';
 import { type CancelOverrideAnswer, type OverrideInput, type ScheduleAnswer, type StoredOverride } from '../../contracts/schedule';
-import {
-  effectiveConfig,
-  effectiveMode,
-  methodEndsAtMs,
-  nextBoundaryMs,
-  scheduledMinimumConflict,
-  wakeAtBoundary,
-} from './schedule-policy';
+import { methodEndsAtMs } from './schedule-policy';
 import { ScheduleStore } from './schedule-store';
+import { NOT_IN_ALARM, RoomRuntime, type TickContext } from './room-runtime';
+import { configureRoom, fixRate, type SettingsStores } from './room-settings';
 import { HistoryStore } from './history-store';
-import { recordHistory } from './history-tick';
 import { historyRange, refusalCounts } from './history-policy';
 import type { HistoryAnswer, RefusalCounts } from '../../contracts/history';
 import type { RoomReport } from '../../contracts/report';
 import { roomReport } from './report-read';
-import { addOverride, applySchedule, cancelOverride, passNewcomer } from './schedule-tick';
+import { addOverride, cancelOverride, passNewcomer } from './schedule-tick';
 
 export type { HoldSignals, RoomStats } from './room-types';
-
-const NOT_IN_ALARM = { inAlarm: false, wokenMeanwhile: false } as const;
 
 export class WaitingRoom extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
@@ -59,17 +39,16 @@ export class WaitingRoom extends DurableObject<Env> {
   private readonly store: RoomStore;
   private readonly schedule: ScheduleStore;
   private readonly history: HistoryStore;
+  /** The stores of the organizer's settings (room-settings.ts). */
+  private readonly stores: SettingsStores;
   /** RELEASE_TICK_MS, parsed at construction. */
   private readonly tickMs: number;
-  private drawing = false;
-  private readonly stockWatch = new StockWatch();
+  /** The tick, the alarm and the room as in effect (room-runtime.ts). */
+  private readonly runtime: RoomRuntime;
   /** Requests served by this instance since it started (the scale benchmark counts them). */
   requests = 0;
   /** `isActive` calls among them: the edge's per-visitor session checks (tests count them). */
   sessionChecks = 0;
-  /** Wake-ups received by this instance: a tick that saw one arrive while it ran keeps ticking. */
-  private wakes = 0;
-
   /**
    * Whether this event exists in storage. A room is created by `configure` only: a poll for an
    * event id nobody configured writes nothing, so spraying random ids leaves no stored objects.
@@ -84,6 +63,17 @@ export class WaitingRoom extends DurableObject<Env> {
     this.store = new RoomStore(sql);
     this.schedule = new ScheduleStore(sql);
     this.history = new HistoryStore(sql);
+    this.stores = { store: this.store, schedule: this.schedule };
+    this.runtime = new RoomRuntime({
+      ctx,
+      env,
+      store: this.store,
+      schedule: this.schedule,
+      history: this.history,
+      tickMs: this.tickMs,
+      clock: () => this.clock(),
+      ready: () => this.ready,
+    });
     void ctx.blockConcurrencyWhile(async () => {
       if (hasSchema(ctx.storage, 'wr')) await this.setUp();
     });
@@ -111,49 +101,11 @@ export class WaitingRoom extends DurableObject<Env> {
     const commitment = await seedCommitment(seed);
     // Fresh arrival counts first: "anyone joined" must include the last second's joins.
     const before = this.room();
-    if (before) await this.collectArrivals(before);
-    const room = this.room();
-    const lottery = lotteryStartConflict(room?.config ?? null, config, this.clock());
-    if (lottery) return { kind: 'conflict', detail: lottery };
-    let stored = config;
-    if (room) {
-      const joined = room.row.admitted_total > 0 || room.row.drawn === 1 || roomWaiting(this.store, room) > 0;
-      const admitted = room.row.admitted_total > 0;
-      const conflict = configChangeConflict(room.config, config, { joined, drawn: room.row.drawn === 1, admitted, nowMs: this.clock() });
-      if (conflict) return { kind: 'conflict', detail: conflict };
-      stored = keepAccountKey(room.config, config, { joined });
-    }
-    if (room) {
-      const scheduled = scheduledMinimumConflict(config.maxReleaseRatePerMinute, this.schedule.list());
-      if (scheduled) return { kind: 'conflict', detail: scheduled };
-    }
-    if (dryRun) return { kind: 'ok', created: !room };
+    if (before) await this.runtime.collectArrivals(before);
     const now = this.clock();
-    const json = JSON.stringify(stored);
-    // Checked before it is stored: a config the room could not read back is a bug here, not later.
-    const next = parseRoomConfig(json);
-    if (room) {
-      this.store.setConfig(json, next.shards);
-      // New bounds apply at once (a fixed rate stays as the organizer set it, unless above the new maximum).
-      const bounds = effectiveConfig(next, this.schedule.list(), now);
-      followLapseClock(this.store, { row: room.row, config: bounds }, now);
-      // The event's own maximum bounds the fixed rate for good (a scheduled one only while on).
-      let fixedRate = room.row.fixed_rate;
-      if (fixedRate !== null && fixedRate > next.maxReleaseRatePerMinute) {
-        fixedRate = next.maxReleaseRatePerMinute;
-        this.store.setFixedRate(fixedRate);
-        this.store.logRate(now, fixedRate, `fixed rate lowered to the event's new maximum of ${fixedRate}/min`);
-      }
-      const change = rateAfterBoundsChange({ rate: room.row.rate, fixedRate }, bounds);
-      if (change.kind === 'clamped') this.store.setRate(change.rate);
-      if (change.kind !== 'unchanged') this.store.logRate(now, change.rate, change.reason);
-    } else {
-      const rate = initialControllerState(controllerBounds(next)).ratePerMinute;
-      this.store.createRoom(json, next.shards, seed, commitment, rate, now);
-      this.store.logRate(now, rate, 'start at the minimum until the origin reports health');
-    }
-    await this.ensureAlarm(now);
-    return { kind: 'ok', created: !room };
+    const answer = configureRoom(this.stores, this.room(now), config, { seed, commitment }, now, dryRun);
+    if (!dryRun && answer.kind === 'ok') await this.ensureAlarm(now);
+    return answer;
   }
 
   /**
@@ -174,7 +126,7 @@ export class WaitingRoom extends DurableObject<Env> {
   /** A queue shard saw its first uncounted arrival: make sure the release tick runs. */
   async wake(): Promise<void> {
     this.requests++;
-    this.wakes++;
+    this.runtime.wakes++;
     await this.ensureAlarm(this.clock());
   }
 
@@ -190,7 +142,7 @@ export class WaitingRoom extends DurableObject<Env> {
     return {
       ...roomCursor(this.store, room, now, this.tickMs),
       methodEndsAtMs: methodEndsAtMs(this.schedule.list(), now),
-      stock: this.stockWatch.published(room),
+      stock: this.runtime.stockWatch.published(room),
     };
   }
 
@@ -251,23 +203,12 @@ export class WaitingRoom extends DurableObject<Env> {
    * @returns `ok`, `event_not_found`, or `above_maximum` (over the organizer's own maximum)
    */
   async setFixedRate(perMinute: number | null): Promise<FixedRateAnswer> {
-    // Bounded by the event's own maximum: a scheduled lower maximum holds it down while on
-    // (room-config.ts rateAfterBoundsChange), it does not refuse it.
     const stored = this.storedRoom();
     if (!stored) return EVENT_NOT_FOUND;
-    const max = stored.config.maxReleaseRatePerMinute;
-    if (perMinute !== null && perMinute > max) return { kind: 'above_maximum', maxPerMinute: max };
-    const previous = stored.row.fixed_rate;
-    if (previous === perMinute) return { kind: 'ok', previous, changed: false };
     const now = this.clock();
-    this.store.setFixedRate(perMinute);
-    const inEffect = this.room(now)!.config.maxReleaseRatePerMinute;
-    if (perMinute === null) this.store.logRate(now, stored.row.rate, 'organizer returned control to the controller');
-    else if (perMinute > inEffect)
-      this.store.logRate(now, inEffect, `fixed by the organizer at ${perMinute}/min, held to the maximum in effect of ${inEffect}/min`);
-    else this.store.logRate(now, perMinute, `fixed by the organizer at ${perMinute}/min`);
-    await this.ensureAlarm(now);
-    return { kind: 'ok', previous, changed: true };
+    const answer = fixRate(this.stores, stored, this.room(now)!.config.maxReleaseRatePerMinute, perMinute, now);
+    if (answer.kind === 'ok' && answer.changed) await this.ensureAlarm(now);
+    return answer;
   }
 
   /** Hold latency and conflicts one gateway isolate measured; the controller reads the last SIGNAL_WINDOW_MS. */
@@ -372,7 +313,7 @@ export class WaitingRoom extends DurableObject<Env> {
     const before = this.room();
     if (!before) return null;
     // Fresh counts from the shards (the organizer asks every few seconds, not per visitor).
-    await this.collectArrivals(before);
+    await this.runtime.collectArrivals(before);
     const stats = await roomStats(this.store, this.room()!, this.clock(), { tickMs: this.tickMs, objectRequests: this.requests });
     // The stored config (what the organizer edits), not the one a scheduled change overrides now.
     return { ...stats, config: this.storedRoom()!.config, inEffect: stats.config, schedule: [...this.schedule.list()] };
@@ -431,55 +372,9 @@ export class WaitingRoom extends DurableObject<Env> {
     return this.room() ? [...this.schedule.list()] : null;
   }
 
-  /**
-   * The release tick: draws the lottery at sale start, collects arrival counts from the queue
-   * shards, ends expired admissions, moves the release rate (release-controller.ts), releases what
-   * the tick's plan allows (tick-plan.ts planRelease: draw ranks first, then FIFO places), and
-   * re-arms by the alarm plan. Idempotent: a duplicate or late run releases only what the elapsed
-   * time earned (capped, see releaseBudget).
-   */
+  /** The release tick (room-runtime.ts RoomRuntime.tick). */
   override async alarm(): Promise<void> {
-    const first = this.room();
-    if (!first) return;
-    // A shard may wake this room while the tick awaits the counts; those arrivals are not in this
-    // tick's counts, so the tick must not go to sleep on them.
-    const wakesBefore = this.wakes;
-    const { config } = first;
-    if (config.policy === 'random' && first.row.drawn !== 1 && onSale(config, this.clock())) await this.draw(first);
-    await Promise.all([this.collectArrivals(this.room()!), this.stockWatch.refresh(this.env, first, this.clock())]);
-    const now = this.clock();
-    this.ctx.storage.transactionSync(() => {
-      applySchedule(this.store, this.schedule, this.storedRoom()!, now);
-      runTick(this.store, this.room(now)!, now);
-      recordHistory(this.store, this.history, this.room(now)!, now, this.tickMs);
-    });
-    await this.ensureAlarm(now, { inAlarm: true, wokenMeanwhile: this.wakes !== wakesBefore });
-  }
-
-  /** Asks every queue shard for its arrivals from the cursor's bucket on and stores them. */
-  private async collectArrivals(room: Room): Promise<void> {
-    const laneFrom = Object.fromEntries([...this.store.lanes.lines()].map(([lane, line]) => [lane, line.cursor.bucket]));
-    const answers = await fetchShardCounts(this.env, room, laneFrom);
-    this.ctx.storage.transactionSync(() => {
-      for (const { shard, counts } of answers) {
-        this.store.storeShardCounts(shard, counts.sealedBefore, counts.preQueue, counts.buckets);
-        // A shard of an older deploy answers without lanes.
-        this.store.lanes.storeArrivals(shard, counts.lanes ?? {});
-      }
-    });
-  }
-
-  /** The lottery draw at sale start (shard-calls.ts fetchDrawOrder), published once. */
-  private async draw(room: Room): Promise<void> {
-    if (this.drawing) return;
-    this.drawing = true;
-    try {
-      const order = await fetchDrawOrder(this.env, room);
-      this.ctx.storage.transactionSync(() => this.store.storeDraw(order));
-      logDecision('lottery_drawn', { eventId: room.config.eventId, entrants: order.length, shards: room.row.shards });
-    } finally {
-      this.drawing = false;
-    }
+    await this.runtime.tick();
   }
 
   /** Sets the organizer's mode; returns the one before, or null when the event does not exist. */
@@ -491,45 +386,18 @@ export class WaitingRoom extends DurableObject<Env> {
     return room.row.mode;
   }
 
-  /**
-   * The room's row and its checked config as in effect at `atMs` (the scheduled changes on then
-   * applied, schedule-policy.ts effectiveConfig), or null when the event does not exist.
-   */
+  /** The room as in effect at `atMs` (room-runtime.ts), or null when the event does not exist. */
   private room(atMs = this.clock()): Room | null {
-    const room = this.storedRoom();
-    if (!room) return null;
-    const config = effectiveConfig(room.config, this.schedule.list(), atMs);
-    return { row: { ...room.row, mode: effectiveMode(room.row.mode, config.method) }, config };
+    return this.runtime.room(atMs);
   }
 
-  /** The room's row and its stored config, no scheduled change applied; null when the event does not exist. */
+  /** The room with its stored config, no scheduled change applied; null when the event does not exist. */
   private storedRoom(): Room | null {
-    if (!this.ready) return null;
-    const row = this.store.room();
-    return row && { row, config: parseRoomConfig(row.config) };
+    return this.runtime.storedRoom();
   }
 
-  /**
-   * Arms the alarm by the room's alarm plan (alarm-plan.ts): every RELEASE_TICK_MS while releases
-   * can happen, once after any event (so new arrivals get counted), else only when something can
-   * change by itself (the sale start, a slot freeing) or not at all until the next event.
-   * @param tick `inAlarm`: called at the end of a tick (the fired alarm is gone); `wokenMeanwhile`:
-   *   a wake arrived while that tick ran, so its arrivals are not counted yet
-   * @param cause outside a tick: `event` (default) or `capacity` (see AlarmCause)
-   */
-  private async ensureAlarm(
-    now: number,
-    tick: { inAlarm: boolean; wokenMeanwhile: boolean } = NOT_IN_ALARM,
-    cause: Exclude<AlarmCause, 'tick'> = 'event',
-  ): Promise<void> {
-    const room = this.room();
-    if (!room) return;
-    const plan = wakeAtBoundary(
-      planAlarm(alarmFacts(this.store, room, now, this.tickMs, tick.inAlarm && !tick.wokenMeanwhile ? 'tick' : cause)),
-      nextBoundaryMs(this.schedule.list(), now),
-    );
-    const change = alarmChange(plan, tick, await this.ctx.storage.getAlarm());
-    if (change.kind === 'set') await this.ctx.storage.setAlarm(change.atMs);
-    else if (change.kind === 'delete') await this.ctx.storage.deleteAlarm();
+  /** Arms the alarm by the room's alarm plan (room-runtime.ts RoomRuntime.ensureAlarm). */
+  private ensureAlarm(now: number, tick: TickContext = NOT_IN_ALARM, cause: Exclude<AlarmCause, 'tick'> = 'event'): Promise<void> {
+    return this.runtime.ensureAlarm(now, tick, cause);
   }
 }

@@ -18,8 +18,9 @@ it('a join that wakes the room during a tick still gets a release tick', async (
   // While the tick awaits the shards' counts (other requests run at that await), a visitor joins;
   // the shard's announce() wakes the room.
   await runInDurableObject(q.room, (obj: WaitingRoom) => {
-    const o = obj as unknown as { collectArrivals: (room: unknown) => Promise<void> };
-    const real = o.collectArrivals.bind(obj);
+    // The tick's own step (room-runtime.ts RoomRuntime.collectArrivals), wrapped.
+    const o = (obj as unknown as { runtime: { collectArrivals: (room: unknown) => Promise<void> } }).runtime;
+    const real = o.collectArrivals.bind(o);
     let once = true;
     o.collectArrivals = async (room: unknown) => {
       await real(room);

@@ -245,7 +245,7 @@ describe('leaving', () => {
 });
 
 describe('the waiting page', () => {
-  it('speaks Traditional Chinese to zh-TW browsers and English otherwise', async () => {
+  it('speaks Traditional Chinese to zh-TW browsers, French to fr-CH, and English to a language it does not have', async () => {
     const eventId = freshEventId();
     await createEvent(eventId);
     const zh = await (
@@ -253,8 +253,12 @@ describe('the waiting page', () => {
     ).text();
     expect(zh).toContain('<html lang="zh-Hant">');
     expect(zh).toContain('您正在排隊');
-    const en = await (
+    const fr = await (
       await new Visitor().fetch(`/events/${eventId}/`, { headers: { 'accept-language': 'fr-CH, fr;q=0.9, en;q=0.8' } })
+    ).text();
+    expect(fr).toContain('<html lang="fr">');
+    const en = await (
+      await new Visitor().fetch(`/events/${eventId}/`, { headers: { 'accept-language': 'sv-SE, sv;q=0.9, en;q=0.8' } })
     ).text();
     expect(en).toContain('<html lang="en">');
     expect(en).toContain('You are in line');
