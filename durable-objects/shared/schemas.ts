@@ -18,7 +18,7 @@ export const SCHEMAS = {
   /** durable-objects/inventory/schema.ts */
   inventory: { prefix: 'inv', latest: 8 },
   /** durable-objects/waiting-room/schema.ts */
-  waitingRoom: { prefix: 'wr', latest: 12 },
+  waitingRoom: { prefix: 'wr', latest: 13 },
   /** durable-objects/waiting-room/queue-shard-schema.ts */
   queueShard: { prefix: 'qs', latest: 3 },
   /** durable-objects/event-directory-schema.ts */

@@ -245,4 +245,9 @@ export const WAITING_ROOM_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE wr_history ADD COLUMN refused_other INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    id: 13,
+    description: 'admissions by admission time: the history reads one minute of them, not the whole table',
+    sql: `CREATE INDEX wr_admissions_admitted ON wr_admissions (admitted_at);`,
+  },
 ];
