@@ -180,10 +180,23 @@ describe('kill -9 of wrangler dev mid-sale', () => {
       // The late visitor's position first, then each waiter's: the room keeps releasing meanwhile,
       // and positions only fall, so a waiter read later must still be ahead of it. (Comparing with
       // the positions read before the join failed under load when a release fell in between.)
+      // A join answers "counting" (no position) until the shards' counts include it: poll until
+      // the late visitor has its place in numbers.
       const late = await joinQueue();
+      let lateTurn = await poll(late);
+      await expect
+        .poll(
+          async () => {
+            lateTurn = await poll(late);
+            return lateTurn.state !== 'waiting' || lateTurn.position !== null;
+          },
+          { timeout: 30_000 },
+        )
+        .toBe(true);
+      // Admitted already: every waiter ahead of it was let in before it.
       for (const v of now.keys()) {
         const t = await poll(v);
-        if (t.state === 'waiting') expect(t.position!).toBeLessThan(late.position);
+        if (t.state === 'waiting') expect(t.position!).toBeLessThan(lateTurn.state === 'waiting' ? lateTurn.position! : 0);
       }
 
       // The room's alarm resumed: more of the waiting visitors are let in.
