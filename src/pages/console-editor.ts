@@ -4,7 +4,7 @@
 // problem shown beside the field whose path the API names; saved with PATCH and If-Match of the
 // version it opened, so an edit never silently overwrites another organizer's.
 
-/** The editor part: uses `$`, `api`, `problem`, `say` and `eventId` of the script around it; defines `openEditor`, `copyEvent`. */
+/** The editor part: uses `$`, `api`, `problem`, `say` and `eventId` of the script around it; defines `openEditor`, `copyEvent`, `newEvent`. */
 export const CONSOLE_EDITOR_SCRIPT = `
   // The form's fields by the configuration path each edits; how each reads and writes its value.
   const FIELDS = [...document.querySelectorAll('#fields [data-path]')];
@@ -110,18 +110,25 @@ export const CONSOLE_EDITOR_SCRIPT = `
     fillForm(cfg); clearProblems(); $('conflict').hidden = true;
     $('check-msg').textContent = ''; $('save').disabled = true; $('save').textContent = 'Save';
   }
-  // A copy keeps every setting but the URLs (another event may not cover them; without any it gets
-  // /events/{id}/*), and is created with PUT through the same checks.
+  // A new event is created with PUT through the same checks as an edit. A copy keeps every setting
+  // but the URLs (another event may not cover them; without any it gets /events/{id}/*); a blank one
+  // starts from the few fields the API requires.
+  function startNew(cfg, id, message) {
+    Object.assign(ed, { mode: 'new', lastGood: cfg });
+    $('id').readOnly = false; $('id').value = id;
+    $('config').value = JSON.stringify(cfg, null, 2); fillForm(cfg); clearProblems();
+    $('save').textContent = 'Create event'; $('conflict').hidden = true;
+    $('config-msg').textContent = message; $('config-msg').className = '';
+    $('id').focus(); $('id').select();
+    check();
+  }
   function copyEvent() {
     const cfg = JSON.parse(JSON.stringify(current()));
     delete cfg.patterns;
-    Object.assign(ed, { mode: 'new', lastGood: cfg });
-    $('id').readOnly = false; $('id').value = eventId + '-copy';
-    $('config').value = JSON.stringify(cfg, null, 2); fillForm(cfg);
-    $('save').textContent = 'Create event'; $('conflict').hidden = true;
-    $('config-msg').textContent = 'Copy of ' + eventId + ': pick its id and change what differs, then create it';
-    $('id').focus(); $('id').select();
-    check();
+    startNew(cfg, eventId + '-copy', 'Copy of ' + eventId + ': pick its id and change what differs, then create it');
+  }
+  function newEvent() {
+    startNew({ name: 'New sale', releaseRatePerMinute: 600, maxActiveVisitors: 1000, seats: 100 }, 'new-sale', 'A new event: pick its id, its URLs, its seats and its rates, then create it');
   }
   async function save(e) {
     e.preventDefault();
@@ -171,6 +178,7 @@ export const CONSOLE_EDITOR_SCRIPT = `
   $('id').addEventListener('input', edited);
   $('editor').onsubmit = save;
   $('copy').onclick = copyEvent;
+  $('new').onclick = newEvent;
 `;
 
 /** One field of the editor's form: the configuration path it edits, its label, control and hint. */
@@ -242,7 +250,7 @@ export function editorHtml(): string {
   }).join('\n        ');
   return `<form id="editor" novalidate aria-labelledby="event-h">
       <div class="field"><label for="id">Event id</label><input id="id" data-testid="event-id" aria-describedby="id-err" autocomplete="off" spellcheck="false"><span class="err" id="id-err"></span></div>
-      <p class="actions"><button id="save" type="submit">Save</button> <button id="copy" type="button">Copy as new event</button></p>
+      <p class="actions"><button id="save" type="submit">Save</button> <button id="copy" type="button">Copy as new event</button> <button id="new" type="button">New event</button></p>
       <p id="check-msg" role="status" data-testid="check-msg"></p>
       <p id="config-msg" role="status" data-testid="config-msg"></p>
       <div id="conflict" class="conflict" role="alert" data-testid="conflict" hidden>

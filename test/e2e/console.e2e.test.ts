@@ -22,7 +22,7 @@ async function organizer(method: string, path: string, body?: unknown): Promise<
 }
 
 describe('the organizer console', () => {
-  it('copies and saves an event, schedules changes onto the timeline and shows the history, at desktop and phone width', async () => {
+  it('creates a new event, copies and saves one, schedules changes onto the timeline and shows the history, at desktop and phone width', async () => {
     const eventId = 'spring-tour';
     const start = Date.now() + 30 * 60_000;
     await putEvent(stage.server, eventId, {
@@ -81,6 +81,17 @@ describe('the organizer console', () => {
     await expect.poll(() => page.getByTestId('config-msg').textContent(), { timeout: 20_000 }).toBe('Created spring-tour-copy');
     expect(await getEvent<{ config: { name: string; patterns: string[] } }>(stage.server, 'spring-tour-copy')).toMatchObject({
       config: { name: 'Spring tour (copy)', patterns: ['/events/spring-tour-copy/*'] },
+    });
+
+    // A new event from a blank start: the few required fields filled in, its id picked, created.
+    await page.click('#new');
+    await expect.poll(() => page.getByTestId('check-msg').textContent(), { timeout: 20_000 }).toBe('Valid: ready to create new-sale');
+    await page.fill('#id', 'fresh-sale');
+    await expect.poll(() => page.getByTestId('check-msg').textContent(), { timeout: 20_000 }).toBe('Valid: ready to create fresh-sale');
+    await page.click('#save');
+    await expect.poll(() => page.getByTestId('config-msg').textContent(), { timeout: 20_000 }).toBe('Created fresh-sale');
+    expect(await getEvent<{ config: { name: string; patterns: string[] } }>(stage.server, 'fresh-sale')).toMatchObject({
+      config: { name: 'New sale', patterns: ['/events/fresh-sale/*'] },
     });
 
     // A scheduled change from the form, and an overlapping one refused with the API's reason.
