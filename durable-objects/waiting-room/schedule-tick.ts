@@ -22,9 +22,11 @@ import type { ScheduleStore } from './schedule-store';
  * Applies the changes that started or ended by `nowMs`. Call inside `transactionSync`, before the
  * release tick (so the tick runs under the bounds now in effect).
  * @param room the room with its stored config (not the effective one)
+ * @param cancelledId the change an organizer ended just now, if any: its log line says so, so the
+ *   rate log tells an early end from one at the planned time
  * @returns whether any change started or ended
  */
-export function applySchedule(store: RoomStore, schedule: ScheduleStore, room: Room, nowMs: number): boolean {
+export function applySchedule(store: RoomStore, schedule: ScheduleStore, room: Room, nowMs: number, cancelledId?: string): boolean {
   const { started, ended } = scheduleTransitions(schedule.list(), nowMs);
   if (started.length === 0 && ended.length === 0) return false;
   for (const o of started) schedule.setState(o.id, 'active');
@@ -38,7 +40,7 @@ export function applySchedule(store: RoomStore, schedule: ScheduleStore, room: R
   const rate = change.kind === 'unchanged' ? room.row.rate : change.rate;
   for (const e of ended) {
     const { id, reason, settings } = e.override;
-    const what = e.wasOn ? 'ended' : 'ended before the room applied it';
+    const what = id === cancelledId ? 'ended early (cancelled)' : e.wasOn ? 'ended' : 'ended before the room applied it';
     store.logRate(nowMs, rate, `scheduled change "${id}" ${what}: ${reason} (${describeSettings(settings)})`);
   }
   for (const o of started) store.logRate(nowMs, rate, `scheduled change "${o.id}" started: ${o.reason} (${describeSettings(o.settings)})`);
@@ -95,7 +97,7 @@ export function cancelOverride(store: RoomStore, schedule: ScheduleStore, room: 
     return { kind: 'ok', override: o, removed: true };
   }
   schedule.endEarly(id, nowMs);
-  applySchedule(store, schedule, room, nowMs);
+  applySchedule(store, schedule, room, nowMs, id);
   return { kind: 'ok', override: schedule.list().find((x) => x.id === id)!, removed: false };
 }
 

@@ -100,7 +100,7 @@ describe('scheduled changes', () => {
     expect((await stats(q)).releaseRatePerMinute).toBe(600);
   });
 
-  it('a change with no start begins at once; cancelling it while on ends it at once, logged; an ended change cannot be cancelled', async () => {
+  it('a change with no start begins at once; cancelling it while on ends it at once, logged as an early end; an ended change cannot be cancelled', async () => {
     const { q, t0 } = await room();
     const answer = await q.room.scheduleOverride('now', { reason: 'hot sale', endsAt: iso(t0 + 30 * MIN), admissionTtlSeconds: 120 });
     expect(answer).toMatchObject({ kind: 'ok', override: { startsAtMs: t0, state: 'active' } });
@@ -111,7 +111,7 @@ describe('scheduled changes', () => {
       removed: false,
       override: { state: 'ended', endsAtMs: t0 + 5 * MIN },
     });
-    expect((await stats(q)).rateLog[0]?.reason).toContain('scheduled change "now" ended');
+    expect((await stats(q)).rateLog[0]?.reason).toContain('scheduled change "now" ended early (cancelled): hot sale');
     expect(await q.room.cancelOverride('now')).toMatchObject({ kind: 'conflict' });
     expect(await q.room.cancelOverride('nope')).toEqual({ kind: 'override_not_found' });
   });
