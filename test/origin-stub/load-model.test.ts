@@ -277,3 +277,27 @@ describe('the capacity model serves requests by processor sharing', () => {
     expect(server.nextFinishAtMs()).toBeNull();
   });
 });
+
+describe('where the stub serves its most (the cliff a delay gradient cannot see)', () => {
+  /** Requests finished per ms with `c` in service at steady state: c / simulatedLatencyMs(c). */
+  const throughput = (c: number, base: number, knee: number) => c / simulatedLatencyMs(c, base, knee);
+  const peak = (base: number, knee: number) => {
+    let best = { c: 1, x: 0 };
+    for (let c = 1; c <= 4 * knee + 40; c += 0.05) {
+      const x = throughput(c, base, knee);
+      if (x > best.x) best = { c, x };
+    }
+    return best;
+  };
+
+  it("bench:control's origin (20 ms, knee 8 and halved to 4) serves the most at under 1.25 x its base latency, and at 2 x it already serves less (0.73 and 0.85 of its most)", () => {
+    for (const knee of [8, 4]) {
+      const top = peak(20, knee);
+      expect(simulatedLatencyMs(top.c, 20, knee) / 20).toBeLessThan(1.25);
+      const atTwice = knee + Math.sqrt(20); // base + excess^2 = 2 x base
+      expect(simulatedLatencyMs(atTwice, 20, knee)).toBeCloseTo(40, 6);
+      expect(atTwice).toBeGreaterThan(top.c);
+      expect(throughput(atTwice, 20, knee) / top.x).toBeCloseTo(knee === 8 ? 0.73 : 0.85, 2);
+    }
+  });
+});
