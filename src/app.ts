@@ -84,7 +84,7 @@ export function createApp() {
   // Made-up event ids end here, before any object is asked.
   app.use('/_wr/events/:eventId/*', knownEvent());
   // Rate limits sit where a request costs something: every new place in line counts against the
-  // client IP's join limit (src/routes/queue.ts joinShard), holds against the account inside the
+  // client IP's join limit (src/routes/turn.ts turnPorts), holds against the account inside the
   // Inventory. Status polls are answered at the edge without an object call: not limited.
   app.route('/_wr/events', queueApi);
   app.route('/_wr/events', holdsApi);

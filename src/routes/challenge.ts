@@ -3,7 +3,7 @@ import { Hono } from '../lib/hono';
 import { GatewayError } from '../lib/errors';
 import { newChallenge } from '../lib/proof-of-work';
 import { eventIdParam, type AppEnv } from '../types';
-import { edgeCursor } from './queue';
+import { edgeCursor } from './turn';
 
 /** `GET /_wr/events/{eventId}/challenge`, mounted under `/_wr/events`. */
 export const challengeApi = new Hono<AppEnv>();

@@ -1,7 +1,7 @@
 // Regression: landing on the sale URL without a ticket is a join, counted per IP. The limiter is skipped
 // whenever the request carries *any* Authorization header or *any* ticket-named cookie
 // (carriesNoTicket in src/app.ts), but the route then treats an unverifiable ticket as none
-// (ticketOrNull in src/routes/queue.ts) and joins a brand-new visitor: unlimited new places per IP.
+// (ticketOrNull in src/routes/turn.ts) and joins a brand-new visitor: unlimited new places per IP.
 // The limiter is asked in the background (src/middleware/rate-limit.ts): the first join of this IP
 // is let through and counted, and its refusal stops every later one in this isolate.
 import { env } from 'cloudflare:workers';
