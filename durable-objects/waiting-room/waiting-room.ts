@@ -1,19 +1,17 @@
 // WaitingRoom Durable Object: one per event; its RPC surface over the stores (room-store.ts and
-// friends), the tick and alarm (room-runtime.ts) and the organizer's settings (room-settings.ts),
+// friends), the tick and alarm (room-runtime.ts) and the room's controls (room-controls.ts),
 // around the pure rules (admission-policy, tick-plan, alarm-plan, room-config, health-intake,
 // room-cursor, release-controller). It decides nothing itself.
 import { DurableObject } from 'cloudflare:workers';
 import type { QueueConfig } from '../../contracts/event-config';
 import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
-import { seedCommitment, type RoomMode } from '../../contracts/queue/queue-policy';
-import { DONE, EVENT_NOT_FOUND } from '../../contracts/answers';
+import { seedCommitment } from '../../contracts/queue/queue-policy';
+import { EVENT_NOT_FOUND } from '../../contracts/answers';
 import type { AdmitAnswer, FixedRateAnswer, HealthAnswer, ModeAnswer, PassAnswer, RoomConfigureAnswer } from '../../contracts/room-answers';
 import { releaseTickMs } from '../../contracts/settings';
 import { Sql, hasSchema } from '../shared/sql';
 import { migrateFromAssets } from '../shared/schema-assets';
 import { SCHEMAS } from '../shared/schemas';
-import { type AlarmCause } from './alarm-plan';
-import { acceptHealthReport, parseStoredHealth } from './health-intake';
 import type { HealthReport } from './health-signals';
 import { admitDecision, roomCursor, roomStats, type Room } from './room-reads';
 import { RoomStore } from './room-store';
@@ -22,14 +20,14 @@ import { SIGNAL_WINDOW_MS } from './tick-plan';
 import { type CancelOverrideAnswer, type OverrideInput, type ScheduleAnswer, type StoredOverride } from '../../contracts/schedule';
 import { methodEndsAtMs } from './schedule-policy';
 import { ScheduleStore } from './schedule-store';
-import { NOT_IN_ALARM, RoomRuntime, type TickContext } from './room-runtime';
-import { configureRoom, fixRate, type SettingsStores } from './room-settings';
+import { NOT_IN_ALARM, RoomRuntime } from './room-runtime';
+import { RoomControls } from './room-controls';
 import { HistoryStore } from './history-store';
 import { historyRange, refusalCounts } from './history-policy';
 import type { HistoryAnswer, RefusalCounts } from '../../contracts/history';
 import type { RoomReport } from '../../contracts/report';
 import { roomReport } from './report-read';
-import { addOverride, cancelOverride, passNewcomer } from './schedule-tick';
+import { passNewcomer } from './schedule-tick';
 
 export type { HoldSignals, RoomStats } from './room-types';
 
@@ -39,12 +37,12 @@ export class WaitingRoom extends DurableObject<Env> {
   private readonly store: RoomStore;
   private readonly schedule: ScheduleStore;
   private readonly history: HistoryStore;
-  /** The stores of the organizer's settings (room-settings.ts). */
-  private readonly stores: SettingsStores;
   /** RELEASE_TICK_MS, parsed at construction. */
   private readonly tickMs: number;
   /** The tick, the alarm and the room as in effect (room-runtime.ts). */
   private readonly runtime: RoomRuntime;
+  /** The organizer's, the origin's and the Inventory's changes to the room (room-controls.ts). */
+  private readonly controls: RoomControls;
   /** Requests served by this instance since it started (the scale benchmark counts them). */
   requests = 0;
   /** `isActive` calls among them: the edge's per-visitor session checks (tests count them). */
@@ -63,7 +61,6 @@ export class WaitingRoom extends DurableObject<Env> {
     this.store = new RoomStore(sql);
     this.schedule = new ScheduleStore(sql);
     this.history = new HistoryStore(sql);
-    this.stores = { store: this.store, schedule: this.schedule };
     this.runtime = new RoomRuntime({
       ctx,
       env,
@@ -73,6 +70,13 @@ export class WaitingRoom extends DurableObject<Env> {
       tickMs: this.tickMs,
       clock: () => this.clock(),
       ready: () => this.ready,
+    });
+    this.controls = new RoomControls({
+      transactionSync: (fn) => ctx.storage.transactionSync(fn),
+      store: this.store,
+      schedule: this.schedule,
+      runtime: this.runtime,
+      clock: () => this.clock(),
     });
     void ctx.blockConcurrencyWhile(async () => {
       if (hasSchema(ctx.storage, 'wr')) await this.setUp();
@@ -86,26 +90,10 @@ export class WaitingRoom extends DurableObject<Env> {
     this.ready = true;
   }
 
-  /**
-   * Creates or updates the event's queue settings. Once visitors joined, the policy and the shard
-   * count are fixed, after a lottery draw its sale start, and a sale under way cannot move its start
-   * into the future (room-config.ts configChangeConflict).
-   * @param dryRun check only, write nothing
-   * @returns `ok` (with `created`) or `conflict` with a reason
-   */
+  /** Creates or updates the event's queue settings (room-controls.ts RoomControls.configure). */
   async configure(config: QueueConfig, dryRun = false): Promise<RoomConfigureAnswer> {
     if (!dryRun) await this.setUp();
-    // The seed and its public commitment are made before reading state, so no await splits the
-    // check from the write below.
-    const seed = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
-    const commitment = await seedCommitment(seed);
-    // Fresh arrival counts first: "anyone joined" must include the last second's joins.
-    const before = this.room();
-    if (before) await this.runtime.collectArrivals(before);
-    const now = this.clock();
-    const answer = configureRoom(this.stores, this.room(now), config, { seed, commitment }, now, dryRun);
-    if (!dryRun && answer.kind === 'ok') await this.ensureAlarm(now);
-    return answer;
+    return this.controls.configure(config, dryRun);
   }
 
   /**
@@ -127,7 +115,7 @@ export class WaitingRoom extends DurableObject<Env> {
   async wake(): Promise<void> {
     this.requests++;
     this.runtime.wakes++;
-    await this.ensureAlarm(this.clock());
+    await this.runtime.ensureAlarm(this.clock());
   }
 
   /**
@@ -197,18 +185,9 @@ export class WaitingRoom extends DurableObject<Env> {
     return room ? this.store.extendAdmission(visitorId, sessionId, holdEndsAtMs, room.config, this.clock()) : null;
   }
 
-  /**
-   * Organizer override of the release rate: a fixed number of new visitors per minute, or null to
-   * hand control back to the controller. Takes effect at once, with a logged reason.
-   * @returns `ok`, `event_not_found`, or `above_maximum` (over the organizer's own maximum)
-   */
+  /** Organizer override of the release rate, or null for the controller's (room-controls.ts RoomControls.setFixedRate). */
   async setFixedRate(perMinute: number | null): Promise<FixedRateAnswer> {
-    const stored = this.storedRoom();
-    if (!stored) return EVENT_NOT_FOUND;
-    const now = this.clock();
-    const answer = fixRate(this.stores, stored, this.room(now)!.config.maxReleaseRatePerMinute, perMinute, now);
-    if (answer.kind === 'ok' && answer.changed) await this.ensureAlarm(now);
-    return answer;
+    return this.controls.setFixedRate(perMinute);
   }
 
   /** Hold latency and conflicts one gateway isolate measured; the controller reads the last SIGNAL_WINDOW_MS. */
@@ -233,26 +212,18 @@ export class WaitingRoom extends DurableObject<Env> {
     if (!this.ready) return false;
     const left = this.store.leave(visitorId, this.clock());
     // A freed slot may let a room that sleeps with every slot taken release again.
-    if (left) await this.ensureAlarm(this.clock(), NOT_IN_ALARM, 'capacity');
+    if (left) await this.runtime.ensureAlarm(this.clock(), NOT_IN_ALARM, 'capacity');
     return left;
   }
 
-  /**
-   * The inventory says nothing is left (or, after releases, that something is again). While sold
-   * out nobody is released and waiting visitors see `sold_out` on their next poll.
-   */
+  /** The inventory says nothing is left, or something is again (room-controls.ts RoomControls.setSoldOut). */
   async setSoldOut(soldOut: boolean): Promise<void> {
-    const room = this.room();
-    if (!room) return;
-    this.store.setSoldOut(soldOut);
-    // Seats back on sale: a room that slept while sold out releases again.
-    if (room.row.sold_out === 1 && !soldOut) await this.ensureAlarm(this.clock());
+    await this.controls.setSoldOut(soldOut);
   }
 
   /** Closes the sale: no more releases, and waiting visitors are told so. */
   async close(): Promise<ModeAnswer> {
-    const previous = this.setMode('closed');
-    return previous ? { kind: 'ok', previous } : EVENT_NOT_FOUND;
+    return this.controls.setMode('closed');
   }
 
   /**
@@ -272,40 +243,19 @@ export class WaitingRoom extends DurableObject<Env> {
     };
   }
 
-  /** Stops releases; nobody loses a place. The room sleeps after its next tick (alarm-plan.ts). */
+  /** Stops releases; nobody loses a place (room-controls.ts RoomControls.setMode). */
   async pause(): Promise<ModeAnswer> {
-    const previous = this.setMode('paused');
-    return previous ? { kind: 'ok', previous } : EVENT_NOT_FOUND;
+    return this.controls.setMode('paused');
   }
 
-  /** Resumes releases after a pause (or reopens a closed sale); the room, asleep while paused, ticks again. */
+  /** Resumes releases after a pause, or reopens a closed sale (room-controls.ts RoomControls.setMode). */
   async resume(): Promise<ModeAnswer> {
-    const previous = this.setMode('open');
-    if (!previous) return EVENT_NOT_FOUND;
-    await this.ensureAlarm(this.clock());
-    return { kind: 'ok', previous };
+    return this.controls.setMode('open');
   }
 
-  /**
-   * Stores the origin's latest health report; the next tick acts on it. Reports count as of their
-   * signed time clamped to this clock and must arrive in that order (health-intake.ts
-   * acceptHealthReport): a replayed report never stands in for a newer one, one sent again is
-   * acknowledged and changes nothing, and one signed a little ahead never locks out the correctly
-   * timed ones after it.
-   *
-   * @param signedAtMs the report's signed timestamp, epoch ms
-   * @returns `ok`, `event_not_found`, or `out_of_order`
-   */
+  /** Stores the origin's latest health report for the next tick (room-controls.ts RoomControls.recordHealth). */
   async recordHealth(report: Omit<HealthReport, 'reportedAtMs'>, signedAtMs: number): Promise<HealthAnswer> {
-    const room = this.room();
-    if (!room) return EVENT_NOT_FOUND;
-    const now = this.clock();
-    const accepted = acceptHealthReport(parseStoredHealth(room.row.health), report, signedAtMs, now);
-    if (accepted.kind === 'out_of_order') return { kind: 'out_of_order' };
-    if (accepted.kind === 'duplicate') return DONE;
-    this.store.setHealth(JSON.stringify(accepted.health));
-    await this.ensureAlarm(now, NOT_IN_ALARM, 'capacity');
-    return DONE;
+    return this.controls.recordHealth(report, signedAtMs);
   }
 
   /** Config, counts, rate and its recent changes, for the organizer; null if the event does not exist. */
@@ -319,33 +269,14 @@ export class WaitingRoom extends DurableObject<Env> {
     return { ...stats, config: this.storedRoom()!.config, inEffect: stats.config, schedule: [...this.schedule.list()] };
   }
 
-  /**
-   * Adds a scheduled change (contracts/schedule.ts), checked against the room's clock and the
-   * changes stored (schedule-policy.ts overrideProblem); the alarm applies and ends it at its times.
-   * The same change again is answered as stored.
-   * @param input the validated body; no `startsAt` = now by the room's clock
-   * @returns `ok` (`created` false for a repeat), `invalid` or `conflict` with a reason, `event_not_found`
-   */
+  /** Adds a scheduled change (room-controls.ts RoomControls.scheduleOverride). */
   async scheduleOverride(id: string, input: OverrideInput): Promise<ScheduleAnswer> {
-    const room = this.storedRoom();
-    if (!room) return EVENT_NOT_FOUND;
-    const now = this.clock();
-    const answer = this.ctx.storage.transactionSync(() => addOverride(this.store, this.schedule, room, { id, input }, now));
-    if (answer.kind === 'ok' && answer.created) await this.ensureAlarm(now);
-    return answer;
+    return this.controls.scheduleOverride(id, input);
   }
 
-  /**
-   * Cancels a scheduled change (schedule-tick.ts cancelOverride): one not started yet is removed;
-   * one on now ends at once, logged like its end. One already ended stays, for the history.
-   */
+  /** Cancels a scheduled change (room-controls.ts RoomControls.cancelOverride). */
   async cancelOverride(id: string): Promise<CancelOverrideAnswer> {
-    const room = this.storedRoom();
-    if (!room) return EVENT_NOT_FOUND;
-    const now = this.clock();
-    const answer = this.ctx.storage.transactionSync(() => cancelOverride(this.store, this.schedule, room, id, now));
-    if (answer.kind === 'ok') await this.ensureAlarm(now);
-    return answer;
+    return this.controls.cancelOverride(id);
   }
 
   /**
@@ -377,15 +308,6 @@ export class WaitingRoom extends DurableObject<Env> {
     await this.runtime.tick();
   }
 
-  /** Sets the organizer's mode; returns the one before, or null when the event does not exist. */
-  private setMode(mode: RoomMode): RoomMode | null {
-    // The stored mode: a maintenance window's stop (effectiveMode) is not the organizer's pause.
-    const room = this.storedRoom();
-    if (!room) return null;
-    if (room.row.mode !== mode) this.store.setMode(mode, this.clock());
-    return room.row.mode;
-  }
-
   /** The room as in effect at `atMs` (room-runtime.ts), or null when the event does not exist. */
   private room(atMs = this.clock()): Room | null {
     return this.runtime.room(atMs);
@@ -394,10 +316,5 @@ export class WaitingRoom extends DurableObject<Env> {
   /** The room with its stored config, no scheduled change applied; null when the event does not exist. */
   private storedRoom(): Room | null {
     return this.runtime.storedRoom();
-  }
-
-  /** Arms the alarm by the room's alarm plan (room-runtime.ts RoomRuntime.ensureAlarm). */
-  private ensureAlarm(now: number, tick: TickContext = NOT_IN_ALARM, cause: Exclude<AlarmCause, 'tick'> = 'event'): Promise<void> {
-    return this.runtime.ensureAlarm(now, tick, cause);
   }
 }

@@ -18,12 +18,13 @@ it('a single failed wake() does not leave later arrivals without a release tick'
 
   // The first arrival's wake() fails once (e.g. the room is briefly overloaded).
   await runInDurableObject(q.room, (obj: WaitingRoom) => {
-    const o = obj as unknown as { ensureAlarm: (now: number, fromAlarm?: boolean) => Promise<void> };
-    const real = o.ensureAlarm.bind(obj);
+    // The alarm as `wake` arms it (room-runtime.ts RoomRuntime.ensureAlarm).
+    const o = (obj as unknown as { runtime: { ensureAlarm: (now: number) => Promise<void> } }).runtime;
+    const real = o.ensureAlarm.bind(o);
     let failures = 1;
-    o.ensureAlarm = async (now: number, fromAlarm?: boolean) => {
+    o.ensureAlarm = async (now: number) => {
       if (failures-- > 0) throw new Error('injected: the room did not answer the wake');
-      return real(now, fromAlarm);
+      return real(now);
     };
   });
   await q.at(t0 + 10);
