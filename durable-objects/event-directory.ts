@@ -1,5 +1,6 @@
 // EventDirectory Durable Object: the list of configured events, for the organizer dashboard, and
-// the room table (which event covers which URL patterns) every gateway isolate routes by.
+// the room table (which event covers which URL patterns) every gateway isolate routes by, and the
+// organizer keys and audit log. A thin adapter over its stores in directory/.
 import { DurableObject } from 'cloudflare:workers';
 import type { RoomRules } from '../contracts/room-patterns';
 import type { ClaimAnswer, RoomClaim, RoomTable } from '../contracts/room-table';
@@ -17,54 +18,39 @@ import type {
 } from '../contracts/organizer-access';
 import { KeyStore } from './directory/key-store';
 import { AuditStore } from './directory/audit-store';
-
-/** One listed event. Times epoch ms. */
-export interface DirectoryEntry {
-  eventId: string;
-  name: string;
-  createdAt: number;
-  updatedAt: number;
-}
+import { EventStore, type DirectoryEntry } from './directory/event-store';
+import { RoomTableStore } from './directory/room-table-store';
 
 /** One instance (DIRECTORY_NAME) remembers every event the organizer API created; it decides nothing. */
 export class EventDirectory extends DurableObject<Env> {
-  private readonly sql: Sql;
+  private readonly events: EventStore;
+  private readonly rooms: RoomTableStore;
   private readonly keys: KeyStore;
   private readonly audit: AuditStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = new Sql(ctx.storage.sql);
-    this.keys = new KeyStore(this.sql);
-    this.audit = new AuditStore(this.sql);
+    const sql = new Sql(ctx.storage.sql);
+    this.events = new EventStore(sql);
+    this.rooms = new RoomTableStore(sql);
+    this.keys = new KeyStore(sql);
+    this.audit = new AuditStore(sql);
     void ctx.blockConcurrencyWhile(() => migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.directory));
   }
 
   /** Adds or renames an event. */
   async register(eventId: string, name: string): Promise<void> {
-    const now = Date.now();
-    this.sql.run`INSERT INTO dir_events (event_id, name, created_at, updated_at) VALUES (${eventId}, ${name}, ${now}, ${now})
-      ON CONFLICT (event_id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at`;
+    this.events.register(eventId, name, Date.now());
   }
 
   /** Every event, most recently changed first (at most 500). */
   async list(): Promise<DirectoryEntry[]> {
-    return this.sql.all<{
-      event_id: string;
-      name: string;
-      created_at: number;
-      updated_at: number;
-    }>`SELECT * FROM dir_events ORDER BY updated_at DESC LIMIT 500`.map((r) => ({
-      eventId: r.event_id,
-      name: r.name,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    }));
+    return this.events.list();
   }
 
   /** Which other event holds any of these pattern keys, or null when all are free for `eventId`. */
   async checkRoom(eventId: string, keys: string[]): Promise<{ key: string; eventId: string } | null> {
-    return this.takenBy(eventId, keys);
+    return this.rooms.takenBy(eventId, keys);
   }
 
   /**
@@ -72,10 +58,10 @@ export class EventDirectory extends DurableObject<Env> {
    * holds any of its pattern keys; bumps the table version.
    */
   async claimRoom(claim: RoomClaim): Promise<ClaimAnswer> {
-    const taken = this.takenBy(claim.room.eventId, claim.keys);
+    const taken = this.rooms.takenBy(claim.room.eventId, claim.keys);
     if (taken) return { kind: 'taken', ...taken };
-    const previous = this.claimOf(claim.room.eventId);
-    const version = this.ctx.storage.transactionSync(() => this.write(claim.room.eventId, claim));
+    const previous = this.rooms.claimOf(claim.room.eventId);
+    const version = this.ctx.storage.transactionSync(() => this.rooms.replace(claim.room.eventId, claim));
     return { kind: 'claimed', previous, version };
   }
 
@@ -85,23 +71,20 @@ export class EventDirectory extends DurableObject<Env> {
    * @returns whether it put the previous room back
    */
   async restoreRoom(eventId: string, previous: RoomClaim | null, claimed: RoomClaim): Promise<boolean> {
-    const current = this.claimOf(eventId);
+    const current = this.rooms.claimOf(eventId);
     if (!current || JSON.stringify(current.room) !== JSON.stringify(claimed.room)) return false;
-    this.ctx.storage.transactionSync(() => this.write(eventId, previous));
+    this.ctx.storage.transactionSync(() => this.rooms.replace(eventId, previous));
     return true;
   }
 
   /** One event's room, or null. */
   async room(eventId: string): Promise<RoomRules | null> {
-    return this.claimOf(eventId)?.room ?? null;
+    return this.rooms.claimOf(eventId)?.room ?? null;
   }
 
   /** The whole room table (gateway isolates cache it: src/lib/room-table.ts). */
   async roomTable(): Promise<RoomTable> {
-    return {
-      version: this.version(),
-      rooms: this.sql.all<{ rules: string }>`SELECT rules FROM dir_rooms ORDER BY event_id`.map((r) => JSON.parse(r.rules) as RoomRules),
-    };
+    return { version: this.rooms.version(), rooms: this.rooms.rooms() };
   }
 
   /** Stores a named organizer key by its SHA-256 hash, and its audit entry, in one transaction. */
@@ -182,35 +165,5 @@ export class EventDirectory extends DurableObject<Env> {
   /** Gives back the lease of an edit that was refused: nothing changed, nothing is recorded. */
   async abortEdit(eventId: string, editId: string): Promise<void> {
     this.audit.abortEdit(eventId, editId);
-  }
-
-  private takenBy(eventId: string, keys: string[]): { key: string; eventId: string } | null {
-    for (const key of keys) {
-      const owner = this.sql.one<{ event_id: string }>`SELECT event_id FROM dir_room_keys WHERE pattern_key = ${key}`;
-      if (owner && owner.event_id !== eventId) return { key, eventId: owner.event_id };
-    }
-    return null;
-  }
-
-  private claimOf(eventId: string): RoomClaim | null {
-    const row = this.sql.one<{ rules: string }>`SELECT rules FROM dir_rooms WHERE event_id = ${eventId}`;
-    if (!row) return null;
-    const keys = this.sql.all<{ pattern_key: string }>`SELECT pattern_key FROM dir_room_keys WHERE event_id = ${eventId}`;
-    return { room: JSON.parse(row.rules) as RoomRules, keys: keys.map((k) => k.pattern_key) };
-  }
-
-  private write(eventId: string, claim: RoomClaim | null): number {
-    this.sql.run`DELETE FROM dir_room_keys WHERE event_id = ${eventId}`;
-    this.sql.run`DELETE FROM dir_rooms WHERE event_id = ${eventId}`;
-    if (claim) {
-      for (const key of claim.keys) this.sql.run`INSERT INTO dir_room_keys (pattern_key, event_id) VALUES (${key}, ${eventId})`;
-      this.sql.run`INSERT INTO dir_rooms (event_id, rules) VALUES (${eventId}, ${JSON.stringify(claim.room)})`;
-    }
-    this.sql.run`UPDATE dir_room_version SET version = version + 1`;
-    return this.version();
-  }
-
-  private version(): number {
-    return this.sql.one<{ version: number }>`SELECT version FROM dir_room_version`?.version ?? 0;
   }
 }

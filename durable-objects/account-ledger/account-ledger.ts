@@ -1,49 +1,25 @@
 // AccountLedger Durable Object: the per-account seat limit of an event whose seats span several
-// Inventory objects (one shard per account hash). A thin adapter over ledger-policy.ts.
+// Inventory objects (one shard per account hash). A thin adapter over ledger-policy.ts and its
+// store (ledger-store.ts).
 import { DurableObject } from 'cloudflare:workers';
 import type { HoldSettlement, ReserveAnswer, ReserveRequest } from '../../contracts/ledger-answers';
 import { Sql } from '../shared/sql';
 import { migrateFromAssets } from '../shared/schema-assets';
 import { SCHEMAS } from '../shared/schemas';
-import { confirmAllowed, decideReserve, fateOf, reconcile, type HoldFate, type LedgerEntry } from './ledger-policy';
+import { confirmAllowed, decideReserve, fateOf, reconcile, type HoldFate } from './ledger-policy';
+import { LedgerStore } from './ledger-store';
 
 /** Due entries reconciled per alarm run (the rest re-arm the alarm at once). */
 const RECONCILE_BATCH = 50;
 
-interface EntryRow {
-  hold_id: string;
-  account: string;
-  idempotency_key: string;
-  request: string;
-  quantity: number;
-  state: 'reserved' | 'owned';
-  reserved_at: number;
-  check_at: number;
-  object: string;
-  claims: number;
-}
-
-const toEntry = (r: EntryRow): LedgerEntry => ({
-  holdId: r.hold_id,
-  account: r.account,
-  idempotencyKey: r.idempotency_key,
-  request: r.request,
-  quantity: r.quantity,
-  state: r.state,
-  reservedAtMs: r.reserved_at,
-  checkAtMs: r.check_at,
-  object: r.object,
-  claims: r.claims,
-});
-
 export class AccountLedger extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
   clock: () => number = () => Date.now();
-  private readonly sql: Sql;
+  private readonly store: LedgerStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = new Sql(ctx.storage.sql);
+    this.store = new LedgerStore(new Sql(ctx.storage.sql));
     void ctx.blockConcurrencyWhile(async () => {
       await migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.accountLedger);
     });
@@ -60,16 +36,11 @@ export class AccountLedger extends DurableObject<Env> {
   async reserve(req: ReserveRequest): Promise<ReserveAnswer> {
     const now = this.clock();
     const answer = this.ctx.storage.transactionSync((): ReserveAnswer => {
-      const decision = decideReserve(this.entriesOf(req.account), req, now);
+      const decision = decideReserve(this.store.entriesOf(req.account), req, now);
       if (decision.kind === 'account_limit' || decision.kind === 'idempotency_conflict') return decision;
       const e = decision.entry;
-      if (decision.kind === 'reserve') {
-        this.sql
-          .run`INSERT INTO led_entries (hold_id, account, idempotency_key, request, quantity, state, reserved_at, check_at, object, claims)
-          VALUES (${e.holdId}, ${e.account}, ${e.idempotencyKey}, ${e.request}, ${e.quantity}, 'reserved', ${e.reservedAtMs}, ${e.checkAtMs}, ${e.object}, 1)`;
-      } else if (e.state === 'reserved') {
-        this.sql.run`UPDATE led_entries SET claims = claims + 1 WHERE hold_id = ${e.holdId}`;
-      }
+      if (decision.kind === 'reserve') this.store.reserve(e);
+      else if (e.state === 'reserved') this.store.claimAgain(e.holdId);
       return { kind: 'reserved', holdId: e.holdId, reservedAtMs: e.reservedAtMs, replayed: decision.kind === 'replay' };
     });
     await this.armAlarm();
@@ -81,7 +52,7 @@ export class AccountLedger extends DurableObject<Env> {
    * have been lowered)? Reads only.
    */
   async confirmAllowed(account: string, holdId: string, quantity: number, limit: number): Promise<boolean> {
-    return confirmAllowed(this.entriesOf(account), holdId, quantity, limit);
+    return confirmAllowed(this.store.entriesOf(account), holdId, quantity, limit);
   }
 
   /**
@@ -90,18 +61,15 @@ export class AccountLedger extends DurableObject<Env> {
    * last claim). An unknown hold id is a no-op (settled before, or never reserved).
    */
   async settle(holdId: string, how: HoldSettlement): Promise<void> {
-    if (how === 'sold') this.sql.run`UPDATE led_entries SET state = 'owned' WHERE hold_id = ${holdId}`;
-    else if (how === 'gone') this.sql.run`DELETE FROM led_entries WHERE hold_id = ${holdId} AND state = 'reserved'`;
-    else {
-      this.sql.run`UPDATE led_entries SET claims = claims - 1 WHERE hold_id = ${holdId} AND state = 'reserved'`;
-      this.sql.run`DELETE FROM led_entries WHERE hold_id = ${holdId} AND state = 'reserved' AND claims <= 0`;
-    }
+    if (how === 'sold') this.store.own(holdId);
+    else if (how === 'gone') this.store.drop(holdId);
+    else this.store.unclaim(holdId);
     await this.armAlarm();
   }
 
   /** Places the account holds or owns by the ledger (for tests and the organizer). */
   async countedFor(account: string): Promise<number> {
-    return this.entriesOf(account).reduce((n, e) => n + e.quantity, 0);
+    return this.store.entriesOf(account).reduce((n, e) => n + e.quantity, 0);
   }
 
   /**
@@ -111,8 +79,7 @@ export class AccountLedger extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     const now = this.clock();
-    const due = this.sql.all<EntryRow>`SELECT * FROM led_entries WHERE state = 'reserved' AND check_at <= ${now}
-      ORDER BY check_at LIMIT ${RECONCILE_BATCH}`.map(toEntry);
+    const due = this.store.due(now, RECONCILE_BATCH);
     for (const entry of due) {
       let fate: HoldFate;
       try {
@@ -122,21 +89,16 @@ export class AccountLedger extends DurableObject<Env> {
         continue;
       }
       const step = reconcile(entry, fate, this.clock());
-      if (step.kind === 'own') this.sql.run`UPDATE led_entries SET state = 'owned' WHERE hold_id = ${entry.holdId}`;
-      else if (step.kind === 'drop') this.sql.run`DELETE FROM led_entries WHERE hold_id = ${entry.holdId} AND state = 'reserved'`;
-      else this.sql.run`UPDATE led_entries SET check_at = ${step.checkAtMs} WHERE hold_id = ${entry.holdId} AND state = 'reserved'`;
+      if (step.kind === 'own') this.store.own(entry.holdId);
+      else if (step.kind === 'drop') this.store.drop(entry.holdId);
+      else this.store.checkAgainAt(entry.holdId, step.checkAtMs);
     }
     await this.armAlarm(due.length === RECONCILE_BATCH ? this.clock() : null);
   }
 
-  private entriesOf(account: string): LedgerEntry[] {
-    return this.sql.all<EntryRow>`SELECT * FROM led_entries WHERE account = ${account}`.map(toEntry);
-  }
-
   /** Keeps the one alarm at the earliest reconcile time (or at `soon`, when a batch was left over). */
   private async armAlarm(soon: number | null = null): Promise<void> {
-    const next =
-      soon ?? this.sql.one<{ at: number | null }>`SELECT MIN(check_at) AS at FROM led_entries WHERE state = 'reserved'`?.at ?? null;
+    const next = soon ?? this.store.nextCheck();
     const current = await this.ctx.storage.getAlarm();
     if (next === null) {
       if (current !== null) await this.ctx.storage.deleteAlarm();

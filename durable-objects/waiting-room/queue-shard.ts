@@ -1,6 +1,7 @@
 // QueueShard Durable Object: K per event (name `<eventId>/<k>`). Hands out places in line to the
 // visitors whose id hashes to it and counts arrivals per bucket for the event's WaitingRoom, so no
-// single object sees every join (DESIGN.md section 7).
+// single object sees every join (DESIGN.md section 7). A thin adapter over its store (shard-store.ts)
+// and the join rule (shard-policy.ts).
 import { DurableObject } from 'cloudflare:workers';
 import { Sql } from '../shared/sql';
 import { migrateFromAssets } from '../shared/schema-assets';
@@ -17,6 +18,7 @@ import {
 import type { BatchOutcome } from '../../contracts/batch';
 import type { FirstJoinAnswer } from '../../contracts/proof-of-work';
 import { arrivalBucket, decideJoin } from './shard-policy';
+import { ShardStore } from './shard-store';
 
 /** Arrivals the room has not seen yet: every bucket before `sealedBefore` is final. */
 export interface ShardCounts {
@@ -28,24 +30,16 @@ export interface ShardCounts {
   lanes: Record<string, [number, number][]>;
 }
 
-/** The shard's one state row (qs_state): the pre-queue seal, the first open bucket, whether the room was woken this count cycle. */
-interface ShardState {
-  sealed: number;
-  min_bucket: number;
-  announced: number;
-}
-
 export class QueueShard extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
   clock: () => number = () => Date.now();
   /** Requests served by this instance since it started (the scale benchmark counts them). */
   requests = 0;
-  private readonly sql: Sql;
-  private stateRow: ShardState | null = null;
+  private readonly store: ShardStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = new Sql(ctx.storage.sql);
+    this.store = new ShardStore(new Sql(ctx.storage.sql), (fn) => ctx.storage.transactionSync(fn));
     void ctx.blockConcurrencyWhile(() => migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.queueShard));
   }
 
@@ -128,90 +122,38 @@ export class QueueShard extends DurableObject<Env> {
       const place = item.req.again ? null : this.placeNewcomer(item.req, now);
       return place ? { kind: 'place', place } : { kind: 'used' };
     }
-    if (item.kind === 'enter') {
-      this.sql.run`DELETE FROM qs_entry_tokens WHERE expires_at < ${now}`;
-      if (this.sql.one`SELECT 1 AS used FROM qs_entry_tokens WHERE token_id = ${item.token.id}`) return { kind: 'entry_token_used' };
-      this.sql.run`INSERT INTO qs_entry_tokens (token_id, expires_at) VALUES (${item.token.id}, ${item.token.expiresAtMs})`;
-    }
+    if (item.kind === 'enter' && !this.store.takeEntryToken(item.token.id, item.token.expiresAtMs, now))
+      return { kind: 'entry_token_used' };
     return { kind: 'place', place: this.place(item.req, now) };
   }
 
+  /** A join's place: the newcomer's, else the visitor's current one kept, or a new one (`decideJoin`). */
   private place(req: ShardJoin, now: number): Place {
     // Most joins are of visitors new to this shard: one conditional insert, no read before it.
     const fresh = req.again ? null : this.placeNewcomer(req, now);
     if (fresh) return fresh;
-    const existing = this.sql.one<{ pre: number; bucket: number; idx: number; lane: string | null; left_at: number | null }>`
-      SELECT pre, bucket, idx, lane, left_at FROM qs_visitors WHERE visitor_id = ${req.visitorId}`;
-    const current = existing && existing.left_at === null ? placeOf(existing, req.shard) : null;
-    const state = this.state();
+    const current = this.store.currentPlace(req.visitorId, req.shard);
+    const state = this.store.state();
     const decision = decideJoin(req, current, { sealed: state.sealed === 1, minBucket: state.min_bucket }, now);
     if (decision.kind === 'keep') return decision.place;
     if (decision.pre) {
-      this.sql
-        .run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, 1, ${arrivalBucket(now, state.min_bucket)}, 0)`;
+      this.store.putInPreQueue(req.visitorId, arrivalBucket(now, state.min_bucket));
       return { pre: true };
     }
-    const { bucket } = decision;
-    const lane = req.lane;
-    return this.ctx.storage.transactionSync((): Place => {
-      if (lane !== undefined) {
-        const idx =
-          this.sql.one<{ count: number }>`
-          INSERT INTO qs_lane_buckets (lane, bucket, count) VALUES (${lane}, ${bucket}, 1)
-          ON CONFLICT (lane, bucket) DO UPDATE SET count = count + 1 RETURNING count`!.count - 1;
-        this.sql
-          .run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx, lane) VALUES (${req.visitorId}, 0, ${bucket}, ${idx}, ${lane})`;
-        return { bucket, idx, shard: req.shard, lane };
-      }
-      const idx =
-        this.sql.one<{ count: number }>`
-        INSERT INTO qs_buckets (bucket, count) VALUES (${bucket}, 1)
-        ON CONFLICT (bucket) DO UPDATE SET count = count + 1 RETURNING count`!.count - 1;
-      this.sql.run`INSERT OR REPLACE INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, 0, ${bucket}, ${idx})`;
-      return { bucket, idx, shard: req.shard };
-    });
+    return this.store.putInBucket(req.visitorId, { bucket: decision.bucket, shard: req.shard, lane: req.lane });
   }
 
   /**
    * The place of a visitor this shard has never seen (no row, not even a left one), written with
-   * no read before it: the visitor row goes in only if there is none (`ON CONFLICT DO NOTHING`),
-   * with its index in the bucket (of its lane, or of the public queue) taken from that bucket's
-   * count inside the same statement, and the count goes up only when the row went in; both in one
-   * transaction. Null when the visitor has a row: then the caller decides from it (the same
-   * place, a re-join, or a refusal for `joinOnce`).
+   * no read before it (shard-store.ts `newcomerInBucket`). Null when the visitor has a row: then
+   * the caller decides from it (the same place, a re-join, or a refusal for `joinOnce`).
    */
   private placeNewcomer(req: ShardJoin, now: number): Place | null {
-    const state = this.state();
+    const state = this.store.state();
     const decision = decideJoin(req, null, { sealed: state.sealed === 1, minBucket: state.min_bucket }, now);
     if (decision.kind === 'keep') return null;
-    if (decision.pre) {
-      const row = this.sql.one<{ pre: number }>`
-        INSERT INTO qs_visitors (visitor_id, pre, bucket, idx) VALUES (${req.visitorId}, 1, ${arrivalBucket(now, state.min_bucket)}, 0)
-        ON CONFLICT (visitor_id) DO NOTHING RETURNING pre`;
-      return row ? { pre: true } : null;
-    }
-    const { bucket } = decision;
-    const lane = req.lane;
-    return this.ctx.storage.transactionSync((): Place | null => {
-      if (lane !== undefined) {
-        const row = this.sql.one<{ idx: number }>`
-          INSERT INTO qs_visitors (visitor_id, pre, bucket, idx, lane)
-          VALUES (${req.visitorId}, 0, ${bucket}, COALESCE((SELECT count FROM qs_lane_buckets WHERE lane = ${lane} AND bucket = ${bucket}), 0), ${lane})
-          ON CONFLICT (visitor_id) DO NOTHING RETURNING idx`;
-        if (!row) return null;
-        this.sql.run`
-          INSERT INTO qs_lane_buckets (lane, bucket, count) VALUES (${lane}, ${bucket}, 1)
-          ON CONFLICT (lane, bucket) DO UPDATE SET count = count + 1`;
-        return { bucket, idx: row.idx, shard: req.shard, lane };
-      }
-      const row = this.sql.one<{ idx: number }>`
-        INSERT INTO qs_visitors (visitor_id, pre, bucket, idx)
-        VALUES (${req.visitorId}, 0, ${bucket}, COALESCE((SELECT count FROM qs_buckets WHERE bucket = ${bucket}), 0))
-        ON CONFLICT (visitor_id) DO NOTHING RETURNING idx`;
-      if (!row) return null;
-      this.sql.run`INSERT INTO qs_buckets (bucket, count) VALUES (${bucket}, 1) ON CONFLICT (bucket) DO UPDATE SET count = count + 1`;
-      return { bucket, idx: row.idx, shard: req.shard };
-    });
+    if (decision.pre) return this.store.newcomerInPreQueue(req.visitorId, arrivalBucket(now, state.min_bucket)) ? { pre: true } : null;
+    return this.store.newcomerInBucket(req.visitorId, { bucket: decision.bucket, shard: req.shard, lane: req.lane });
   }
 
   /**
@@ -219,10 +161,10 @@ export class QueueShard extends DurableObject<Env> {
    * is tried again by the next join: the place is already stored, so the join still succeeds.
    */
   private async announce(eventId: string): Promise<void> {
-    if (this.state().announced === 1) return;
+    if (this.store.state().announced === 1) return;
     try {
       await this.env.WAITING_ROOM.getByName(eventId).wake();
-      this.setState({ announced: 1 });
+      this.store.setState({ announced: 1 });
     } catch (err) {
       logDecision('fault', { eventId, call: 'waitingRoom.wake', error: err instanceof Error ? err.message : 'unknown' });
     }
@@ -236,25 +178,10 @@ export class QueueShard extends DurableObject<Env> {
    */
   async counts(fromBucket: number, laneFrom: Record<string, number> = {}): Promise<ShardCounts> {
     this.requests++;
-    const sealedBefore = arrivalBucket(this.clock(), this.state().min_bucket);
-    this.setState({ min_bucket: sealedBefore, announced: 0 });
-    // The room never asks for buckets before its cursor again.
-    this.sql.run`DELETE FROM qs_buckets WHERE bucket < ${fromBucket}`;
-    const buckets = this.sql.all<{ bucket: number; count: number }>`SELECT bucket, count FROM qs_buckets ORDER BY bucket`.map(
-      (r): [number, number] => [r.bucket, r.count],
-    );
-    // The room never asks for a lane's buckets before that lane's cursor again.
-    for (const [lane, from] of Object.entries(laneFrom))
-      this.sql.run`DELETE FROM qs_lane_buckets WHERE lane = ${lane} AND bucket < ${from}`;
-    const lanes: Record<string, [number, number][]> = {};
-    for (const r of this.sql.all<{ lane: string; bucket: number; count: number }>`
-      SELECT lane, bucket, count FROM qs_lane_buckets ORDER BY lane, bucket`) {
-      (lanes[r.lane] ??= []).push([r.bucket, r.count]);
-    }
-    const preQueue =
-      this.state().sealed === 1
-        ? 0
-        : (this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM qs_visitors WHERE pre = 1 AND left_at IS NULL`?.n ?? 0);
+    const sealedBefore = arrivalBucket(this.clock(), this.store.state().min_bucket);
+    this.store.setState({ min_bucket: sealedBefore, announced: 0 });
+    const { buckets, lanes } = this.store.arrivals(fromBucket, laneFrom);
+    const preQueue = this.store.state().sealed === 1 ? 0 : this.store.preQueueSize();
     return { sealedBefore, buckets, preQueue, lanes };
   }
 
@@ -263,39 +190,12 @@ export class QueueShard extends DurableObject<Env> {
    * not left. Idempotent: a retried draw gets the same list.
    */
   async entrants(): Promise<string[]> {
-    this.setState({ sealed: 1 });
-    return this.sql.all<{
-      visitor_id: string;
-    }>`SELECT visitor_id FROM qs_visitors WHERE pre = 1 AND left_at IS NULL ORDER BY visitor_id`.map((r) => r.visitor_id);
+    this.store.setState({ sealed: 1 });
+    return this.store.preQueueEntrants();
   }
 
   /** A visitor gives up their place (a pre-queue entrant leaves the draw). */
   async leave(visitorId: string): Promise<boolean> {
-    return (
-      this.sql
-        .all`UPDATE qs_visitors SET left_at = ${this.clock()} WHERE visitor_id = ${visitorId} AND left_at IS NULL RETURNING visitor_id`
-        .length > 0
-    );
+    return this.store.leave(visitorId, this.clock());
   }
-
-  /**
-   * The shard's state row, read once per instance and kept in memory: only this object writes it,
-   * each write goes through `setState` (SQL first, then the copy), and an instance that is reset
-   * starts with a fresh read, so the copy never differs from the row.
-   */
-  private state(): ShardState {
-    this.stateRow ??= this.sql.one<ShardState>`SELECT sealed, min_bucket, announced FROM qs_state`!;
-    return this.stateRow;
-  }
-
-  private setState(patch: Partial<ShardState>): void {
-    const next = { ...this.state(), ...patch };
-    this.sql.run`UPDATE qs_state SET sealed = ${next.sealed}, min_bucket = ${next.min_bucket}, announced = ${next.announced}`;
-    this.stateRow = next;
-  }
-}
-
-function placeOf(row: { pre: number; bucket: number; idx: number; lane: string | null }, shard: number): Place {
-  if (row.pre === 1) return { pre: true };
-  return row.lane === null ? { bucket: row.bucket, idx: row.idx, shard } : { bucket: row.bucket, idx: row.idx, shard, lane: row.lane };
 }
