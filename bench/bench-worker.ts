@@ -56,14 +56,15 @@ export class BenchInventory extends Inventory {
 
   /** The in-object steps of a hold, each timed alone (hold-micro.ts); call on a fresh configured event. */
   async microHold(n: number, seatCount: number, perRow: number): Promise<StepTimes> {
-    const self = this as unknown as { afterWrite: () => Promise<void> };
+    // The object's after-write (after-write.ts AfterWrite.run), as every committed write runs it.
+    const self = this as unknown as { followUps: { run: (env: Env) => Promise<void> } };
     return inObjectHoldSteps(n, seatCount, perRow, {
       store: this.store,
       plans: new PlanStore(new Sql(this.ctx.storage.sql)),
       transactionSync: (fn) => this.ctx.storage.transactionSync(fn),
       sql: this.ctx.storage.sql,
       hold: (account, seatIds, key) => this.hold(account, { seatIds }, key),
-      afterWrite: () => self.afterWrite(),
+      afterWrite: () => self.followUps.run(this.env),
     });
   }
 }

@@ -1,5 +1,7 @@
-// After every committed Inventory write, a sell-out is announced: a section's object tells its
-// event's object, the event's object tells the WaitingRoom.
+// After every committed Inventory write: the object's one alarm follows the earliest deadline (a
+// hold's, or an allocation's release time), then a sell-out is announced: a section's object tells
+// its event's object, the event's object tells the WaitingRoom.
+import type { ChannelDesk } from './channel-desk';
 import type { InventoryStore } from './store';
 import type { PlanStore } from './plan-store';
 import { sectionsSoldOut } from './sections-sold-out';
@@ -10,13 +12,47 @@ export interface InventoryIdentity {
   section: string | null;
 }
 
-/** The sell-out announcement of one Inventory object, run after each of its writes. */
+/** The bindings a sell-out is announced through (the object's own `env`, read at each call). */
+type SoldOutBindings = Pick<Env, 'WAITING_ROOM' | 'INVENTORY'>;
+
+/** What the after-write reads and calls. */
+export interface AfterWriteParts {
+  plans: PlanStore;
+  store: InventoryStore;
+  /** The allocations' release times (channel-desk.ts `nextRelease`). */
+  channels: ChannelDesk;
+  identity: InventoryIdentity | null;
+  /** The object's storage: its one alarm. */
+  storage: Pick<DurableObjectStorage, 'getAlarm' | 'setAlarm' | 'deleteAlarm'>;
+}
+
+/** The after-write of one Inventory object (see the file comment). */
 export class AfterWrite {
-  constructor(
-    private readonly plans: PlanStore,
-    private readonly store: InventoryStore,
-    private readonly identity: InventoryIdentity | null,
-  ) {}
+  private readonly alarm: AlarmKeeper;
+
+  constructor(private readonly p: AfterWriteParts) {
+    this.alarm = new AlarmKeeper(p.storage);
+  }
+
+  /**
+   * After every committed write: the alarm, then the sell-out. A throw is the caller's to log
+   * (write-run.ts): the write committed, and the next write or start re-arms.
+   */
+  async run(env: SoldOutBindings): Promise<void> {
+    await this.armAlarm();
+    await this.announceSoldOut(env);
+  }
+
+  /** Keeps the one alarm at the earliest live deadline or release time, or none (`AlarmKeeper`). */
+  async armAlarm(): Promise<void> {
+    const deadlines = [this.p.store.nextDeadline(), this.p.channels.nextRelease()].filter((t) => t !== null);
+    await this.alarm.arm(deadlines.length ? Math.min(...deadlines) : null);
+  }
+
+  /** The alarm is firing: the next `armAlarm` reads it from storage (`AlarmKeeper.forget`). */
+  alarmFiring(): void {
+    this.alarm.forget();
+  }
 
   /**
    * Sold out = no seat or tier place is available and none is held by a hold that may still
@@ -25,17 +61,18 @@ export class AfterWrite {
    * event's object tells the WaitingRoom so waiting visitors learn it at once; the flag is stored
    * once the other side has it (a failed call is retried by the next change).
    */
-  async announceSoldOut(env: Pick<Env, 'WAITING_ROOM' | 'INVENTORY'>): Promise<void> {
-    const head = this.plans.head();
-    const config = this.plans.plan();
-    if (!head || !config || !this.identity) return;
-    const { eventId, section } = this.identity;
-    const soldOut = !this.store.anythingLeft() && (section !== null || sectionsSoldOut(config.sections ?? [], this.plans.sectionFlags()));
+  async announceSoldOut(env: SoldOutBindings): Promise<void> {
+    const { plans, store, identity } = this.p;
+    const head = plans.head();
+    const config = plans.plan();
+    if (!head || !config || !identity) return;
+    const { eventId, section } = identity;
+    const soldOut = !store.anythingLeft() && (section !== null || sectionsSoldOut(config.sections ?? [], plans.sectionFlags()));
     if (soldOut === head.soldOut) return;
     try {
       if (section === null) await env.WAITING_ROOM.getByName(eventId).setSoldOut(soldOut);
       else await env.INVENTORY.getByName(eventId).sectionSoldOut(section, soldOut);
-      this.plans.setSoldOutDelivered(soldOut);
+      plans.setSoldOutDelivered(soldOut);
     } catch (err) {
       console.warn('sold-out signal not delivered; retried on the next change:', err instanceof Error ? err.message : err);
     }

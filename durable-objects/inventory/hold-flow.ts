@@ -1,30 +1,39 @@
-// The Inventory's hold calls end to end: the account ledger's reservation around the object's
-// transaction (events with sections), the ledger's check at confirm and its settlement after a change.
+// A hold's whole path through the Inventory: the account ledger's reservation around the object's
+// transaction (events with sections), then inside that one transaction the replay, sale, rate and
+// `decideHold` checks, the allocation gate and the writes; for a transition, the state machine, the
+// confirm checks and the ledger's settlement after it. Pure rules: decide-hold.ts, hold-policy.ts.
 import type { InventoryConfig } from '../../contracts/event-config';
-import type { HoldAnswer, HoldBatchItem, HoldChangeAnswer, HoldRequest } from '../../contracts/inventory-answers';
+import type { HoldAnswer, HoldBatchItem, HoldChangeAnswer, HoldRequest, HoldView } from '../../contracts/inventory-answers';
 import type { BatchOutcome } from '../../contracts/batch';
 import type { ChannelHoldAction, ChannelHoldChangeAnswer } from '../../contracts/channel-answers';
 import { holdIdFor } from '../../contracts/inventory-names';
+import { DEFAULT_PAYMENT_GRACE_S } from '../../contracts/event-input';
 import { RESERVATION_WINDOW_MS } from '../account-ledger/ledger-policy';
+import { FixedWindowLimiter } from '../shared/fixed-window';
 import type { AccountLimit } from './account-limit';
 import type { Holder } from './allocation-policy';
-import { unknownPlaces } from './decide-hold';
-import type { HoldDesk } from './hold-desk';
-import { validateHoldTarget, type HoldAction } from './hold-policy';
+import type { ChannelDesk } from './channel-desk';
+import { checkConfirm, decideHold, newHold, unknownPlaces } from './decide-hold';
+import { extensionView } from './hold-extension';
+import { applyHoldAction, targetKey, validateHoldTarget, type HoldAction, type HoldTarget } from './hold-policy';
 import type { PlanStore } from './plan-store';
 import type { Actor, InventoryStore } from './store';
+import type { WriteRun } from './write-run';
 
-/** What the flow needs of its object: stores, the hold desk, the ledger (if any) and one write transaction. */
-export interface HoldFlowPorts {
+/** Hold attempts one account may make per HOLD_WINDOW_MS; more get `rate_limited` (429 at the edge). */
+export const HOLDS_PER_WINDOW = 20;
+const HOLD_WINDOW_MS = 10_000;
+
+/** What the flow works with: the object's stores, its allocation gate, its write runs and the ledger (if any). */
+export interface HoldFlowParts {
   plans: PlanStore;
   store: InventoryStore;
-  holds: HoldDesk;
+  /** The allocation gate every hold passes (channel-desk.ts `gate`). */
+  channels: ChannelDesk;
+  /** The object's writes: the sweep, the transaction(s), the after-write (write-run.ts). */
+  writes: WriteRun;
   /** The ledger calls of an event with sections; null for an event whose limit is this object's own. */
   accountLimit: (config: InventoryConfig) => AccountLimit | null;
-  /** Runs `decide` at the object's clock inside one transaction, after the sweep (`Inventory.write`). */
-  write: <T>(decide: (nowMs: number) => T) => Promise<T>;
-  /** Runs each `decide` in its own transaction, in order, after one sweep, with one after-write (`Inventory.writeEach`). */
-  writeEach: (decides: readonly ((nowMs: number) => HoldAnswer)[]) => Promise<BatchOutcome<HoldAnswer>[]>;
   /** The object's clock, epoch ms. */
   clock: () => number;
   /** A fresh uuid (the new hold's id, unless the ledger names one). */
@@ -33,15 +42,27 @@ export interface HoldFlowPorts {
 
 /** Hold placement and transitions of one Inventory object, with the account ledger around them. */
 export class HoldFlow {
-  constructor(private readonly p: HoldFlowPorts) {}
+  /** Hold attempts per account: HOLDS_PER_WINDOW per HOLD_WINDOW_MS (in memory, see FixedWindowLimiter). */
+  private readonly limiter = new FixedWindowLimiter(HOLDS_PER_WINDOW, HOLD_WINDOW_MS);
+
+  constructor(private readonly p: HoldFlowParts) {}
 
   /**
-   * Places a hold for `holder` (the public or a sales channel): validates the target, then, in an
-   * event with sections, reserves the account's places in its ledger first (a replay needs no
-   * ledger call); the transaction is `HoldDesk.place`. A reservation older than the ledger's
+   * Places a hold for `holder` (the public or a sales channel) of 1-6 numbered seats, or 1-6 places
+   * of a tier, for an account: all or nothing, until `now + holdTtl`. Expired holds are swept first,
+   * so their seats count as available. The checks and the writes (hold, seats or tier counter,
+   * idempotency record, audit, deltas) are one synchronous SQLite transaction: nothing interleaves,
+   * and a crash leaves all or none of it. Retrying with the same idempotency key and request returns
+   * the first success (even after the sale closed); the same key with another request is refused. A
+   * refused request stores nothing.
+   *
+   * The target is validated first; then, in an event with sections, reserves the account's places in its ledger first (a replay needs no
+   * ledger call); the transaction is `placeNow`. A reservation older than the ledger's
    * RESERVATION_WINDOW_MS when the transaction runs is refused `retry_later` (the ledger may have
    * dropped it), so the ledger never undercounts. Seats or a tier the object does not have are
    * refused before the ledger is asked (`unknownPlaces`), so they never count against the account.
+   * @param account the admission token's subject (a channel's customer: see `channelHold`)
+   * @param idempotencyKey client-chosen key, unique per intended hold, scoped to the account
    * @returns the hold answer; `event_not_found` without a plan, `invalid` for a bad target (nothing stored)
    */
   async place(holder: Holder, account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
@@ -50,10 +71,10 @@ export class HoldFlow {
     const valid = validateHoldTarget(request);
     if (!valid.ok) return { kind: 'invalid', detail: valid.detail };
     const place = (holdId: string, reservedAtMs: number | null) =>
-      this.p.write((now): HoldAnswer =>
+      this.p.writes.one((now): HoldAnswer =>
         reservedAtMs !== null && now > reservedAtMs + RESERVATION_WINDOW_MS
           ? { kind: 'retry_later', retryAfterS: 1 }
-          : this.p.holds.place(holder, account, valid.target, idempotencyKey, now, { holdId }),
+          : this.placeNow(holder, account, valid.target, idempotencyKey, now, holdId),
       );
     const ledger = this.p.accountLimit(config);
     const newId = holdIdFor(config.section ?? null, this.p.uuid());
@@ -72,7 +93,7 @@ export class HoldFlow {
    * the same key twice gives the first result replayed), and the batch shares one sweep, one commit
    * and one after-write. In an event with sections every hold awaits its own ledger reservation, so
    * the items are placed as that many concurrent `hold` calls would be.
-   * @returns one outcome per item, in order: its answer, or the error its own decision threw
+   * @returns one outcome per item, in order: its answer, or the error its own decision threw (it stored nothing)
    */
   async placeMany(items: readonly HoldBatchItem[]): Promise<BatchOutcome<HoldAnswer>[]> {
     const config = this.p.plans.plan();
@@ -88,18 +109,18 @@ export class HoldFlow {
         ),
       );
     }
-    return this.p.writeEach(
+    return this.p.writes.each(
       items.map((item) => (now: number): HoldAnswer => {
         const valid = validateHoldTarget(item.request);
         if (!valid.ok) return { kind: 'invalid', detail: valid.detail };
         const holdId = holdIdFor(config.section ?? null, this.p.uuid());
-        return this.p.holds.place(holder, item.account, valid.target, item.idempotencyKey, now, { holdId });
+        return this.placeNow(holder, item.account, valid.target, item.idempotencyKey, now, holdId);
       }),
     );
   }
 
   /**
-   * Applies `action` to hold `holdId` (`HoldDesk.change`). Across sections the per-account limit at
+   * Applies `action` to hold `holdId` (`changeNow`). Across sections the per-account limit at
    * confirm is the ledger's (asked first; the transaction still checks this object's own), and the
    * ledger learns a sale or a release after it.
    */
@@ -112,13 +133,42 @@ export class HoldFlow {
       );
       if (refused) return refused;
     }
-    const answer = await this.p.write((now) => this.p.holds.change(holdId, action, actor, reason, now));
+    const answer = await this.p.writes.one((now) => this.changeNow(holdId, action, actor, reason, now));
     if (ledger && answer.kind === 'ok') await ledger.settleView(answer.hold);
     return answer;
   }
 
   /**
-   * A sales channel's hold (`place` for the channel): its customer's account is scoped to the
+   * The origin starts payment: HELD -> PAYMENT_PENDING, with the deadline moved once to
+   * `now + paymentGrace`. Past it the hold NEEDS_RECONCILIATION and its seats stay out of sale.
+   */
+  startPayment(holdId: string, account: string | null): Promise<HoldChangeAnswer> {
+    const graceMs = this.p.plans.plan()?.paymentGraceMs ?? DEFAULT_PAYMENT_GRACE_S * 1000;
+    return this.change(holdId, { kind: 'payment_pending', account, graceMs }, 'origin', 'payment started');
+  }
+
+  /**
+   * Sells the hold to `orderId` after the origin authorized `amountMinor`: from HELD (unexpired),
+   * PAYMENT_PENDING or NEEDS_RECONCILIATION. Re-checks the price and the per-account limit.
+   * Confirming again with the same order id returns the same result.
+   */
+  confirm(holdId: string, orderId: string, amountMinor: number, account: string | null): Promise<HoldChangeAnswer> {
+    return this.change(holdId, { kind: 'confirm', orderId, amountMinor, account }, 'origin', `confirmed for order ${orderId}`);
+  }
+
+  /**
+   * Releases a hold and frees its seats. A visitor may release only a HELD hold of theirs; the
+   * origin (`byOrigin`) may also release one whose payment is pending or needs reconciliation.
+   * Releasing a released hold again is a no-op.
+   */
+  release(holdId: string, account: string | null, byOrigin: boolean): Promise<HoldChangeAnswer> {
+    return this.change(holdId, { kind: 'release', account, byOrigin }, byOrigin ? 'origin' : 'visitor', 'released');
+  }
+
+  /**
+   * A sales channel's hold (`place` for the channel, under the same rules: all or nothing,
+   * idempotency, the per-account limit for `account` within the channel), of seats or places of its
+   * live allocations only; the audit log names `channel:<id>`. Its customer's account is scoped to the
    * channel, so the per-account limit never mixes with visitors' or other channels'.
    */
   channelHold(channelId: string, account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
@@ -136,5 +186,89 @@ export class HoldFlow {
     if (action.kind === 'release') return this.change(holdId, { kind: 'release', account: null, byOrigin: true }, actor, 'released');
     const confirm: HoldAction = { kind: 'confirm', orderId: action.orderId, amountMinor: action.amountMinor, account: null };
     return this.change(holdId, confirm, actor, `confirmed for order ${action.orderId}`);
+  }
+
+  /**
+   * The transaction of `place` (inside the write run, after the sweep), for a validated target: a
+   * replay of the same idempotency key answers the hold the first call made, with its status now
+   * (HELD, PAYMENT_PENDING, SOLD, RELEASED or EXPIRED); then the sale must be open, the account
+   * within its rate, `decideHold` must grant and the allocation gate let the holder through
+   * (`gateHold`). A refusal writes nothing.
+   * @param holdId the new hold's id (it names the object's section; in an event with sections the
+   *   account ledger chose it)
+   */
+  private placeNow(holder: Holder, account: string, target: HoldTarget, idempotencyKey: string, nowMs: number, holdId: string): HoldAnswer {
+    const config = this.p.plans.plan();
+    if (!config) return { kind: 'event_not_found' };
+    const earlier = this.p.store.holdByKey(account, idempotencyKey);
+    if (earlier) {
+      // The same hold as the first answer, as it is now (a replay after a release or
+      // the TTL said HELD, so a client retrying after a lost answer showed seats it no longer had).
+      return earlier.request === targetKey(target)
+        ? {
+            kind: 'held',
+            hold: this.p.store.view(earlier.hold_id, nowMs) ?? (JSON.parse(earlier.first_result) as HoldView),
+            replayed: true,
+            paymentGraceMs: config.paymentGraceMs,
+            ...(config.holdExtension ? { extension: extensionView(config.holdExtension, earlier.extensions, earlier.created_at) } : {}),
+          }
+        : { kind: 'idempotency_conflict' };
+    }
+    if (this.p.plans.head()!.salesClosed) return { kind: 'sales_closed' };
+    // One account cannot hammer the seats: counted here, where the request already is, at no
+    // cost; a retry of a hold already made (above) replays whatever the count.
+    if (!this.limiter.take(account, nowMs)) return { kind: 'rate_limited', retryAfterS: HOLD_WINDOW_MS / 1000 };
+    const decision = decideHold({
+      target,
+      availability: this.p.store.availability(target),
+      owned: this.p.store.ownedBy(account, nowMs, null),
+      rules: config,
+      nowMs,
+    });
+    if (decision.kind !== 'grant') return decision;
+    const gate = this.p.channels.gate(holder, target, nowMs);
+    if (!gate.ok) return gate.refusal;
+    const hold = newHold(decision, target, account, holdId);
+    const channelId = holder.kind === 'channel' ? holder.channelId : null;
+    const actor: Actor = channelId ? `channel:${channelId}` : 'visitor';
+    this.p.store.insertHold(hold, target, idempotencyKey, nowMs, { actor, channelId, allocationId: gate.allocationId });
+    return {
+      kind: 'held',
+      hold,
+      replayed: false,
+      paymentGraceMs: config.paymentGraceMs,
+      // Only where the event allows extensions: the sale page offers "more time" from the start.
+      ...(config.holdExtension ? { extension: extensionView(config.holdExtension, 0, nowMs) } : {}),
+    };
+  }
+
+  /** The transaction of `change`: applies `action` if the state machine (`applyHoldAction`) and, for a confirm, `checkConfirm` allow it. */
+  private changeNow(holdId: string, action: HoldAction, actor: Actor, reason: string, nowMs: number): HoldChangeAnswer {
+    const row = this.p.store.holdRow(holdId);
+    if (!row) return { kind: 'not_found' };
+    const refused = (code: Extract<HoldChangeAnswer, { kind: 'refused' }>['code'], detail: string): HoldChangeAnswer => ({
+      kind: 'refused',
+      code,
+      detail,
+      hold: this.p.store.view(holdId, nowMs)!,
+    });
+    const t = applyHoldAction(
+      { account: row.account, status: row.status, expiresAtMs: row.expires_at, orderId: row.order_id, priceMinor: row.price_minor },
+      action,
+      nowMs,
+    );
+    if (!t.ok) return refused(t.code, t.detail);
+    if (t.noop) return { kind: 'ok', hold: this.p.store.view(holdId, nowMs)! };
+    if (action.kind === 'confirm') {
+      const check = checkConfirm({
+        orderUsedElsewhere: this.p.store.orderUsedElsewhere(action.orderId, holdId),
+        ownedOther: this.p.store.ownedBy(row.account, nowMs, holdId),
+        quantity: row.quantity,
+        limit: this.p.plans.plan()!.maxSeatsPerAccount,
+      });
+      if (!check.ok) return refused(check.code, check.detail);
+    }
+    this.p.store.applyTransition(row, t.status, t.expiresAtMs, action.kind === 'confirm' ? action.orderId : null, nowMs, actor, reason);
+    return { kind: 'ok', hold: this.p.store.view(holdId, nowMs)! };
   }
 }

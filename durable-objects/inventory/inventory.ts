@@ -1,12 +1,12 @@
 // Inventory Durable Object: one per event, or per venue section of an event with sections, the single
-// authority over its seats and seat holds. A thin adapter (transactions, alarm, RPC) over store.ts,
-// plan-store.ts and the pure rules beside them.
+// authority over its seats and seat holds. A thin adapter (RPC, transactions, alarm) over the hold
+// path (hold-flow.ts), the sales channels (channel-desk.ts), the write run and its after-write
+// (write-run.ts, after-write.ts), the stores (store.ts, plan-store.ts) and the pure rules beside them.
 import { DurableObject } from 'cloudflare:workers';
 import { usesAccountLedger, type InventoryConfig } from '../../contracts/event-config';
-import { DEFAULT_PAYMENT_GRACE_S } from '../../contracts/event-input';
 import { parseInventoryName } from '../../contracts/inventory-names';
 import { AccountLimit } from './account-limit';
-import { AfterWrite, AlarmKeeper, type InventoryIdentity } from './after-write';
+import { AfterWrite, type InventoryIdentity } from './after-write';
 import { SeatMapReader } from './seat-map-read';
 import { Sql } from '../shared/sql';
 import { migrateFromAssets } from '../shared/schema-assets';
@@ -14,7 +14,6 @@ import { SCHEMAS } from '../shared/schemas';
 import { readStock } from './stock-read';
 import { readStats } from './stats-read';
 import { HoldFlow } from './hold-flow';
-import { HoldDesk } from './hold-desk';
 import { PlanStore } from './plan-store';
 import { InventoryStore } from './store';
 import { ChannelDesk } from './channel-desk';
@@ -53,7 +52,7 @@ import type {
   StatsAnswer,
 } from '../../contracts/inventory-answers';
 
-export { HOLDS_PER_WINDOW } from './hold-desk';
+export { HOLDS_PER_WINDOW } from './hold-flow';
 
 export class Inventory extends DurableObject<Env> {
   /** The object's clock, epoch ms; tests replace it inside `runInDurableObject`. */
@@ -67,14 +66,12 @@ export class Inventory extends DurableObject<Env> {
   readonly store: InventoryStore;
   private readonly plans: PlanStore;
   private readonly desk: ChannelDesk;
-  private readonly holds: HoldDesk;
   private readonly extensions: ExtensionDesk;
   private readonly identity: InventoryIdentity | null;
   private readonly followUps: AfterWrite;
   private readonly maps: SeatMapReader;
   private readonly flow: HoldFlow;
   private readonly writes: WriteRun;
-  private readonly alarms: AlarmKeeper;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -82,25 +79,28 @@ export class Inventory extends DurableObject<Env> {
     this.store = new InventoryStore(this.sql);
     this.plans = new PlanStore(this.sql);
     this.desk = new ChannelDesk(this.store, new ChannelStore(this.sql), this.plans);
-    this.holds = new HoldDesk(this.store, this.plans, this.desk);
-    this.extensions = new ExtensionDesk(this.sql, this.store, this.plans);
+    this.extensions = new ExtensionDesk(this.store, this.plans);
     this.identity = parseInventoryName(ctx.id.name ?? '');
-    this.followUps = new AfterWrite(this.plans, this.store, this.identity);
+    this.followUps = new AfterWrite({
+      plans: this.plans,
+      store: this.store,
+      channels: this.desk,
+      identity: this.identity,
+      storage: ctx.storage,
+    });
     this.maps = new SeatMapReader(this.store);
-    this.alarms = new AlarmKeeper(ctx.storage);
     this.writes = new WriteRun({
       transactionSync: (fn) => ctx.storage.transactionSync(fn),
       clock: () => this.clock(),
       sweep: (now) => this.sweep(now),
-      afterWrite: () => this.afterWrite(),
+      afterWrite: () => this.followUps.run(this.env),
     });
     this.flow = new HoldFlow({
       plans: this.plans,
       store: this.store,
-      holds: this.holds,
+      channels: this.desk,
+      writes: this.writes,
       accountLimit: (config) => this.accountLimit(config),
-      write: (decide) => this.writes.one(decide),
-      writeEach: (decides) => this.writes.each(decides),
       clock: () => this.clock(),
       uuid: () => crypto.randomUUID(),
     });
@@ -108,7 +108,7 @@ export class Inventory extends DurableObject<Env> {
       await migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.inventory);
       // A reset between a committed change and its setAlarm (the write is durable, the alarm call
       // never ran) would leave a deadline with no timer: every start re-arms from the table.
-      await this.armAlarm();
+      await this.followUps.armAlarm();
     });
   }
 
@@ -153,27 +153,14 @@ export class Inventory extends DurableObject<Env> {
     return true;
   }
 
-  /**
-   * Holds 1-6 numbered seats, or 1-6 places of a tier, for an account: all or nothing, until
-   * `now + holdTtl`. Expired holds are swept first, so their seats count as available. The checks
-   * and the writes (hold, seats or tier counter, idempotency record, audit, deltas) are one
-   * synchronous SQLite transaction: nothing interleaves, and a crash leaves all or none of it.
-   * Retrying with the same idempotency key and request returns the first success (even after the
-   * sale closed); the same key with another request is refused. A refused request stores nothing.
-   *
-   * @param account the admission token's subject
-   * @param idempotencyKey client-chosen key, unique per intended hold, scoped to the account
-   */
+  /** Holds seats or tier places for an account, all or nothing, idempotent by key (hold-flow.ts HoldFlow.place). */
   async hold(account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
     return this.flow.place({ kind: 'public' }, account, request, idempotencyKey);
   }
 
   /**
-   * Several visitors' holds in one call, as the edge coalesces them (src/lib/hold-batch.ts): each
-   * decided as `hold` decides it, one at a time in order, each its own transaction; one sweep, one
-   * commit, one alarm and sell-out check for all (`HoldFlow.placeMany`).
-   * @param items 1 to HOLD_BATCH_MAX holds
-   * @returns one outcome per item, in order: its answer, or the error its own decision threw (it stored nothing)
+   * Several visitors' holds in one call, as the edge coalesces them (src/lib/hold-batch.ts), each
+   * decided as `hold` decides it, with one outcome per item in order (hold-flow.ts HoldFlow.placeMany).
    * @throws Error when `items` is empty or longer than HOLD_BATCH_MAX (nothing stored)
    */
   async holdMany(items: HoldBatchItem[]): Promise<BatchOutcome<HoldAnswer>[]> {
@@ -191,31 +178,19 @@ export class Inventory extends DurableObject<Env> {
     return { kind: 'ok', hold };
   }
 
-  /**
-   * The origin starts payment: HELD -> PAYMENT_PENDING, with the deadline moved once to
-   * `now + paymentGrace`. Past it the hold NEEDS_RECONCILIATION and its seats stay out of sale.
-   */
+  /** The origin starts payment: HELD -> PAYMENT_PENDING (hold-flow.ts HoldFlow.startPayment). */
   async startPayment(holdId: string, account: string | null): Promise<HoldChangeAnswer> {
-    const grace = this.plans.plan()?.paymentGraceMs ?? DEFAULT_PAYMENT_GRACE_S * 1000;
-    return this.flow.change(holdId, { kind: 'payment_pending', account, graceMs: grace }, 'origin', 'payment started');
+    return this.flow.startPayment(holdId, account);
   }
 
-  /**
-   * Sells the hold to `orderId` after the origin authorized `amountMinor`: from HELD (unexpired),
-   * PAYMENT_PENDING or NEEDS_RECONCILIATION. Re-checks the price and the per-account limit.
-   * Confirming again with the same order id returns the same result.
-   */
+  /** Sells the hold to `orderId` after the origin authorized `amountMinor` (hold-flow.ts HoldFlow.confirm). */
   async confirm(holdId: string, orderId: string, amountMinor: number, account: string | null): Promise<HoldChangeAnswer> {
-    return this.flow.change(holdId, { kind: 'confirm', orderId, amountMinor, account }, 'origin', `confirmed for order ${orderId}`);
+    return this.flow.confirm(holdId, orderId, amountMinor, account);
   }
 
-  /**
-   * Releases a hold and frees its seats. A visitor may release only a HELD hold of theirs; the
-   * origin (`byOrigin`) may also release one whose payment is pending or needs reconciliation.
-   * Releasing a released hold again is a no-op.
-   */
+  /** Releases a hold and frees its seats (hold-flow.ts HoldFlow.release). */
   async release(holdId: string, account: string | null, byOrigin: boolean): Promise<HoldChangeAnswer> {
-    return this.flow.change(holdId, { kind: 'release', account, byOrigin }, byOrigin ? 'origin' : 'visitor', 'released');
+    return this.flow.release(holdId, account, byOrigin);
   }
 
   /**
@@ -282,7 +257,7 @@ export class Inventory extends DurableObject<Env> {
    * to run late or twice: each step re-checks the hold's id, state and deadline.
    */
   override async alarm(): Promise<void> {
-    this.alarms.forget();
+    this.followUps.alarmFiring();
     const now = this.clock();
     const config = this.plans.plan();
     const ledger = config && this.accountLimit(config);
@@ -290,7 +265,7 @@ export class Inventory extends DurableObject<Env> {
     const expiring = ledger ? this.store.dueHolds(now).filter((h) => h.status === 'HELD') : [];
     this.ctx.storage.transactionSync(() => this.sweep(now));
     for (const h of expiring) await ledger!.settle(h.account, h.hold_id, 'gone');
-    await this.afterWrite();
+    await this.followUps.run(this.env);
   }
 
   /**
@@ -337,11 +312,7 @@ export class Inventory extends DurableObject<Env> {
     return this.writes.one((now) => this.desk.endAllocation(allocationId, now));
   }
 
-  /**
-   * A sales channel's hold, under the same rules as `hold` (all or nothing, idempotency, the
-   * per-account limit for `account` within the channel), of seats or places of its live
-   * allocations only; the audit log names `channel:<id>`.
-   */
+  /** A sales channel's hold of its live allocations, under the rules of `hold` (hold-flow.ts HoldFlow.channelHold). */
   async channelHold(caller: ChannelCaller, account: string, request: HoldRequest, idempotencyKey: string): Promise<ChannelHoldAnswer> {
     return this.desk.admit(caller) ?? this.flow.channelHold(caller.channelId, account, request, idempotencyKey);
   }
@@ -360,18 +331,6 @@ export class Inventory extends DurableObject<Env> {
   private sweep(nowMs: number): void {
     this.store.sweep(nowMs);
     if (this.desk.settle(nowMs)) this.maps.forget();
-  }
-
-  /** After every committed write: the alarm follows the deadlines, a sell-out is announced (after-write.ts). */
-  private async afterWrite(): Promise<void> {
-    await this.armAlarm();
-    await this.followUps.announceSoldOut(this.env);
-  }
-
-  /** Keeps the one alarm at the earliest live deadline (or none): `AlarmKeeper`. */
-  private async armAlarm(): Promise<void> {
-    const deadlines = [this.store.nextDeadline(), this.desk.nextRelease()].filter((t) => t !== null);
-    await this.alarms.arm(deadlines.length ? Math.min(...deadlines) : null);
   }
 
   /** The event this object serves (from its name), so it can tell the event's WaitingRoom when it sells out. */

@@ -303,4 +303,30 @@ export class InventoryStore {
     }
     return version;
   }
+
+  /** The deadline (epoch ms) an earlier extension of the hold under `idempotencyKey` set; null when none. */
+  extensionReplay(holdId: string, idempotencyKey: string): number | null {
+    return (
+      this.sql.one<{ expires_at: number }>`
+      SELECT expires_at FROM inv_hold_extensions WHERE hold_id = ${holdId} AND idempotency_key = ${idempotencyKey}`?.expires_at ?? null
+    );
+  }
+
+  /**
+   * Moves a HELD hold's deadline to `expiresAtMs`, with its seats' and its extension record. The
+   * guarded update finds the hold exactly as it was read (HELD, same deadline, not yet passed), so a
+   * hold changed in between is never extended.
+   * @throws Error when the hold changed since `row` was read (the caller's transaction rolls back)
+   */
+  extendHold(row: HoldRow, expiresAtMs: number, idempotencyKey: string, nowMs: number): void {
+    const updated = this.sql.all`UPDATE inv_holds SET expires_at = ${expiresAtMs}, extensions = extensions + 1
+      WHERE hold_id = ${row.hold_id} AND status = 'HELD' AND expires_at = ${row.expires_at} AND expires_at > ${nowMs} RETURNING hold_id`;
+    if (updated.length !== 1) throw new Error(`invariant: hold ${row.hold_id} changed under an extension`);
+    // `+status`: found by the hold's id, never by the status index (see applyTransition).
+    if (row.kind === 'seats') {
+      this.sql.run`UPDATE inv_seats SET hold_expires_at = ${expiresAtMs} WHERE hold_id = ${row.hold_id} AND +status = 'HELD'`;
+    }
+    this.sql.run`INSERT INTO inv_hold_extensions (hold_id, idempotency_key, at, expires_at)
+      VALUES (${row.hold_id}, ${idempotencyKey}, ${nowMs}, ${expiresAtMs})`;
+  }
 }

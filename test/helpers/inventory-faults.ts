@@ -14,7 +14,7 @@ type Stub = DurableObjectStub<Inventory>;
  */
 export async function crashAfterNextCommit(inv: Stub): Promise<void> {
   await runInDurableObject(inv, (obj: Inventory, state) => {
-    (obj as unknown as { armAlarm: () => Promise<void> }).armAlarm = async () => {
+    (obj as unknown as { followUps: { armAlarm: () => Promise<void> } }).followUps.armAlarm = async () => {
       // The commit reaches disk first (`storage.sync`), then the instance ends before its answer.
       await state.storage.sync();
       state.abort('injected reset after commit');
