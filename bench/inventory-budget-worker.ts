@@ -53,7 +53,7 @@ export class BudgetInventory extends Inventory {
   async runMaps(n: number, since: number | undefined, cold: boolean): Promise<number> {
     let size = 0;
     for (let i = 0; i < n; i++) {
-      if (cold) (this as unknown as { snapshot: null }).snapshot = null;
+      if (cold) (this as unknown as { maps: { forget(): void } }).maps.forget();
       const m = await this.seatMap(since);
       if (m.kind === 'map') size += m.map.kind === 'snapshot' ? m.map.seats.length : m.map.changes.length;
     }
