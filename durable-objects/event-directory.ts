@@ -4,8 +4,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { RoomRules } from '../contracts/room-patterns';
 import type { ClaimAnswer, RoomClaim, RoomTable } from '../contracts/room-table';
 import { Sql } from './shared/sql';
-import { migrateFromAssets } from './shared/schema-assets';
-import { SCHEMAS } from './shared/schemas';
+import { migrateSchema, SCHEMAS } from './shared/schemas';
 import type {
   AuditEntry,
   AuditInput,
@@ -37,7 +36,7 @@ export class EventDirectory extends DurableObject<Env> {
     this.sql = new Sql(ctx.storage.sql);
     this.keys = new KeyStore(this.sql);
     this.audit = new AuditStore(this.sql);
-    void ctx.blockConcurrencyWhile(() => migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.directory));
+    void ctx.blockConcurrencyWhile(async () => migrateSchema(ctx.storage, SCHEMAS.directory));
   }
 
   /** Adds or renames an event. */

@@ -3,8 +3,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { HoldSettlement, ReserveAnswer, ReserveRequest } from '../../contracts/ledger-answers';
 import { Sql } from '../shared/sql';
-import { migrateFromAssets } from '../shared/schema-assets';
-import { SCHEMAS } from '../shared/schemas';
+import { migrateSchema, SCHEMAS } from '../shared/schemas';
 import { confirmAllowed, decideReserve, fateOf, reconcile, type HoldFate, type LedgerEntry } from './ledger-policy';
 
 /** Due entries reconciled per alarm run (the rest re-arm the alarm at once). */
@@ -45,7 +44,7 @@ export class AccountLedger extends DurableObject<Env> {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
-      await migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.accountLedger);
+      migrateSchema(ctx.storage, SCHEMAS.accountLedger);
     });
   }
 

@@ -3,8 +3,7 @@
 // single object sees every join (DESIGN.md section 7).
 import { DurableObject } from 'cloudflare:workers';
 import { Sql } from '../shared/sql';
-import { migrateFromAssets } from '../shared/schema-assets';
-import { SCHEMAS } from '../shared/schemas';
+import { migrateSchema, SCHEMAS } from '../shared/schemas';
 import { logDecision } from '../../contracts/log';
 import type { Place } from '../../contracts/queue/cursor';
 import {
@@ -46,7 +45,7 @@ export class QueueShard extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
-    void ctx.blockConcurrencyWhile(() => migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.queueShard));
+    void ctx.blockConcurrencyWhile(async () => migrateSchema(ctx.storage, SCHEMAS.queueShard));
   }
 
   /**
