@@ -1,6 +1,6 @@
 // The gateway's Hono app: routes each request by the room table (a room, or straight to the origin),
 // mounts the gateway's own areas under /_wr/, and renders every error as problem details.
-import { Hono } from './lib/hono';
+import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ERROR_TABLE, GatewayError, problemResponse } from './lib/errors';
 import { logDecision } from '../contracts/log';

@@ -1,5 +1,5 @@
 // Origin API: health reports and hold confirm/release, authenticated by an HMAC signature.
-import { Hono } from '../lib/hono';
+import { Hono } from 'hono';
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import * as z from 'zod/mini';
 import { boundedNumber, visibleId, wholeNumber } from '../../contracts/zod';

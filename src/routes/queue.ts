@@ -1,6 +1,5 @@
 // The waiting room's visitor side: a visitor's turn (the room at its URLs answers with it: src/routes/room.ts), join, status, leave, the draw record.
-import type { Context } from 'hono';
-import { Hono } from '../lib/hono';
+import { Hono, type Context } from 'hono';
 import { setCookie } from 'hono/cookie';
 import { shardOf, type AdmissionCursor, type Place } from '../../contracts/queue/cursor';
 import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
