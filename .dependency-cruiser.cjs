@@ -89,24 +89,6 @@ module.exports = {
       from: { path: '^example-origin/' },
       to: { path: '^(src|durable-objects|contracts|origin-stub|test|bench)/' },
     },
-    {
-      name: 'gateway-hono-one-router',
-      severity: 'error',
-      comment:
-        "The gateway's Hono class is src/lib/hono.ts (the RegExpRouter alone): a value import of 'hono' itself brings back " +
-        'the SmartRouter and the TrieRouter, 1.2 KiB gzip of the bundle. Type imports from it are fine.',
-      from: { path: '^(src|durable-objects|contracts)/' },
-      to: { path: '^node_modules/hono/dist/(cjs/)?index[.]js$', dependencyTypesNot: ['type-only'] },
-    },
-    {
-      name: 'migrations-are-assets',
-      severity: 'error',
-      comment:
-        "The objects' SQL migrations are static assets (durable-objects/shared/schema-assets.ts): the Worker reads them through " +
-        'ASSETS and imports none of the lists (2.8 KiB gzip of the bundle). Only the asset sources may import them.',
-      from: { path: '^(src|durable-objects|contracts)/', pathNot: '^durable-objects/shared/schema-sources[.]ts$' },
-      to: { path: '^durable-objects/.*schema(-sources)?[.]ts$' },
-    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -87,8 +87,7 @@ export function benchWorker(name: string, scriptPath: string, secrets: DevSecret
 
 /**
  * The Worker's static assets as wrangler.toml `[assets]` declares them: the pages' words and scripts
- * and the objects' SQL migrations (a fresh object reads its list from them). Call writePageAssets()
- * (scripts/page-assets.ts) first.
+ * (read once per isolate). Call writePageAssets() (scripts/page-assets.ts) first.
  */
 export const BENCH_ASSETS = {
   directory: PAGE_ASSETS_DIR,

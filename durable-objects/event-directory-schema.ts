@@ -1,6 +1,4 @@
-// EventDirectory schema: append-only migrations (never edit an applied entry). The Worker never
-// imports this list: it is a static asset (durable-objects/shared/schema-assets.ts); raise
-// SCHEMAS.directory.latest with each new entry.
+// EventDirectory schema: append-only migrations (never edit an applied entry; a new one takes the next id).
 import type { Migration } from './shared/sql';
 
 /** The directory's schema steps (append only). */

@@ -5,8 +5,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { RoomRules } from '../contracts/room-patterns';
 import type { ClaimAnswer, RoomClaim, RoomTable } from '../contracts/room-table';
 import { Sql } from './shared/sql';
-import { migrateFromAssets } from './shared/schema-assets';
-import { SCHEMAS } from './shared/schemas';
+import { migrateSchema, SCHEMAS } from './shared/schemas';
 import type {
   AuditEntry,
   AuditInput,
@@ -35,7 +34,7 @@ export class EventDirectory extends DurableObject<Env> {
     this.rooms = new RoomTableStore(sql);
     this.keys = new KeyStore(sql);
     this.audit = new AuditStore(sql);
-    void ctx.blockConcurrencyWhile(() => migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.directory));
+    void ctx.blockConcurrencyWhile(async () => migrateSchema(ctx.storage, SCHEMAS.directory));
   }
 
   /** Adds or renames an event. */

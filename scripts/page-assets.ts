@@ -1,6 +1,5 @@
 // Writes the page assets (the gateway pages' words in every language, their inline scripts, the
-// dashboard) and the objects' SQL migrations into the Workers Static Assets directory, from
-// src/pages/asset-sources.ts and durable-objects/shared/schema-sources.ts.
+// dashboard) into the Workers Static Assets directory, from src/pages/asset-sources.ts.
 // wrangler.toml runs it before every build (`[build] command`: deploy, dry runs, `wrangler dev`);
 // the test and bench configs call writePageAssets() themselves. Files are rewritten only when their
 // text changed, and files no source names any more are removed.
@@ -23,7 +22,7 @@ function listFiles(dir: string): string[] {
   return out;
 }
 
-/** Bundles one sources module for Node (esbuild, in memory) and evaluates it. */
+/** Bundles the sources module for Node (esbuild, in memory) and evaluates it. */
 async function loadSources<T>(entry: string): Promise<T> {
   const built = buildSync({
     entryPoints: [join(ROOT, entry)],
@@ -51,18 +50,14 @@ function minified(path: string, text: string): string {
 }
 
 /**
- * Evaluates src/pages/asset-sources.ts (the pages' words, scripts and style) and
- * durable-objects/shared/schema-sources.ts (the objects' SQL migrations) and writes each asset
+ * Evaluates src/pages/asset-sources.ts (the pages' words, scripts and style) and writes each asset
  * under PAGE_ASSETS_DIR at its path.
  * @returns the number of assets and how many of them changed
  * @throws Error when the sources do not build
  */
 export async function writePageAssets(): Promise<{ files: number; changed: number }> {
   const pages = await loadSources<{ pageAssetSources: () => Record<string, string> }>(join('src', 'pages', 'asset-sources.ts'));
-  const schemas = await loadSources<{ schemaAssetSources: () => Record<string, string> }>(
-    join('durable-objects', 'shared', 'schema-sources.ts'),
-  );
-  const files = { ...pages.pageAssetSources(), ...schemas.schemaAssetSources() };
+  const files = pages.pageAssetSources();
   let changed = 0;
   const wanted = new Set<string>();
   for (const [path, source] of Object.entries(files)) {

@@ -12,21 +12,29 @@ const OUT = join(ROOT, '.build', 'startup');
 const WRANGLER = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
 const ENV = { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANNER: 'true', CI: '1' };
 
-/** Medians over the repetitions, ms. */
+/** Medians over the repetitions, ms, with the spread (fastest and slowest repetition). */
 export interface StartupResult {
   /** Which gateway tree (`gateway`, or the `--base` one). */
   label: string;
   reps: number;
   /** Wrangler's "Active" figure (CPU while the isolate starts and evaluates the script), gateway. */
   gatewayActiveMs: number;
+  /** Fastest and slowest repetition of `gatewayActiveMs`. */
+  gatewayActiveSpread: [number, number];
   /** The same for a Worker whose whole script is one `fetch` returning "ok": the platform's floor. */
   noopActiveMs: number;
+  /** Fastest and slowest repetition of `noopActiveMs`. */
+  noopActiveSpread: [number, number];
   /** CPU time inside the gateway bundle's own top-level code (module evaluation). */
   gatewayScriptMs: number;
+  /** Fastest and slowest repetition of `gatewayScriptMs`. */
+  gatewayScriptSpread: [number, number];
   /** The parts of the bundle that ran longest at start-up, from the median repetition, ms. */
   topGroups: [string, number][];
   /** Wrangler's `Bundle: ... KiB / gzip: ... KiB` figure of the gateway. */
   bundle: string;
+  /** Every repetition in order (the targets ran alternately: repetition i of each ran side by side). */
+  runs: { activeMs: number[]; scriptMs: number[] };
 }
 
 function run(args: string[], cwd: string): string {
@@ -43,6 +51,7 @@ function build(name: string, cwd: string): string {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const spread = (xs: number[]): [number, number] => [Math.min(...xs), Math.max(...xs)];
 
 /** One gateway tree to time: this checkout, or another revision's (`--base DIR`, with its own node_modules). */
 export interface StartupTarget {
@@ -89,21 +98,47 @@ export function measureStartup(reps = 3, targets: StartupTarget[] = [{ label: 'g
       label: targets[k]!.label,
       reps,
       gatewayActiveMs: median(r.active),
+      gatewayActiveSpread: spread(r.active),
       noopActiveMs: median(noopActive),
+      noopActiveSpread: spread(noopActive),
       gatewayScriptMs: mid.ms,
+      gatewayScriptSpread: spread(r.script.map((x) => x.ms)),
       topGroups: [...mid.groups].sort((a, b) => b[1] - a[1]).slice(0, 5),
       bundle: r.bundle,
+      runs: { activeMs: r.active, scriptMs: r.script.map((x) => x.ms) },
     };
   });
 }
 
-/** The printed line (bench and this script): medians, the ratio to the no-op Worker, where the time goes. */
+/**
+ * The printed line (bench and this script): medians with their spread in brackets (fastest-slowest
+ * repetition), the difference to the no-op Worker, where the time goes.
+ */
 export function startupLine(r: StartupResult): string {
   const parts = r.topGroups.map(([g, ms]) => `${g} ${ms.toFixed(0)}`).join(', ');
+  const range = ([lo, hi]: [number, number]) => `[${lo.toFixed(1)}-${hi.toFixed(1)}]`;
   return (
-    `start-up (wrangler check startup, median of ${r.reps}): ${r.label} ${r.gatewayActiveMs.toFixed(1)} ms active vs no-op Worker ` +
-    `${r.noopActiveMs.toFixed(1)} ms (+${(r.gatewayActiveMs - r.noopActiveMs).toFixed(1)} ms); the bundle's top-level code ` +
-    `${r.gatewayScriptMs.toFixed(1)} ms (${parts}); bundle ${r.bundle}`
+    `start-up (wrangler check startup, median of ${r.reps}): ${r.label} ${r.gatewayActiveMs.toFixed(1)} ms active ` +
+    `${range(r.gatewayActiveSpread)} vs no-op Worker ${r.noopActiveMs.toFixed(1)} ms ${range(r.noopActiveSpread)} ` +
+    `(+${(r.gatewayActiveMs - r.noopActiveMs).toFixed(1)} ms); the bundle's top-level code ` +
+    `${r.gatewayScriptMs.toFixed(1)} ms ${range(r.gatewayScriptSpread)} (${parts}); bundle ${r.bundle}`
+  );
+}
+
+/**
+ * This tree against the base, repetition by repetition (each pair ran side by side, so a busy
+ * moment of a shared machine slows both): the median difference and the middle half of them, ms.
+ */
+function pairedLine(base: StartupResult, tree: StartupResult): string {
+  const diffs = (a: number[], b: number[]) => b.map((x, i) => x - a[i]!).sort((x, y) => x - y);
+  const show = (d: number[]) => {
+    const at = (q: number) => d[Math.floor(q * (d.length - 1))]!;
+    const sign = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+    return `${sign(median(d))} ms (middle half ${sign(at(0.25))} to ${sign(at(0.75))})`;
+  };
+  return (
+    `paired by repetition, ${tree.label} minus ${base.label}: active ${show(diffs(base.runs.activeMs, tree.runs.activeMs))}, ` +
+    `top-level code ${show(diffs(base.runs.scriptMs, tree.runs.scriptMs))}`
   );
 }
 
@@ -115,5 +150,7 @@ if (import.meta.main) {
   const targets: StartupTarget[] = [{ label: 'gateway', root: ROOT }];
   if (baseAt >= 0) targets.unshift({ label: `base (${args[baseAt + 1]})`, root: args[baseAt + 1]! });
   const reps = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--base') ?? 3);
-  for (const r of measureStartup(reps, targets)) console.log(startupLine(r));
+  const results = measureStartup(reps, targets);
+  for (const r of results) console.log(startupLine(r));
+  if (results.length === 2) console.log(pairedLine(results[0]!, results[1]!));
 }

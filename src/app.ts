@@ -1,6 +1,6 @@
 // The gateway's Hono app: routes each request by the room table (a room, or straight to the origin),
 // mounts the gateway's own areas under /_wr/, and renders every error as problem details.
-import { Hono } from './lib/hono';
+import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ERROR_TABLE, GatewayError, problemResponse } from './lib/errors';
 import { logDecision } from '../contracts/log';
@@ -124,7 +124,7 @@ export function createApp() {
       app.router.match(m === 'HEAD' ? 'GET' : m, path)[0].some(([[, route]]) => route.method !== 'ALL'),
     );
     if (methods.length === 0) return problemResponse(new GatewayError('NOT_FOUND', { detail: `no route for ${c.req.method} ${path}` }));
-    const res = problemResponse(new GatewayError('METHOD_NOT_ALLOWED'));
+    const res = problemResponse(new GatewayError('METHOD_NOT_ALLOWED', { detail: `${path} takes ${methods.join(', ')}` }));
     res.headers.set('allow', methods.join(', '));
     return res;
   });
@@ -141,7 +141,8 @@ export function createApp() {
     const url = new URL(request.url);
     // Refused before any matching, whatever the method or route: routing cost stays bounded.
     if (url.pathname.length > MAX_PATH_LENGTH) {
-      return problemResponse(new GatewayError('URI_TOO_LONG', { detail: `at most ${MAX_PATH_LENGTH} characters` }));
+      const detail = `the path is ${url.pathname.length} characters; at most ${MAX_PATH_LENGTH}`;
+      return problemResponse(new GatewayError('URI_TOO_LONG', { detail }));
     }
     if (env && ctx && (request.method === 'GET' || request.method === 'HEAD')) {
       if (!isGatewayPath(url.pathname)) {

@@ -4,8 +4,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { HoldSettlement, ReserveAnswer, ReserveRequest } from '../../contracts/ledger-answers';
 import { Sql } from '../shared/sql';
-import { migrateFromAssets } from '../shared/schema-assets';
-import { SCHEMAS } from '../shared/schemas';
+import { migrateSchema, SCHEMAS } from '../shared/schemas';
 import { confirmAllowed, decideReserve, fateOf, reconcile, type HoldFate } from './ledger-policy';
 import { LedgerStore } from './ledger-store';
 
@@ -21,7 +20,7 @@ export class AccountLedger extends DurableObject<Env> {
     super(ctx, env);
     this.store = new LedgerStore(new Sql(ctx.storage.sql));
     void ctx.blockConcurrencyWhile(async () => {
-      await migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.accountLedger);
+      migrateSchema(ctx.storage, SCHEMAS.accountLedger);
     });
   }
 

@@ -1,6 +1,4 @@
-// AccountLedger schema: append-only migrations (never edit an applied entry).
-// The Worker never imports this list: it is a static asset (durable-objects/shared/schema-assets.ts);
-// raise SCHEMAS.accountLedger.latest (durable-objects/shared/schemas.ts) with each new entry.
+// AccountLedger schema: append-only migrations (never edit an applied entry; a new one takes the next id).
 import type { Migration } from '../shared/sql';
 
 export const LEDGER_MIGRATIONS: readonly Migration[] = [

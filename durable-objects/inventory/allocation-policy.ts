@@ -128,7 +128,7 @@ export function decideAllocation(facts: {
   if (existing && !allocationLive(existing, nowMs)) return { kind: 'allocation_ended' };
   if (!(request.releaseAtMs > nowMs)) return { kind: 'invalid', detail: 'releaseAt must be later than now' };
   // Bounded here too (the edge's schema bounds it first): the time becomes the object's alarm.
-  if (!(request.releaseAtMs <= nowMs + MAX_INSTANT_AHEAD_MS)) return { kind: 'invalid', detail: 'releaseAt is too far ahead' };
+  if (!(request.releaseAtMs <= nowMs + MAX_INSTANT_AHEAD_MS)) return { kind: 'invalid', detail: 'releaseAt must be within five years' };
   const kind = 'tier' in request.target ? 'tier' : 'seats';
   if (existing && existing.channelId !== request.channelId)
     return {

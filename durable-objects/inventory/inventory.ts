@@ -9,8 +9,7 @@ import { AccountLimit } from './account-limit';
 import { AfterWrite, type InventoryIdentity } from './after-write';
 import { SeatMapReader } from './seat-map-read';
 import { Sql } from '../shared/sql';
-import { migrateFromAssets } from '../shared/schema-assets';
-import { SCHEMAS } from '../shared/schemas';
+import { migrateSchema, SCHEMAS } from '../shared/schemas';
 import { readStock } from './stock-read';
 import { readStats } from './stats-read';
 import { HoldFlow } from './hold-flow';
@@ -105,7 +104,7 @@ export class Inventory extends DurableObject<Env> {
       uuid: () => crypto.randomUUID(),
     });
     void ctx.blockConcurrencyWhile(async () => {
-      await migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.inventory);
+      migrateSchema(ctx.storage, SCHEMAS.inventory);
       // A reset between a committed change and its setAlarm (the write is durable, the alarm call
       // never ran) would leave a deadline with no timer: every start re-arms from the table.
       await this.followUps.armAlarm();

@@ -64,7 +64,7 @@ export class WriteRun {
     try {
       await this.p.afterWrite();
     } catch (err) {
-      console.error('after-write failed:', err);
+      console.error('after-write failed; the committed write stands:', err instanceof Error ? err.message : String(err));
     }
   }
 }

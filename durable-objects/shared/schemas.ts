@@ -1,28 +1,37 @@
-// What each Durable Object's code knows of its schema without its SQL text: the table prefix and the
-// id of the last migration. The SQL itself is a static asset (schema-assets.ts).
+// Every Durable Object's schema: its tables' prefix and its migration list, imported as code. An
+// object brings its database up to date in its constructor (`migrateSchema`); the latest migration
+// is the last of its list.
+import { LEDGER_MIGRATIONS } from '../account-ledger/schema';
+import { DIRECTORY_MIGRATIONS } from '../event-directory-schema';
+import { INVENTORY_MIGRATIONS } from '../inventory/schema';
+import { QUEUE_SHARD_MIGRATIONS } from '../waiting-room/queue-shard-schema';
+import { WAITING_ROOM_MIGRATIONS } from '../waiting-room/schema';
+import { migrate, type Migration } from './sql';
 
-/** An object's schema as its code knows it. */
-export interface SchemaRef {
-  /** The tables' prefix; migrations are recorded in `<prefix>_migrations`. */
+/** An object's schema. */
+export interface Schema {
+  /** The tables' prefix; applied migrations are recorded in `<prefix>_migrations`. */
   readonly prefix: string;
-  /** The id of the last migration of its list (e.g. durable-objects/inventory/schema.ts). */
-  readonly latest: number;
+  /** Its migrations, ids 1..n in order (append only: never edit an applied entry). */
+  readonly migrations: readonly Migration[];
 }
 
-/**
- * Every object's schema. Appending a migration to a list means raising its `latest` here, in the
- * same commit: test/durable-objects/schema-assets.test.ts fails, naming the list, until both agree
- * (and an object whose code expects a migration its asset lacks refuses to start, naming it).
- */
+/** Every object's schema, by object. */
 export const SCHEMAS = {
-  /** durable-objects/inventory/schema.ts */
-  inventory: { prefix: 'inv', latest: 8 },
-  /** durable-objects/waiting-room/schema.ts */
-  waitingRoom: { prefix: 'wr', latest: 13 },
-  /** durable-objects/waiting-room/queue-shard-schema.ts */
-  queueShard: { prefix: 'qs', latest: 3 },
-  /** durable-objects/event-directory-schema.ts */
-  directory: { prefix: 'dir', latest: 3 },
-  /** durable-objects/account-ledger/schema.ts */
-  accountLedger: { prefix: 'led', latest: 1 },
-} as const satisfies Record<string, SchemaRef>;
+  inventory: { prefix: 'inv', migrations: INVENTORY_MIGRATIONS },
+  waitingRoom: { prefix: 'wr', migrations: WAITING_ROOM_MIGRATIONS },
+  queueShard: { prefix: 'qs', migrations: QUEUE_SHARD_MIGRATIONS },
+  directory: { prefix: 'dir', migrations: DIRECTORY_MIGRATIONS },
+  accountLedger: { prefix: 'led', migrations: LEDGER_MIGRATIONS },
+} as const satisfies Record<string, Schema>;
+
+/**
+ * Brings this object's database up to the last migration of `schema`, from whatever migration it
+ * stands at (none for a new object): each missing migration in its own transaction (`migrate`).
+ * Call inside `blockConcurrencyWhile`, so no request sees a half-built schema.
+ *
+ * @throws SqlError when a migration fails (rolled back; the next start retries)
+ */
+export function migrateSchema(storage: DurableObjectStorage, schema: Schema): void {
+  migrate(storage, schema.prefix, schema.migrations);
+}

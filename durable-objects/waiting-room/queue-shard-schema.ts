@@ -1,6 +1,4 @@
-// QueueShard schema: append-only migrations (never edit an applied entry). The Worker never imports
-// this list: it is a static asset (durable-objects/shared/schema-assets.ts); raise SCHEMAS.queueShard.latest
-// with each new entry.
+// QueueShard schema: append-only migrations (never edit an applied entry; a new one takes the next id).
 import type { Migration } from '../shared/sql';
 
 export const QUEUE_SHARD_MIGRATIONS: readonly Migration[] = [

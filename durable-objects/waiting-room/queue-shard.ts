@@ -4,8 +4,7 @@
 // and the join rule (shard-policy.ts).
 import { DurableObject } from 'cloudflare:workers';
 import { Sql } from '../shared/sql';
-import { migrateFromAssets } from '../shared/schema-assets';
-import { SCHEMAS } from '../shared/schemas';
+import { migrateSchema, SCHEMAS } from '../shared/schemas';
 import { logDecision } from '../../contracts/log';
 import type { Place } from '../../contracts/queue/cursor';
 import {
@@ -40,7 +39,7 @@ export class QueueShard extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new ShardStore(new Sql(ctx.storage.sql), (fn) => ctx.storage.transactionSync(fn));
-    void ctx.blockConcurrencyWhile(() => migrateFromAssets(ctx.storage, env.ASSETS, SCHEMAS.queueShard));
+    void ctx.blockConcurrencyWhile(async () => migrateSchema(ctx.storage, SCHEMAS.queueShard));
   }
 
   /**

@@ -244,9 +244,12 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   // The first report starts the limit's slow start from what is in flight now.
   const first = state.lastReportAtMs === 0;
   const current = first ? clampLimit(Math.max(INITIAL_LIMIT, inFlight)) : state.activeLimit;
-  // Unclaimed places count in the load slow start begins from.
-  const unclaimed = signals.pending > 0 && inFlight > INITIAL_LIMIT ? ' active + unclaimed' : ' active';
-  const firstNote = first ? `first health report, slow start from ${fmt(current)}${unclaimed}` : '';
+  // Unclaimed places count in the load slow start begins from: the note says how many.
+  const startLoad =
+    signals.pending > 0 && inFlight > INITIAL_LIMIT
+      ? `${fmt(current)} in flight (${fmt(active)} active + ${fmt(inFlight - active)} unclaimed)`
+      : `${fmt(current)} active`;
+  const firstNote = first ? `first health report, slow start from ${startLoad}` : '';
   const label = (why: string) => (firstNote ? `${firstNote}; ${why}` : why);
   const cut = (why: string, factor: number, limitFactor: number) => {
     // One cut per CUT_SPACING_MS (two report windows): a report inside it may still hold requests

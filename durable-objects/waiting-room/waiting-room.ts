@@ -10,8 +10,7 @@ import { EVENT_NOT_FOUND } from '../../contracts/answers';
 import type { AdmitAnswer, FixedRateAnswer, HealthAnswer, ModeAnswer, PassAnswer, RoomConfigureAnswer } from '../../contracts/room-answers';
 import { releaseTickMs } from '../../contracts/settings';
 import { Sql, hasSchema } from '../shared/sql';
-import { migrateFromAssets } from '../shared/schema-assets';
-import { SCHEMAS } from '../shared/schemas';
+import { migrateSchema, SCHEMAS } from '../shared/schemas';
 import type { HealthReport } from './health-signals';
 import { admitDecision, roomCursor, roomStats, type Room } from './room-reads';
 import { RoomStore } from './room-store';
@@ -86,7 +85,7 @@ export class WaitingRoom extends DurableObject<Env> {
   /** Creates or upgrades the schema (once per instance). */
   private async setUp(): Promise<void> {
     if (this.ready) return;
-    await migrateFromAssets(this.ctx.storage, this.env.ASSETS, SCHEMAS.waitingRoom);
+    migrateSchema(this.ctx.storage, SCHEMAS.waitingRoom);
     this.ready = true;
   }
 

@@ -113,7 +113,7 @@ export async function verifyEntryToken(
   // One token, one event: the gateway spends a token once per event (its jti), so a token whose
   // `aud` lists several events would be one sign-in good for a place in each, and its `lane` would
   // be read against each event's lanes. jose accepted it because the list contains this event.
-  if (Array.isArray(payload.aud) && payload.aud.length !== 1) throw invalid('names several events');
+  if (Array.isArray(payload.aud) && payload.aud.length !== 1) throw invalid('names several events (aud); sign one token per event');
   const { sub, jti, iat, exp } = payload as { sub: unknown; jti: unknown; iat: number; exp: number };
   if (typeof sub !== 'string' || sub.length === 0 || sub.length > MAX_ACCOUNT_LENGTH)
     throw invalid(`names no account of 1-${MAX_ACCOUNT_LENGTH} characters`);

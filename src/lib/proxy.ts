@@ -253,7 +253,12 @@ function originDeadline(request: Request, headers: Headers, timeoutMs: number) {
   let fire: () => void = () => {};
   const passed = new Promise<never>((_, reject) => {
     fire = () =>
-      reject(new GatewayError('ORIGIN_TIMEOUT', { detail: `no answer within ${timeoutMs} ms`, retryAfterS: ORIGIN_RETRY_AFTER_S }));
+      reject(
+        new GatewayError('ORIGIN_TIMEOUT', {
+          detail: `the site did not start answering within ${timeoutMs} ms`,
+          retryAfterS: ORIGIN_RETRY_AFTER_S,
+        }),
+      );
   });
   const arm = () => {
     clearTimeout(timer);

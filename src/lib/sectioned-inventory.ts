@@ -31,7 +31,7 @@ function mergeSeatMaps(event: SeatMap, sections: { section: string; map: SeatMap
       section: s.section,
       version: s.map.version,
       seatPriceMinor: s.map.seatPriceMinor,
-      seats: (s.map as { seats: unknown[] }).seats.length,
+      seats: s.map.kind === 'snapshot' ? s.map.seats.length : 0,
     })),
   };
 }

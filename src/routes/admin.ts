@@ -1,7 +1,7 @@
 // Organizer API: the event list, live numbers, pause, resume, close and the fixed rate; mounts the
 // configuration edits, channels and access (keys, the audit record).
 import { forgetCursor } from '../lib/cursor-cache';
-import { Hono } from '../lib/hono';
+import { Hono } from 'hono';
 import * as z from 'zod/mini';
 import { wholeNumber } from '../../contracts/zod';
 import { DIRECTORY_NAME } from '../../contracts/names';

@@ -1,5 +1,5 @@
 // The join challenge of an event that asks new visitors for a proof of work.
-import { Hono } from '../lib/hono';
+import { Hono } from 'hono';
 import { GatewayError } from '../lib/errors';
 import { newChallenge } from '../lib/proof-of-work';
 import { eventIdParam, type AppEnv } from '../types';

@@ -1,8 +1,7 @@
 // Organizer API for sales channels: create, re-activate and revoke channels (each with its
 // own derived key, shown once), and allocate seats or tier quotas to them until a release time.
 import { eventSections, inventoryFor } from '../lib/inventory-router';
-import type { Context } from 'hono';
-import { Hono } from '../lib/hono';
+import { Hono, type Context } from 'hono';
 import * as z from 'zod/mini';
 import { isoInstant, plainText, wholeNumber } from '../../contracts/zod';
 import {

@@ -2,8 +2,7 @@
 // directly (no queue) and follows the inventory's change feed, each call signed with the channel's own key.
 import { holdAnswerOfEvent, inventoryFor, refuseUnknownSection } from '../lib/inventory-router';
 import type { InventoryRoute } from '../../contracts/inventory-names';
-import type { Context } from 'hono';
-import { Hono } from '../lib/hono';
+import { Hono, type Context } from 'hono';
 import * as z from 'zod/mini';
 import { visibleId, wholeNumber } from '../../contracts/zod';
 import type {

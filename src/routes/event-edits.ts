@@ -2,8 +2,7 @@
 // (`PUT`) or change some fields (`PATCH`, JSON Merge Patch), each optionally conditional on
 // `If-Match`, whole or not at all, with the field-by-field change in the audit record; either
 // checked without writing with `?dryRun=true` (event-dry-run.ts).
-import type { Context } from 'hono';
-import { Hono } from '../lib/hono';
+import { Hono, type Context } from 'hono';
 import * as z from 'zod/mini';
 import { eventConfigInput, type EventConfigInput } from '../../contracts/event-input';
 import { signInUrlProblem } from '../../contracts/entry';

@@ -1,6 +1,6 @@
 // Organizer API for an event's per-minute history (kept 30 days by its WaitingRoom): any range in
 // it, in steps that keep the answer within 1,440 points.
-import { Hono } from '../lib/hono';
+import { Hono } from 'hono';
 import type { HistoryAnswer } from '../../contracts/history';
 import { callDurableObject } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';

@@ -1,7 +1,6 @@
 // Seat map and seat holds for admitted visitors: the account is the admission token's subject.
-import type { Context } from 'hono';
 import { setCookie } from 'hono/cookie';
-import { Hono } from '../lib/hono';
+import { Hono, type Context } from 'hono';
 import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
 import { admissionCookie, cookieOptions, isSecure } from '../lib/cookies';
 import { signAdmission, tokenSettings } from '../lib/token';

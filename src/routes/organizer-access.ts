@@ -1,7 +1,6 @@
 // Organizer API for access itself: who am I, named keys (created, listed, revoked), and the audit
 // record of organizer writes (paged, or exported as CSV or JSON). Mounted under `/_wr/admin`.
-import type { Context } from 'hono';
-import { Hono } from '../lib/hono';
+import { Hono, type Context } from 'hono';
 import * as z from 'zod/mini';
 import { plainText } from '../../contracts/zod';
 import { DIRECTORY_NAME } from '../../contracts/names';

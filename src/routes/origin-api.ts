@@ -1,5 +1,5 @@
 // Origin API: health reports and hold confirm/release, authenticated by an HMAC signature.
-import { Hono } from '../lib/hono';
+import { Hono } from 'hono';
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import * as z from 'zod/mini';
 import { boundedNumber, visibleId, wholeNumber } from '../../contracts/zod';
@@ -44,7 +44,7 @@ export const healthReport = z
     }),
     z.refine((r) => r.inFlight === undefined || r.inFlight <= (r.sampleCount ?? -1), {
       path: ['inFlight'],
-      message: 'must come with a sampleCount, and not exceed it',
+      message: 'must come with a sampleCount at least as large (it counts some of those samples)',
     }),
   );
 
@@ -124,8 +124,7 @@ async function holdAction(eventId: string, action: string, call: () => Promise<H
 /** Query of `GET .../holds`: page after a hold id, 1-500 holds per page (default 100). */
 const holdListQuery = z.object({
   after: z._default(visibleId(0, 128), ''),
-  // Number() rather than `z.coerce` (a namespace the bundler keeps whole, with every coercing schema).
-  limit: z._default(z.pipe(z.string(), z.pipe(z.transform(Number), wholeNumber(1, 500))), 100),
+  limit: z._default(z.pipe(z.coerce.number(), wholeNumber(1, 500)), 100),
 });
 
 originApi.get('/events/:eventId/holds', async (c) => {

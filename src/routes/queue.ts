@@ -1,7 +1,6 @@
 // The waiting room's visitor API under `/_wr/events`: join, status, leave, the draw record. Each
 // answers with a visitor's turn (src/routes/turn.ts), as the room at its URLs does (src/routes/room.ts).
-import type { Context } from 'hono';
-import { Hono } from '../lib/hono';
+import { Hono, type Context } from 'hono';
 import { shardOf } from '../../contracts/queue/cursor';
 import { shardName } from '../../contracts/names';
 import { callDurableObject } from '../lib/do-call';

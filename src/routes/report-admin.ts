@@ -1,6 +1,6 @@
 // Organizer API for the report after the sale: per event, JSON (everything) or CSV (the minutes),
 // with the Inventory's sold count beside the WaitingRoom's record.
-import { Hono } from '../lib/hono';
+import { Hono } from 'hono';
 import type { RoomReport } from '../../contracts/report';
 import { callDurableObject } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';

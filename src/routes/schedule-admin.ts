@@ -1,8 +1,7 @@
 // Organizer API for scheduled changes: time-boxed overrides of an event's release bounds, active
 // limit, admission lifetime and waiting page, kept and applied by the event's WaitingRoom.
-import type { Context } from 'hono';
 import { recordChange } from '../middleware/organizer-auth';
-import { Hono } from '../lib/hono';
+import { Hono, type Context } from 'hono';
 import {
   OVERRIDE_ID_PATTERN,
   overrideInput,

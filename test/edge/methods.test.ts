@@ -10,7 +10,7 @@ async function call(method: string, path: string) {
     status: res.status,
     allow: res.headers.get('allow'),
     type: res.headers.get('content-type'),
-    body: (await res.json()) as { code: string },
+    body: (await res.json()) as { code: string; detail?: string },
   };
 }
 
@@ -31,7 +31,7 @@ describe('methods', () => {
         status: 405,
         allow,
         type: 'application/problem+json',
-        body: { code: 'METHOD_NOT_ALLOWED' },
+        body: { code: 'METHOD_NOT_ALLOWED', detail: `${path} takes ${allow}` },
       });
     }
   });

@@ -10,7 +10,6 @@ import { SIGN_IN_MESSAGES } from '../../src/pages/sign-in-messages';
 import { MESSAGES } from '../../src/pages/waiting-messages';
 import { PAGE_STYLE } from '../../src/pages/page-style';
 import { BASE } from '../helpers/client';
-import { schemaAssetPath } from '../../durable-objects/shared/schema-assets';
 
 describe('page assets', () => {
   it("hold every language's words exactly as the message tables say, and the pages' style as written", async () => {
@@ -46,7 +45,7 @@ describe('page assets', () => {
   });
 
   it('are never served as files: the path of an asset is an ordinary gateway 404', async () => {
-    for (const path of [SCRIPT_PATHS.waiting, DASHBOARD_PATH, messagesPath('waiting', 'en'), schemaAssetPath('inv')]) {
+    for (const path of [SCRIPT_PATHS.waiting, DASHBOARD_PATH, messagesPath('waiting', 'en')]) {
       const res = await exports.default.fetch(`${BASE}${path}`);
       expect(res.status).toBe(404);
       expect(((await res.json()) as { code: string }).code).toBe('NOT_FOUND');

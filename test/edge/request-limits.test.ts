@@ -15,7 +15,11 @@ describe('path length', () => {
     const res = await exports.default.fetch(new Request(BASE + path, { method }));
     expect(res.status).toBe(414);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect(await res.json()).toMatchObject({ code: 'URI_TOO_LONG', status: 414, detail: expect.stringContaining(String(MAX_PATH_LENGTH)) });
+    expect(await res.json()).toMatchObject({
+      code: 'URI_TOO_LONG',
+      status: 414,
+      detail: `the path is ${path.length} characters; at most ${MAX_PATH_LENGTH}`,
+    });
   });
 
   it('routes a path of exactly MAX_PATH_LENGTH characters', async () => {

@@ -147,7 +147,7 @@ describe('cuts', () => {
     const first = initialControllerState({ ...bounds, maxActive: 100 });
     const d = step(first, report({ p99LatencyMs: 1581 }), { maxActive: 100 }, {}, 37, NOW, 22);
     expect(d.reason).toBe(
-      'first health report, slow start from 59 active + unclaimed; p99 1,581 ms over 800 ms target, x0.51 (limit: 37 active x0.51): active limit 100 -> 18',
+      'first health report, slow start from 59 in flight (37 active + 22 unclaimed); p99 1,581 ms over 800 ms target, x0.51 (limit: 37 active x0.51): active limit 100 -> 18',
     );
     const floor = step(state({ activeLimit: 33 }), report({ p99LatencyMs: 2000 }), {}, {}, 12);
     expect(floor.reason).toBe(
