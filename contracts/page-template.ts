@@ -1,0 +1,254 @@
+// The organizer's own waiting page (an event's `page.template`): the placeholders it may use, the
+// rules a template must keep, and its split into text and placeholders for the renderer
+// (src/pages/template-page.ts). Pure: the organizer API checks a template with it before storing
+// anything, and the property tests run it in Node.
+
+/**
+ * Every placeholder a template may use, each with what it shows. `live` ones are elements the
+ * page's script updates on each poll (found by the ids the default page uses); the others are
+ * rendered once, on the server.
+ */
+export const PLACEHOLDERS = {
+  eventName: { live: false, about: "the event's name (text)" },
+  logo: { live: false, about: "the event's `page.logoUrl` as an <img> (nothing without one)" },
+  languageSwitch: { live: false, about: 'the language switch: a <details> menu with one link per language' },
+  message: { live: false, about: "the event's `page.message` (text; nothing without one)" },
+  headline: { live: true, about: 'the phase in a few words ("You are in line", "Sold out")' },
+  phaseText: { live: true, about: 'the sentence under the headline (when the sale starts, what happens next)' },
+  positionLabel: { live: true, about: 'the label over the position ("Your place in line", "Sale starts in")' },
+  position: { live: true, about: 'the place ("#1,234"), its range ("#1,200-1,300", "after #5,000") or the countdown to the sale' },
+  ahead: { live: true, about: 'the people ahead ("1,233 people ahead of you"), exact or as a range' },
+  wait: { live: true, about: 'the estimated wait as a range ("about 7-12 min")' },
+  countdown: { live: true, about: 'the time left until the sale, once the visitor has a place' },
+  progress: { live: true, about: 'a progress bar of the line passed since the visitor joined, and its words' },
+  stock: { live: true, about: 'what is left to sell against the line ("2,000 tickets left, 120 in carts")' },
+  stockWarning: { live: true, about: 'the warning when the people ahead are likely to buy everything' },
+  steps: { live: true, about: 'the steps Sale opens (or Draw) / In line / Your turn, the current one marked' },
+  policy: { live: false, about: 'how the line is ordered (first come, first served, or a lottery draw)' },
+  draw: { live: false, about: "a lottery's commitment and the visitor's entrant id, with links to check the draw" },
+  updated: { live: true, about: 'when the page last updated, or when it will retry' },
+} as const satisfies Record<string, { live: boolean; about: string }>;
+
+/** A placeholder's name (`{{position}}` -> `position`). */
+export type PlaceholderName = keyof typeof PLACEHOLDERS;
+
+/** The placeholders every template must have: without them a visitor cannot tell the phase or the place. */
+const REQUIRED_PLACEHOLDERS: readonly PlaceholderName[] = ['headline', 'position'];
+
+/**
+ * Largest template, UTF-8 bytes. It travels in the room's cursor, which every isolate reads about
+ * once a second, and in the event's stored configuration: 32 KiB holds a full design with its
+ * style; images come from HTTPS URLs, not inside the template.
+ */
+export const MAX_TEMPLATE_BYTES = 32 * 1024;
+
+/** The rule a template broke (machine-readable: the `rule` of a PAGE_TEMPLATE_INVALID answer). */
+type TemplateRule =
+  | 'too-large'
+  | 'unclosed-placeholder'
+  | 'unknown-placeholder'
+  | 'duplicate-placeholder'
+  | 'missing-placeholder'
+  | 'placeholder-position'
+  | 'no-script'
+  | 'no-event-handler'
+  | 'no-javascript-url'
+  | 'forbidden-element'
+  | 'not-a-fragment'
+  | 'unclosed-markup';
+
+/** What is wrong with a template and where: `line` and `column` are 1-based (column in characters). */
+export interface TemplateProblem {
+  rule: TemplateRule;
+  line: number;
+  column: number;
+  message: string;
+}
+
+/** Elements that belong to the document the gateway writes around the template (the template is the body's content). */
+const DOCUMENT_ELEMENTS = new Set(['html', 'head', 'body', 'title', 'base', 'meta', 'link']);
+/** Elements the page's CSP would block or that embed other documents. */
+const FORBIDDEN_ELEMENTS = new Set(['iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'portal', 'plaintext', 'xmp']);
+/** Elements whose content is text up to their end tag (HTML's raw text and escapable raw text elements). */
+const RAW_TEXT_ELEMENTS = new Set(['style', 'textarea', 'noscript', 'noembed', 'noframes']);
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
+const NAMES = Object.keys(PLACEHOLDERS) as PlaceholderName[];
+
+/** Whether `name` is a placeholder's name. */
+function isPlaceholder(name: string): name is PlaceholderName {
+  return Object.hasOwn(PLACEHOLDERS, name);
+}
+
+/** An attribute value with character references of the few characters a `javascript:` URL could hide behind decoded, and spacing removed. */
+function urlOf(value: string): string {
+  return value
+    .replace(/&#x([0-9a-f]+);?/gi, (_, h: string) => String.fromCodePoint(Math.min(parseInt(h, 16), 0x10ffff)))
+    .replace(/&#(\d+);?/g, (_, d: string) => String.fromCodePoint(Math.min(Number(d), 0x10ffff)))
+    .replace(/&colon;/gi, ':')
+    .replace(/&(tab|newline);/gi, '')
+    .split('')
+    .filter((c) => c > ' ' && c !== '\u007f') // browsers skip control characters and spaces in a URL's scheme
+    .join('')
+    .toLowerCase();
+}
+
+/**
+ * The first rule `template` breaks, or null when it keeps them all. The template is an HTML body
+ * fragment: tags, text, comments; placeholders `{{name}}` (spaces allowed inside the braces) only
+ * in text, each known name at most once, `REQUIRED_PLACEHOLDERS` present; no `<script>`, no `on*`
+ * attribute, no `javascript:`/`vbscript:` URL (the page's CSP would block them anyway), none of
+ * the document's own elements (`<html>`, `<head>`, `<body>`, `<meta>`...) nor embedded documents;
+ * at most MAX_TEMPLATE_BYTES. Problems are reported in the template's order, the first one found.
+ */
+export function templateProblem(template: string): TemplateProblem | null {
+  const at = (index: number, rule: TemplateRule, message: string): TemplateProblem => {
+    const before = template.slice(0, index).split('\n');
+    return { rule, line: before.length, column: before.at(-1)!.length + 1, message };
+  };
+  const bytes = new TextEncoder().encode(template).byteLength;
+  if (bytes > MAX_TEMPLATE_BYTES) {
+    // Name where the cap is crossed: the first character whose last byte lies past it.
+    let size = 0;
+    let i = 0;
+    for (const ch of template) {
+      size += new TextEncoder().encode(ch).byteLength;
+      if (size > MAX_TEMPLATE_BYTES) break;
+      i += ch.length;
+    }
+    return at(i, 'too-large', `the template is ${bytes} bytes; at most ${MAX_TEMPLATE_BYTES} bytes (UTF-8)`);
+  }
+  const seen = new Set<PlaceholderName>();
+  let i = 0;
+  /** A `{{` in text at `i`: a known placeholder closed on the same line, not used before. */
+  const placeholder = (): TemplateProblem | number => {
+    const lineEnd = template.indexOf('\n', i) < 0 ? template.length : template.indexOf('\n', i);
+    const close = template.indexOf('}}', i + 2);
+    if (close < 0 || close > lineEnd) return at(i, 'unclosed-placeholder', '"{{" is not closed by "}}" on the same line');
+    const inner = template.slice(i + 2, close);
+    const name = inner.trim();
+    if (!/^[A-Za-z]+$/.test(name) || !isPlaceholder(name))
+      return at(i, 'unknown-placeholder', `unknown placeholder {{${inner}}}; known: ${NAMES.join(', ')}`);
+    if (seen.has(name)) return at(i, 'duplicate-placeholder', `{{${name}}} is used more than once`);
+    seen.add(name);
+    return close + 2;
+  };
+  /** A placeholder inside markup (a tag, comment or raw text element) from `from` to `to`, if any. */
+  const misplaced = (from: number, to: number, where: string): TemplateProblem | null => {
+    const j = template.indexOf('{{', from);
+    return j >= 0 && j < to ? at(j, 'placeholder-position', `placeholders go in text between tags, not inside ${where}`) : null;
+  };
+  while (i < template.length) {
+    const ch = template[i];
+    if (ch === '{' && template[i + 1] === '{') {
+      const next = placeholder();
+      if (typeof next !== 'number') return next;
+      i = next;
+      continue;
+    }
+    if (ch !== '<') {
+      i++;
+      continue;
+    }
+    if (template.startsWith('<!--', i)) {
+      const end = template.indexOf('-->', i + 4);
+      if (end < 0) return at(i, 'unclosed-markup', 'the comment is not closed by "-->"');
+      const problem = misplaced(i, end, 'a comment');
+      if (problem) return problem;
+      i = end + 3;
+      continue;
+    }
+    if (template[i + 1] === '!' || template[i + 1] === '?') {
+      if (/^<!doctype/i.test(template.slice(i, i + 9)))
+        return at(i, 'not-a-fragment', 'the template is the content of the page body: no <!doctype>');
+      return at(i, 'unclosed-markup', `"${template.slice(i, i + 2)}" starts no element or comment; write "&lt;" for a "<" in text`);
+    }
+    const tag = /^<(\/?)([A-Za-z][A-Za-z0-9-]*)/.exec(template.slice(i, i + 64));
+    if (!tag) {
+      i++; // a "<" that starts no tag is text, as HTML reads it
+      continue;
+    }
+    const name = tag[2]!.toLowerCase();
+    const end = tagEnd(template, i + tag[0].length);
+    if (end < 0) return at(i, 'unclosed-markup', `the tag <${tag[1]}${name}> is not closed by ">"`);
+    if (name === 'script')
+      return at(i, 'no-script', 'no <script>: the gateway runs its own script only (the page’s Content-Security-Policy blocks others)');
+    if (DOCUMENT_ELEMENTS.has(name))
+      return at(
+        i,
+        'not-a-fragment',
+        `no <${name}>: the template is the content of the page body; the gateway writes the document around it`,
+      );
+    if (FORBIDDEN_ELEMENTS.has(name))
+      return at(i, 'forbidden-element', `no <${name}>: the page's Content-Security-Policy loads no other documents`);
+    const problem = misplaced(i, end, 'a tag') ?? attributeProblem(template, i + tag[0].length, end, at);
+    if (problem) return problem;
+    const start = i;
+    i = end + 1;
+    if (!tag[1] && RAW_TEXT_ELEMENTS.has(name)) {
+      const close = template.slice(i).search(new RegExp(`</${name}[\\s/>]`, 'i'));
+      if (close < 0) return at(start, 'unclosed-markup', `<${name}> is not closed by </${name}>`);
+      const inner = misplaced(i, i + close, `<${name}>`);
+      if (inner) return inner;
+      i += close;
+    }
+  }
+  const missing = REQUIRED_PLACEHOLDERS.find((n) => !seen.has(n));
+  if (missing) {
+    const lines = template.split('\n');
+    return {
+      rule: 'missing-placeholder',
+      line: lines.length,
+      column: lines.at(-1)!.length + 1,
+      message: `the template needs {{${missing}}}`,
+    };
+  }
+  return null;
+}
+
+/** Index of the `>` that ends the tag whose attributes start at `from` (quotes respected), or -1. */
+function tagEnd(template: string, from: number): number {
+  let quote = '';
+  for (let j = from; j < template.length; j++) {
+    const ch = template[j];
+    if (quote) {
+      if (ch === quote) quote = '';
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === '>') return j;
+  }
+  return -1;
+}
+
+/** The first event handler attribute or script URL between `from` and the tag's `>` at `end`. */
+function attributeProblem(
+  template: string,
+  from: number,
+  end: number,
+  at: (index: number, rule: TemplateRule, message: string) => TemplateProblem,
+): TemplateProblem | null {
+  const attr = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+  const text = template.slice(from, end);
+  for (const m of text.matchAll(attr)) {
+    const name = m[1]!.toLowerCase();
+    const index = from + m.index;
+    if (name.startsWith('on'))
+      return at(
+        index,
+        'no-event-handler',
+        `no ${name}=: inline event handlers do not run (the page's Content-Security-Policy blocks them)`,
+      );
+    const value = m[2] ?? m[3] ?? m[4];
+    if (value !== undefined && /^(javascript|vbscript):/.test(urlOf(value)))
+      return at(index, 'no-javascript-url', `no script URL in ${name}=: the page's Content-Security-Policy blocks it`);
+  }
+  return null;
+}
+
+/**
+ * A checked template as text and placeholders in order, for the renderer: even indexes are the
+ * template's own text, odd ones placeholder names. Only for a template `templateProblem` accepts
+ * (a name it does not know is dropped, never shown).
+ */
+export function templateParts(template: string): string[] {
+  return template.split(PLACEHOLDER);
+}

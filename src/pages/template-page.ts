@@ -1,0 +1,98 @@
+// An organizer's own waiting page (an event's `page.template`): their body with our elements in
+// place of the placeholders, inside the document, data and script of the default page.
+import { html, raw } from 'hono/html';
+import type { PageTemplate } from '../../contracts/event-config';
+import type { Lang } from '../../contracts/i18n';
+import { LANG_NAMES } from '../../contracts/i18n';
+import { templateParts, type PlaceholderName } from '../../contracts/page-template';
+import type { StatusBody } from '../lib/status-body';
+import { accentOf, accentStyle, languageSwitch, tightHtml } from './page-top';
+import type { WaitingTexts } from './page-texts';
+import type { WaitingPageOptions } from './waiting-page';
+import { dataAndScript, drawNotes, policyKey, refreshSeconds, stepsList, waitingHead } from './waiting-parts';
+import { waitingView } from './waiting-view';
+
+/**
+ * The little style a template page gets from us: hidden stays hidden, and the progress bar, the
+ * steps and the language menu have a shape. Each rule is in `:where()` (no weight), so any rule
+ * of the organizer's own style wins.
+ */
+const TEMPLATE_STYLE = [
+  '[hidden] {display: none !important;}',
+  ':where(.wr-bar) {display: block; height: 0.5rem; background: color-mix(in srgb, currentColor 15%, transparent); border-radius: 1rem; overflow: hidden;}',
+  ':where(.wr-bar > span) {display: block; height: 100%; width: 0; background: var(--accent); transition: width 0.6s;}',
+  ':where([data-wr=steps]) {display: flex; gap: 0.25rem; padding: 0; list-style: none;}',
+  ':where([data-wr=steps] li) {flex: 1; padding-top: 0.4rem; border-top: 0.3rem solid color-mix(in srgb, currentColor 15%, transparent);}',
+  ':where([data-wr=steps] li.done, [data-wr=steps] li.now) {border-color: var(--accent);}',
+  ':where([data-wr=steps] li.now) {font-weight: 700;}',
+  ':where([data-wr=languageSwitch]) {position: relative; display: inline-block;}',
+  ':where([data-wr=languageSwitch] summary) {cursor: pointer;}',
+  ':where([data-wr=languageSwitch] ul) {position: absolute; right: 0; z-index: 1; margin: 0.3rem 0 0; padding: 0.3rem; list-style: none; background: Canvas; color: CanvasText; border: 1px solid; border-radius: 0.5rem; min-width: 9rem;}',
+  ':where([data-wr=languageSwitch] a) {display: block; padding: 0.4rem 0.6rem; color: inherit;}',
+].join('');
+
+/**
+ * The waiting page from the event's template (`page.template`, checked by the organizer API with
+ * contracts/page-template.ts templateProblem): the template's own text as it is, each placeholder
+ * replaced by our element with its value escaped. The live ones carry the ids of the default page,
+ * so its script (`dataAndScript`) updates them on each poll; every one carries `data-wr="{name}"`
+ * for the organizer's style. The document around it (head, title, no-JavaScript refresh, the
+ * preview's banner, the data and script) is the default page's; the CSP is too.
+ */
+export function templatePage(
+  eventId: string,
+  status: StatusBody,
+  lang: Lang,
+  page: PageTemplate,
+  texts: WaitingTexts,
+  opts: WaitingPageOptions = {},
+) {
+  const { t } = texts;
+  const preview = opts.preview === true;
+  const v = waitingView(status, t, lang, opts.nowMs ?? Date.now());
+  // The tag is built as one string: its id and names are our own constants (no character to escape).
+  const live = (name: PlaceholderName, id: string, text: string) =>
+    html`${raw(`<span id="${id}" data-wr="${name}" data-testid="${id}"${text ? '' : ' hidden'}>`)}${text}</span>`;
+  const parts: Record<PlaceholderName, () => unknown> = {
+    eventName: () => html`<span data-wr="eventName" data-testid="event-name">${status.eventName}</span>`,
+    logo: () => (page.logoUrl ? html`<img data-wr="logo" src="${page.logoUrl}" alt="" />` : ''),
+    languageSwitch: () => languageSwitch(lang, `${t.lang}: ${LANG_NAMES[lang]}`, 'languageSwitch'),
+    message: () => (page.message ? html`<span data-wr="message" data-testid="message">${page.message}</span>` : ''),
+    headline: () => html`<span id="headline" data-wr="headline" data-testid="headline">${v.headline}</span>`,
+    phaseText: () => live('phaseText', 'sub', v.sub),
+    positionLabel: () => live('positionLabel', 'bigLabel', v.bigLabel),
+    position: () => live('position', 'big', v.big),
+    ahead: () => live('ahead', 'ahead', v.ahead),
+    wait: () => live('wait', 'wait', v.wait),
+    countdown: () => live('countdown', 'countdown', v.countdown),
+    progress: () =>
+      tightHtml`<span data-wr="progress"><span id="bar" class="wr-bar" role="progressbar" aria-valuemin="0" aria-valuemax="100"
+        aria-label="${t.steps}" hidden><span id="progress"></span></span><span id="moved" data-testid="moved" hidden></span></span>`,
+    stock: () => live('stock', 'stock', v.stock),
+    stockWarning: () => live('stockWarning', 'stockWarn', v.stockWarn),
+    steps: () => stepsList(status, t, v, 'steps'),
+    policy: () => html`<span id="policy" data-wr="policy" data-testid="policy">${t[policyKey(status)]}</span>`,
+    draw: () => html`<span data-wr="draw">${drawNotes(eventId, status, t, 'span')}</span>`,
+    updated: () => html`<span id="updated" data-wr="updated" aria-live="polite"></span>`,
+  };
+  const body = templateParts(page.template ?? '').map((part, i) =>
+    i % 2 === 0 ? raw(part) : Object.hasOwn(parts, part) ? parts[part as PlaceholderName]() : '',
+  );
+  const style = accentStyle(accentOf(page), TEMPLATE_STYLE);
+  return tightHtml`<!doctype html>
+    <html lang="${lang}">
+      ${waitingHead(status, t, style, preview)}
+      <body>
+        ${
+          preview
+            ? tightHtml`<aside aria-label="${t.preview}" data-testid="preview" style="margin:0;padding:.5rem;text-align:center;background:#fef3c7;color:#78350f">
+                ${t.preview}
+              </aside>`
+            : ''
+        }
+        ${body}
+        ${preview ? '' : tightHtml`<noscript><p>${t.noScript.replace('{s}', String(refreshSeconds(status)))}</p></noscript>`}
+        ${dataAndScript(eventId, status, lang, texts, preview)}
+      </body>
+    </html>`;
+}
