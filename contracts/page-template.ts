@@ -4,33 +4,34 @@
 // anything, and the property tests run it in Node.
 
 /**
- * Every placeholder a template may use, each with what it shows. `live` ones are elements the
- * page's script updates on each poll (found by the ids the default page uses); the others are
- * rendered once, on the server.
+ * Every placeholder a template may use. What each shows and the element it becomes are in
+ * docs/how-to/custom-waiting-page.md (a unit test checks that it lists each one); the words stay
+ * out of the Worker's bundle. The live ones (all but eventName, logo, languageSwitch, message,
+ * policy, draw) carry the ids of the default page's elements, which the page's script updates.
  */
-export const PLACEHOLDERS = {
-  eventName: { live: false, about: "the event's name (text)" },
-  logo: { live: false, about: "the event's `page.logoUrl` as an <img> (nothing without one)" },
-  languageSwitch: { live: false, about: 'the language switch: a <details> menu with one link per language' },
-  message: { live: false, about: "the event's `page.message` (text; nothing without one)" },
-  headline: { live: true, about: 'the phase in a few words ("You are in line", "Sold out")' },
-  phaseText: { live: true, about: 'the sentence under the headline (when the sale starts, what happens next)' },
-  positionLabel: { live: true, about: 'the label over the position ("Your place in line", "Sale starts in")' },
-  position: { live: true, about: 'the place ("#1,234"), its range ("#1,200-1,300", "after #5,000") or the countdown to the sale' },
-  ahead: { live: true, about: 'the people ahead ("1,233 people ahead of you"), exact or as a range' },
-  wait: { live: true, about: 'the estimated wait as a range ("about 7-12 min")' },
-  countdown: { live: true, about: 'the time left until the sale, once the visitor has a place' },
-  progress: { live: true, about: 'a progress bar of the line passed since the visitor joined, and its words' },
-  stock: { live: true, about: 'what is left to sell against the line ("2,000 tickets left, 120 in carts")' },
-  stockWarning: { live: true, about: 'the warning when the people ahead are likely to buy everything' },
-  steps: { live: true, about: 'the steps Sale opens (or Draw) / In line / Your turn, the current one marked' },
-  policy: { live: false, about: 'how the line is ordered (first come, first served, or a lottery draw)' },
-  draw: { live: false, about: "a lottery's commitment and the visitor's entrant id, with links to check the draw" },
-  updated: { live: true, about: 'when the page last updated, or when it will retry' },
-} as const satisfies Record<string, { live: boolean; about: string }>;
+export const PLACEHOLDERS = [
+  'eventName',
+  'logo',
+  'languageSwitch',
+  'message',
+  'headline',
+  'phaseText',
+  'positionLabel',
+  'position',
+  'ahead',
+  'wait',
+  'countdown',
+  'progress',
+  'stock',
+  'stockWarning',
+  'steps',
+  'policy',
+  'draw',
+  'updated',
+] as const;
 
 /** A placeholder's name (`{{position}}` -> `position`). */
-export type PlaceholderName = keyof typeof PLACEHOLDERS;
+export type PlaceholderName = (typeof PLACEHOLDERS)[number];
 
 /** The placeholders every template must have: without them a visitor cannot tell the phase or the place. */
 const REQUIRED_PLACEHOLDERS: readonly PlaceholderName[] = ['headline', 'position'];
@@ -73,11 +74,10 @@ const FORBIDDEN_ELEMENTS = new Set(['iframe', 'frame', 'frameset', 'object', 'em
 const RAW_TEXT_ELEMENTS = new Set(['style', 'textarea', 'noscript', 'noembed', 'noframes']);
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
-const NAMES = Object.keys(PLACEHOLDERS) as PlaceholderName[];
 
 /** Whether `name` is a placeholder's name. */
 function isPlaceholder(name: string): name is PlaceholderName {
-  return Object.hasOwn(PLACEHOLDERS, name);
+  return (PLACEHOLDERS as readonly string[]).includes(name);
 }
 
 /** An attribute value with character references of the few characters a `javascript:` URL could hide behind decoded, and spacing removed. */
@@ -128,7 +128,7 @@ export function templateProblem(template: string): TemplateProblem | null {
     const inner = template.slice(i + 2, close);
     const name = inner.trim();
     if (!/^[A-Za-z]+$/.test(name) || !isPlaceholder(name))
-      return at(i, 'unknown-placeholder', `unknown placeholder {{${inner}}}; known: ${NAMES.join(', ')}`);
+      return at(i, 'unknown-placeholder', `unknown placeholder {{${inner}}}; known: ${PLACEHOLDERS.join(', ')}`);
     if (seen.has(name)) return at(i, 'duplicate-placeholder', `{{${name}}} is used more than once`);
     seen.add(name);
     return close + 2;

@@ -13,31 +13,13 @@ import { dataAndScript, drawNotes, policyKey, refreshSeconds, stepsList, waiting
 import { waitingView } from './waiting-view';
 
 /**
- * The little style a template page gets from us: hidden stays hidden, and the progress bar, the
- * steps and the language menu have a shape. Each rule is in `:where()` (no weight), so any rule
- * of the organizer's own style wins.
- */
-const TEMPLATE_STYLE = [
-  '[hidden] {display: none !important;}',
-  ':where(.wr-bar) {display: block; height: 0.5rem; background: color-mix(in srgb, currentColor 15%, transparent); border-radius: 1rem; overflow: hidden;}',
-  ':where(.wr-bar > span) {display: block; height: 100%; width: 0; background: var(--accent); transition: width 0.6s;}',
-  ':where([data-wr=steps]) {display: flex; gap: 0.25rem; padding: 0; list-style: none;}',
-  ':where([data-wr=steps] li) {flex: 1; padding-top: 0.4rem; border-top: 0.3rem solid color-mix(in srgb, currentColor 15%, transparent);}',
-  ':where([data-wr=steps] li.done, [data-wr=steps] li.now) {border-color: var(--accent);}',
-  ':where([data-wr=steps] li.now) {font-weight: 700;}',
-  ':where([data-wr=languageSwitch]) {position: relative; display: inline-block;}',
-  ':where([data-wr=languageSwitch] summary) {cursor: pointer;}',
-  ':where([data-wr=languageSwitch] ul) {position: absolute; right: 0; z-index: 1; margin: 0.3rem 0 0; padding: 0.3rem; list-style: none; background: Canvas; color: CanvasText; border: 1px solid; border-radius: 0.5rem; min-width: 9rem;}',
-  ':where([data-wr=languageSwitch] a) {display: block; padding: 0.4rem 0.6rem; color: inherit;}',
-].join('');
-
-/**
  * The waiting page from the event's template (`page.template`, checked by the organizer API with
  * contracts/page-template.ts templateProblem): the template's own text as it is, each placeholder
  * replaced by our element with its value escaped. The live ones carry the ids of the default page,
  * so its script (`dataAndScript`) updates them on each poll; every one carries `data-wr="{name}"`
  * for the organizer's style. The document around it (head, title, no-JavaScript refresh, the
- * preview's banner, the data and script) is the default page's; the CSP is too.
+ * preview's banner, the data and script) is the default page's; the CSP is too. `texts.style`
+ * is the template page's own small style (`TEMPLATE_STYLE`, read with `waitingTexts(..., true)`).
  */
 export function templatePage(
   eventId: string,
@@ -78,7 +60,7 @@ export function templatePage(
   const body = templateParts(page.template ?? '').map((part, i) =>
     i % 2 === 0 ? raw(part) : Object.hasOwn(parts, part) ? parts[part as PlaceholderName]() : '',
   );
-  const style = accentStyle(accentOf(page), TEMPLATE_STYLE);
+  const style = accentStyle(accentOf(page), texts.style);
   return tightHtml`<!doctype html>
     <html lang="${lang}">
       ${waitingHead(status, t, style, preview)}

@@ -75,7 +75,7 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
   c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsJson(c)) return c.json(turn.body);
   const { lang, chosen } = pageLang(c);
-  const texts = await waitingTexts(c.var.pages.reader(c.env.ASSETS), lang, turn.page.texts);
+  const texts = await waitingTexts(c.var.pages.reader(c.env.ASSETS), lang, turn.page.texts, !!turn.page.template);
   for (const [k, v] of Object.entries(await pageSecurityHeaders([texts.script]))) c.header(k, v);
   // The switch's choice is remembered (this no-store page only; the cacheable draw page never sets it).
   if (chosen) c.header('set-cookie', langCookie(chosen, isSecure(c.req.url)), { append: true });

@@ -68,6 +68,24 @@ describe('waiting page template: saving', () => {
   });
 });
 
+describe('waiting page template: scheduled changes', () => {
+  it('checks a scheduled change’s template as an event’s, and keeps a good one', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const change = (template: string) => ({
+      reason: 'Festival look for the presale',
+      startsAt: new Date(Date.now() + 86_400_000).toISOString(),
+      endsAt: new Date(Date.now() + 2 * 86_400_000).toISOString(),
+      page: { template },
+    });
+    const bad = await organizer(`/events/${eventId}/schedule/look`, { method: 'PUT', body: change(BROKEN) });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'PAGE_TEMPLATE_INVALID', field: 'page.template', rule: 'no-event-handler', line: 3 });
+    const good = await organizer(`/events/${eventId}/schedule/look`, { method: 'PUT', body: change(EXAMPLE) });
+    expect(good.status, good.text).toBeLessThan(300);
+  });
+});
+
 describe('waiting page template: visitors', () => {
   it('serves the template with the live values, the same script and CSP as the default page', async () => {
     const plain = freshEventId();
@@ -95,6 +113,9 @@ describe('waiting page template: visitors', () => {
     expect(scriptOf(html)).toBe(scriptOf(defaultHtml));
     expect(res.headers.get('content-security-policy')).toBe(defaultPage.headers.get('content-security-policy'));
     expect(html).toContain('http-equiv="refresh"');
+    // Our style for a template page is the small one, not the default page's.
+    expect(html).toContain(':where(.wr-bar)');
+    expect(html).not.toContain('.card {');
   });
 });
 

@@ -2,6 +2,7 @@
 // before storing one (each problem named by rule, line and column) and the page rendered from it.
 import fc from 'fast-check';
 import EXAMPLE from '../../docs/how-to/custom-waiting-page.html?raw';
+import GUIDE from '../../docs/how-to/custom-waiting-page.md?raw';
 import { describe, expect, it } from 'vitest';
 import { pageTemplateInput } from '../../contracts/event-input';
 import { MAX_TEMPLATE_BYTES, PLACEHOLDERS, templateProblem, type PlaceholderName } from '../../contracts/page-template';
@@ -9,7 +10,7 @@ import { MESSAGES } from '../../src/pages/waiting-messages';
 import { templatePage } from '../../src/pages/template-page';
 import type { StatusBody } from '../../src/lib/status-body';
 
-const NAMES = Object.keys(PLACEHOLDERS) as PlaceholderName[];
+const NAMES: readonly PlaceholderName[] = PLACEHOLDERS;
 const MINIMAL = '<main><h1>{{headline}}</h1><p>{{position}}</p></main>';
 
 const where = (template: string) => {
@@ -18,6 +19,11 @@ const where = (template: string) => {
 };
 
 describe('page template rules', () => {
+  it('lists every placeholder in the how-to guide’s table, and no other', () => {
+    const listed = [...GUIDE.matchAll(/^\| `\{\{(\w+)\}\}`/gm)].map((m) => m[1]);
+    expect([...listed].sort()).toEqual([...NAMES].sort());
+  });
+
   it('accepts the example of the how-to guide, which uses every placeholder', () => {
     expect(templateProblem(EXAMPLE)).toBeNull();
     for (const name of NAMES) expect(EXAMPLE, name).toContain(`{{${name}}}`);
