@@ -56,6 +56,7 @@ type TemplateRule =
   | 'no-javascript-url'
   | 'forbidden-element'
   | 'not-a-fragment'
+  | 'markup-in-text-element'
   | 'unclosed-markup';
 
 /** What is wrong with a template and where: `line` and `column` are 1-based (column in characters). */
@@ -68,10 +69,19 @@ export interface TemplateProblem {
 
 /** Elements that belong to the document the gateway writes around the template (the template is the body's content). */
 const DOCUMENT_ELEMENTS = new Set(['html', 'head', 'body', 'title', 'base', 'meta', 'link']);
-/** Elements the page's CSP would block or that embed other documents. */
-const FORBIDDEN_ELEMENTS = new Set(['iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'portal', 'plaintext', 'xmp']);
-/** Elements whose content is text up to their end tag (HTML's raw text and escapable raw text elements). */
-const RAW_TEXT_ELEMENTS = new Set(['style', 'textarea', 'noscript', 'noembed', 'noframes']);
+/** Elements that are refused, and why: the CSP loads no other document; the others' content is read as text, not as the elements it looks like. */
+const FORBIDDEN_ELEMENTS = new Map<string, string>([
+  ...['iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'portal'].map(
+    (n) => [n, "the page's Content-Security-Policy loads no other documents"] as [string, string],
+  ),
+  ...['noscript', 'noembed', 'noframes', 'plaintext', 'xmp'].map(
+    (n) => [n, 'its content is read as plain text, not as the elements it looks like'] as [string, string],
+  ),
+]);
+/** Elements whose content is text up to their end tag (HTML's raw text and escapable raw text elements we allow). */
+const RAW_TEXT_ELEMENTS = new Set(['style', 'textarea']);
+/** HTML's white space between attributes (the tokenizer's tab, line feed, form feed, carriage return, space). */
+const SPACE = /[\t\n\f\r ]/;
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
 
@@ -151,11 +161,13 @@ export function templateProblem(template: string): TemplateProblem | null {
       continue;
     }
     if (template.startsWith('<!--', i)) {
-      const end = template.indexOf('-->', i + 4);
-      if (end < 0) return at(i, 'unclosed-markup', 'the comment is not closed by "-->"');
+      // A comment ends at the first "-->" or "--!>", even one that overlaps its opening ("<!-->"), as HTML reads it.
+      const ends = [template.indexOf('-->', i + 2), template.indexOf('--!>', i + 2)].filter((e) => e >= 0);
+      if (ends.length === 0) return at(i, 'unclosed-markup', 'the comment is not closed by "-->"');
+      const end = Math.min(...ends);
       const problem = misplaced(i, end, 'a comment');
       if (problem) return problem;
-      i = end + 3;
+      i = end + (template[end + 2] === '!' ? 4 : 3);
       continue;
     }
     if (template[i + 1] === '!' || template[i + 1] === '?') {
@@ -163,14 +175,14 @@ export function templateProblem(template: string): TemplateProblem | null {
         return at(i, 'not-a-fragment', 'the template is the content of the page body: no <!doctype>');
       return at(i, 'unclosed-markup', `"${template.slice(i, i + 2)}" starts no element or comment; write "&lt;" for a "<" in text`);
     }
-    const tag = /^<(\/?)([A-Za-z][A-Za-z0-9-]*)/.exec(template.slice(i, i + 64));
+    const tag = /^<(\/?)([A-Za-z][^\t\n\f\r />]*)/.exec(template.slice(i, i + 64));
     if (!tag) {
       i++; // a "<" that starts no tag is text, as HTML reads it
       continue;
     }
     const name = tag[2]!.toLowerCase();
-    const end = tagEnd(template, i + tag[0].length);
-    if (end < 0) return at(i, 'unclosed-markup', `the tag <${tag[1]}${name}> is not closed by ">"`);
+    const read = readTag(template, i + tag[0].length);
+    if (!read) return at(i, 'unclosed-markup', `the tag <${tag[1]}${name}> is not closed by ">"`);
     if (name === 'script')
       return at(i, 'no-script', 'no <script>: the gateway runs its own script only (the page’s Content-Security-Policy blocks others)');
     if (DOCUMENT_ELEMENTS.has(name))
@@ -179,17 +191,25 @@ export function templateProblem(template: string): TemplateProblem | null {
         'not-a-fragment',
         `no <${name}>: the template is the content of the page body; the gateway writes the document around it`,
       );
-    if (FORBIDDEN_ELEMENTS.has(name))
-      return at(i, 'forbidden-element', `no <${name}>: the page's Content-Security-Policy loads no other documents`);
-    const problem = misplaced(i, end, 'a tag') ?? attributeProblem(template, i + tag[0].length, end, at);
+    const forbidden = FORBIDDEN_ELEMENTS.get(name);
+    if (forbidden) return at(i, 'forbidden-element', `no <${name}>: ${forbidden}`);
+    const problem = misplaced(i, read.end, 'a tag') ?? attributeProblem(read.attributes, at);
     if (problem) return problem;
     const start = i;
-    i = end + 1;
+    i = read.end + 1;
     if (!tag[1] && RAW_TEXT_ELEMENTS.has(name)) {
-      const close = template.slice(i).search(new RegExp(`</${name}[\\s/>]`, 'i'));
+      const close = template.slice(i).search(new RegExp(`</${name}[\\t\\n\\f\\r />]`, 'i'));
       if (close < 0) return at(start, 'unclosed-markup', `<${name}> is not closed by </${name}>`);
       const inner = misplaced(i, i + close, `<${name}>`);
       if (inner) return inner;
+      // Inside <svg> or <math> the same element's content is markup: refuse what would read as tags there.
+      const markup = template.slice(i, i + close).search(/<[A-Za-z!/?]/);
+      if (markup >= 0)
+        return at(
+          i + markup,
+          'markup-in-text-element',
+          `no markup inside <${name}>: its content is text (in CSS write \\3c for "<", in text &lt;)`,
+        );
       i += close;
     }
   }
@@ -206,38 +226,61 @@ export function templateProblem(template: string): TemplateProblem | null {
   return null;
 }
 
-/** Index of the `>` that ends the tag whose attributes start at `from` (quotes respected), or -1. */
-function tagEnd(template: string, from: number): number {
-  let quote = '';
-  for (let j = from; j < template.length; j++) {
-    const ch = template[j];
-    if (quote) {
-      if (ch === quote) quote = '';
-    } else if (ch === '"' || ch === "'") quote = ch;
-    else if (ch === '>') return j;
+/** An attribute of a tag: its name as written, its value (undefined without one) and its index in the template. */
+type Attribute = [name: string, value: string | undefined, index: number];
+
+/**
+ * The attributes of the tag whose name ends at `from` and the index of its `>`, read as HTML's
+ * tokenizer reads them (quotes count only around a value); null when the template ends first.
+ */
+function readTag(template: string, from: number): { end: number; attributes: Attribute[] } | null {
+  const attributes: Attribute[] = [];
+  let j = from;
+  const skip = () => {
+    while (j < template.length && SPACE.test(template[j]!)) j++;
+  };
+  for (;;) {
+    while (j < template.length && (SPACE.test(template[j]!) || template[j] === '/')) j++;
+    if (j >= template.length) return null;
+    if (template[j] === '>') return { end: j, attributes };
+    const start = j;
+    j++; // a name's first character may be anything, "=" included
+    while (j < template.length && !SPACE.test(template[j]!) && !'/>='.includes(template[j]!)) j++;
+    const name = template.slice(start, j);
+    skip();
+    if (template[j] !== '=') {
+      attributes.push([name, undefined, start]);
+      continue;
+    }
+    j++;
+    skip();
+    const quote = template[j];
+    if (quote === '"' || quote === "'") {
+      const close = template.indexOf(quote, j + 1);
+      if (close < 0) return null;
+      attributes.push([name, template.slice(j + 1, close), start]);
+      j = close + 1;
+    } else {
+      const valueStart = j;
+      while (j < template.length && !SPACE.test(template[j]!) && template[j] !== '>') j++;
+      attributes.push([name, template.slice(valueStart, j), start]);
+    }
   }
-  return -1;
 }
 
-/** The first event handler attribute or script URL between `from` and the tag's `>` at `end`. */
+/** The first event handler attribute or script URL among a tag's attributes. */
 function attributeProblem(
-  template: string,
-  from: number,
-  end: number,
+  attributes: readonly Attribute[],
   at: (index: number, rule: TemplateRule, message: string) => TemplateProblem,
 ): TemplateProblem | null {
-  const attr = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
-  const text = template.slice(from, end);
-  for (const m of text.matchAll(attr)) {
-    const name = m[1]!.toLowerCase();
-    const index = from + m.index;
+  for (const [written, value, index] of attributes) {
+    const name = written.toLowerCase();
     if (name.startsWith('on'))
       return at(
         index,
         'no-event-handler',
         `no ${name}=: inline event handlers do not run (the page's Content-Security-Policy blocks them)`,
       );
-    const value = m[2] ?? m[3] ?? m[4];
     if (value !== undefined && /^(javascript|vbscript):/.test(urlOf(value)))
       return at(index, 'no-javascript-url', `no script URL in ${name}=: the page's Content-Security-Policy blocks it`);
   }

@@ -51,6 +51,21 @@ describe('page template rules', () => {
     ['a comment not closed', `${MINIMAL}\n<!-- the end`, 'unclosed-markup 2:1'],
     ['a tag not closed', `${MINIMAL}\n<p class="x`, 'unclosed-markup 2:1'],
     ['a <style> not closed', `${MINIMAL}\n<style>p {}`, 'unclosed-markup 2:1'],
+    ['an element read as text', `${MINIMAL}<noscript><p>JavaScript, please</p></noscript>`, 'forbidden-element 1:54'],
+    // What a browser reads differently from a naive reader: each is refused where the browser sees it.
+    [
+      'a handler after a comment closed by "<!-->"',
+      `${MINIMAL}<!--><img src="https://x.test/a.png" alt="" onerror="go()">-->`,
+      'no-event-handler 1:98',
+    ],
+    ['a handler after a comment closed by "--!>"', `${MINIMAL}<!-- a --!><a onmouseover="go()">x</a> -->`, 'no-event-handler 1:68'],
+    [
+      'markup inside <style> (an element in <svg>)',
+      `${MINIMAL}<svg><style><img src="https://x.test/a.png" onerror="go()"></style></svg>`,
+      'markup-in-text-element 1:66',
+    ],
+    ['a handler after a quote inside an unquoted value', `${MINIMAL}<p title=a"b onclick="go()">`, 'no-event-handler 1:67'],
+    ['a handler after a slash', `${MINIMAL}<p/onclick="go()">`, 'no-event-handler 1:57'],
   ];
   for (const [name, template, expected] of refused)
     it(`refuses ${name}, naming the rule, line and column`, () => expect(where(template)).toBe(expected));
