@@ -34,7 +34,7 @@ export async function waitingTexts(read: AssetReader, lang: Lang, texts: PageTex
   const [t, script, style] = await Promise.all([
     waitingWords(read, lang, texts),
     read.text(SCRIPT_PATHS.waiting),
-    template ? read.text(TEMPLATE_STYLE_PATH) : pageStyle(read),
+    pageStyle(read, template),
   ]);
   return { t, script, style };
 }
@@ -62,7 +62,10 @@ export function signInWords(read: AssetReader, lang: Lang): Promise<SignInMessag
   return read.json<SignInMessages>(messagesPath('sign-in', lang));
 }
 
-/** The style the waiting, check and sign-in pages share (without the accent colour: `accentStyle`). */
-export function pageStyle(read: AssetReader): Promise<string> {
-  return read.text(STYLE_PATH);
+/**
+ * The style the waiting, check and sign-in pages share (without the accent colour: `accentStyle`),
+ * or with `template` the small style of a page from an organizer's template (`TEMPLATE_STYLE`).
+ */
+export function pageStyle(read: AssetReader, template = false): Promise<string> {
+  return read.text(template ? TEMPLATE_STYLE_PATH : STYLE_PATH);
 }

@@ -8,6 +8,7 @@ import { templateParts, type PlaceholderName } from '../../contracts/page-templa
 import type { StatusBody } from '../lib/status-body';
 import { accentOf, accentStyle, languageSwitch, tightHtml } from './page-top';
 import type { WaitingTexts } from './page-texts';
+import type { Messages } from './waiting-messages';
 import type { WaitingPageOptions } from './waiting-page';
 import { dataAndScript, drawNotes, policyKey, refreshSeconds, stepsList, waitingHead } from './waiting-parts';
 import { waitingView } from './waiting-view';
@@ -36,10 +37,7 @@ export function templatePage(
   const live = (name: PlaceholderName, id: string, text: string) =>
     html`${raw(`<span id="${id}" data-wr="${name}" data-testid="${id}"${text ? '' : ' hidden'}>`)}${text}</span>`;
   const parts: Record<PlaceholderName, () => unknown> = {
-    eventName: () => html`<span data-wr="eventName" data-testid="event-name">${status.eventName}</span>`,
-    logo: () => (page.logoUrl ? html`<img data-wr="logo" src="${page.logoUrl}" alt="" />` : ''),
-    languageSwitch: () => languageSwitch(lang, `${t.lang}: ${LANG_NAMES[lang]}`, 'languageSwitch'),
-    message: () => (page.message ? html`<span data-wr="message" data-testid="message">${page.message}</span>` : ''),
+    ...ownParts(status.eventName, page, lang, t),
     headline: () => html`<span id="headline" data-wr="headline" data-testid="headline">${v.headline}</span>`,
     phaseText: () => live('phaseText', 'sub', v.sub),
     positionLabel: () => live('positionLabel', 'bigLabel', v.bigLabel),
@@ -57,9 +55,7 @@ export function templatePage(
     draw: () => html`<span data-wr="draw">${drawNotes(eventId, status, t, 'span')}</span>`,
     updated: () => html`<span id="updated" data-wr="updated" aria-live="polite"></span>`,
   };
-  const body = templateParts(page.template ?? '').map((part, i) =>
-    i % 2 === 0 ? raw(part) : Object.hasOwn(parts, part) ? parts[part as PlaceholderName]() : '',
-  );
+  const body = filled(page.template ?? '', parts);
   const style = accentStyle(accentOf(page), texts.style);
   return tightHtml`<!doctype html>
     <html lang="${lang}">
@@ -75,6 +71,59 @@ export function templatePage(
         ${body}
         ${preview ? '' : tightHtml`<noscript><p>${t.noScript.replace('{s}', String(refreshSeconds(status)))}</p></noscript>`}
         ${dataAndScript(eventId, status, lang, texts, preview)}
+      </body>
+    </html>`;
+}
+
+/** The placeholders of the event itself: its name, logo, language switch and message. */
+function ownParts(eventName: string, page: PageTemplate, lang: Lang, t: Messages) {
+  return {
+    eventName: () => html`<span data-wr="eventName" data-testid="event-name">${eventName}</span>`,
+    logo: () => (page.logoUrl ? html`<img data-wr="logo" src="${page.logoUrl}" alt="" />` : ''),
+    languageSwitch: () => languageSwitch(lang, `${t.lang}: ${LANG_NAMES[lang]}`, 'languageSwitch'),
+    message: () => (page.message ? html`<span data-wr="message" data-testid="message">${page.message}</span>` : ''),
+  };
+}
+
+/** The template's text as it is, each placeholder replaced by its part ('' for one `parts` leaves out). */
+function filled(template: string, parts: Partial<Record<PlaceholderName, () => unknown>>) {
+  return templateParts(template).map((part, i) => (i % 2 === 0 ? raw(part) : (parts[part as PlaceholderName]?.() ?? '')));
+}
+
+/**
+ * The maintenance page (the `reject` queueing method) from the event's template: the headline
+ * says the sale is down, the phase text when to come back; the event's name, logo, language
+ * switch and message as on the waiting page; every other placeholder is left empty. Static, like
+ * the default maintenance page: no data, no script.
+ * @param opts as maintenancePage's; `style` the template page's (`TEMPLATE_STYLE`), `back` the return time as shown
+ */
+export function maintenanceTemplatePage(opts: {
+  eventName: string;
+  page: PageTemplate;
+  lang: Lang;
+  t: Messages;
+  style: string;
+  back: string;
+}) {
+  const { t, lang, page } = opts;
+  const body = filled(page.template ?? '', {
+    ...ownParts(opts.eventName, page, lang, t),
+    headline: () => html`<span data-wr="headline" data-testid="headline">${t.maintTitle}</span>`,
+    phaseText: () => html`<span data-wr="phaseText" data-testid="come-back">${t.maintBack.replace('{t}', opts.back)}</span>`,
+  });
+  return tightHtml`<!doctype html>
+    <html lang="${lang}">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <title>${opts.eventName} - ${t.maintTitle}</title>
+        <style>
+          ${raw(accentStyle(accentOf(page), opts.style))}
+        </style>
+      </head>
+      <body>
+        ${body}
       </body>
     </html>`;
 }

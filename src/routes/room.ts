@@ -207,7 +207,7 @@ async function maintenanceOnRefusal<T>(c: Context<AppEnv>, eventId: string, turn
     const page = (await edgeCursor(c, eventId, Date.now()))?.page ?? (message ? { message } : {});
     const read = c.var.pages.reader(c.env.ASSETS);
     const { lang } = pageLang(c);
-    const [style, t] = await Promise.all([pageStyle(read), waitingWords(read, lang, page.texts)]);
+    const [style, t] = await Promise.all([pageStyle(read, !!page.template), waitingWords(read, lang, page.texts)]);
     for (const [k, v] of Object.entries(await pageSecurityHeaders([]))) c.header(k, v);
     c.header('cache-control', 'no-store');
     c.header('retry-after', String(retryAfterS));

@@ -119,6 +119,23 @@ describe('waiting page template: visitors', () => {
   });
 });
 
+describe('waiting page template: maintenance', () => {
+  it('shows the maintenance page (the reject method) in the template: when to come back, no script', async () => {
+    const eventId = freshEventId('maint');
+    expect((await createEvent(eventId, { method: 'reject', page: { template: EXAMPLE, message: 'Back <soon>' } })).status).toBe(201);
+    const res = await new Visitor().fetch(`/events/${eventId}/`, { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(503);
+    const html = await res.text();
+    expect(html).toContain('<footer class="small">Questions? Write to tickets@example.com.');
+    expect(html).toContain('<h1><span data-wr="headline" data-testid="headline">Down for maintenance</span></h1>');
+    expect(html).toMatch(/data-testid="come-back">.*\d\d:\d\d UTC/);
+    expect(html).toContain('Back &lt;soon&gt;');
+    expect(html).toContain(':where(.wr-bar)');
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('{{');
+  });
+});
+
 describe('waiting page template: preview', () => {
   it('renders a template not saved yet for every phase and language, and refuses a broken one', async () => {
     const eventId = freshEventId();
