@@ -33,6 +33,9 @@ export const PLACEHOLDERS = [
 /** A placeholder's name (`{{position}}` -> `position`). */
 export type PlaceholderName = (typeof PLACEHOLDERS)[number];
 
+/** The placeholders whose elements carry no id (nothing the script updates): they may appear more than once. */
+const REPEATABLE: ReadonlySet<string> = new Set(['eventName', 'logo', 'message', 'languageSwitch', 'draw']);
+
 /** The placeholders every template must have: without them a visitor cannot tell the phase or the place. */
 const REQUIRED_PLACEHOLDERS: readonly PlaceholderName[] = ['headline', 'position'];
 
@@ -106,7 +109,7 @@ function urlOf(value: string): string {
 /**
  * The first rule `template` breaks, or null when it keeps them all. The template is an HTML body
  * fragment: tags, text, comments; placeholders `{{name}}` (spaces allowed inside the braces) only
- * in text, each known name at most once, `REQUIRED_PLACEHOLDERS` present; no `<script>`, no `on*`
+ * in text, each known name at most once (but the `REPEATABLE` ones), `REQUIRED_PLACEHOLDERS` present; no `<script>`, no `on*`
  * attribute, no `javascript:`/`vbscript:` URL (the page's CSP would block them anyway), none of
  * the document's own elements (`<html>`, `<head>`, `<body>`, `<meta>`...) nor embedded documents;
  * at most MAX_TEMPLATE_BYTES. Problems are reported in the template's order, the first one found.
@@ -139,7 +142,8 @@ export function templateProblem(template: string): TemplateProblem | null {
     const name = inner.trim();
     if (!/^[A-Za-z]+$/.test(name) || !isPlaceholder(name))
       return at(i, 'unknown-placeholder', `unknown placeholder {{${inner}}}; known: ${PLACEHOLDERS.join(', ')}`);
-    if (seen.has(name)) return at(i, 'duplicate-placeholder', `{{${name}}} is used more than once`);
+    if (seen.has(name) && !REPEATABLE.has(name))
+      return at(i, 'duplicate-placeholder', `{{${name}}} is used more than once (its element has an id the page's script updates)`);
     seen.add(name);
     return close + 2;
   };

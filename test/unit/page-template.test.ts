@@ -80,6 +80,14 @@ describe('page template rules', () => {
     expect(templateProblem(MINIMAL + ' '.repeat(MAX_TEMPLATE_BYTES - MINIMAL.length))).toBeNull();
   });
 
+  it('accepts the placeholders without an id more than once (the name in the header and the footer)', () => {
+    expect(
+      templateProblem(
+        `<header>{{eventName}} {{logo}}</header>${MINIMAL}<footer>{{eventName}} {{languageSwitch}} {{languageSwitch}}</footer>`,
+      ),
+    ).toBeNull();
+  });
+
   it('accepts what HTML reads as text: a lone "<", "{" and "}}", spaces inside the braces, unquoted attributes', () => {
     expect(templateProblem('<p>1 < 2 and {x} }}</p><h1>{{ headline }}</h1><p class=big>{{position}}</p>')).toBeNull();
   });
