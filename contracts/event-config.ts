@@ -56,6 +56,8 @@ export interface PageTemplate {
   showStock?: boolean;
   /** The organizer's own words for the waiting, draw and maintenance pages, per language and key (contracts/page-words.ts). */
   texts?: PageTexts;
+  /** The organizer's own waiting page: an HTML body fragment with `{{placeholders}}` (contracts/page-template.ts); absent = the default page. */
+  template?: string;
 }
 
 /** The organizer's bounds on extending a hold, ms (the input's `holdExtension`, in seconds there). */

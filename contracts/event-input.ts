@@ -3,6 +3,7 @@
 import * as z from 'zod/mini';
 import { MAX_BYPASS_ENTRIES, MAX_PATTERNS, MAX_PATTERN_LENGTH } from './room-patterns';
 import { pageTextsInput } from './page-words';
+import { templateProblem } from './page-template';
 import { isoInstant, plainText, wholeNumber } from './zod';
 
 /** A client-sent instant, bounded (`isoInstant`): sale starts, scheduled windows. */
@@ -49,8 +50,9 @@ export type QueueMethod = (typeof QUEUE_METHODS)[number];
 
 /**
  * The waiting page's look as the organizer API takes it (an event's `page`, a scheduled change's
- * `page`): colour, HTTPS logo, a short message, and the organizer's own words per language
- * (`texts`, contracts/page-words.ts). Built on each call, like the event schema.
+ * `page`): colour, HTTPS logo, a short message, the organizer's own words per language
+ * (`texts`, contracts/page-words.ts) and own page (`template`, contracts/page-template.ts). Built
+ * on each call, like the event schema.
  */
 export function pageTemplateInput() {
   return z.strictObject({
@@ -59,7 +61,28 @@ export function pageTemplateInput() {
     message: z.optional(plainText(0, 500, { newlines: true })),
     showStock: z.optional(z.boolean()),
     texts: z.optional(pageTextsInput()),
+    template: z.optional(pageTemplateText()),
   });
+}
+
+/**
+ * An event's `page.template`: a string `templateProblem` accepts. A problem is one issue whose
+ * `params` carry the gateway's code and the rule, line and column, so the API answers
+ * PAGE_TEMPLATE_INVALID with them (src/lib/validate.ts issueError).
+ */
+function pageTemplateText() {
+  return z.string().check(
+    z.superRefine((template, ctx) => {
+      const p = templateProblem(template);
+      if (!p) return;
+      ctx.issues.push({
+        code: 'custom',
+        input: template,
+        message: `line ${p.line}, column ${p.column}: ${p.message} (rule ${p.rule})`,
+        params: { gatewayCode: 'PAGE_TEMPLATE_INVALID', rule: p.rule, line: p.line, column: p.column },
+      });
+    }),
+  );
 }
 
 /**

@@ -72,6 +72,7 @@ export type ErrorCode =
   | 'ENTRY_TOKEN_USED'
   | 'LANE_NOT_CONFIGURED'
   | 'SIGN_IN_URL_INVALID'
+  | 'PAGE_TEMPLATE_INVALID'
   | 'CHANNEL_UNKNOWN'
   | 'CHANNEL_REVOKED'
   | 'CHANNEL_NOT_FOUND'
@@ -157,6 +158,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   ENTRY_TOKEN_USED: { status: 409, title: 'The entry token was already used' },
   LANE_NOT_CONFIGURED: { status: 403, title: 'The entry token names a lane this event does not have' },
   SIGN_IN_URL_INVALID: { status: 400, title: 'The sign-in URL is not on the event’s own site' },
+  PAGE_TEMPLATE_INVALID: { status: 400, title: 'The waiting page template breaks a rule' },
   CHANNEL_UNKNOWN: { status: 401, title: 'No such sales channel for this event' },
   CHANNEL_REVOKED: { status: 401, title: 'The sales channel key was revoked' },
   CHANNEL_NOT_FOUND: { status: 404, title: 'No such sales channel' },

@@ -15,6 +15,7 @@ export const ORGANIZER_ROUTES = {
   'GET /events': 'viewer',
   'GET /events/:eventId': 'viewer',
   'GET /events/:eventId/preview': 'viewer',
+  'POST /events/:eventId/preview': 'viewer',
   'GET /events/:eventId/audit': 'viewer',
   'GET /events/:eventId/changes': 'viewer',
   'GET /events/:eventId/channels': 'viewer',

@@ -29,6 +29,8 @@ export const SCRIPT_PATHS = {
 
 /** The style the waiting, check and sign-in pages share (each sets `--accent` in front of it). */
 export const STYLE_PATH = `${PAGE_ASSET_DIR}/page.css`;
+/** The little style of an organizer's template page (the organizer's own style does the rest). */
+export const TEMPLATE_STYLE_PATH = `${PAGE_ASSET_DIR}/template.css`;
 
 /** The organizer dashboard, a static page (its script included). */
 export const DASHBOARD_PATH = `${PAGE_ASSET_DIR}/dashboard.html`;

@@ -2,9 +2,15 @@
 import type * as z from 'zod/mini';
 import '../../contracts/zod';
 import { GatewayError } from './errors';
+import { MAX_TEMPLATE_BYTES } from '../../contracts/page-template';
 
 /** Largest JSON body the gateway reads, in bytes. */
 export const MAX_BODY_BYTES = 16 * 1024;
+/**
+ * Largest body of an event's configuration or a scheduled change, in bytes: room for a waiting
+ * page template (MAX_TEMPLATE_BYTES) twice over, as JSON escapes its quotes and line breaks.
+ */
+export const MAX_CONFIG_BODY_BYTES = MAX_BODY_BYTES + 2 * MAX_TEMPLATE_BYTES;
 /** Deepest nesting of arrays and objects a JSON body may have (the deepest valid body, an event config, has 3). */
 export const MAX_JSON_DEPTH = 8;
 
@@ -104,12 +110,23 @@ export function parseJsonBody<S extends z.ZodMiniType>(raw: string, schema: S, m
     throw new GatewayError('INVALID_REQUEST', { detail: 'the body is not valid JSON' });
   }
   const result = schema.safeParse(data);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const where = issue.path.length > 0 ? issue.path.join('.') : 'body';
-    throw new GatewayError('INVALID_REQUEST', { detail: `${where}: ${issue.message}` });
-  }
+  if (!result.success) throw issueError(result.error.issues[0]!);
   return result.data as z.infer<S>;
+}
+
+/**
+ * The GatewayError of a schema issue: INVALID_REQUEST with the field path and zod's message, or
+ * the code a check names in its issue's `params.gatewayCode` (a waiting page template's problem:
+ * PAGE_TEMPLATE_INVALID with its `rule`, `line` and `column` as members of the answer).
+ */
+export function issueError(issue: z.core.$ZodIssue): GatewayError {
+  const where = issue.path.length > 0 ? issue.path.join('.') : 'body';
+  const params = issue.code === 'custom' ? (issue.params as Record<string, unknown> | undefined) : undefined;
+  if (params?.gatewayCode === 'PAGE_TEMPLATE_INVALID') {
+    const { rule, line, column } = params;
+    return new GatewayError('PAGE_TEMPLATE_INVALID', { detail: `${where}: ${issue.message}`, extra: { field: where, rule, line, column } });
+  }
+  return new GatewayError('INVALID_REQUEST', { detail: `${where}: ${issue.message}` });
 }
 
 /** Reads and parses a JSON request body: `readBodyText` then `parseJsonBody`. */

@@ -10,7 +10,7 @@ import { ERROR_TABLE } from '../lib/errors';
 import { OPENAPI_PATH } from '../lib/page-assets';
 import { CHANNEL_KEY_HEADER, SIGNATURE_HEADER } from '../../contracts/names';
 import { ORGANIZER_BASE, ORGANIZER_ROUTES } from '../lib/organizer-routes';
-import { rateOverride } from '../routes/admin';
+import { previewBody, rateOverride } from '../routes/admin';
 import { allocationBody, channelBody } from '../routes/channel-admin';
 import { channelHold, confirmBody, emptyBody } from '../routes/channels';
 import { patchBody } from '../routes/event-edits';
@@ -119,6 +119,14 @@ const OPERATIONS: readonly Operation[] = [
     path: `${A}/preview`,
     api: 'organizer',
     summary: 'The waiting page of one phase with sample data',
+    produces: 'text/html',
+  },
+  {
+    method: 'POST',
+    path: `${A}/preview`,
+    api: 'organizer',
+    summary: 'The waiting page of one phase with sample data and a page look not saved yet (page.template checked as PUT checks it)',
+    body: previewBody,
     produces: 'text/html',
   },
   {

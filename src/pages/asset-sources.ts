@@ -2,7 +2,15 @@
 // the Worker reads (src/lib/page-assets.ts), from the sources the tests also import. Only the
 // generator imports this module, so none of these texts is in the Worker's bundle.
 import { LANGS } from '../../contracts/i18n';
-import { CONSOLE_PATH, DASHBOARD_PATH, OPENAPI_ASSET_PATH, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../lib/page-assets';
+import {
+  CONSOLE_PATH,
+  DASHBOARD_PATH,
+  OPENAPI_ASSET_PATH,
+  SCRIPT_PATHS,
+  STYLE_PATH,
+  TEMPLATE_STYLE_PATH,
+  messagesPath,
+} from '../lib/page-assets';
 import { openApiDocument } from '../openapi/document';
 import { consolePage } from './console-page';
 import { CONSOLE_SCRIPT } from './console-script';
@@ -13,7 +21,7 @@ import { DASHBOARD_SCRIPT } from './dashboard-script';
 import { DRAW_SCRIPT } from './draw-script';
 import { DASHBOARD_ACCESS_SCRIPT } from './dashboard-access';
 import { SIGN_IN_MESSAGES } from './sign-in-messages';
-import { PAGE_STYLE } from './page-style';
+import { PAGE_STYLE, TEMPLATE_STYLE } from './page-style';
 import { MESSAGES } from './waiting-messages';
 import { WAITING_SCRIPT } from './waiting-script';
 
@@ -29,6 +37,7 @@ export function pageAssetSources(): Record<string, string> {
     [SCRIPT_PATHS.console]: CONSOLE_SCRIPT,
     [CONSOLE_PATH]: consolePage(),
     [STYLE_PATH]: PAGE_STYLE,
+    [TEMPLATE_STYLE_PATH]: TEMPLATE_STYLE,
     [OPENAPI_ASSET_PATH]: openApiText(),
   };
   for (const lang of LANGS) {

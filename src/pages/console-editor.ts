@@ -4,7 +4,7 @@
 // problem shown beside the field whose path the API names; saved with PATCH and If-Match of the
 // version it opened, so an edit never silently overwrites another organizer's.
 
-/** The editor part: uses `$`, `api`, `problem`, `say` and `eventId` of the script around it; defines `openEditor`, `copyEvent`, `newEvent`. */
+/** The editor part: uses `$`, `api`, `problem`, `say`, `preview` and `eventId` of the script around it; defines `openEditor`, `copyEvent`, `newEvent`, `current`, `isObj`. */
 export const CONSOLE_EDITOR_SCRIPT = `
   // The form's fields by the configuration path each edits; how each reads and writes its value.
   const FIELDS = [...document.querySelectorAll('#fields [data-path]')];
@@ -97,6 +97,7 @@ export const CONSOLE_EDITOR_SCRIPT = `
     if (!r.ok) { showProblems(problemsOf(r.data)); $('check-msg').textContent = 'Not valid: see the marked fields'; $('save').disabled = true; return false; }
     if (ed.mode === 'new' && !r.data.created) { showProblems([{ path: 'id', message: 'an event with this id exists already: pick another' }]); $('save').disabled = true; return false; }
     clearProblems();
+    if (ed.mode === 'edit') preview();
     const n = (r.data.changes || []).length;
     $('check-msg').textContent = ed.mode === 'new' ? 'Valid: ready to create ' + $('id').value : n ? 'Valid: ' + n + ' change' + (n > 1 ? 's' : '') + ' to save' : 'No changes';
     $('save').disabled = ed.mode === 'edit' && n === 0;
@@ -230,6 +231,12 @@ const EDITOR_FIELDS: readonly EditorField[] = [
   },
   { path: 'page.message', label: 'Page message', control: 'textarea rows="2" maxlength="500"', hint: 'Shown on the waiting page' },
   { path: 'page.accentColor', label: 'Page colour', control: 'input placeholder="#2563eb" maxlength="7"', hint: '#rrggbb' },
+  {
+    path: 'page.template',
+    label: 'Page template',
+    control: 'textarea rows="4" spellcheck="false"',
+    hint: 'Your own waiting page: HTML with {{placeholders}} (docs/how-to/custom-waiting-page.md); empty: ours',
+  },
 ];
 
 const POLICY_OPTIONS = '<option value="fifo">First come, first served</option><option value="random">Lottery</option>';

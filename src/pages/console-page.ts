@@ -2,8 +2,19 @@
 // for the common fields beside the raw JSON, checked as you type by the API's dry run, saved with
 // PATCH and If-Match), schedule changes on a timeline, read the per-minute history over any range
 // and the report. A static page: its one script (console-script.ts) is allowed by its CSP hash.
+import { LANGS, LANG_NAMES } from '../../contracts/i18n';
 import { editorHtml } from './console-editor';
 import { CONSOLE_SCRIPT } from './console-script';
+import { PREVIEW_PHASES } from './preview';
+
+/** The preview's controls: the phase and the language the waiting page is shown in. */
+function previewControls(): string {
+  const phases = PREVIEW_PHASES.map(
+    (p) => `<option value="${p}"${p === 'waiting' ? ' selected' : ''}>${p.replace('_', ' ')}</option>`,
+  ).join('');
+  const langs = LANGS.map((l) => `<option value="${l}">${LANG_NAMES[l]}</option>`).join('');
+  return `<p class="actions"><label>Phase <select id="preview-phase">${phases}</select></label> <label>Language <select id="preview-lang">${langs}</select></label></p>`;
+}
 
 /** The console page, its script included (the route allows it by its CSP hash). */
 export function consolePage(): string {
@@ -65,7 +76,11 @@ export function consolePage(): string {
   <h2 id="event-h">Event</h2>
   <div class="cols">
     ${editorHtml()}
-    <iframe id="preview" sandbox title="Waiting page preview"></iframe>
+    <section aria-label="Waiting page preview">
+      ${previewControls()}
+      <iframe id="preview" sandbox title="Waiting page preview"></iframe>
+      <p id="preview-msg" class="err" role="status" data-testid="preview-msg"></p>
+    </section>
   </div>
   <h2>Scheduled changes</h2>
   <div id="timeline" data-testid="timeline"></div>

@@ -36,10 +36,15 @@ export const CONSOLE_SCRIPT = `
     $('config-msg').textContent = '';
     await Promise.all([loadSchedule(), loadHistory(), preview()]);
   }
-${CONSOLE_EDITOR_SCRIPT}  async function preview() {
-    const r = await api('GET', '/events/' + eventId + '/preview?phase=waiting');
-    $('preview').srcdoc = typeof r.data === 'string' ? r.data : '';
+${CONSOLE_EDITOR_SCRIPT}  // The waiting page of the chosen phase and language, with the editor's page settings (template included) before they are saved.
+  async function preview() {
+    const path = '/events/' + eventId + '/preview?phase=' + $('preview-phase').value + '&lang=' + encodeURIComponent($('preview-lang').value);
+    const page = current().page;
+    const r = isObj(page) ? await api('POST', path, { page }) : await api('GET', path);
+    if (typeof r.data === 'string') $('preview').srcdoc = r.data;
+    $('preview-msg').textContent = r.ok ? '' : 'Preview: ' + problem(r.data);
   }
+  $('preview-phase').onchange = $('preview-lang').onchange = preview;
 
   // Scheduled changes: the timeline and the form.
   const SETTINGS = ['releaseRatePerMinute', 'minReleaseRatePerMinute', 'maxActiveVisitors', 'admissionTtlSeconds', 'method'];

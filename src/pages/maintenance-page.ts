@@ -4,6 +4,7 @@ import { html, raw } from 'hono/html';
 import type { PageTemplate } from '../../contracts/event-config';
 import { LANG_NAMES, type Lang } from '../../contracts/i18n';
 import { accentOf, accentStyle, topBar } from './page-top';
+import { maintenanceTemplatePage } from './template-page';
 import type { Messages } from './waiting-messages';
 
 /**
@@ -11,7 +12,8 @@ import type { Messages } from './waiting-messages';
  * @param opts.retryAfterS seconds until it is worth coming back (the answer's `Retry-After`)
  * @param opts.nowMs the edge's clock, epoch ms (the page shows the return time in UTC)
  * @param opts.t the pages' words in `lang`, the event's own words applied (page-texts.ts `waitingWords`)
- * @param opts.style the pages' shared style (page-texts.ts `pageStyle`)
+ * @param opts.style the pages' shared style (page-texts.ts `pageStyle`), or for an event with
+ *   `page.template` the template page's (its page is then `maintenanceTemplatePage`)
  */
 export function maintenancePage(opts: {
   eventName: string;
@@ -25,6 +27,7 @@ export function maintenancePage(opts: {
   const { t, lang } = opts;
   // In UTC, not the visitor's zone: the page is static and the server does not know it.
   const back = `${new Date(opts.nowMs + opts.retryAfterS * 1000).toISOString().slice(11, 16)} UTC`;
+  if (opts.page.template) return maintenanceTemplatePage({ ...opts, back });
   return html`<!doctype html>
     <html lang="${lang}">
       <head>

@@ -1,4 +1,4 @@
-// The gateway pages' shared style, an asset the Worker reads (src/lib/page-assets.ts), not part of its
+// The gateway pages' shared style and a template page's own, assets the Worker reads (src/lib/page-assets.ts), not part of its
 // bundle; each page sets `--accent` (the organizer's colour) in front of it (page-top.ts accentStyle).
 
 /**
@@ -36,3 +36,22 @@ ol li.now {border-color: var(--accent); font-weight: 700; opacity: 1;}
 .bar > div {height: 100%; width: 0; background: var(--accent); transition: width 0.6s;}
 .note {font-size: 0.9rem; border-top: 1px solid var(--line); padding-top: 1rem;}
 [hidden] {display: none !important;}`;
+
+/**
+ * The little style a template page gets from us: hidden stays hidden, and the progress bar, the
+ * steps and the language menu have a shape. Each rule is in `:where()` (no weight), so any rule
+ * of the organizer's own style wins.
+ */
+export const TEMPLATE_STYLE = [
+  '[hidden] {display: none !important;}',
+  ':where(.wr-bar) {display: block; height: 0.5rem; background: color-mix(in srgb, currentColor 15%, transparent); border-radius: 1rem; overflow: hidden;}',
+  ':where(.wr-bar > span) {display: block; height: 100%; width: 0; background: var(--accent); transition: width 0.6s;}',
+  ':where([data-wr=steps]) {display: flex; gap: 0.25rem; padding: 0; list-style: none;}',
+  ':where([data-wr=steps] li) {flex: 1; padding-top: 0.4rem; border-top: 0.3rem solid color-mix(in srgb, currentColor 15%, transparent);}',
+  ':where([data-wr=steps] li.done, [data-wr=steps] li.now) {border-color: var(--accent);}',
+  ':where([data-wr=steps] li.now) {font-weight: 700;}',
+  ':where([data-wr=languageSwitch]) {position: relative; display: inline-block;}',
+  ':where([data-wr=languageSwitch] summary) {cursor: pointer;}',
+  ':where([data-wr=languageSwitch] ul) {position: absolute; right: 0; z-index: 1; margin: 0.3rem 0 0; padding: 0.3rem; list-style: none; background: Canvas; color: CanvasText; border: 1px solid; border-radius: 0.5rem; min-width: 9rem;}',
+  ':where([data-wr=languageSwitch] a) {display: block; padding: 0.4rem 0.6rem; color: inherit;}',
+].join('');

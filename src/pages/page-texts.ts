@@ -2,7 +2,7 @@
 // once per isolate, so the Worker's bundle carries none of them.
 import type { Lang } from '../../contracts/i18n';
 import { withPageTexts, type PageTexts } from '../../contracts/page-words';
-import { SCRIPT_PATHS, STYLE_PATH, messagesPath, type AssetReader } from '../lib/page-assets';
+import { SCRIPT_PATHS, STYLE_PATH, TEMPLATE_STYLE_PATH, messagesPath, type AssetReader } from '../lib/page-assets';
 import type { CheckMessages } from './check-messages';
 import type { SignInMessages } from './sign-in-messages';
 import type { Messages } from './waiting-messages';
@@ -11,7 +11,7 @@ import type { Messages } from './waiting-messages';
 export interface WaitingTexts {
   t: Messages;
   script: string;
-  /** The pages' shared style (`pageStyle`). */
+  /** The page's style: the pages' shared one (`pageStyle`), or a template page's (`TEMPLATE_STYLE`). */
   style: string;
 }
 
@@ -24,12 +24,18 @@ export interface CheckTexts {
 }
 
 /**
- * The waiting page's words in `lang` (with the event's own words for `lang`, if any) and its script.
+ * The waiting page's words in `lang` (with the event's own words for `lang`, if any), its script
+ * and its style: the pages' shared one, or for an event with its own template the template page's.
  * @param texts the event's `page.texts`
+ * @param template true for an event with `page.template`
  * @throws Error when an asset is missing (scripts/page-assets.ts did not run: a 500)
  */
-export async function waitingTexts(read: AssetReader, lang: Lang, texts: PageTexts | undefined): Promise<WaitingTexts> {
-  const [t, script, style] = await Promise.all([waitingWords(read, lang, texts), read.text(SCRIPT_PATHS.waiting), pageStyle(read)]);
+export async function waitingTexts(read: AssetReader, lang: Lang, texts: PageTexts | undefined, template = false): Promise<WaitingTexts> {
+  const [t, script, style] = await Promise.all([
+    waitingWords(read, lang, texts),
+    read.text(SCRIPT_PATHS.waiting),
+    pageStyle(read, template),
+  ]);
   return { t, script, style };
 }
 
@@ -56,7 +62,10 @@ export function signInWords(read: AssetReader, lang: Lang): Promise<SignInMessag
   return read.json<SignInMessages>(messagesPath('sign-in', lang));
 }
 
-/** The style the waiting, check and sign-in pages share (without the accent colour: `accentStyle`). */
-export function pageStyle(read: AssetReader): Promise<string> {
-  return read.text(STYLE_PATH);
+/**
+ * The style the waiting, check and sign-in pages share (without the accent colour: `accentStyle`),
+ * or with `template` the small style of a page from an organizer's template (`TEMPLATE_STYLE`).
+ */
+export function pageStyle(read: AssetReader, template = false): Promise<string> {
+  return read.text(template ? TEMPLATE_STYLE_PATH : STYLE_PATH);
 }

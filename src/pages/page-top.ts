@@ -26,23 +26,32 @@ export function accentOf(page: PageTemplate): string {
 
 /**
  * The top bar of a visitor page: the organizer's logo (an HTTPS URL, validated in the event
- * config; escaped) and the language switch, one `?lang=` link per language with the current one
- * marked `aria-current`. `switchLabel` is the switch's accessible name in `lang`.
+ * config; escaped) and the language switch (`languageSwitch`). `switchLabel` is the switch's
+ * accessible name in `lang`.
  */
 export function topBar(lang: Lang, page: PageTemplate, switchLabel: string) {
+  return tightHtml`<header class="top">
+    ${page.logoUrl ? html`<img src="${page.logoUrl}" alt="" />` : ''}
+    ${languageSwitch(lang, switchLabel)}
+  </header>`;
+}
+
+/**
+ * The language switch: a `<details>` menu, one `?lang=` link per language with the current one
+ * marked `aria-current`. `switchLabel` is its accessible name in `lang`; `marker`, when given,
+ * is the value of its `data-wr` attribute (an organizer's template styles it by that).
+ */
+export function languageSwitch(lang: Lang, switchLabel: string, marker?: string) {
   // Built as one string: tags, attributes and names are our own constants (no character to escape).
   const links = LANGS.map(
     (l) => `<li><a href="?lang=${l}" hreflang="${l}" lang="${l}"${l === lang ? ' aria-current="true"' : ''}>${LANG_NAMES[l]}</a></li>`,
   ).join('');
-  return tightHtml`<header class="top">
-    ${page.logoUrl ? html`<img src="${page.logoUrl}" alt="" />` : ''}
-    <details>
-      <summary aria-label="${switchLabel}">${LANG_NAMES[lang]}</summary>
-      <ul>
-        ${raw(links)}
-      </ul>
-    </details>
-  </header>`;
+  return tightHtml`<details${marker ? html` data-wr="${marker}"` : ''}>
+    <summary aria-label="${switchLabel}">${LANG_NAMES[lang]}</summary>
+    <ul>
+      ${raw(links)}
+    </ul>
+  </details>`;
 }
 
 /**

@@ -82,7 +82,7 @@ export async function previewResponse(
     throw new GatewayError('INVALID_REQUEST', { detail: `phase must be one of ${PREVIEW_PHASES.join(', ')}` });
   const lang = langParam === undefined ? 'en' : langOf(langParam);
   if (!lang) throw new GatewayError('INVALID_REQUEST', { detail: `lang must be one of ${LANGS.join(', ')}` });
-  const texts = await waitingTexts(read, lang, cursor.page.texts);
+  const texts = await waitingTexts(read, lang, cursor.page.texts, !!cursor.page.template);
   const body = await waitingPage(cursor.eventId, previewStatus(phase, cursor, nowMs), lang, cursor.page, texts, { preview: true, nowMs });
   return new Response(String(body), {
     headers: {

@@ -5,21 +5,9 @@ import type { StatusBody } from '../lib/status-body';
 import { LANG_NAMES, type Lang } from '../../contracts/i18n';
 import { accentOf, accentStyle, tightHtml, topBar } from './page-top';
 import type { WaitingTexts } from './page-texts';
-import type { Messages } from './waiting-messages';
+import { templatePage } from './template-page';
+import { dataAndScript, drawNotes, policyKey, refreshSeconds, stepsList, waitingHead } from './waiting-parts';
 import { waitingView } from './waiting-view';
-
-/** The messages the script needs (the rest is rendered once, on the server). */
-const SCRIPT_KEYS = [
-  ...(['h_', 's_'] as const).flatMap((p) =>
-    (['not_open', 'prequeue', 'drawing', 'waiting', 'paused', 'closed', 'sold_out', 'admitted'] as const).map((k) => `${p}${k}` as const),
-  ),
-  ...(['placeLabel', 'startsIn', 'countdown', 'ahead', 'aheadOne', 'next', 'moved'] as const),
-  ...(['placeRange', 'placeAfter', 'aheadRange', 'aheadMore', 'counting', 'stockLeft', 'stockWarn', 'stockWarnOne'] as const),
-  ...(['waitUnknown', 'waitPaused', 'waitUnderMinute', 'waitRange', 'waitAbout', 'updated', 'retrying'] as const),
-] satisfies (keyof Messages)[];
-
-/** JSON safe to embed inside a <script> element. */
-const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 /** Options of `waitingPage`. */
 export interface WaitingPageOptions {
@@ -38,6 +26,8 @@ export interface WaitingPageOptions {
  * in a hidden tab and resumes on focus, and reloads the sale URL once admitted. Without
  * JavaScript a `<meta refresh>` reloads it. The cookies carry the place, so reloads and tabs keep
  * it. A language switch (links with `?lang=`) sits at the top; only `lang`'s words are embedded.
+ * An event with `page.template` gets its own page instead (`templatePage`), with the same data
+ * and script.
  */
 export function waitingPage(
   eventId: string,
@@ -47,41 +37,21 @@ export function waitingPage(
   texts: WaitingTexts,
   opts: WaitingPageOptions = {},
 ) {
+  if (page.template) return templatePage(eventId, status, lang, page, texts, opts);
   const { t } = texts;
-  const initial = { ...status, queueTicket: undefined, admissionToken: undefined };
+  const preview = opts.preview === true;
   const v = waitingView(status, t, lang, opts.nowMs ?? Date.now());
-  const refreshS = Math.max(2, Math.ceil(status.pollAfterMs / 1000));
-  const accent = accentOf(page);
-  const steps = [status.policy === 'random' ? t.stepDraw : t.stepOpen, t.stepLine, t.stepTurn];
-  // A lottery's later arrival has no entrant id: it is in line first come, first served behind the draw.
-  const afterDraw = status.policy === 'random' && status.entrantId === null && status.state !== 'closed';
   const shown = (id: string, text: string, cls = '') =>
     tightHtml`<p id="${id}" data-testid="${id}" ${cls ? raw(` class="${cls}"`) : ''}${text ? '' : raw(' hidden')}>${text}</p>`;
   return tightHtml`<!doctype html>
     <html lang="${lang}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex" />
-        ${opts.preview ? '' : tightHtml`<noscript><meta http-equiv="refresh" content="${refreshS}" /></noscript>`}
-        <title>${status.eventName} - ${t.title}</title>
-        <style>
-          ${raw(accentStyle(accent, texts.style))}
-        </style>
-      </head>
+      ${waitingHead(status, t, accentStyle(accentOf(page), texts.style), preview)}
       <body>
         ${topBar(lang, page, `${t.lang}: ${LANG_NAMES[lang]}`)}
         <main>
-          ${opts.preview ? tightHtml`<p class="banner" data-testid="preview">${t.preview}</p>` : ''}
+          ${preview ? tightHtml`<p class="banner" data-testid="preview">${t.preview}</p>` : ''}
           <p class="muted" data-testid="event-name">${status.eventName}</p>
-          <ol id="steps" aria-label="${t.steps}" ${v.step < 0 ? raw('hidden') : ''}>
-            ${steps.map(
-              (label, i) =>
-                tightHtml`<li class="${i < v.step ? 'done' : i === v.step ? 'now' : ''}" ${i === v.step ? raw('aria-current="step"') : ''}>
-                  ${label}
-                </li>`,
-            )}
-          </ol>
+          ${stepsList(status, t, v)}
           <h1 id="headline" data-testid="headline">${v.headline}</h1>
           ${shown('sub', v.sub, 'muted')} ${page.message ? tightHtml`<p data-testid="message">${page.message}</p>` : ''}
           <section class="card" aria-live="polite">
@@ -92,31 +62,12 @@ export function waitingPage(
             ${shown('moved', '', 'muted')} ${shown('wait', v.wait)} ${shown('countdown', v.countdown, 'muted')} ${shown('stock', v.stock)}
             ${shown('stockWarn', v.stockWarn, 'warn')}
           </section>
-          <p class="note muted" id="policy" data-testid="policy">${t[afterDraw ? 'afterDraw' : status.policy]}</p>
-          ${
-            status.commitment
-              ? tightHtml`<p class="muted" style="font-size:.8rem;overflow-wrap:anywhere" data-testid="commitment">
-                  ${t.commitment} <code>${status.commitment}</code> (<a href="/_wr/events/${eventId}/draw">${t.verify}</a>)
-                </p>`
-              : ''
-          }
-          ${
-            status.entrantId
-              ? tightHtml`<p class="muted" style="font-size:.8rem;overflow-wrap:anywhere" data-testid="entrant">
-                  ${t.yourEntrant} <code>${status.entrantId}</code> (<a
-                    href="/_wr/events/${eventId}/draw?entrant=${encodeURIComponent(status.entrantId)}"
-                    >${t.findRank}</a
-                  >)
-                </p>`
-              : ''
-          }
+          <p class="note muted" id="policy" data-testid="policy">${t[policyKey(status)]}</p>
+          ${drawNotes(eventId, status, t)}
           <p class="muted" id="updated" aria-live="polite"></p>
-          ${opts.preview ? '' : tightHtml`<noscript><p class="muted">${t.noScript.replace('{s}', String(refreshS))}</p></noscript>`}
+          ${preview ? '' : tightHtml`<noscript><p class="muted">${t.noScript.replace('{s}', String(refreshSeconds(status)))}</p></noscript>`}
         </main>
-        <script type="application/json" id="wr-data">
-          ${raw(embed({ eventId, t: Object.fromEntries(SCRIPT_KEYS.map((k) => [k, t[k]])), lang, preview: opts.preview === true, s: initial }))}
-        </script>
-        ${raw(`<script>${texts.script}</script>`)}
+        ${dataAndScript(eventId, status, lang, texts, preview)}
       </body>
     </html>`;
 }

@@ -3,7 +3,9 @@ import { waitingView } from './waiting-view';
 
 /**
  * The page's script: static (its data is in a JSON block), so a CSP hash can allow exactly it. It
- * renders with `waitingView`'s own source, so the first (server) render and each poll agree.
+ * renders with `waitingView`'s own source, so the first (server) render and each poll agree. It
+ * finds the elements by id, on the default page and on an organizer's template page alike; an
+ * element a template leaves out gets a detached stand-in, which takes its updates unseen.
  */
 export const WAITING_SCRIPT = `
 (() => {
@@ -14,7 +16,7 @@ export const WAITING_SCRIPT = `
   let failures = 0,
     hiddenSince = null,
     timer = null;
-  const $ = (id) => document.getElementById(id);
+  const $ = (id) => document.getElementById(id) || document.createElement('p');
   const show = (id, text) => {
     const e = $(id);
     e.textContent = text;

@@ -11,7 +11,8 @@ import { GatewayError } from '../lib/errors';
 import { fixedRateResult, modeResult } from '../lib/object-answers';
 import { previewResponse } from '../pages/preview';
 import type { AdmissionCursor } from '../../contracts/queue/cursor';
-import { readJsonBody } from '../lib/validate';
+import { MAX_CONFIG_BODY_BYTES, readJsonBody } from '../lib/validate';
+import { pageTemplateInput } from '../../contracts/event-input';
 import { eventIdParam, type AppEnv } from '../types';
 import { organizerAuth, recordChange } from '../middleware/organizer-auth';
 import { organizerAccessApi } from './organizer-access';
@@ -46,14 +47,34 @@ adminApi.get('/events', async (c) => {
 // The waiting page of one phase with sample data (src/pages/preview.ts), for the dashboard's preview.
 adminApi.get('/events/:eventId/preview', async (c) => {
   const eventId = eventIdParam(c);
+  const cursor = await previewCursor(c.env, eventId);
+  return previewResponse(c.var.pages.reader(c.env.ASSETS), cursor, c.req.query('phase'), c.req.query('lang'), Date.now());
+});
+
+/** Body of `POST .../preview`: a `page` not saved yet (its template checked as a PUT checks it). */
+export const previewBody = z.strictObject({ page: pageTemplateInput() });
+
+// The same with a `page` not saved yet (the console's editor): the look before it goes live. Writes nothing.
+adminApi.post('/events/:eventId/preview', async (c) => {
+  const eventId = eventIdParam(c);
+  const { page } = await readJsonBody(c.req.raw, previewBody, MAX_CONFIG_BODY_BYTES);
+  const cursor = await previewCursor(c.env, eventId);
+  return previewResponse(c.var.pages.reader(c.env.ASSETS), { ...cursor, page }, c.req.query('phase'), c.req.query('lang'), Date.now());
+});
+
+/**
+ * The event's cursor, for its name, policy and page.
+ * @throws GatewayError EVENT_NOT_FOUND
+ */
+async function previewCursor(env: AppEnv['Bindings'], eventId: string): Promise<AdmissionCursor> {
   const cursor = await call(
     'waitingRoom.cursor',
     eventId,
-    async () => (await c.env.WAITING_ROOM.getByName(eventId).cursor()) as AdmissionCursor | null,
+    async () => (await env.WAITING_ROOM.getByName(eventId).cursor()) as AdmissionCursor | null,
   );
   if (!cursor) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
-  return previewResponse(c.var.pages.reader(c.env.ASSETS), cursor, c.req.query('phase'), c.req.query('lang'), Date.now());
-});
+  return cursor;
+}
 
 export const rateOverride = z.strictObject({ fixedPerMinute: z.nullable(wholeNumber(0, 1_000_000)) });
 

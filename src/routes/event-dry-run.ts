@@ -7,15 +7,19 @@ import { eventConfigInput, type EventConfigInput } from '../../contracts/event-i
 import { signInUrlProblem } from '../../contracts/entry';
 import { configEtag, type parseIfMatch } from '../lib/config-edits';
 import { GatewayError } from '../lib/errors';
+import { issueError } from '../lib/validate';
 import { fieldChanges } from '../lib/organizer-audit';
 import { roomClaim } from '../lib/room-claims';
 import type { AppEnv } from '../types';
 import { call, directory, readEvent, stale } from './event-reads';
 
-/** One problem of a configuration: a dotted field path (`body` for the whole) and zod's message. */
+/** One problem of a configuration: a dotted field path (`body` for the whole) and zod's message; a template's problem adds its rule, line and column. */
 interface FieldProblem {
   path: string;
   message: string;
+  rule?: unknown;
+  line?: unknown;
+  column?: unknown;
 }
 
 /**
@@ -32,16 +36,22 @@ export function wantsDryRun(c: Context<AppEnv>): boolean {
 /**
  * The configuration checked against the PUT body's schema, every problem listed (a real edit
  * names the first only: it stops there anyway).
- * @throws GatewayError INVALID_REQUEST with `errors: FieldProblem[]`, `detail` the first
+ * @throws GatewayError INVALID_REQUEST (PAGE_TEMPLATE_INVALID when the first problem is the
+ *   waiting page template's) with `errors: FieldProblem[]`, `detail` the first
  */
 function checkedInput(candidate: unknown): EventConfigInput {
   const result = eventConfigInput.safeParse(candidate);
   if (result.success) return result.data;
-  const errors: FieldProblem[] = result.error.issues.map((i) => ({
-    path: i.path.length > 0 ? i.path.join('.') : 'body',
-    message: i.message,
-  }));
-  throw new GatewayError('INVALID_REQUEST', { detail: `${errors[0]!.path}: ${errors[0]!.message}`, extra: { errors } });
+  const errors: FieldProblem[] = result.error.issues.map((i) => {
+    const { extra } = issueError(i);
+    return {
+      path: i.path.length > 0 ? i.path.join('.') : 'body',
+      message: i.message,
+      ...(extra ? { rule: extra.rule, line: extra.line, column: extra.column } : {}),
+    };
+  });
+  const first = issueError(result.error.issues[0]!);
+  throw new GatewayError(first.code, { detail: first.detail, extra: { ...first.extra, errors } });
 }
 
 /**

@@ -15,7 +15,7 @@ import { claimRoom, roomClaim } from '../lib/room-claims';
 import { defaultCache } from '../lib/room-table';
 import { configEtag, mergePatch, parseIfMatch } from '../lib/config-edits';
 import { fieldChanges } from '../lib/organizer-audit';
-import { parseJsonBody, readJsonBody } from '../lib/validate';
+import { MAX_CONFIG_BODY_BYTES, parseJsonBody, readJsonBody } from '../lib/validate';
 import { auditEntry } from '../middleware/organizer-auth';
 import { eventIdParam, newEventIdParam, type AppEnv } from '../types';
 import { call, directory, readEvent, stale } from './event-reads';
@@ -45,10 +45,10 @@ eventEditsApi.put('/events/:eventId', async (c) => {
   const eventId = newEventIdParam(c);
   const ifMatch = parseIfMatch(c.req.header('if-match'));
   if (wantsDryRun(c)) {
-    const body = await readJsonBody(c.req.raw, z.unknown());
+    const body = await readJsonBody(c.req.raw, z.unknown(), MAX_CONFIG_BODY_BYTES);
     return dryRun(c, eventId, ifMatch, () => body);
   }
-  const input = await readJsonBody(c.req.raw, eventConfigInput);
+  const input = await readJsonBody(c.req.raw, eventConfigInput, MAX_CONFIG_BODY_BYTES);
   return edit(
     c,
     eventId,
@@ -66,7 +66,7 @@ eventEditsApi.patch('/events/:eventId', async (c) => {
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/merge-patch+json' && type !== 'application/json')
     throw new GatewayError('INVALID_REQUEST', { detail: 'PATCH takes a JSON Merge Patch (Content-Type: application/merge-patch+json)' });
-  const patch = await readJsonBody(c.req.raw, patchBody);
+  const patch = await readJsonBody(c.req.raw, patchBody, MAX_CONFIG_BODY_BYTES);
   if (wantsDryRun(c)) {
     return dryRun(c, eventId, ifMatch, (current) => {
       if (!current) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"; create it with PUT` });
@@ -77,7 +77,7 @@ eventEditsApi.patch('/events/:eventId', async (c) => {
   return edit(c, eventId, { ifMatch, fingerprint }, (current) => {
     if (!current) throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"; create it with PUT` });
     // The merged configuration passes the very checks a PUT body does.
-    return parseJsonBody(JSON.stringify(mergePatch(current, patch)), eventConfigInput);
+    return parseJsonBody(JSON.stringify(mergePatch(current, patch)), eventConfigInput, MAX_CONFIG_BODY_BYTES);
   });
 });
 

@@ -76,7 +76,7 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
   c.header('vary', 'Accept, Accept-Language, Cookie');
   if (wantsJson(c)) return c.json(turn.body);
   const { lang, chosen } = pageLang(c);
-  const texts = await waitingTexts(c.var.pages.reader(c.env.ASSETS), lang, turn.page.texts);
+  const texts = await waitingTexts(c.var.pages.reader(c.env.ASSETS), lang, turn.page.texts, !!turn.page.template);
   for (const [k, v] of Object.entries(await pageSecurityHeaders([texts.script]))) c.header(k, v);
   // The switch's choice is remembered (this no-store page only; the cacheable draw page never sets it).
   if (chosen) c.header('set-cookie', langCookie(chosen, isSecure(c.req.url)), { append: true });
@@ -208,7 +208,7 @@ async function maintenanceOnRefusal<T>(c: Context<AppEnv>, eventId: string, turn
     const page = (await edgeCursor(c, eventId, Date.now()))?.page ?? (message ? { message } : {});
     const read = c.var.pages.reader(c.env.ASSETS);
     const { lang } = pageLang(c);
-    const [style, t] = await Promise.all([pageStyle(read), waitingWords(read, lang, page.texts)]);
+    const [style, t] = await Promise.all([pageStyle(read, !!page.template), waitingWords(read, lang, page.texts)]);
     for (const [k, v] of Object.entries(await pageSecurityHeaders([]))) c.header(k, v);
     c.header('cache-control', 'no-store');
     c.header('retry-after', String(retryAfterS));

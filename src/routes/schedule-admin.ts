@@ -14,7 +14,7 @@ import { callDurableObject } from '../lib/do-call';
 import { forgetCursor } from '../lib/cursor-cache';
 import { GatewayError, assertNever } from '../lib/errors';
 import { requireEvent } from '../lib/object-answers';
-import { readJsonBody } from '../lib/validate';
+import { MAX_CONFIG_BODY_BYTES, readJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 
 /** `/_wr/admin/events/{eventId}/schedule...`, mounted behind the organizer API's bearer token. */
@@ -72,7 +72,7 @@ scheduleAdmin.get('/events/:eventId/schedule', async (c) => {
 scheduleAdmin.put('/events/:eventId/schedule/:overrideId', async (c) => {
   const eventId = eventIdParam(c);
   const id = overrideId(c);
-  const input = await readJsonBody(c.req.raw, overrideInput);
+  const input = await readJsonBody(c.req.raw, overrideInput, MAX_CONFIG_BODY_BYTES);
   // Not retried by the gateway: without `startsAt` the change starts at the room's now, so a second
   // try of a request that landed would be another change (and answers 409).
   const answer = await callDurableObject(

@@ -111,6 +111,13 @@ const ROUTES: RouteCase[] = [
     area: 'admin',
   },
   { method: 'GET', route: '/_wr/admin/events/:eventId/preview', path: '/_wr/admin/events/{e}/preview?phase=waiting', area: 'admin' },
+  {
+    method: 'POST',
+    route: '/_wr/admin/events/:eventId/preview',
+    path: '/_wr/admin/events/{e}/preview?phase=waiting',
+    body: { page: { message: 'Doors at 19:00' } },
+    area: 'admin',
+  },
   { method: 'POST', route: '/_wr/admin/events/:eventId/pause', path: '/_wr/admin/events/{e}/pause', area: 'admin' },
   { method: 'POST', route: '/_wr/admin/events/:eventId/resume', path: '/_wr/admin/events/{e}/resume', area: 'admin' },
   { method: 'POST', route: '/_wr/admin/events/:eventId/close', path: '/_wr/admin/events/{e}/close', area: 'admin' },

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admissionCookie, ticketCookie } from '../../src/lib/cookies';
 import { secretsEqual, signOriginRequest } from '../../contracts/hmac';
 import { signAdmission, signQueueTicket, tokenSettings, verifyToken } from '../../src/lib/token';
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/lib/validate';
+import { MAX_BODY_BYTES, MAX_CONFIG_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/lib/validate';
 import { BASE, Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 import { inventoryStats } from '../helpers/inventory';
 import { adminHeaders as adminHeadersOf, call as gatewayCall, signedCall as signedGatewayCall } from '../helpers/gateway';
@@ -62,12 +62,17 @@ async function holdCounts(eventId: string) {
 }
 
 describe('body size and depth on every JSON endpoint', () => {
-  it('refuses bodies over 16 KiB (declared or streamed) and nesting deeper than the limit, changing nothing', async () => {
+  it('refuses bodies over 16 KiB (80 KiB for an event configuration: room for a page template; declared or streamed) and nesting deeper than the limit, changing nothing', async () => {
     const { eventId, v, holdId } = await saleWithHold();
     const before = await holdCounts(eventId);
-    const big = JSON.stringify({ seatIds: ['A2'], pad: 'é'.repeat(MAX_BODY_BYTES / 2 + 10) }); // under 16 K characters, over 16 KiB
-    expect(big.length).toBeLessThan(MAX_BODY_BYTES);
-    const cases: { name: string; send: (body: string | ReadableStream) => Promise<{ status: number; body: Record<string, unknown> }> }[] = [
+    // Under `limit` characters, over `limit` bytes.
+    const bigFor = (limit: number) => JSON.stringify({ seatIds: ['A2'], pad: 'é'.repeat(limit / 2 + 10) });
+    expect(bigFor(MAX_BODY_BYTES).length).toBeLessThan(MAX_BODY_BYTES);
+    const cases: {
+      name: string;
+      limit?: number;
+      send: (body: string | ReadableStream) => Promise<{ status: number; body: Record<string, unknown> }>;
+    }[] = [
       {
         name: 'hold',
         send: (body) =>
@@ -80,7 +85,20 @@ describe('body size and depth on every JSON endpoint', () => {
       },
       {
         name: 'admin config',
+        limit: MAX_CONFIG_BODY_BYTES,
         send: (body) => call(`/_wr/admin/events/${eventId}`, { method: 'PUT', headers: adminHeaders, body, duplex: 'half' } as RequestInit),
+      },
+      {
+        name: 'admin scheduled change',
+        limit: MAX_CONFIG_BODY_BYTES,
+        send: (body) =>
+          call(`/_wr/admin/events/${eventId}/schedule/big`, { method: 'PUT', headers: adminHeaders, body, duplex: 'half' } as RequestInit),
+      },
+      {
+        name: 'admin preview',
+        limit: MAX_CONFIG_BODY_BYTES,
+        send: (body) =>
+          call(`/_wr/admin/events/${eventId}/preview`, { method: 'POST', headers: adminHeaders, body, duplex: 'half' } as RequestInit),
       },
       {
         name: 'admin rate',
@@ -98,12 +116,13 @@ describe('body size and depth on every JSON endpoint', () => {
       });
     }
     for (const c of cases) {
-      const tooBig = await c.send(big);
+      const limit = c.limit ?? MAX_BODY_BYTES;
+      const tooBig = await c.send(bigFor(limit));
       expect(tooBig.status, c.name).toBe(413);
       expect(tooBig.body.code, c.name).toBe('PAYLOAD_TOO_LARGE');
       const stream = new ReadableStream({
         start(controller) {
-          for (let i = 0; i < 20; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(1024)));
+          for (let i = 0; i < limit / 1024 + 4; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(1024)));
           controller.close();
         },
       });

@@ -60,6 +60,12 @@ describe('an overloaded object', () => {
     ['rate', 'POST', '/rate', JSON.stringify({ fixedPerMinute: 10 })],
     ['audit', 'GET', '/audit', undefined],
     ['preview', 'GET', '/preview?phase=waiting', undefined],
+    [
+      'preview of a page not saved',
+      'POST',
+      '/preview?phase=waiting',
+      JSON.stringify({ page: { template: '<h1>{{headline}}</h1>{{position}}' } }),
+    ],
   ])('answers 503 OVERLOADED with Retry-After on the admin API: %s', async (_name, method, suffix, body) => {
     const eventId = freshEventId('busy');
     const path = suffix === 'LIST' ? '/_wr/admin/events' : `/_wr/admin/events/${eventId}${suffix}`;

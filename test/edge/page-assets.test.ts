@@ -3,16 +3,16 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { LANGS } from '../../contracts/i18n';
-import { DASHBOARD_PATH, PageAssets, SCRIPT_PATHS, STYLE_PATH, messagesPath } from '../../src/lib/page-assets';
+import { DASHBOARD_PATH, PageAssets, SCRIPT_PATHS, STYLE_PATH, TEMPLATE_STYLE_PATH, messagesPath } from '../../src/lib/page-assets';
 import { scriptHash } from '../../src/lib/security-headers';
 import { CHECK_MESSAGES } from '../../src/pages/check-messages';
 import { SIGN_IN_MESSAGES } from '../../src/pages/sign-in-messages';
 import { MESSAGES } from '../../src/pages/waiting-messages';
-import { PAGE_STYLE } from '../../src/pages/page-style';
+import { PAGE_STYLE, TEMPLATE_STYLE } from '../../src/pages/page-style';
 import { BASE } from '../helpers/client';
 
 describe('page assets', () => {
-  it("hold every language's words exactly as the message tables say, and the pages' style as written", async () => {
+  it("hold every language's words exactly as the message tables say, and the pages' styles as written", async () => {
     const read = new PageAssets().reader(env.ASSETS);
     for (const lang of LANGS) {
       expect(await read.json(messagesPath('waiting', lang))).toEqual(MESSAGES[lang]);
@@ -20,6 +20,7 @@ describe('page assets', () => {
       expect(await read.json(messagesPath('sign-in', lang))).toEqual(SIGN_IN_MESSAGES[lang]);
     }
     expect(await read.text(STYLE_PATH)).toBe(PAGE_STYLE);
+    expect(await read.text(TEMPLATE_STYLE_PATH)).toBe(TEMPLATE_STYLE);
   });
 
   it('are read once per isolate: a second read asks the binding nothing', async () => {
