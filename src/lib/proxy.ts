@@ -280,6 +280,7 @@ function originDeadline(request: Request, headers: Headers, timeoutMs: number) {
  * header (`originCommands`) for the caller, which must strip it (`returnedResponse`).
  *
  * @param opts.eventId the room's event, for the fault log
+ * @param opts.url `request.url` already parsed (the caller's, so it is parsed once)
  * @param opts.stripAuthorization drop `Authorization` (it carried the app's queue ticket, which is
  *   the gateway's business, not the origin's)
  * @param opts.timeoutMs how long the origin gets, ms (default: `ORIGIN_TIMEOUT_MS`, see src/lib/settings.ts)
@@ -291,10 +292,10 @@ export async function proxyToOrigin(
   request: Request,
   env: OriginEnv,
   admissionToken: string,
-  opts: { eventId?: string; stripAuthorization?: boolean; timeoutMs?: number } = {},
+  opts: { eventId?: string; url?: URL; stripAuthorization?: boolean; timeoutMs?: number } = {},
 ): Promise<Response> {
   const origin = originSettings(env);
-  const url = new URL(request.url);
+  const url = opts.url ?? new URL(request.url);
   const headers = forwardedHeaders(request.headers, url, await originPull(env));
   headers.set(ADMISSION_HEADER, admissionToken);
   if (opts.stripAuthorization) headers.delete('authorization');
