@@ -3,9 +3,9 @@
 // the whole gateway. Each stage is a loop of `n` requests one after another; bench/profile-admitted.ts
 // reads the workerd processes' CPU around each loop, so a stage's cost is its CPU per request minus
 // the stage before it (in-isolate clocks advance only at I/O and are too coarse for a few us).
-import { matchRoom } from '../contracts/room-patterns';
 import { proxyToOrigin } from '../src/lib/proxy';
 import { RoomTableCache, directorySource } from '../src/lib/room-table';
+import { RoomMatches } from '../src/lib/room-matches';
 import { readAdmission, type CredentialRequest } from '../src/middleware/credentials';
 import { admittedAnswer } from '../src/routes/room';
 import { ADMITTED_STAGES } from './bench-routes';
@@ -29,6 +29,7 @@ export async function runAdmittedStage(stage: number, n: number, input: Admitted
   const page = `http://127.0.0.1/events/${eventId}/tickets`;
   const drain = async (res: Response) => void (await res.arrayBuffer());
   const rooms = new RoomTableCache();
+  const matches = new RoomMatches();
   for (let i = 0; i < n; i++) {
     const request = new Request(page, { headers: { cookie, accept: 'text/html', 'user-agent': 'bench' } });
     if (stage === ADMITTED_STAGES.length - 1) {
@@ -39,11 +40,12 @@ export async function runAdmittedStage(stage: number, n: number, input: Admitted
     }
     let claims = { visitorId: 'v' };
     let token = '';
+    let url: URL | undefined;
     if (stage >= 1) {
-      const url = new URL(request.url);
+      url = new URL(request.url);
       const now = Date.now();
       const table = rooms.fresh(now) ?? (await rooms.table(directorySource(env, ctx), now));
-      if (matchRoom(table, request.method, url.hostname, url.pathname).kind !== 'room') throw new Error('no room covers the page');
+      if (matches.match(table, request.method, url.hostname, url.pathname).kind !== 'room') throw new Error('no room covers the page');
     }
     if (stage >= 2) {
       const r: CredentialRequest = {
@@ -54,7 +56,7 @@ export async function runAdmittedStage(stage: number, n: number, input: Admitted
       };
       ({ claims, token } = await readAdmission(r, eventId, Date.now()));
     }
-    const origin = stage >= 3 ? await proxyToOrigin(request, env, token, { eventId }) : await env.ORIGIN.fetch(request);
+    const origin = stage >= 3 ? await proxyToOrigin(request, env, token, { eventId, url }) : await env.ORIGIN.fetch(request);
     await drain(stage >= 4 ? await admittedAnswer(env, request.url, eventId, claims.visitorId, origin, []) : origin);
   }
 }
