@@ -30,6 +30,8 @@ import { cpuMeter } from './process-cpu.ts';
 import { loadavg } from 'node:os';
 
 const REPS = Number(process.env.BENCH_REPS) || 3;
+/** A difference with its sign, whole units: `+12`, `-9`. */
+const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(0)}`;
 /** The machine's 1, 5 and 15 minute load averages (os.loadavg), for judging how noisy a run was. */
 const loadAverage = () =>
   loadavg()
@@ -623,7 +625,7 @@ const ROWS: Row[] = [
     vs: 'forward',
     target: 0.9,
     note: (m) =>
-      `ratio vs F; CPU +${(m.cpu('admitted-page') - m.cpu('forward')).toFixed(0)} us over F (target <= +50); WaitingRoom calls per request ${m
+      `ratio vs F; CPU ${signed(m.cpu('admitted-page') - m.cpu('forward'))} us over F (target <= +50); WaitingRoom calls per request ${m
         .extra('callsPerAdmittedPage')
         .toFixed(4)}`,
   },
