@@ -1,6 +1,7 @@
 // The admitted visitor's path in `npm run bench:profile` (PROFILE_ADMITTED_ONLY=1): whole requests
-// timed inside the Worker with the workerd CPU each costs, and the profiled loads of the bare
-// forward F, pass-through and an admitted page request in a room.
+// timed inside the Worker, the admitted request stage by stage in workerd CPU, and (unless
+// PROFILE_STEPS_ONLY) the profiled loads of the bare forward F, pass-through and an admitted page
+// request in a room.
 import { admittedVisitors, jarCookie, load, startGateway } from './harness.ts';
 import { fineCpuMeter } from './process-cpu.ts';
 import { ADMITTED_STAGES } from './bench-routes.ts';
