@@ -6,3 +6,13 @@
  * body again), so the gateway-only hold row differs from the end-to-end row by the object alone.
  */
 export const STUB_HEADER = 'x-bench-stub';
+
+/** The admitted request's stages (bench/admitted-micro.ts): each does what the one before it does plus one step of the gateway. */
+export const ADMITTED_STAGES = [
+  'bare forward (F): the request to the origin Worker',
+  '+ URL parse and room match',
+  '+ admission read (cookies, cached tokens, session)',
+  '+ proxyToOrigin instead of the bare forward',
+  '+ admittedAnswer (the answer the browser gets)',
+  'whole request through the gateway (app.ts fast path)',
+] as const;

@@ -19,6 +19,7 @@ import { solvePow } from '../src/pages/pow-solver';
 import { requestSteps } from './request-steps';
 import { joinBatchStats } from '../src/lib/shard-joins';
 import { edgeHoldSteps, inObjectHoldSteps, type StepTimes } from './hold-micro';
+import { runAdmittedStage } from './admitted-micro';
 import { PlanStore } from '../durable-objects/inventory/plan-store';
 import { Sql } from '../durable-objects/shared/sql';
 
@@ -314,6 +315,16 @@ async function benchFetch(request: Request, env: BenchEnv, ctx: ExecutionContext
     );
     const inObject = await env.INVENTORY.getByName(q('fresh')).microHold(n, Number(q('seats')), Number(q('perRow')));
     return Response.json({ edge, inObject });
+  }
+  if (url.pathname === '/__bench/admitted-stage') {
+    // One stage of an admitted page request, n times (admitted-micro.ts); the visitor's cookie in the body.
+    const q = (k: string) => url.searchParams.get(k) ?? '';
+    const input = { env: env as unknown as Env & { ORIGIN: Fetcher }, ctx, eventId: q('event'), cookie: await request.text() };
+    await runAdmittedStage(Number(q('stage')), Number(q('n')) || 200, {
+      ...input,
+      gateway: async (req) => gateway.fetch(req, input.env, ctx),
+    });
+    return new Response('ok');
   }
   if (url.pathname === '/__bench/micro-pow') return Response.json(await microProofOfWork(env, Number(url.searchParams.get('n')) || 200));
   if (url.pathname.startsWith('/__bench/noip/')) {

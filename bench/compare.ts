@@ -64,6 +64,22 @@ const ALL_TARGETS: Target[] = [
     prepare: async () => async (gw) => (await load(`${gw.base}/site/home`, SLICE_S)).rps,
   },
   {
+    id: 'admitted',
+    name: 'admitted page request in a room',
+    prepare: async (gw, side) => {
+      const event = `cmp-admitted-${side}`;
+      await gw.createEvent(event);
+      const cookies = (await admittedVisitors(gw, event, VISITORS)).map(jarCookie);
+      let n = 0;
+      return async (g) =>
+        (
+          await load(`${g.base}/events/${event}/tickets`, SLICE_S, {
+            requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[n++ % VISITORS]! } }) }],
+          })
+        ).rps;
+    },
+  },
+  {
     id: 'joins',
     name: 'joins, 1 queue shard',
     prepare: async (gw, side) => {

@@ -27,8 +27,16 @@ import { benchNodeOrigin, nodeOriginRows } from './node-origin.ts';
 import { measureStartup, startupLine } from '../scripts/startup.ts';
 import { signEntryToken } from '../origin-sdk/src/entry.ts';
 import { cpuMeter } from './process-cpu.ts';
+import { loadavg } from 'node:os';
 
 const REPS = Number(process.env.BENCH_REPS) || 3;
+/** A difference with its sign, whole units: `+12`, `-9`. */
+const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(0)}`;
+/** The machine's 1, 5 and 15 minute load averages (os.loadavg), for judging how noisy a run was. */
+const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 /** Scenario ids to run (comma-separated), for a short bounded run of a few rows; unset = all. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 const DURATION_S = Number(process.env.BENCH_SECONDS) || 4;
@@ -617,7 +625,7 @@ const ROWS: Row[] = [
     vs: 'forward',
     target: 0.9,
     note: (m) =>
-      `ratio vs F; CPU +${(m.cpu('admitted-page') - m.cpu('forward')).toFixed(0)} us over F (target <= +50); WaitingRoom calls per request ${m
+      `ratio vs F; CPU ${signed(m.cpu('admitted-page') - m.cpu('forward'))} us over F (target <= +50); WaitingRoom calls per request ${m
         .extra('callsPerAdmittedPage')
         .toFixed(4)}`,
   },
@@ -792,6 +800,7 @@ async function main(): Promise<void> {
   console.log(
     `Miniflare at ${gw.base}; ${REPS} repetitions of ${DURATION_S} s, 50 connections; ${SEATS.toLocaleString()} seats, 80% of holds on the best 5%\n`,
   );
+  const loadAtStart = loadAverage();
   // Warm the isolate (JIT, key import) so that baseline A is not measured cold.
   await load(`${gw.base}/__bench/noop`, 1);
   const samples = new Map<string, Sample[]>();
@@ -834,6 +843,24 @@ async function main(): Promise<void> {
         `${row.note?.(m) ?? ''}${verdict}`,
       ].join('  '),
     );
+  }
+  // The spread: each row's range over the repetitions, and its ratio and CPU over its baseline taken
+  // pair by pair within a repetition (the baseline ran minutes earlier or later in the same one).
+  if (REPS > 1) {
+    console.log(`\nspread over the ${REPS} repetitions (min-max); load average at start ${loadAtStart}, at end ${loadAverage()}:`);
+    const range = (xs: number[], digits = 0) => `${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)}`;
+    for (const row of ROWS) {
+      const s = samples.get(row.id);
+      if (!s) continue;
+      const base = row.vs ? samples.get(row.vs) : undefined;
+      const pairs = base
+        ? `; ratio ${range(
+            s.map((x, k) => x.rps / base[k]!.rps),
+            2,
+          )}, +us ${range(s.map((x, k) => x.cpuUs - base[k]!.cpuUs))}`
+        : '';
+      console.log(`${row.name.padEnd(42)}  req/s ${range(s.map((x) => x.rps))}, cpu us ${range(s.map((x) => x.cpuUs))}${pairs}`);
+    }
   }
   // The gateway in front of the Node example origin (its own Miniflare, with ORIGIN_URL set), after
   // the table above is printed, so that a failure here never loses it.

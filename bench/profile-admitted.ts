@@ -1,16 +1,57 @@
 // The admitted visitor's path in `npm run bench:profile` (PROFILE_ADMITTED_ONLY=1): whole requests
-// timed inside the Worker with the workerd CPU each costs, and the profiled loads of the bare
-// forward F, pass-through and an admitted page request in a room.
+// timed inside the Worker, the admitted request stage by stage in workerd CPU, and (unless
+// PROFILE_STEPS_ONLY) the profiled loads of the bare forward F, pass-through and an admitted page
+// request in a room.
 import { admittedVisitors, jarCookie, load, startGateway } from './harness.ts';
-import { cpuMeter } from './process-cpu.ts';
+import { fineCpuMeter } from './process-cpu.ts';
+import { ADMITTED_STAGES } from './bench-routes.ts';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS) || 4;
+/** Requests per stage loop and rounds of the stage table (PROFILE_STAGE_N, PROFILE_STAGE_ROUNDS). */
+const STAGE_N = Number(process.env.PROFILE_STAGE_N) || 300;
+const STAGE_ROUNDS = Number(process.env.PROFILE_STAGE_ROUNDS) || 25;
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * The admitted request built up stage by stage (admitted-micro.ts): workerd CPU per request of each
+ * stage, over STAGE_N requests one after another, in STAGE_ROUNDS rounds that run every stage in
+ * turn (so a busy moment of the shared machine hits all stages alike). Prints each stage's median,
+ * its range, and the median over the rounds of what it adds to the stage before it. Thread CPU time in ns
+ * (`fineCpuMeter`) lets the loops be short, so the rounds are many and close together.
+ */
+async function stageTable(base: string, cookie: string): Promise<void> {
+  const run = async (stage: number, n: number) => {
+    const res = await fetch(`${base}/__bench/admitted-stage?stage=${stage}&n=${n}&event=steps-admitted`, { method: 'POST', body: cookie });
+    if (!res.ok) throw new Error(`admitted-stage ${stage}: ${res.status} ${await res.text()}`);
+  };
+  for (let s = 0; s < ADMITTED_STAGES.length; s++) await run(s, 300);
+  const cpu: number[][] = ADMITTED_STAGES.map(() => []);
+  for (let round = 0; round < STAGE_ROUNDS; round++) {
+    for (let s = 0; s < ADMITTED_STAGES.length; s++) {
+      const meter = fineCpuMeter();
+      await run(s, STAGE_N);
+      cpu[s]!.push(meter() / STAGE_N);
+    }
+  }
+  console.log(`\nan admitted page request stage by stage, workerd CPU per request, ${STAGE_N} requests x ${STAGE_ROUNDS} rounds:`);
+  console.log(`${'stage'.padEnd(56)}  median     range    adds`);
+  ADMITTED_STAGES.forEach((name, s) => {
+    const runs = cpu[s]!;
+    // The whole request is compared with F; every other stage with the one before it.
+    const before = s === 0 ? null : cpu[s === ADMITTED_STAGES.length - 1 ? 0 : s - 1]!;
+    const adds = before ? median(runs.map((v, k) => v - before[k]!)) : null;
+    const range = `${Math.min(...runs).toFixed(0)}-${Math.max(...runs).toFixed(0)}`;
+    console.log(
+      `${name.padEnd(56)}  ${median(runs).toFixed(0).padStart(6)}  ${range.padStart(8)}  ${adds === null ? '' : `${adds >= 0 ? '+' : ''}${adds.toFixed(0)}`.padStart(6)}`,
+    );
+  });
+}
 
 /**
  * Whole requests inside the Worker (no inspector), the admitted page request among them: wall time
- * per request (the second of two runs), then the workerd processes' CPU per request of the bare
- * forward, pass-through and the admitted page, each over 1,000 requests one after another (no load
- * generator competing: the steadiest figure on a shared machine), median of 3.
+ * per request (the second of two runs), then the admitted request's stage table (`stageTable`: CPU
+ * per request with no load generator competing, the steadiest figure on a shared machine).
  */
 export async function admittedSteps(): Promise<void> {
   const plain = await startGateway();
@@ -23,21 +64,7 @@ export async function admittedSteps(): Promise<void> {
   const steps = (await (await fetch(`${stepsUrl}&n=300`)).json()) as Record<string, number>;
   console.log(`whole requests inside the Worker, mean of 300, one after another (second run):`);
   for (const [step, us] of Object.entries(steps)) console.log(`${step.padEnd(52)}  ${String(us).padStart(6)} us`);
-  console.log(`\nworkerd CPU per request, 1,000 one after another inside the Worker, median of 3:`);
-  for (const only of ['forward to the origin Worker (F)', 'pass-through through the gateway', 'admitted page request in a room']) {
-    const runs: number[] = [];
-    for (let rep = 0; rep < 3; rep++) {
-      const cpu = cpuMeter();
-      await (await fetch(`${stepsUrl}&n=1000&only=${encodeURIComponent(only)}`)).arrayBuffer();
-      runs.push(cpu() / 1000);
-    }
-    console.log(
-      `${only.padEnd(52)}  ${runs
-        .sort((a, b) => a - b)[1]!
-        .toFixed(0)
-        .padStart(6)} us  (runs ${runs.map((r) => r.toFixed(0)).join(', ')})`,
-    );
-  }
+  await stageTable(plain.base, cookie!);
   await plain.mf.dispose();
 }
 

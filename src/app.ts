@@ -21,7 +21,8 @@ import { serveRoom } from './routes/room';
 import { serveAdmitted } from './routes/admitted';
 import { keepPrivate } from './lib/cache-control';
 import { passThrough } from './lib/proxy';
-import { MAX_PATH_LENGTH, normalizePath, matchRoom } from '../contracts/room-patterns';
+import { MAX_PATH_LENGTH, normalizePath } from '../contracts/room-patterns';
+import { RoomMatches } from './lib/room-matches';
 import { RoomTableCache, directorySource } from './lib/room-table';
 import { KeyCache } from './lib/organizer-keys';
 import type { AppEnv } from './types';
@@ -33,6 +34,8 @@ export function createApp() {
 
   // This isolate's copy of the room table (one per app, so tests get their own).
   const rooms = new RoomTableCache();
+  // Its memory of matches against that table (most requests of a sale are to a few paths).
+  const matches = new RoomMatches();
   // This isolate's copy of the page assets (words, scripts, the dashboard: src/lib/page-assets.ts).
   const pages = new PageAssets();
   // This isolate's memory of confirmed organizer keys (src/lib/organizer-keys.ts, KEY_CACHE_MS).
@@ -56,7 +59,7 @@ export function createApp() {
     if (isGatewayPath(url.pathname)) return next();
     const now = Date.now();
     const table = rooms.fresh(now) ?? (await rooms.table(directorySource(c.env, c.executionCtx), now));
-    const match = matchRoom(table, c.req.method, url.hostname, url.pathname);
+    const match = matches.match(table, c.req.method, url.hostname, url.pathname);
     if (match.kind !== 'room') return passThrough(c.req.raw, url, c.env, match.kind === 'bypass');
     return serveRoom(c, match.room.eventId);
   });
@@ -151,7 +154,7 @@ export function createApp() {
           // even when a token secret is missing or malformed.
           const now = Date.now();
           const table = rooms.fresh(now) ?? (await rooms.table(directorySource(env, ctx), now));
-          const match = matchRoom(table, request.method, url.hostname, url.pathname);
+          const match = matches.match(table, request.method, url.hostname, url.pathname);
           if (match.kind !== 'room') return await passThrough(request, url, env);
           // An admitted buyer in a room: to the origin from here too (null: the app serves it).
           const admitted = await serveAdmitted(request, url, env, ctx, match.room.eventId);

@@ -7,6 +7,7 @@ import type { Place } from '../../contracts/queue/cursor';
 import { LANE_PATTERN } from '../../contracts/entry';
 import { GatewayError } from './errors';
 import { macTicket, ticketKey, verifyMacTicket, type TicketKey } from './ticket-mac';
+import { VerifiedTokens, headerKid } from './verified-tokens';
 
 /** Queue tickets live this long, in seconds (a visitor may wait for hours). */
 export const TICKET_TTL_S = 24 * 60 * 60;
@@ -73,6 +74,8 @@ interface KeyRing {
   verify: ReturnType<typeof createLocalJWKSet>;
   /** Current ticket key first, then the previous one; empty when tickets are ES256. */
   ticketKeys: TicketKey[];
+  /** Every `kid` a token may verify under now (both ES256 keys, both ticket secrets). */
+  kids: Set<string>;
 }
 
 let cached: { settings: TokenSettings; ring: Promise<KeyRing> } | null = null;
@@ -109,8 +112,8 @@ function parseJwk(json: string, name: string): JWK {
  */
 function keyRing(settings: TokenSettings): Promise<KeyRing> {
   if (!cached || !sameKeys(cached.settings, settings)) {
-    // Another key set: tokens verified under the old one must be checked again (a removed key
-    // stops working at once, not VERIFIED_CACHE_MS later).
+    // Another key set: tokens verified under the old one are checked again (a removed key stops
+    // working at once; so does a key replaced under the same kid).
     verified.clear();
     cached = { settings: { ...settings }, ring: buildRing(settings) };
     cached.ring.catch(() => (cached = null));
@@ -131,7 +134,8 @@ async function buildRing(settings: TokenSettings): Promise<KeyRing> {
     ticketKeys.push(await ticketKey(settings.ticketSecret, 'QUEUE_TICKET_SECRET'));
     if (settings.previousTicketSecret) ticketKeys.push(await ticketKey(settings.previousTicketSecret, 'QUEUE_TICKET_PREVIOUS_SECRET'));
   }
-  return { kid: current.kid!, signingKey, jwks, verify: createLocalJWKSet(jwks), ticketKeys };
+  const kids = new Set([...keys.map((k) => k.kid!), ...ticketKeys.map((k) => k.kid)]);
+  return { kid: current.kid!, signingKey, jwks, verify: createLocalJWKSet(jwks), ticketKeys, kids };
 }
 
 /** The public JWKS (RFC 7517) for `/.well-known/jwks.json`: current key, then previous. */
@@ -239,10 +243,11 @@ async function verifyEs256(
   }
 }
 
-/** A verified token is trusted again without ECDSA for at most this long, ms (or until `exp`). */
+/** A verified token is trusted again without its signature check for at most this long, ms (or until it ends). */
 const VERIFIED_CACHE_MS = 60_000;
+/** Tokens remembered per isolate at most (two per admitted visitor: ticket and admission). */
 const VERIFIED_CACHE_MAX = 20_000;
-const verified = new Map<string, { claims: VisitorClaims; untilMs: number }>();
+const verified = new VerifiedTokens<VisitorClaims>(VERIFIED_CACHE_MAX, VERIFIED_CACHE_MS);
 
 /**
  * Verifies a queue ticket or admission token for one event: our issuer, `aud` = the event, the
@@ -261,14 +266,14 @@ export async function verifyToken(
   eventId: string,
   nowMs: number,
 ): Promise<VisitorClaims> {
-  // The same token string verified moments ago verifies again: skip the signature check (the
-  // expensive part of every admitted request). The key is the whole token, so any change to it
-  // misses the cache; entries end at `exp` and after VERIFIED_CACHE_MS, and any change of the key
-  // ring clears the cache, so a key removed from the ring stops working at once.
+  // The same token string verified moments ago verifies again without the signature check (the
+  // costly part of every admitted request): verified-tokens.ts answers only for the same kind,
+  // event and issuer, before the token's exp (and maximum age), and while its kid is in the ring;
+  // a ring that changes at all empties it (keyRing). Anything else is verified in full below.
   const ring = await keyRing(settings);
-  const cacheKey = `${kind}\n${eventId}\n${settings.issuer}\n${token}`;
-  const hit = verified.get(cacheKey);
-  if (hit && nowMs < hit.untilMs) return hit.claims;
+  const want = { kind, eventId, issuer: settings.issuer };
+  const hit = verified.get(token, want, ring.kids, nowMs);
+  if (hit) return hit;
   const rules = { issuer: settings.issuer, audience: eventId, nowMs, maxAgeS: TICKET_TTL_S, toleranceS: CLOCK_TOLERANCE_S };
   const payload =
     (kind === 'ticket' ? await verifyMacTicket(ring.ticketKeys, token, rules) : null) ??
@@ -287,8 +292,13 @@ export async function verifyToken(
     if (!place) throw new GatewayError('TOKEN_INVALID', { detail: 'the ticket is not valid for this event' });
     claims.place = place;
   }
-  if (verified.size >= VERIFIED_CACHE_MAX) verified.clear();
-  verified.set(cacheKey, { claims, untilMs: Math.min(claims.expiresAtMs, nowMs + VERIFIED_CACHE_MS) });
+  // Remembered until the first instant the full check could refuse it: exp, or iat + the kind's
+  // maximum age (both without the skew tolerance, so the memory ends no later than the check would).
+  const maxAgeS = kind === 'ticket' ? TICKET_TTL_S : MAX_ADMISSION_AGE_S;
+  const kid = headerKid(token);
+  if (kid && typeof payload.iat === 'number') {
+    verified.put(token, { ...want, kid }, claims, Math.min(claims.expiresAtMs, (payload.iat + maxAgeS) * 1000), nowMs);
+  }
   return claims;
 }
 

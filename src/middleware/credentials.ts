@@ -34,8 +34,12 @@ export function fromContext(c: Context<AppEnv>): CredentialRequest {
  * The raw queue ticket: the cookie (browsers), else `Authorization: Bearer` (apps). The cookie
  * wins, so an `Authorization` header meant for the origin never replaces a browser's ticket.
  */
-function rawTicket(r: CredentialRequest, eventId: string): { token: string; fromBearer: boolean } | undefined {
-  const cookie = strictCookie(r, ticketCookie(eventId, isSecure(r.url)));
+function rawTicket(
+  r: CredentialRequest,
+  eventId: string,
+  cookies = r.header('cookie'),
+): { token: string; fromBearer: boolean } | undefined {
+  const cookie = strictCookie(cookies, ticketCookie(eventId, isSecure(r.url)));
   if (cookie) return { token: cookie, fromBearer: false };
   // The auth scheme is case-insensitive (RFC 9110 section 11.1): `bearer` is as good as `Bearer`.
   const auth = r.header('authorization');
@@ -45,16 +49,17 @@ function rawTicket(r: CredentialRequest, eventId: string): { token: string; from
 }
 
 /** The raw admission token: cookie for browsers, `X-Admission-Token` for apps. */
-function rawAdmission(r: CredentialRequest, eventId: string): string | undefined {
-  return r.header(ADMISSION_HEADER) ?? strictCookie(r, admissionCookie(eventId, isSecure(r.url)));
+function rawAdmission(r: CredentialRequest, eventId: string, cookies: string | undefined): string | undefined {
+  return r.header(ADMISSION_HEADER) ?? strictCookie(cookies, admissionCookie(eventId, isSecure(r.url)));
 }
 
 /**
- * One credential cookie. Two of the same name make it ambiguous (a planted cookie beside ours):
+ * One credential cookie of a Cookie header. Two of the same name make it ambiguous (a planted
+ * cookie beside ours):
  * @throws GatewayError TOKEN_INVALID
  */
-function strictCookie(r: CredentialRequest, name: string): string | undefined {
-  const value = readCookie(r.header('cookie'), name);
+function strictCookie(cookies: string | undefined, name: string): string | undefined {
+  const value = readCookie(cookies, name);
   if (typeof value === 'object') throw new GatewayError('TOKEN_INVALID', { detail: `two cookies named ${name} were sent` });
   return value;
 }
@@ -84,11 +89,13 @@ export interface Admission {
  *   not verify; SESSION_ENDED when the visitor left or was admitted again since
  */
 export async function readAdmission(r: CredentialRequest, eventId: string, nowMs: number): Promise<Admission> {
-  const token = rawAdmission(r, eventId);
+  // Read once for both credentials: each read copies the whole header out of the runtime.
+  const cookies = r.header('cookie');
+  const token = rawAdmission(r, eventId, cookies);
   if (!token) throw new GatewayError('ADMISSION_REQUIRED', { detail: 'wait in the queue for your turn first' });
   const settings = tokenSettings(r.env);
   const claims = await verifyToken(settings, 'admission', token, eventId, nowMs);
-  const raw = rawTicket(r, eventId);
+  const raw = rawTicket(r, eventId, cookies);
   const ticket = raw ? await verifyToken(settings, 'ticket', raw.token, eventId, nowMs) : null;
   if (!ticket || ticket.visitorId !== claims.visitorId) {
     throw new GatewayError('TOKEN_INVALID', { detail: 'the admission token does not belong to this visitor' });

@@ -40,6 +40,6 @@ export async function serveAdmitted(
   } catch {
     return null;
   }
-  const origin = await proxyToOrigin(request, env, admission.token, { eventId, stripAuthorization: admission.ticketFromBearer });
+  const origin = await proxyToOrigin(request, env, admission.token, { eventId, url, stripAuthorization: admission.ticketFromBearer });
   return admittedAnswer(env, request.url, eventId, admission.claims.visitorId, origin, []);
 }

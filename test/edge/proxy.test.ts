@@ -52,6 +52,10 @@ describe('proxyToOrigin', () => {
     [null, null],
     ['__wr_t_e=1', null],
     ['a=1; __wr_x=2;b=3', 'a=1; b=3'],
+    ['__Host-wr_a_e=x; theme=dark', 'theme=dark'],
+    ['x__wr_=1; a=2;;', 'x__wr_=1; a=2'],
+    // Without a gateway cookie the header goes on as it came.
+    ['a=1;b=2', 'a=1;b=2'],
   ])('stripGatewayCookies(%j) = %j', (input, output) => {
     expect(stripGatewayCookies(input)).toBe(output);
   });

@@ -24,11 +24,13 @@ describe('signing key rotation', () => {
     const newer = await signAdmission(during, claims, now);
     expect(JSON.parse(atob(newer.split('.')[0]!)).kid).toBe('k-new');
 
-    // Once the old key is removed, its tokens fail (a token verified in the last VERIFIED_CACHE_MS
-    // by this isolate may still pass until then: use one this isolate has never seen).
+    // Once the old key is removed, its tokens fail at once: the one this isolate just verified
+    // (and remembers) as well as one it has never seen.
     const after: TokenSettings = { signingJwk: fresh.priv, issuer: 'wr' };
     const unseen = await signAdmission(before, { ...claims, visitorId: 'v2' }, now);
-    await expect(verifyToken(after, 'admission', unseen, 'ev', now)).rejects.toMatchObject({ code: 'TOKEN_INVALID' });
+    for (const old of [token, unseen]) {
+      await expect(verifyToken(after, 'admission', old, 'ev', now)).rejects.toMatchObject({ code: 'TOKEN_INVALID' });
+    }
     expect(await verifyToken(after, 'admission', newer, 'ev', now)).toMatchObject({ visitorId: 'v1' });
   });
 });
