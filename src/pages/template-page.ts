@@ -9,8 +9,7 @@ import type { StatusBody } from '../lib/status-body';
 import { accentOf, accentStyle, languageSwitch, tightHtml } from './page-top';
 import type { WaitingTexts } from './page-texts';
 import type { Messages } from './waiting-messages';
-import type { WaitingPageOptions } from './waiting-page';
-import { dataAndScript, drawNotes, policyKey, refreshSeconds, stepsList, waitingHead } from './waiting-parts';
+import { dataAndScript, drawNotes, policyKey, refreshSeconds, stepsList, waitingHead, type WaitingPageOptions } from './waiting-parts';
 import { waitingView } from './waiting-view';
 
 /**

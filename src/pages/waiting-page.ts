@@ -6,16 +6,8 @@ import { LANG_NAMES, type Lang } from '../../contracts/i18n';
 import { accentOf, accentStyle, tightHtml, topBar } from './page-top';
 import type { WaitingTexts } from './page-texts';
 import { templatePage } from './template-page';
-import { dataAndScript, drawNotes, policyKey, refreshSeconds, stepsList, waitingHead } from './waiting-parts';
+import { dataAndScript, drawNotes, policyKey, refreshSeconds, stepsList, waitingHead, type WaitingPageOptions } from './waiting-parts';
 import { waitingView } from './waiting-view';
-
-/** Options of `waitingPage`. */
-export interface WaitingPageOptions {
-  /** Organizer preview: a banner says so, and the script renders but never polls or reloads. */
-  preview?: boolean;
-  /** Clock of the first render, epoch ms (default now). */
-  nowMs?: number;
-}
 
 /**
  * Renders the waiting page for one event, in `lang`, with the organizer's template (every value

@@ -8,6 +8,14 @@ import type { WaitingTexts } from './page-texts';
 import type { Messages } from './waiting-messages';
 import type { WaitingView } from './waiting-view';
 
+/** Options of `waitingPage` and `templatePage`. */
+export interface WaitingPageOptions {
+  /** Organizer preview: a banner says so, and the script renders but never polls or reloads. */
+  preview?: boolean;
+  /** Clock of the first render, epoch ms (default now). */
+  nowMs?: number;
+}
+
 /** The messages the script needs (the rest is rendered once, on the server). */
 const SCRIPT_KEYS = [
   ...(['h_', 's_'] as const).flatMap((p) =>
