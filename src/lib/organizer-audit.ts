@@ -7,6 +7,29 @@ const SECRET_FIELD = /secret|token|password|hmac|private|(^|\.)key$/i;
 /** What the audit shows instead of a secret value. */
 export const REDACTED = '[redacted]';
 
+/**
+ * Longest text value the audit keeps as it is, characters. A longer one (a waiting page
+ * template, up to 32 KiB) is recorded by its length and a fingerprint: an append-only log that
+ * copied both versions of every edit would grow by 64 KiB a save, and its export with it.
+ */
+export const MAX_AUDIT_TEXT = 1_000;
+
+/** FNV-1a, 32 bits, of the string's UTF-16 units, as 8 hex digits: tells two versions apart (not a security check). */
+function fingerprint(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** `v` with every string over MAX_AUDIT_TEXT replaced by its length and fingerprint, at any depth. */
+function auditValue(v: unknown): unknown {
+  if (typeof v === 'string')
+    return v.length > MAX_AUDIT_TEXT ? `[${v.length.toLocaleString('en-US')} characters, fingerprint ${fingerprint(v)}]` : v;
+  if (Array.isArray(v)) return v.map(auditValue);
+  if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, auditValue(x)]));
+  return v;
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -15,7 +38,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * The changed fields between two JSON values, as dotted paths (`tiers.0.priceMinor`, `page.title`),
  * in a stable order. Objects are compared member by member; arrays element by element when both
  * sides are arrays of the same length, else as a whole. A field whose name looks secret
- * (SECRET_FIELD) is listed with REDACTED values.
+ * (SECRET_FIELD) is listed with REDACTED values; a text over MAX_AUDIT_TEXT characters by its
+ * length and fingerprint.
  * @param before the old value (undefined: nothing before, e.g. a new event)
  */
 export function fieldChanges(before: unknown, after: unknown, path = ''): FieldChange[] {
@@ -32,8 +56,8 @@ export function fieldChanges(before: unknown, after: unknown, path = ''): FieldC
   return [
     {
       field: path,
-      ...(before === undefined ? {} : { from: secret ? REDACTED : before }),
-      ...(after === undefined ? {} : { to: secret ? REDACTED : after }),
+      ...(before === undefined ? {} : { from: secret ? REDACTED : auditValue(before) }),
+      ...(after === undefined ? {} : { to: secret ? REDACTED : auditValue(after) }),
     },
   ];
 }

@@ -92,6 +92,17 @@ function utf8(bytes: ArrayBuffer | Uint8Array): string {
   }
 }
 
+/** A UTF-16 surrogate without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether any string or member name in parsed JSON holds a lone surrogate. */
+function hasLoneSurrogate(v: unknown): boolean {
+  if (typeof v === 'string') return LONE_SURROGATE.test(v);
+  if (Array.isArray(v)) return v.some(hasLoneSurrogate);
+  if (typeof v === 'object' && v !== null) return Object.entries(v).some(([k, x]) => LONE_SURROGATE.test(k) || hasLoneSurrogate(x));
+  return false;
+}
+
 /**
  * Parses a raw body against a schema. Unknown fields follow the schema: every body schema of the
  * gateway is a strict object (`z.strictObject`), so they are refused (docs/reference/api.md).
@@ -109,6 +120,12 @@ export function parseJsonBody<S extends z.ZodMiniType>(raw: string, schema: S, m
   } catch {
     throw new GatewayError('INVALID_REQUEST', { detail: 'the body is not valid JSON' });
   }
+  // Valid UTF-8 holds no surrogates, but JSON's \u escapes can write half of a pair (RFC 8259
+  // section 8.2 allows it; RFC 7493 I-JSON does not): stored, it is text no client can read back.
+  if (/\\u[dD][89a-fA-F]/.test(raw) && hasLoneSurrogate(data))
+    throw new GatewayError('INVALID_REQUEST', {
+      detail: 'the body holds half of a surrogate pair (a \\uD800-\\uDFFF escape without its other half): not text (RFC 7493 section 2.1)',
+    });
   const result = schema.safeParse(data);
   if (!result.success) throw issueError(result.error.issues[0]!);
   return result.data as z.infer<S>;

@@ -68,6 +68,20 @@ describe('organizer API', () => {
     expect((await admin(`/events/${eventId}`)).status).toBe(404);
   });
 
+  it('refuses half of a surrogate pair written as a JSON escape with 400 and stores nothing; a whole pair and an escaped backslash are text', async () => {
+    const eventId = freshEventId();
+    const body = (name: string) => `{"releaseRatePerMinute":60,"maxActiveVisitors":5,"seats":10,"name":"${name}"}`;
+    for (const name of ['a\\ud800b', 'a\\udc00', '\\ud83d']) {
+      const res = await admin(`/events/${eventId}`, { method: 'PUT', body: body(name) });
+      expect(res.status, name).toBe(400);
+      expect(res.body, name).toMatchObject({ code: 'INVALID_REQUEST' });
+      expect(String(res.body.detail), name).toContain('half of a surrogate pair');
+      expect((await admin(`/events/${eventId}`)).status).toBe(404);
+    }
+    expect((await admin(`/events/${eventId}`, { method: 'PUT', body: body('\\ud83d\\ude00 \\\\ud800') })).status).toBe(201);
+    expect(((await admin(`/events/${eventId}`)).body.config as { name: string }).name).toBe('😀 \\ud800');
+  });
+
   it('refuses to create an event under a malformed id with 400, not 404', async () => {
     for (const id of ['ABC', 'a_b', '-x', 'x'.repeat(65)]) {
       const res = await admin(`/events/${id}`, { method: 'PUT', body: JSON.stringify({ releaseRatePerMinute: 60, seats: 10 }) });

@@ -11,7 +11,7 @@ import { Visitor, countArrivals, createEvent, freshEventId } from '../helpers/cl
 import { organizer } from '../helpers/organizer';
 
 const MERGE = { 'content-type': 'application/merge-patch+json' };
-const BROKEN = '<h1>{{headline}}</h1>\n<p>{{position}}</p>\n<button onclick="go()">Go</button>';
+const BROKEN = '<h1>{{headline}}</h1>\n<p>{{position}}</p>\n<strong onclick="go()">Go</strong>';
 /** Text as the page escapes it (hono's html escapes quotes too). */
 const escaped = (s: string) =>
   s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { configEtag, mergePatch, parseIfMatch } from '../../src/lib/config-edits';
-import { REDACTED, auditCsv, fieldChanges } from '../../src/lib/organizer-audit';
+import { MAX_AUDIT_TEXT, REDACTED, auditCsv, fieldChanges } from '../../src/lib/organizer-audit';
 import type { AuditEntry } from '../../contracts/organizer-access';
 
 describe('JSON Merge Patch', () => {
@@ -84,6 +84,18 @@ describe('audit diff', () => {
       { field: 'entry.issuer', from: 'a', to: 'b' },
     ]);
     expect(JSON.stringify(changes)).not.toContain('s3cret');
+  });
+
+  it('records a long text (a page template) by its length and a fingerprint that tells two versions apart, at any depth', () => {
+    const a = `<h1>{{headline}}</h1>${'a'.repeat(MAX_AUDIT_TEXT)}`;
+    const b = `${a.slice(0, -1)}b`;
+    const [edit] = fieldChanges({ page: { template: a } }, { page: { template: b } });
+    expect(edit!.field).toBe('page.template');
+    expect(edit!.from).toMatch(/^\[1,021 characters, fingerprint [0-9a-f]{8}\]$/);
+    expect(edit!.to).not.toBe(edit!.from);
+    const [created] = fieldChanges({}, { page: { template: a, message: 'hi' } });
+    expect(created).toEqual({ field: 'page', to: { template: edit!.from, message: 'hi' } });
+    expect(fieldChanges({ page: { message: 'x'.repeat(MAX_AUDIT_TEXT) } }, {})[0]!.from).toEqual({ message: 'x'.repeat(MAX_AUDIT_TEXT) });
   });
 });
 

@@ -5,7 +5,14 @@ import EXAMPLE from '../../docs/how-to/custom-waiting-page.html?raw';
 import GUIDE from '../../docs/how-to/custom-waiting-page.md?raw';
 import { describe, expect, it } from 'vitest';
 import { pageTemplateInput } from '../../contracts/event-input';
-import { MAX_TEMPLATE_BYTES, PLACEHOLDERS, templateProblem, type PlaceholderName } from '../../contracts/page-template';
+import {
+  MAX_REPEATS,
+  MAX_TEMPLATE_BYTES,
+  PLACEHOLDERS,
+  RESERVED_IDS,
+  templateProblem,
+  type PlaceholderName,
+} from '../../contracts/page-template';
 import { MESSAGES } from '../../src/pages/waiting-messages';
 import { templatePage } from '../../src/pages/template-page';
 import type { StatusBody } from '../../src/lib/status-body';
@@ -66,6 +73,43 @@ describe('page template rules', () => {
     ],
     ['a handler after a quote inside an unquoted value', `${MINIMAL}<p title=a"b onclick="go()">`, 'no-event-handler 1:67'],
     ['a handler after a slash', `${MINIMAL}<p/onclick="go()">`, 'no-event-handler 1:57'],
+    // A tag name longer than any list of names: read to its end, as the browser does, never cut short.
+    [
+      'a <meta> refresh after a 64-character tag name',
+      `${MINIMAL}<${'a'.repeat(63)}x=" ><meta http-equiv=refresh content='0;url=https://x.test/'>">`,
+      'not-a-fragment 1:123',
+    ],
+    [
+      'a script URL inside a list of values (SVG <animate values=>)',
+      `${MINIMAL}<svg><a><animate values="https://x.test/;javascript:go()" /></a></svg>`,
+      'no-javascript-url 1:71',
+    ],
+    ["an id of the gateway's own (its data block)", `<div id="wr-data" hidden>x</div>${MINIMAL}`, 'reserved-id 1:6'],
+    ["an id of the gateway's own (the live place)", `<p id=big>#1</p>${MINIMAL}`, 'reserved-id 1:4'],
+    [
+      "a name= (stands in for the document's properties)",
+      `${MINIMAL}<img name="hidden" src="https://x.test/a.png" alt="">`,
+      'reserved-id 1:59',
+    ],
+    ['a <template> (inert, hides what follows when left open)', `${MINIMAL}<template>`, 'forbidden-element 1:54'],
+    ['a <select> (the page takes no input)', `${MINIMAL}<select><option>a</option></select>`, 'forbidden-element 1:54'],
+    ['a <form>', `${MINIMAL}<form action="https://x.test/"><button>go</button></form>`, 'forbidden-element 1:54'],
+    [
+      'an <svg> left open',
+      `${MINIMAL}
+<svg viewBox="0 0 1 1"><circle r="1" /></svg>
+<svg>`,
+      'unclosed-markup 3:1',
+    ],
+    ['a NUL character', `${MINIMAL}<p>a\u0000b</p>`, 'not-text 1:58'],
+    ['half of a surrogate pair', `${MINIMAL}<p>a\ud800b</p>`, 'not-text 1:58'],
+    ['a script after emoji (columns count characters)', `<p>😀😀<script></script></p>${MINIMAL}`, 'no-script 1:6'],
+    ['a script after lines ended by carriage returns', `a\rb\r\n${MINIMAL}\r<script></script>`, 'no-script 4:1'],
+    [
+      `a repeatable placeholder over ${MAX_REPEATS} times`,
+      `${MINIMAL}${'{{eventName}}'.repeat(MAX_REPEATS + 1)}`,
+      `duplicate-placeholder 1:${54 + 13 * MAX_REPEATS}`,
+    ],
   ];
   for (const [name, template, expected] of refused)
     it(`refuses ${name}, naming the rule, line and column`, () => expect(where(template)).toBe(expected));
@@ -78,6 +122,16 @@ describe('page template rules', () => {
     const crossed = Math.floor((MAX_TEMPLATE_BYTES - MINIMAL.length - 1) / 208) + 2;
     expect(p.line).toBe(crossed);
     expect(templateProblem(MINIMAL + ' '.repeat(MAX_TEMPLATE_BYTES - MINIMAL.length))).toBeNull();
+  });
+
+  it('accepts <svg> closed or self-closing, and ids of its own', () => {
+    expect(templateProblem(`<svg viewBox="0 0 1 1" id="brand"><circle r="1"/></svg><svg/>${MINIMAL}<p id="footer">x</p>`)).toBeNull();
+  });
+
+  it("lists every id the template page renders among the gateway's own", () => {
+    const html = render(EXAMPLE);
+    const own = new Set([...EXAMPLE.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!));
+    for (const [, id] of html.matchAll(/\sid="([^"]+)"/g)) if (!own.has(id!)) expect(RESERVED_IDS, id).toContain(id);
   });
 
   it('accepts the placeholders without an id more than once (the name in the header and the footer)', () => {
