@@ -1,4 +1,4 @@
-// What the bench Worker (bench-worker.ts) and its Node drivers (gateway.ts, profile.ts) agree on.
+// What the bench Worker (bench-worker.ts) and its Node drivers (gateway-holds.ts, profile.ts) agree on.
 
 /**
  * A request carrying this header reaches the real gateway with the stub objects that store

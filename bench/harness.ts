@@ -55,7 +55,7 @@ export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Ma
  * Miniflare (v4-shaped) options of one bench Worker: the bench build of the gateway with its
  * objects, the production join limiter raised so that it counts every join but never refuses the
  * bench's one-IP crowd.
- * @param stubs bind the stub objects (StubInventory, StubShard) of bench-worker.ts; default true
+ * @param stubs bind the stub objects (StubInventory, StubShard) of bench-objects.ts; default true
  */
 export function benchWorker(name: string, scriptPath: string, secrets: DevSecrets, namespaceId: string, stubs = true): V4WorkerOptions {
   return {

@@ -1,7 +1,7 @@
 // `npm run bench:profile`'s hold table: each step of a seat hold timed alone, at the edge (in the
 // bench Worker) and inside the Inventory (in a BenchInventory), one after another with no
 // contention. Workers' clocks advance only at I/O, so each step runs `n` times in a loop that ends
-// with an I/O wait, and the mean of the loop is its cost (as bench-worker.ts `micro` does).
+// with an I/O wait, and the mean of the loop is its cost (as bench-micro.ts `micro` does).
 import { seatIdsFor } from '../durable-objects/inventory/hold-policy';
 import type { InventoryStore } from '../durable-objects/inventory/store';
 import type { PlanStore } from '../durable-objects/inventory/plan-store';

@@ -164,7 +164,7 @@ export async function benchNodeOrigin(opts: { reps: number; durationS: number; c
   }
 }
 
-/** The two rows, in gateway.ts's table format (median of the runs; ratio of the gateway path to direct). */
+/** The two rows, in the bench table's format (gateway-report.ts) (median of the runs; ratio of the gateway path to direct). */
 export function nodeOriginRows(r: { gateway: NodeOriginSample[]; direct: NodeOriginSample[] }): string[] {
   const cells = (name: string, s: NodeOriginSample[], ratio: string, note: string) =>
     [

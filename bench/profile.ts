@@ -181,7 +181,7 @@ async function main(): Promise<void> {
 
 /** The step tables: each step alone, whole requests, a hold's steps (no inspector). */
 async function stepTables(): Promise<void> {
-  // Each step alone, no contention (bench-worker.ts micro()), in a Worker without the inspector: the
+  // Each step alone, no contention (bench-micro.ts micro()), in a Worker without the inspector: the
   // profiler slows the JavaScript it samples unevenly, so its shares are for direction and these
   // timings are the step costs. The second of two runs is printed (the first warms the JIT).
   const plain = await startGateway();

@@ -6,11 +6,11 @@ import type { Place } from '../contracts/queue/cursor';
 /** What the steps call: the gateway's fetch, the bench bindings, and the events to join. */
 export interface StepTargets {
   gateway: (request: Request, env: unknown, ctx: ExecutionContext) => Promise<Response>;
-  /** The bench env, and the same with the stub objects (bench-worker.ts stubbedEnv). */
+  /** The bench env, and the same with the stub objects (bench-envs.ts stubbedEnvOf). */
   env: unknown;
   stubbed: unknown;
   origin: Fetcher;
-  /** The no-op object (bench-worker.ts Noop). */
+  /** The no-op object (bench-objects.ts Noop). */
   noop: { ping(): Promise<number>; write(key: string): Promise<number> };
   shard: (eventId: string) => { join(req: unknown): Promise<Place> };
   ctx: ExecutionContext;

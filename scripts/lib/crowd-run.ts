@@ -1,71 +1,24 @@
 // One crowd run: simulated visitors (each with its own cookie jar) through the gateway's real HTTP
 // path against a fresh event, with the origin stub's capacity model set and changed on schedule;
 // samples what binds admissions, the rate, the limit and the origin's p99 every second. The closed-loop
-// benchmark of the release controller (scripts/crowd.ts, scripts/bench-control.ts).
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// benchmark of the release controller (scripts/crowd.ts, scripts/bench-control.ts). Here: the
+// visitors' walk and the run's result; their requests: crowd-client.ts; the room's samples:
+// crowd-sampler.ts.
 import { CookieJar } from 'tough-cookie';
-import { signOriginRequest } from '../../origin-sdk/src/index.ts';
-import { ROOT, putEvent, type DevServer } from './dev-server.ts';
-import { parseDevVars } from './dev-secrets.ts';
+import { putEvent, type DevServer } from './dev-server.ts';
 import { seededRandom as prng } from './seeded-random.ts';
-import type { CrowdOptions, CrowdResult, CrowdSample, OriginModel } from './crowd-types.ts';
+import { Gate, crowdClient, setOriginModel } from './crowd-client.ts';
+import { sampleRoom } from './crowd-sampler.ts';
+import type { CrowdOptions, CrowdResult, OriginModel } from './crowd-types.ts';
 
 export { DEFAULT_CROWD, type CrowdOptions, type CrowdResult, type OriginModel } from './crowd-types.ts';
 
-/**
- * Bounds the requests in flight, so the crowd does not open thousands of sockets at once. Joins
- * wait behind everyone else's requests: in a real crowd each browser has its own connection, so a
- * burst of arrivals does not delay the polls and purchases of visitors already in line; with one
- * FIFO queue a loaded run measured the crowd's own queue (no claim for 49 s while 700 joins queued).
- */
-class Gate {
-  active = 0;
-  private readonly waiting: { first: (() => void)[]; joins: (() => void)[] } = { first: [], joins: [] };
-  private readonly limit: number;
-  constructor(limit: number) {
-    this.limit = limit;
-  }
-  /** Runs `fn` once a slot is free; `join` requests get a slot only when no other request waits. */
-  async run<T>(fn: () => Promise<T>, kind: 'join' | 'other' = 'other'): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((r) => (kind === 'join' ? this.waiting.joins : this.waiting.first).push(r));
-    this.active++;
-    try {
-      return await fn();
-    } finally {
-      this.active--;
-      (this.waiting.first.shift() ?? this.waiting.joins.shift())?.();
-    }
-  }
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/**
- * The room is sampled this often, ms: each second, so a run's series shows the rate, the limit and
- * the claims that lag releases second by second (at 2 s the 19:47 bench:control run could not tell
- * which bound cut each tick's release).
- */
-const SAMPLE_MS = 1_000;
 const HOT_SEATS = 30; // overlapping on purpose: many visitors want the same front-row seats
 
 /**
- * Sets the origin stub's capacity model on its signed operator API (`PUT /admin/events/{id}/load`,
- * signed with ORIGIN_HMAC_SECRET from .dev.vars; the gateway passes paths no room covers to the origin).
- * @returns the stub's answer, as a line for the log
- */
-async function setOriginModel(base: string, eventId: string, model: OriginModel): Promise<string> {
-  const secret = existsSync(join(ROOT, '.dev.vars')) ? parseDevVars(readFileSync(join(ROOT, '.dev.vars'), 'utf8')).ORIGIN_HMAC_SECRET : '';
-  if (!secret) return 'skipped (no ORIGIN_HMAC_SECRET in .dev.vars)';
-  const path = `/admin/events/${eventId}/load`;
-  const body = JSON.stringify(model);
-  const headers = { 'content-type': 'application/json', ...(await signOriginRequest(secret, 'PUT', path, body, Date.now())) };
-  const res = await fetch(base + path, { method: 'PUT', headers, body });
-  return `${res.status} ${await res.text()}`;
-}
-
-/**
  * Runs one crowd against `server`: creates a fresh event, sends `visitors` through it, and samples
- * the room every SAMPLE_MS.
+ * the room every second (crowd-sampler.ts SAMPLE_MS).
  * @param log where progress lines go
  */
 export async function runCrowd(
@@ -115,39 +68,7 @@ export async function runCrowd(
   };
   if (o.origin) log(`  origin model ${JSON.stringify(o.origin)}: ${await applyModel(o.origin)}`);
 
-  let visitorInFlight = 0;
-  /** One request; `kind` 'visitor' is an admitted visitor's own (no shared cap, unless `coupled`). */
-  async function request(jar: CookieJar, path: string, init: RequestInit = {}, kind: 'join' | 'other' | 'visitor' = 'other') {
-    const url = base + path;
-    const send = async () => {
-      const headers = new Headers(init.headers);
-      const cookie = await jar.getCookieString(url);
-      if (cookie) headers.set('cookie', cookie);
-      headers.set('accept', 'application/json');
-      if (init.body) headers.set('content-type', 'application/json');
-      const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-      for (const line of res.headers.getSetCookie()) await jar.setCookie(line, url);
-      const text = await res.text();
-      let body: Record<string, unknown> = {};
-      try {
-        body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-      } catch {
-        // HTML (the sale page)
-      }
-      if (res.status >= 500) counts.httpErrors!++;
-      if (res.status === 429) counts.rateLimited!++;
-      return { status: res.status, body, retryAfterS: Number(res.headers.get('retry-after')) || 0 };
-    };
-    if (kind === 'visitor' && !o.coupled) {
-      visitorInFlight++;
-      try {
-        return await send();
-      } finally {
-        visitorInFlight--;
-      }
-    }
-    return gate.run(send, kind === 'join' ? 'join' : 'other');
-  }
+  const { request, visitorInFlight } = crowdClient(base, gate, o.coupled, counts);
 
   const started = Date.now();
   const deadline = started + o.maxSeconds * 1000;
@@ -255,44 +176,12 @@ export async function runCrowd(
     visits.push({ fromS: claimedAtS, toS: sinceS() });
   }
 
-  const samples: CrowdSample[] = [];
-  // The room shows its newest RATE_LOG_SHOWN changes; gathered at every sample, the run keeps them all.
-  const rateLog = new Map<string, { at: number; rate: number; reason: string }>();
-  const keep = (log: { at: number; rate: number; reason: string }[]) => {
-    for (const e of log) rateLog.set(`${e.at} ${e.reason}`, e);
-  };
-  const stats = async () =>
-    (await (
-      await fetch(`${base}/_wr/admin/events/${eventId}`, { headers: { authorization: `Bearer ${server.adminToken}` } })
-    ).json()) as StatsBody;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      try {
-        const q = (await stats()).queue;
-        keep(q.rateLog);
-        samples.push({
-          t: sinceS(),
-          binds: q.binding.binds,
-          detail: q.binding.detail,
-          rate: q.releaseRatePerMinute,
-          activeLimit: q.activeLimit,
-          active: q.active,
-          unclaimed: q.binding.unclaimed,
-          waiting: q.waiting,
-          released: q.admittedTotal,
-          claimed: counts.admitted!,
-          p99: q.lastHealth?.p99LatencyMs ?? null,
-          reportedAtS: q.lastHealth ? (q.lastHealth.reportedAtMs - started) / 1000 : null,
-          sharedInFlight: gate.active,
-          visitorInFlight,
-        });
-      } catch {
-        // the gateway is busy; the next sample will do
-      }
-      await sleep(SAMPLE_MS);
-    }
-  })();
+  const sampler = sampleRoom(server, eventId, started, {
+    claimed: () => counts.admitted!,
+    sharedInFlight: () => gate.active,
+    visitorInFlight,
+  });
+  const samples = sampler.samples;
   const changes = o.originChanges.map((c) =>
     setTimeout(
       () => void applyModel(c.model).then((r) => log(`  ${c.atS} s: origin model ${JSON.stringify(c.model)}: ${r}`)),
@@ -321,11 +210,9 @@ export async function runCrowd(
   await Promise.race([all, sleep(o.maxSeconds * 1000 + 10_000)]);
   if (progress) clearInterval(progress);
   for (const c of changes) clearTimeout(c);
-  sampling = false;
-  await sampler;
+  await sampler.stop();
   if (crashed.length) log(`  simulated visitors that crashed: ${crashed.length} (first: ${String(crashed[0])})`);
-  const end = await stats();
-  keep(end.queue.rateLog);
+  const end = await sampler.final();
   const first = samples.find((x) => x.reportedAtS !== null);
   return {
     eventId,
@@ -337,26 +224,11 @@ export async function runCrowd(
     admittedAtS: admittedAt,
     visits,
     samples,
-    rateLog: [...rateLog.values()].sort((a, b) => b.at - a.at),
+    rateLog: sampler.rateLog(),
     originModelApplied,
     firstReportS: first ? first.reportedAtS : null,
     counts,
     consistent: Object.values(end.inventory.consistency).every((v) => v === 0) && paidTwice === 0 && crashed.length === 0,
     soldSeats: end.inventory.seats.sold,
   };
-}
-
-/** The parts of GET /_wr/admin/events/{id} a run reads. */
-interface StatsBody {
-  queue: {
-    releaseRatePerMinute: number;
-    activeLimit: number;
-    active: number;
-    waiting: number;
-    admittedTotal: number;
-    binding: { binds: string; detail: string; unclaimed: number };
-    lastHealth: { p99LatencyMs: number; reportedAtMs: number } | null;
-    rateLog: { at: number; rate: number; reason: string }[];
-  };
-  inventory: { seats: { sold: number }; consistency: Record<string, number> };
 }
