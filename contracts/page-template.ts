@@ -260,7 +260,7 @@ export function templateProblem(template: string): TemplateProblem | null {
     const read = readTag(template, i + tag[0].length);
     if (!read) return at(i, 'unclosed-markup', `the tag <${tag[1]}${name}> is not closed by ">"`);
     if (name === 'script')
-      return at(i, 'no-script', 'no <script>: the gateway runs its own script only (the page’s Content-Security-Policy blocks others)');
+      return at(i, 'no-script', "no <script>: the gateway runs its own script only (the page's Content-Security-Policy blocks others)");
     if (DOCUMENT_ELEMENTS.has(name))
       return at(
         i,

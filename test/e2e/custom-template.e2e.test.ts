@@ -76,7 +76,7 @@ describe('custom waiting page template', () => {
     await expect.poll(() => page.textContent('[data-wr="position"]'), { timeout: 60_000 }).toMatch(/^#[1-3]$/);
     expect(loads).toBe(1);
     expect(await page.isVisible('[data-testid="moved"]')).toBe(true);
-    expect(await page.textContent('[data-testid="moved"]')).toMatch(/^You moved up \d+ places? since you arrived\.$/);
+    expect(await page.textContent('[data-testid="moved"]')).toMatch(/^Places moved up since you arrived: \d+\.$/);
     await shot(page, 'custom-template-moved-phone');
     expect(errors).toEqual([]);
     await ctx.close();

@@ -40,7 +40,7 @@ export const DE: Messages = {
   ahead: '{n} Personen vor Ihnen',
   aheadOne: '1 Person vor Ihnen',
   next: 'Sie sind als Nächstes dran.',
-  moved: 'Seit Ihrer Ankunft sind Sie {n} Plätze vorgerückt.',
+  moved: 'Seit Ihrer Ankunft vorgerückte Plätze: {n}.',
   waitUnknown: 'Geschätzte Wartezeit: noch nicht abschätzbar',
   waitPaused: 'Geschätzte Wartezeit: ausgesetzt, solange die Warteschlange angehalten ist',
   waitUnderMinute: 'Geschätzte Wartezeit: weniger als eine Minute',

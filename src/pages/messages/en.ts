@@ -41,7 +41,7 @@ export const EN: Messages = {
   ahead: '{n} people ahead of you',
   aheadOne: '1 person ahead of you',
   next: 'You are next.',
-  moved: 'You moved up {n} places since you arrived.',
+  moved: 'Places moved up since you arrived: {n}.',
   waitUnknown: 'Estimated wait: we cannot estimate it yet',
   waitPaused: 'Estimated wait: on hold while the line is paused',
   waitUnderMinute: 'Estimated wait: less than a minute',

@@ -38,7 +38,7 @@ export const ES: Messages = {
   ahead: '{n} personas delante de ti',
   aheadOne: '1 persona delante de ti',
   next: 'Te toca a continuación.',
-  moved: 'Has avanzado {n} puestos desde que llegaste.',
+  moved: 'Puestos avanzados desde que llegaste: {n}.',
   waitUnknown: 'Espera estimada: todavía no podemos calcularla',
   waitPaused: 'Espera estimada: en suspenso mientras la fila está en pausa',
   waitUnderMinute: 'Espera estimada: menos de un minuto',

@@ -40,7 +40,7 @@ export const FR: Messages = {
   ahead: '{n} personnes devant vous',
   aheadOne: '1 personne devant vous',
   next: 'Vous êtes le prochain.',
-  moved: 'Vous avez avancé de {n} places depuis votre arrivée.',
+  moved: 'Places gagnées depuis votre arrivée : {n}.',
   waitUnknown: "Attente estimée : impossible de l'estimer pour l'instant",
   waitPaused: 'Attente estimée : suspendue pendant la pause de la file',
   waitUnderMinute: "Attente estimée : moins d'une minute",

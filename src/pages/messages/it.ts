@@ -38,7 +38,7 @@ export const IT: Messages = {
   ahead: '{n} persone davanti a te',
   aheadOne: '1 persona davanti a te',
   next: 'Sei il prossimo.',
-  moved: 'Sei avanzato di {n} posti da quando sei arrivato.',
+  moved: 'Posti guadagnati da quando sei arrivato: {n}.',
   waitUnknown: 'Attesa stimata: non ancora calcolabile',
   waitPaused: 'Attesa stimata: sospesa mentre la coda è in pausa',
   waitUnderMinute: 'Attesa stimata: meno di un minuto',

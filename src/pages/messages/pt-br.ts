@@ -38,7 +38,7 @@ export const PT_BR: Messages = {
   ahead: '{n} pessoas à sua frente',
   aheadOne: '1 pessoa à sua frente',
   next: 'Você é o próximo.',
-  moved: 'Você avançou {n} lugares desde que chegou.',
+  moved: 'Lugares avançados desde que você chegou: {n}.',
   waitUnknown: 'Espera estimada: ainda não é possível estimar',
   waitPaused: 'Espera estimada: suspensa enquanto a fila está pausada',
   waitUnderMinute: 'Espera estimada: menos de um minuto',
