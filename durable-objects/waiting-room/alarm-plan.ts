@@ -36,7 +36,20 @@ export interface AlarmFacts {
    * pending or active ends.
    */
   nextSlotFreesAtMs: number | null;
+  /**
+   * Whether the waiting page shows the stock against the line (the organizer's `page.showStock`):
+   * the figures come from the Inventory at each tick, so a room waiting for a slot still ticks
+   * every STOCK_REFRESH_MS to keep them current. Absent: not shown.
+   */
+  stockShown?: boolean;
 }
+
+/**
+ * Longest sleep of a room whose line waits for a slot while the page shows the stock, ms: the
+ * seats left change as admitted buyers hold and pay (and a restarted room has no figures until
+ * it ticks), and the people waiting read them.
+ */
+export const STOCK_REFRESH_MS = 10_000;
 
 /**
  * The next alarm: `tick` (with the time to fire), or `sleep` until `atMs` or until an event wakes
@@ -52,7 +65,8 @@ export type AlarmPlan =
  * it; a lottery due for its draw ticks; a closed, paused or sold-out room sleeps until an event
  * (resume, reopen, more inventory); with nobody in line the room sleeps until a join; with every
  * slot taken it sleeps until the next slot frees (a pending release lapses or an admission ends;
- * a `capacity` cause wakes it sooner); else it ticks.
+ * a `capacity` cause wakes it sooner), at most STOCK_REFRESH_MS when the page shows the stock;
+ * else it ticks.
  */
 export function planAlarm(f: AlarmFacts): AlarmPlan {
   const next = f.nowMs + f.tickMs;
@@ -65,9 +79,9 @@ export function planAlarm(f: AlarmFacts): AlarmPlan {
   if (f.freeSlots <= 0) {
     if (f.cause === 'capacity') return { kind: 'tick', atMs: next, reason: 'capacity' };
     // Never in the past: a deadline that has passed is due at once, not in a loop at the same ms.
-    return f.nextSlotFreesAtMs === null
-      ? { kind: 'sleep', atMs: null, reason: 'slots_full' }
-      : { kind: 'sleep', atMs: Math.max(f.nextSlotFreesAtMs, f.nowMs + 1), reason: 'slots_full' };
+    const frees = f.nextSlotFreesAtMs === null ? null : Math.max(f.nextSlotFreesAtMs, f.nowMs + 1);
+    const wake = f.stockShown ? Math.min(frees ?? Infinity, f.nowMs + STOCK_REFRESH_MS) : frees;
+    return wake === null ? { kind: 'sleep', atMs: null, reason: 'slots_full' } : { kind: 'sleep', atMs: wake, reason: 'slots_full' };
   }
   return { kind: 'tick', atMs: next, reason: 'releasing' };
 }

@@ -246,6 +246,7 @@ export function alarmFacts(store: RoomStore, room: Room, nowMs: number, tickMs: 
     // once its release is older than every claim measured (unclaimed-places claimHorizonMs): the slot it
     // held frees then.
     nextSlotFreesAtMs: nextSlotFreesAt(store.nextEnds(nowMs, counted), counted),
+    stockShown: config.page.showStock !== false,
   };
 }
 

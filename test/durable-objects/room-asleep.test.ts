@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { freshEventId } from '../helpers/client';
 import { QueueHarness, queueConfig } from '../helpers/queue';
 import { DEFAULT_CLAIM_SPREAD_MS } from '../../durable-objects/waiting-room/unclaimed-places';
+import { STOCK_REFRESH_MS } from '../../durable-objects/waiting-room/alarm-plan';
 
 /** The tick interval of the test environment (vitest.config.ts sets it long, so no alarm fires by itself). */
 const TICK_MS = Number(env.RELEASE_TICK_MS);
@@ -108,9 +109,27 @@ describe('a WaitingRoom with nothing to do keeps no alarm', () => {
     expect(await armedAt(q)).not.toBeNull();
   });
 
+  it('every slot taken while the page shows the stock: wakes every STOCK_REFRESH_MS to read the seats left', async () => {
+    const { q, t0 } = await room({ maxActiveVisitors: 1, admissionTtlSeconds: 7_200 });
+    for (const id of ['s1', 's2']) await q.join(id);
+    await q.tick(t0 + 1_000);
+    expect(await admitted(q, ['s1'])).toEqual(['s1']);
+    await q.tick(t0 + 2_000);
+    // s1 holds the only slot for 2 h and s2 waits: the room still wakes within the refresh.
+    expect(await armedAt(q)).toBe(t0 + 2_000 + STOCK_REFRESH_MS);
+    await fireArmed(q, t0 + 2_000 + STOCK_REFRESH_MS);
+    expect(await armedAt(q)).toBe(t0 + 2_000 + 2 * STOCK_REFRESH_MS);
+  });
+
   it('every slot taken by released visitors who never came back: sleeps until they are expected no more, then releases the next', async () => {
     // Two slots, a 30 s idle timeout, five in line; the first two are released and never claim.
-    const { q, t0 } = await room({ maxActiveVisitors: 2, idleTimeoutSeconds: 30, admissionTtlSeconds: 7_200 });
+    // No stock on the page, so nothing but a slot wakes the room (the next test has the stock).
+    const { q, t0 } = await room({
+      maxActiveVisitors: 2,
+      idleTimeoutSeconds: 30,
+      admissionTtlSeconds: 7_200,
+      page: { showStock: false },
+    });
     const ids = ['g1', 'g2', 'g3', 'g4', 'g5'];
     for (const id of ids) await q.join(id);
     await q.tick(t0 + 1_000);

@@ -22,9 +22,12 @@ async function fireArmed(q: QueueHarness): Promise<number> {
   return at;
 }
 
-/** Fires armed alarms until the next one is at or after `untilMs` (the release ticks between boundaries). */
+/**
+ * Fires armed alarms until the next one is at or after `untilMs` (the release ticks between
+ * boundaries, and the stock refresh every STOCK_REFRESH_MS while the line waits for a slot).
+ */
 async function runUntil(q: QueueHarness, untilMs: number): Promise<void> {
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < 300; i++) {
     const at = await armedAt(q);
     if (at === null || at >= untilMs) return;
     await fireArmed(q);

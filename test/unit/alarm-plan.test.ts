@@ -3,7 +3,7 @@
 // outside a tick.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { alarmChange, planAlarm, type AlarmFacts, type AlarmPlan } from '../../durable-objects/waiting-room/alarm-plan';
+import { alarmChange, planAlarm, STOCK_REFRESH_MS, type AlarmFacts, type AlarmPlan } from '../../durable-objects/waiting-room/alarm-plan';
 
 const T0 = 1_800_000_000_000;
 const TICK = 1_000;
@@ -69,6 +69,21 @@ describe('planAlarm', () => {
       name: 'with every slot taken and nothing ending, waits for an event',
       f: { freeSlots: -1 },
       want: { kind: 'sleep', atMs: null, reason: 'slots_full' },
+    },
+    {
+      name: 'with every slot taken and the stock shown, wakes within the stock refresh to read it',
+      f: { freeSlots: 0, nextSlotFreesAtMs: T0 + 45_000, stockShown: true },
+      want: { kind: 'sleep', atMs: T0 + STOCK_REFRESH_MS, reason: 'slots_full' },
+    },
+    {
+      name: 'with every slot taken, nothing ending and the stock shown, still wakes to read it',
+      f: { freeSlots: -1, stockShown: true },
+      want: { kind: 'sleep', atMs: T0 + STOCK_REFRESH_MS, reason: 'slots_full' },
+    },
+    {
+      name: 'with the stock shown, a slot that frees sooner than the refresh still comes first',
+      f: { freeSlots: 0, nextSlotFreesAtMs: T0 + 3_000, stockShown: true },
+      want: { kind: 'sleep', atMs: T0 + 3_000, reason: 'slots_full' },
     },
     {
       name: 'a capacity change ticks when slots held releases back',
