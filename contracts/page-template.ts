@@ -139,6 +139,7 @@ const TAG = /<(\/?)([A-Za-z][^\t\n\f\r />]*)/y;
 /** The end of a comment: the first "-->" or "--!>" (global: set lastIndex). */
 const COMMENT_END = /--!?>/g;
 /** Characters no template needs: controls other than tab, line feed, form feed and carriage return, and lone surrogates. */
+// oxlint-disable-next-line no-control-regex -- finding control characters is what it is for
 const NOT_TEXT = /[\u0000-\u0008\u000B\u000E-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** HTML's white space between attributes (the tokenizer's tab, line feed, form feed, carriage return, space). */
 const SPACE = /[\t\n\f\r ]/;
