@@ -52,21 +52,12 @@ function sectionHoldBodies(seed: number, sections: number): () => string {
 }
 
 /**
- * Holds end to end on an event whose seats are `sections` venue sections (one Inventory object
- * each, the account ledger in front): the `holds` row's visitors, seeds and mix. Checks after every
- * repetition that no seat is oversold and the summed consistency counters are 0.
+ * Holds through the gateway for DURATION_S: POSTs to the event's holds route, each from the next of
+ * `cookies`' admitted visitors with a fresh idempotency key and the next of `body`'s requests.
  */
-const sectionedHolds = (sections: number) => async (r: Rep) => {
-  const event = `bench-sec${sections}-${r.rep}`;
-  const perSection = SEATS / sections;
-  await r.gw.createEvent(event, {
-    seats: 0,
-    sections: SECTION_NAMES.slice(0, sections).map((section) => ({ section, seats: perSection, seatsPerRow: PER_ROW, priceMinor: 5000 })),
-  });
-  const cookies = (await admittedVisitors(r.gw, event, VISITORS)).map(jarCookie);
-  const body = sectionHoldBodies(1000 + r.rep, sections);
+function holdLoad(r: Rep, event: string, cookies: string[], body: () => string): ReturnType<typeof load> {
   let n = 0;
-  const s = await load(`${r.gw.base}/_wr/events/${event}/holds`, DURATION_S, {
+  return load(`${r.gw.base}/_wr/events/${event}/holds`, DURATION_S, {
     requests: [
       {
         method: 'POST',
@@ -83,6 +74,28 @@ const sectionedHolds = (sections: number) => async (r: Rep) => {
       },
     ],
   });
+}
+
+/** "H held / R refused / other codes" of a hold load's answers (201 held, 409 refused). */
+function holdAnswers(s: { codes: Record<string, number> }): string {
+  const other = Object.entries(s.codes).filter(([c]) => c !== '201' && c !== '409');
+  return `${s.codes['201'] ?? 0} held / ${s.codes['409'] ?? 0} refused / ${other.map(([c, v]) => `${v} x ${c}`).join(', ') || 'no other'}`;
+}
+
+/**
+ * Holds end to end on an event whose seats are `sections` venue sections (one Inventory object
+ * each, the account ledger in front): the `holds` row's visitors, seeds and mix. Checks after every
+ * repetition that no seat is oversold and the summed consistency counters are 0.
+ */
+const sectionedHolds = (sections: number) => async (r: Rep) => {
+  const event = `bench-sec${sections}-${r.rep}`;
+  const perSection = SEATS / sections;
+  await r.gw.createEvent(event, {
+    seats: 0,
+    sections: SECTION_NAMES.slice(0, sections).map((section) => ({ section, seats: perSection, seatsPerRow: PER_ROW, priceMinor: 5000 })),
+  });
+  const cookies = (await admittedVisitors(r.gw, event, VISITORS)).map(jarCookie);
+  const s = await holdLoad(r, event, cookies, sectionHoldBodies(1000 + r.rep, sections));
   const stats = (await (await fetch(`${r.gw.base}/_wr/admin/events/${event}`, { headers: r.gw.admin })).json()) as {
     inventory: { consistency: Record<string, number>; seats: Record<string, number>; sections: { count: number; missing: number } };
   };
@@ -90,11 +103,7 @@ const sectionedHolds = (sections: number) => async (r: Rep) => {
   const taken = inv.seats['held']! + inv.seats['paymentPending']! + inv.seats['needsReconciliation']! + inv.seats['sold']!;
   if (Object.values(inv.consistency).some((v) => v !== 0) || inv.sections.missing !== 0 || inv.sections.count !== sections || taken > SEATS)
     throw new Error(`inconsistent sectioned inventory: ${JSON.stringify(inv)}`);
-  const other = Object.entries(s.codes).filter(([c]) => c !== '201' && c !== '409');
-  r.fact(
-    `${sections}-section hold answers`,
-    `${s.codes['201'] ?? 0} held / ${s.codes['409'] ?? 0} refused / ${other.map(([c, v]) => `${v} x ${c}`).join(', ') || 'no other'}; ${taken} seats taken, consistency 0`,
-  );
+  r.fact(`${sections}-section hold answers`, `${holdAnswers(s)}; ${taken} seats taken, consistency 0`);
   return s;
 };
 
@@ -160,37 +169,15 @@ export const HOLD_SCENARIOS: Scenario[] = [
       const event = `bench-e2e-${r.rep}`;
       await r.gw.createEvent(event);
       const cookies = (await admittedVisitors(r.gw, event, VISITORS)).map(jarCookie);
-      const body = holdBodies(1000 + r.rep);
-      let n = 0;
       const roomBefore = await roomRequests(r, event);
       const batchesBefore = await holdBatches(r, event);
-      const s = await load(`${r.gw.base}/_wr/events/${event}/holds`, DURATION_S, {
-        requests: [
-          {
-            method: 'POST',
-            setupRequest: (req) => ({
-              ...req,
-              headers: {
-                ...req.headers,
-                cookie: cookies[n % VISITORS]!,
-                'content-type': 'application/json',
-                'idempotency-key': `k-${r.rep}-${n++}`,
-              },
-              body: body(),
-            }),
-          },
-        ],
-      });
+      const s = await holdLoad(r, event, cookies, holdBodies(1000 + r.rep));
       // The session check's cost: WaitingRoom calls per hold (0 when the edge needs none).
       r.extra('roomCallsPerHold', ((await roomRequests(r, event)) - roomBefore) / s.total);
       // Hold coalescing (src/lib/hold-batch.ts): holds per Inventory call over the load.
       const batchesAfter = await holdBatches(r, event);
       r.extra('holdsPerBatch', (batchesAfter.holds - batchesBefore.holds) / Math.max(1, batchesAfter.calls - batchesBefore.calls));
-      const other = Object.entries(s.codes).filter(([c]) => c !== '201' && c !== '409');
-      r.fact(
-        'end-to-end hold answers',
-        `${s.codes['201'] ?? 0} held / ${s.codes['409'] ?? 0} refused / ${other.map(([c, v]) => `${v} x ${c}`).join(', ') || 'no other'}`,
-      );
+      r.fact('end-to-end hold answers', holdAnswers(s));
       seatMapCookies.set(r.rep, { event, cookies });
       return s;
     },
