@@ -5,6 +5,7 @@ import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
 import { logDecision } from '../../contracts/log';
 import { originSettings } from './settings';
+import { originGate } from './origin-limit';
 
 /** Via entry the gateway adds to every forwarded request (RFC 9110 section 7.6.3). */
 export const VIA = '1.1 waiting-room-gateway';
@@ -173,10 +174,11 @@ export function originTarget(url: URL, originUrl: string | null): URL {
   return target;
 }
 
-function unavailable(eventId: string | null, cause: 'timeout' | 'unreachable' | 'unconfigured', err?: unknown): GatewayError {
+function unavailable(eventId: string | null, cause: 'timeout' | 'unreachable' | 'unconfigured' | 'limit', err?: unknown): GatewayError {
   logDecision('origin.fault', { eventId, code: 'ORIGIN_UNAVAILABLE', cause });
   const why = {
     timeout: 'the ticketing site did not answer in time',
+    limit: 'the ticketing site is serving as many requests as it can and this one waited too long for its turn',
     unreachable: 'the ticketing site cannot be reached',
     unconfigured: 'the gateway has no origin configured (set ORIGIN_URL or bind ORIGIN)',
   }[cause];
@@ -300,7 +302,8 @@ function originDeadline(request: Request, headers: Headers, timeoutMs: number) {
  * @param opts.timeoutMs how long the origin gets, ms (default: `ORIGIN_TIMEOUT_MS`, see src/lib/settings.ts)
  * @throws SettingsError when ORIGIN_URL or ORIGIN_TIMEOUT_MS is malformed
  * @throws GatewayError ORIGIN_UNAVAILABLE (503, Retry-After 10 or the origin's own) on timeout,
- *   network failure, or an origin answer of 502/503/504/52x
+ *   network failure, an origin answer of 502/503/504/52x, or a wait for a place under this
+ *   isolate's limit of requests in flight (origin-limit.ts) as long as the origin's timeout
  */
 export async function proxyToOrigin(
   request: Request,
@@ -309,27 +312,32 @@ export async function proxyToOrigin(
   opts: { eventId?: string; url?: URL; stripAuthorization?: boolean; timeoutMs?: number } = {},
 ): Promise<Response> {
   const origin = originSettings(env);
+  const eventId = opts.eventId ?? null;
+  const timeoutMs = opts.timeoutMs ?? origin.timeoutMs;
   const url = opts.url ?? new URL(request.url);
   const headers = forwardedHeaders(request.headers, url, await originPull(env));
   headers.set(ADMISSION_HEADER, admissionToken);
   if (opts.stripAuthorization) headers.delete('authorization');
+  // Over the edge's limit of requests in flight (origin-limit.ts) it waits here, at most the origin's time.
+  const slot = await originGate.enter(timeoutMs);
+  if (!slot) throw unavailable(eventId, 'limit');
   // The same bound as pass-through (originDeadline): an upload is progress, and a page that
   // streams past the bound once its headers came is not cut.
-  const deadline = originDeadline(request, headers, opts.timeoutMs ?? origin.timeoutMs);
-  const forwarded = new Request(originTarget(url, origin.url), {
-    method: request.method,
-    headers,
-    body: deadline.body,
-    redirect: 'manual',
-  });
-  const eventId = opts.eventId ?? null;
+  const deadline = originDeadline(request, headers, timeoutMs);
   let res: Response;
   try {
+    const forwarded = new Request(originTarget(url, origin.url), {
+      method: request.method,
+      headers,
+      body: deadline.body,
+      redirect: 'manual',
+    });
     res = await Promise.race([send(forwarded, env, origin.url, eventId), deadline.passed]);
   } catch (err) {
     throw err instanceof GatewayError && err.code === 'ORIGIN_TIMEOUT' ? unavailable(eventId, 'timeout', err) : err;
   } finally {
     deadline.clear();
+    slot.done(request.body === null); // an upload's time to headers is the visitor's, not the origin's pace
   }
   if (!ORIGIN_DOWN_STATUSES.has(res.status)) return res;
   await res.body?.cancel();

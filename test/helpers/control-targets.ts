@@ -3,7 +3,8 @@
 // the load fixed, and each target judged per run; `npm run sim:control` prints the table and
 // test/unit/release-targets.test.ts asserts it.
 import type { ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
-import { prng, simulateCrowd, type CrowdSimOptions, type CrowdSimSecond, type OriginCapacity } from './crowd-sim';
+import { simulateCrowd, type CrowdSimOptions, type CrowdSimSecond } from './crowd-sim';
+import { prng, type OriginCapacity } from './sim-origin';
 
 /** The event's bounds, as bench:control's rows (600/min maximum, 150/min minimum, 700 active, p99 target 800 ms). */
 const SIM_BOUNDS: ControllerBounds = {
@@ -133,6 +134,8 @@ export interface SimVerdict {
   settleS: number;
   /** s from the restore to 0.90 x min(maximum, capacity) admitted (Infinity: never). */
   recoverS: number;
+  /** The longest any request waited at the edge for its turn at the origin, ms. */
+  edgeWaitMs: number;
   met: boolean;
   run: CrowdSimSecond[];
 }
@@ -148,11 +151,19 @@ function episodes(run: readonly CrowdSimSecond[], limit: number, from = 0, to = 
   return n;
 }
 
-/** Runs seed `seed`'s scenario and judges it. */
-export function judgeSeed(seed: number): SimVerdict {
+/**
+ * Runs seed `seed`'s scenario and judges it.
+ * @param originLimit with the edge's limit on requests in flight to the origin (the product), or
+ *   without it (the release law alone)
+ */
+export function judgeSeed(seed: number, originLimit = true): SimVerdict {
   const c = simCase(seed);
   const full = measuredCapacity(c, c.capacity);
-  const run = simulateCrowd(options(c, END_S, (t) => (t >= HALVE_AT_S && t < RESTORE_AT_S ? halved(c.capacity) : c.capacity)));
+  // The product's path: the release law and the edge's limit on requests in flight to the origin.
+  const run = simulateCrowd({
+    ...options(c, END_S, (t) => (t >= HALVE_AT_S && t < RESTORE_AT_S ? halved(c.capacity) : c.capacity)),
+    originLimit,
+  });
   const target = SIM_BOUNDS.targetP99Ms;
   // Claims: no-shows never claim, and no-show compensation admits at most the maximum.
   const goal = TARGETS.share * Math.min(SIM_BOUNDS.maxPerMinute * (1 - c.noShowShare), full.perMinute);
@@ -180,6 +191,7 @@ export function judgeSeed(seed: number): SimVerdict {
     healthyShare,
     settleS: lastOver < 0 ? 0 : lastOver + 1 === RESTORE_AT_S - HALVE_AT_S ? Infinity : lastOver + 1,
     recoverS: recover < 0 ? Infinity : recover - RESTORE_AT_S,
+    edgeWaitMs: Math.max(0, ...run.map((s) => s.edgeWaitMs)),
     run,
   };
   const met =
@@ -221,6 +233,7 @@ export function targetTable(vs: readonly SimVerdict[]): string[] {
     ['collapses after the halving', '<= 1', vs.map((v) => v.collapsesAfterHalving), (x) => x <= 1],
     ['s to 0.90 x capacity after the restore', `<= ${TARGETS.recoverS}`, vs.map((v) => v.recoverS), (x) => x <= TARGETS.recoverS],
     ['collapses in the run', '-', vs.map((v) => v.collapses), () => true],
+    ['longest wait at the edge for the origin, ms', '-', vs.map((v) => v.edgeWaitMs), () => true],
   ];
   const lines = ['| target | limit | worst | median | runs met |', '|---|---|---|---|---|'];
   for (const [name, limit, xs, ok] of rows)
@@ -237,6 +250,6 @@ export function seedLine(v: SimVerdict): string {
   return (
     `seed ${String(c.seed).padStart(2)}: knee ${c.capacity.knee} steep ${c.capacity.steepness.toFixed(2)} stay ${c.stayS} s no-shows ${Math.round(c.noShowShare * 100)}% ` +
     `jitter ${c.reportJitterMs} ms stalls ${c.stallMeanMs} ms | capacity ${Math.round(v.capacity)}/min | over 2x ${v.over2xS} s (ramp ${v.over2xRampS}) ` +
-    `collapses ${v.collapses} (${v.collapsesAfterHalving} after halving) | reach ${show(v.reachS)} s, then ${v.healthyShare.toFixed(2)} x | settle ${show(v.settleS)} s recover ${show(v.recoverS)} s | ${v.met ? 'met' : 'NOT met'}`
+    `collapses ${v.collapses} (${v.collapsesAfterHalving} after halving) | reach ${show(v.reachS)} s, then ${v.healthyShare.toFixed(2)} x | settle ${show(v.settleS)} s recover ${show(v.recoverS)} s | edge wait <= ${v.edgeWaitMs} ms | ${v.met ? 'met' : 'NOT met'}`
   );
 }

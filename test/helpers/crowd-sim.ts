@@ -3,7 +3,8 @@
 // who claim after a poll's lag (or never), browse the origin page by page for a stay and check
 // out, an origin that serves them by processor sharing with a knee and a cliff (the stub's
 // capacity model), a machine that stalls now and then (the shared cores: requests pile up and reach
-// the origin together), the gateway's origin timeout, and health reports over the SDK's window.
+// the origin together), the edge's limit on requests in flight, the gateway's origin timeout, and
+// health reports over the SDK's window.
 import { claimWindowMs, pendingLimit } from '../../durable-objects/waiting-room/admission-pace';
 import { freeSlots, gatewaySignals, noShowWindow, releaseBudget } from '../../durable-objects/waiting-room/tick-plan';
 import { CLAIM_LAGS_KEPT, unclaimedPlaces } from '../../durable-objects/waiting-room/unclaimed-places';
@@ -15,14 +16,8 @@ import {
 } from '../../durable-objects/waiting-room/release-controller';
 import { FLOOR_WINDOW_MS, floorP99, type FloorSample } from '../../durable-objects/waiting-room/release-growth';
 import type { HealthReport } from '../../durable-objects/waiting-room/health-signals';
-
-/** The origin's capacity: service time alone (ms), requests served at once at that time, and how steeply latency rises past them. */
-export interface OriginCapacity {
-  baseLatencyMs: number;
-  knee: number;
-  /** Latency = base + steepness x (in service - knee)^2 past the knee (the stub's model: 1). */
-  steepness: number;
-}
+import { ConcurrencyLimit } from '../../src/lib/origin-limit';
+import { Processor, prng, type OriginCapacity } from './sim-origin';
 
 /** One simulated run's settings. Times in s unless named ms. */
 export interface CrowdSimOptions {
@@ -53,6 +48,12 @@ export interface CrowdSimOptions {
   stallLoadRps?: number;
   /** The gateway's origin timeout, ms (15,000): the request leaves the origin and the visitor moves on. */
   originTimeoutMs?: number;
+  /**
+   * The gateway's learned limit on requests in flight to the origin (src/lib/origin-limit.ts):
+   * requests over it wait at the edge in arrival order. Off: every request goes straight in (the
+   * origin's own capacity, as the capacity oracle measures it).
+   */
+  originLimit?: boolean;
   /** Instead of the release law, hold active + unclaimed at this many (the capacity oracle). */
   holdAt?: number;
   seed: number;
@@ -70,71 +71,14 @@ export interface CrowdSimSecond {
   claimed: number;
   /** Visits ended (the visitor left) in this second. */
   left: number;
+  /** The longest wait at the edge (under the origin limit) of the requests sent to the origin in this second, ms. */
+  edgeWaitMs: number;
   /** The p99 of the origin's last report as the room holds it, ms (null before the first). */
   reportedP99: number | null;
   reason: string | null;
 }
 
 const STEP_MS = 5;
-
-/** Deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Latency of a request at `c` in service under `m`, ms (origin-stub/load-model simulatedLatencyMs at steepness 1). */
-function capacityLatencyMs(c: number, m: OriginCapacity): number {
-  const excess = Math.max(0, c - m.knee);
-  return m.baseLatencyMs + m.steepness * excess * excess;
-}
-
-/**
- * Processor sharing as the stub's SharedServer (a virtual clock that advances at 1 / latency(c)
- * per ms; every request needs one unit of work, so they finish in arrival order), with steepness.
- */
-class Processor {
-  private v = 0;
-  readonly running: { id: number; doneAtV: number; atMs: number }[] = [];
-  model: OriginCapacity;
-  constructor(model: OriginCapacity) {
-    this.model = model;
-  }
-  arrive(id: number, atMs: number) {
-    this.running.push({ id, doneAtV: this.v + 1, atMs });
-  }
-  abandon(id: number): boolean {
-    const i = this.running.findIndex((r) => r.id === id);
-    if (i >= 0) this.running.splice(i, 1);
-    return i >= 0;
-  }
-  /** Serves `dt` ms ending at `nowMs`; returns the requests done, with their finish times. */
-  advance(dt: number, nowMs: number): { id: number; atMs: number; doneMs: number }[] {
-    const done: { id: number; atMs: number; doneMs: number }[] = [];
-    let left = dt;
-    while (left > 0 && this.running.length > 0) {
-      const speed = 1 / capacityLatencyMs(this.running.length, this.model);
-      const head = this.running[0]!;
-      const need = (head.doneAtV - this.v) / speed;
-      if (need > left) {
-        this.v += left * speed;
-        break;
-      }
-      this.v = head.doneAtV;
-      left -= need;
-      while (this.running.length > 0 && this.running[0]!.doneAtV <= this.v + 1e-12) {
-        const r = this.running.shift()!;
-        done.push({ id: r.id, atMs: r.atMs, doneMs: nowMs - left });
-      }
-    }
-    if (this.running.length === 0) this.v = 0;
-    return done;
-  }
-}
 
 /** Nearest-rank quantile of sorted samples (origin-sdk latency-window quantile). */
 function quantileSorted(sorted: readonly number[], q: number): number {
@@ -197,14 +141,42 @@ export function simulateCrowd(o: CrowdSimOptions): CrowdSimSecond[] {
     if (nowMs < stalledUntil) held.push(id);
     else enter(id);
   };
-  const enter = (id: number) => {
+  // The gateway's limit on requests in flight (origin-limit.ts): over it, requests wait here in order.
+  const limit = o.originLimit ? new ConcurrencyLimit() : null;
+  const waiting: { id: number; sinceMs: number }[] = [];
+  const sentAt = new Map<number, number>();
+  let edgeWait = 0;
+  const go = (id: number, sinceMs: number) => {
     origin.arrive(id, nowMs);
+    edgeWait = Math.max(edgeWait, nowMs - sinceMs);
+    if (limit) {
+      limit.started(t0 + nowMs);
+      sentAt.set(id, nowMs);
+    }
+  };
+  const gone = (id: number) => {
+    const sent = sentAt.get(id);
+    if (!limit || sent === undefined) return;
+    sentAt.delete(id);
+    limit.ended(nowMs - sent, t0 + nowMs);
+    while (waiting.length > 0 && limit.allows()) {
+      const w = waiting.shift()!;
+      go(w.id, w.sinceMs);
+    }
+  };
+  const enter = (id: number) => {
+    if (limit && (waiting.length > 0 || !limit.allows())) waiting.push({ id, sinceMs: nowMs });
+    else go(id, nowMs);
     timeoutOf.set(id, nowMs + timeoutMs);
     at(nowMs + timeoutMs, () => {
-      if (timeoutOf.get(id) === undefined || !origin.abandon(id)) return;
-      // The gateway gave up: the stub records the request's real time, the visitor moves on.
-      completions.push({ doneMs: nowMs, ms: timeoutMs });
+      // The gateway gave up (waiting at the edge or at the origin): the stub records the request's
+      // real time, the visitor moves on.
+      const w = waiting.findIndex((x) => x.id === id);
+      if (w >= 0) waiting.splice(w, 1);
+      if (timeoutOf.get(id) === undefined || (w < 0 && !origin.abandon(id))) return;
+      if (w < 0) completions.push({ doneMs: nowMs, ms: timeoutMs });
       answered(id);
+      gone(id);
     });
   };
   const answered = (id: number) => {
@@ -328,10 +300,12 @@ export function simulateCrowd(o: CrowdSimOptions): CrowdSimSecond[] {
       released: admit,
       claimed: second.claimed,
       left: second.left,
+      edgeWaitMs: Math.round(edgeWait),
       reportedP99: report?.p99LatencyMs ?? null,
       reason,
     });
     second = { claimed: 0, left: 0 };
+    edgeWait = 0;
   };
 
   // The first report comes with the first traffic (the stub arms its health job on a request).
@@ -345,6 +319,7 @@ export function simulateCrowd(o: CrowdSimOptions): CrowdSimSecond[] {
       if (!timeoutOf.has(done.id)) continue;
       completions.push({ doneMs: done.doneMs, ms: done.doneMs - done.atMs });
       answered(done.id);
+      gone(done.id);
     }
     if (nowMs >= nextStallMs) {
       const mean = o.stallMeanMs * (1 + sent.last / (o.stallLoadRps ?? Infinity));

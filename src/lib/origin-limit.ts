@@ -1,0 +1,156 @@
+// The gateway's limit on admitted visitors' requests in flight to the origin, per isolate. The
+// release law bounds how many visitors are admitted; this bounds how many of their requests the
+// origin serves at once. An origin past its knee serves less the more it is given (requests in
+// service share it, the backlog feeds itself), and a burst (every admitted visitor's next page at
+// the same moment, after a pause of the machine or the network) takes it there at any number of
+// admitted visitors. Requests over the limit wait here in arrival order, where waiting costs the
+// origin nothing, and go in as earlier ones are answered.
+//
+// The limit is learned from the answers' round trips as Netflix's Gradient2 limiter does
+// (concurrency-limits, Gradient2Limit: limit x min(1, tolerance x long RTT / short RTT) + queue
+// allowance, smoothed), with the long RTT read as the windowed minimum of TCP Vegas and BBR's
+// min_rtt (Brakmo and Peterson 1995; Cardwell et al. 2016): what the origin answers in with no
+// queue. Pure apart from the clock argument; OriginGate below holds the waiting requests.
+
+/** The limit before any answer, requests in flight (Gradient2's initial limit). */
+export const INITIAL_ORIGIN_LIMIT = 20;
+/** The limit never falls under this, nor rises over the other. */
+export const MIN_ORIGIN_LIMIT = 4;
+export const MAX_ORIGIN_LIMIT = 10_000;
+/** Round trips up to this many times the minimum are no queue (Gradient2's rttTolerance, 1.5 by default). */
+export const RTT_TOLERANCE = 1.5;
+/** The limit moves at most to this share of its new value per window (Gradient2's smoothing, 0.2). */
+const SMOOTHING = 0.2;
+/** Requests the limit may queue at the origin beyond the gradient (Gradient2's queueSize, 4). */
+const QUEUE_ALLOWANCE = 4;
+/** The gradient never cuts the limit by more than half in one window (Gradient2's floor of the gradient). */
+const MIN_GRADIENT = 0.5;
+/** A window of answers closes after this long, ms, with at least MIN_WINDOW_SAMPLES answers. */
+export const WINDOW_MS = 500;
+const MIN_WINDOW_SAMPLES = 10;
+/** The minimum round trip is taken over the windows of this long, ms. */
+const MIN_RTT_WINDOW_MS = 60_000;
+
+/** The learned limit of requests in flight to the origin, and the answers' round trips that move it. */
+export class ConcurrencyLimit {
+  /** The limit, requests in flight (fractional; `allows` compares with its floor). */
+  limit = INITIAL_ORIGIN_LIMIT;
+  inFlight = 0;
+  private window = { startMs: -1, count: 0, sumMs: 0, peak: 0 };
+  /** Averages of recent windows, oldest first: [closed at, ms]. */
+  private readonly averages: [number, number][] = [];
+
+  /** Whether one more request may go to the origin now. */
+  allows(): boolean {
+    return this.inFlight < Math.max(MIN_ORIGIN_LIMIT, Math.floor(this.limit));
+  }
+
+  /** Counts a request sent to the origin. */
+  started(nowMs: number): void {
+    this.inFlight++;
+    if (this.window.startMs < 0) this.window.startMs = nowMs;
+    this.window.peak = Math.max(this.window.peak, this.inFlight);
+  }
+
+  /**
+   * Counts the answer (or the failure) of a request sent to the origin, `rttMs` after it was sent
+   * (null: not a sample of the origin's pace, as an upload's, whose time to headers is the
+   * visitor's upload), and moves the limit when a window closes: the gradient tolerance x minimum / average (at most 1,
+   * at least MIN_GRADIENT), plus the queue allowance; only down while the window never used half
+   * the limit (Gradient2: an application-limited window says nothing about the origin).
+   */
+  ended(rttMs: number | null, nowMs: number): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    if (rttMs === null || !Number.isFinite(rttMs)) return;
+    const w = this.window;
+    if (w.startMs < 0) w.startMs = nowMs;
+    w.count++;
+    w.sumMs += Math.max(0, rttMs);
+    if (w.count < MIN_WINDOW_SAMPLES || nowMs - w.startMs < WINDOW_MS) return;
+    const average = w.sumMs / w.count;
+    this.averages.push([nowMs, average]);
+    while (this.averages.length > 0 && this.averages[0]![0] < nowMs - MIN_RTT_WINDOW_MS) this.averages.shift();
+    let min = average;
+    for (const [, ms] of this.averages) min = Math.min(min, ms);
+    const gradient = average <= 0 ? 1 : Math.max(MIN_GRADIENT, Math.min(1, (RTT_TOLERANCE * min) / average));
+    let next = this.limit * gradient + QUEUE_ALLOWANCE;
+    if (w.peak < this.limit / 2) next = Math.min(next, this.limit);
+    this.limit = Math.min(MAX_ORIGIN_LIMIT, Math.max(MIN_ORIGIN_LIMIT, this.limit * (1 - SMOOTHING) + next * SMOOTHING));
+    this.window = { startMs: nowMs, count: 0, sumMs: 0, peak: this.inFlight };
+  }
+}
+
+/**
+ * A place in flight to the origin: call `done` once when the answer's headers came or the request
+ * failed; `sample` false when its time says nothing of the origin's pace (an upload's).
+ */
+export interface OriginSlot {
+  done(sample?: boolean): void;
+}
+
+/**
+ * Requests in flight to the origin under a ConcurrencyLimit, the others waiting in arrival order.
+ * One per isolate (a module-level instance in proxy.ts): each isolate learns its own share of the
+ * origin, as each client instance of a Gradient2 limiter does.
+ */
+export class OriginGate {
+  readonly limit = new ConcurrencyLimit();
+  private readonly waiting: { resolve: (slot: OriginSlot) => void; timer: ReturnType<typeof setTimeout> }[] = [];
+
+  private readonly now: () => number;
+
+  /** @param now the clock, epoch ms (tests pass their own) */
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
+
+  /**
+   * A slot to send one request, at once while the limit allows, else once earlier requests are
+   * answered; null when `maxWaitMs` passes first (the request was never sent).
+   */
+  enter(maxWaitMs: number): Promise<OriginSlot | null> {
+    if (this.waiting.length === 0 && this.limit.allows()) return Promise.resolve(this.slot());
+    return new Promise((resolve) => {
+      const waiter = {
+        resolve,
+        timer: setTimeout(() => {
+          const i = this.waiting.indexOf(waiter);
+          if (i >= 0) this.waiting.splice(i, 1);
+          resolve(null);
+        }, maxWaitMs),
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  /** Requests waiting for a slot now. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  private slot(): OriginSlot {
+    const sentAt = this.now();
+    this.limit.started(sentAt);
+    let open = true;
+    return {
+      done: (sample = true) => {
+        if (!open) return;
+        open = false;
+        const now = this.now();
+        this.limit.ended(sample ? now - sentAt : null, now);
+        this.wake();
+      },
+    };
+  }
+
+  private wake(): void {
+    while (this.waiting.length > 0 && this.limit.allows()) {
+      const w = this.waiting.shift()!;
+      clearTimeout(w.timer);
+      w.resolve(this.slot());
+    }
+  }
+}
+
+/** This isolate's limit on admitted visitors' requests in flight to the origin (proxy.ts proxyToOrigin). */
+export const originGate = new OriginGate();

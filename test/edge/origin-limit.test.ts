@@ -1,0 +1,88 @@
+// The edge's limit on admitted visitors' requests in flight to the origin (src/lib/origin-limit.ts):
+// the origin never serves more than the limit at once, the rest wait at the edge in arrival order,
+// a request that waited as long as the origin would get is refused without reaching it, and a
+// failed request gives its place back.
+import { env } from 'cloudflare:workers';
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app';
+import { INITIAL_ORIGIN_LIMIT } from '../../src/lib/origin-limit';
+import { BASE, Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
+
+/** A visitor's request through a gateway app whose origin is `origin`. */
+async function viaGateway(v: Visitor, path: string, overrides: Partial<Env>): Promise<Response> {
+  const headers = new Headers({ accept: 'text/html', cookie: [...v.cookies].map(([k, val]) => `${k}=${val}`).join('; ') });
+  const ctx = createExecutionContext();
+  const res = await createApp().fetch(new Request(BASE + path, { headers }), { ...env, ...overrides }, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+/** An origin that answers each request after `ms` and counts how many it serves at once. */
+function countingOrigin(ms: number) {
+  let now = 0;
+  const seen = { served: 0, most: 0 };
+  const fetcher = {
+    fetch: async () => {
+      now++;
+      seen.served++;
+      seen.most = Math.max(seen.most, now);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      now--;
+      return new Response('<p>a page</p>', { headers: { 'content-type': 'text/html' } });
+    },
+  } as unknown as Fetcher;
+  return { fetcher, seen };
+}
+
+describe("the edge's limit on requests in flight to the origin", () => {
+  it('never gives the origin more than the limit at once, and refuses at the edge what waited too long', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    // Each answer takes 400 ms and the origin gets 500 ms: the limit's first requests hold their
+    // places for 400 ms, the next ones for 400 more, so the last ones cannot get a place in time.
+    const origin = countingOrigin(400);
+    const overrides = { ORIGIN: origin.fetcher, ORIGIN_TIMEOUT_MS: '500' };
+    const n = INITIAL_ORIGIN_LIMIT * 2 + 5;
+    const answers = await Promise.all(Array.from({ length: n }, (_, i) => viaGateway(v, `/events/${eventId}/?n=${i}`, overrides)));
+    expect(origin.seen.most).toBeLessThanOrEqual(INITIAL_ORIGIN_LIMIT);
+    const refused = answers.filter((a) => a.status === 503);
+    expect(answers.filter((a) => a.status === 200).length + refused.length).toBe(n);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    // The refused ones never reached the origin, and their visitors are told why and kept in.
+    expect(origin.seen.served).toBe(n - refused.length);
+    for (const r of refused) {
+      const html = await r.text();
+      expect(html).toContain('ORIGIN_UNAVAILABLE');
+      expect(html).toContain('waited too long for its turn');
+      expect(html).toContain('your admission stays valid');
+    }
+  });
+
+  it('gives the place back when the origin fails, hangs or answers 503', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId);
+    const v = await admittedVisitor(eventId);
+    const failing = (kind: number): Fetcher =>
+      ({
+        fetch: async (req: Request) => {
+          if (kind === 0) throw new Error('connection refused');
+          if (kind === 1) return new Response('busy', { status: 503 });
+          return new Promise<Response>((_resolve, reject) => req.signal.addEventListener('abort', () => reject(req.signal.reason)));
+        },
+      }) as unknown as Fetcher;
+    // More failures in a row than the limit has places: a place kept by any of them would make
+    // the last ones wait and be refused as over the limit.
+    for (let i = 0; i < INITIAL_ORIGIN_LIMIT + 5; i++) {
+      const overrides = { ORIGIN: failing(i % 3), ORIGIN_TIMEOUT_MS: '30' };
+      const page = await viaGateway(v, `/events/${eventId}/`, overrides);
+      expect(page.status).toBe(503);
+      expect(await page.text()).not.toContain('waited too long');
+    }
+    const ok = countingOrigin(0);
+    const healthy = { ORIGIN: ok.fetcher, ORIGIN_TIMEOUT_MS: '15000' };
+    const page = await viaGateway(v, `/events/${eventId}/`, healthy);
+    expect(page.status).toBe(200);
+  });
+});

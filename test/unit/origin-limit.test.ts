@@ -1,0 +1,137 @@
+// The edge's limit on requests in flight to the origin: the learned limit (a Gradient2 limiter
+// against the windowed minimum round trip) and the gate that keeps the requests over it waiting in
+// arrival order.
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  ConcurrencyLimit,
+  INITIAL_ORIGIN_LIMIT,
+  MAX_ORIGIN_LIMIT,
+  MIN_ORIGIN_LIMIT,
+  OriginGate,
+  RTT_TOLERANCE,
+  WINDOW_MS,
+} from '../../src/lib/origin-limit';
+
+/** Runs one full window of `n` answers of `rttMs` each at the limit's own load, ending at `nowMs`. */
+function window(limit: ConcurrencyLimit, rttMs: number, nowMs: number, inFlight = Math.floor(limit.limit)): void {
+  while (limit.inFlight < inFlight) limit.started(nowMs - WINDOW_MS);
+  for (let i = 0; i < 20; i++) {
+    limit.ended(rttMs, nowMs - WINDOW_MS + ((i + 1) * WINDOW_MS) / 20);
+    limit.started(nowMs - WINDOW_MS + ((i + 1) * WINDOW_MS) / 20);
+  }
+}
+
+describe('the learned limit', () => {
+  it('stays within its bounds and never counts a negative load, whatever the answers', () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('start' as const), dt: fc.integer({ min: 0, max: 2_000 }) }),
+      fc.record({
+        kind: fc.constant('end' as const),
+        dt: fc.integer({ min: 0, max: 2_000 }),
+        rtt: fc.option(fc.double({ min: 0, max: 60_000, noNaN: true }), { nil: null }),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 400 }), (ops) => {
+        const limit = new ConcurrencyLimit();
+        let now = 1_000_000;
+        for (const o of ops) {
+          now += o.dt;
+          if (o.kind === 'start') limit.started(now);
+          else limit.ended(o.rtt, now);
+          expect(limit.limit).toBeGreaterThanOrEqual(MIN_ORIGIN_LIMIT);
+          expect(limit.limit).toBeLessThanOrEqual(MAX_ORIGIN_LIMIT);
+          expect(limit.inFlight).toBeGreaterThanOrEqual(0);
+          expect(limit.allows()).toBe(limit.inFlight < Math.floor(limit.limit));
+        }
+      }),
+    );
+  });
+
+  it('grows while the round trips stay within the tolerance of their minimum and the load uses the limit', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 1, max: 500, noNaN: true }), fc.double({ min: 1, max: RTT_TOLERANCE, noNaN: true }), (base, rise) => {
+        const limit = new ConcurrencyLimit();
+        window(limit, base, 1_000_000);
+        const before = limit.limit;
+        window(limit, base * rise, 1_000_000 + WINDOW_MS);
+        expect(limit.limit).toBeGreaterThan(before);
+      }),
+    );
+  });
+
+  it('falls once the round trips rise well over their minimum (a queue at the origin)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1, max: 500, noNaN: true }),
+        fc.double({ min: 2 * RTT_TOLERANCE, max: 1_000, noNaN: true }),
+        (base, rise) => {
+          const limit = new ConcurrencyLimit();
+          window(limit, base, 1_000_000);
+          const before = limit.limit;
+          window(limit, base * rise, 1_000_000 + WINDOW_MS);
+          expect(limit.limit).toBeLessThan(before);
+        },
+      ),
+    );
+  });
+
+  it('never grows on a window that used less than half of it (nothing learned about the origin)', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 1, max: 500, noNaN: true }), fc.integer({ min: 0, max: INITIAL_ORIGIN_LIMIT / 2 - 2 }), (rtt, load) => {
+        const limit = new ConcurrencyLimit();
+        for (let w = 0; w < 5; w++) {
+          const before = limit.limit;
+          window(limit, rtt, 1_000_000 + w * WINDOW_MS, load);
+          expect(limit.limit).toBeLessThanOrEqual(before);
+        }
+      }),
+    );
+  });
+
+  it('ignores answers that are no sample of the origin (uploads)', () => {
+    const limit = new ConcurrencyLimit();
+    window(limit, 20, 1_000_000);
+    const before = limit.limit;
+    for (let i = 0; i < 50; i++) {
+      limit.started(1_000_600);
+      limit.ended(null, 1_000_600 + i * 50);
+    }
+    expect(limit.limit).toBe(before);
+  });
+});
+
+describe('the gate', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('sends at once under the limit, keeps the rest waiting in arrival order, and lets each in as one is answered', async () => {
+    const gate = new OriginGate(() => Date.now());
+    const slots = await Promise.all(Array.from({ length: INITIAL_ORIGIN_LIMIT }, () => gate.enter(1_000)));
+    expect(slots.every((s) => s !== null)).toBe(true);
+    const order: number[] = [];
+    const late = [0, 1, 2].map((i) => gate.enter(1_000).then((s) => (order.push(i), s)));
+    expect(gate.queued).toBe(3);
+    slots[0]!.done();
+    slots[0]!.done(); // a second call counts nothing
+    await Promise.resolve();
+    expect(order).toEqual([0]);
+    slots[1]!.done();
+    slots[2]!.done();
+    expect((await Promise.all(late)).every((s) => s !== null)).toBe(true);
+    expect(order).toEqual([0, 1, 2]);
+    expect(gate.limit.inFlight).toBe(INITIAL_ORIGIN_LIMIT);
+  });
+
+  it('refuses a request that waited its whole time, which then takes no place', async () => {
+    const gate = new OriginGate(() => Date.now());
+    const slots = await Promise.all(Array.from({ length: INITIAL_ORIGIN_LIMIT }, () => gate.enter(1_000)));
+    const waiting = gate.enter(1_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await waiting).toBeNull();
+    expect(gate.queued).toBe(0);
+    slots[0]!.done();
+    expect(gate.limit.inFlight).toBe(INITIAL_ORIGIN_LIMIT - 1);
+  });
+});
