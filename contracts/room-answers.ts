@@ -41,3 +41,11 @@ export type HealthAnswer = Done | EventNotFound | { kind: 'out_of_order' };
 
 /** `pause`, `resume` and `close` outcome, with the mode before the call (the organizer audit's `from`). */
 export type ModeAnswer = { kind: 'ok'; previous: RoomMode } | EventNotFound;
+
+/** What one gateway isolate tells an event's WaitingRoom of its admitted requests' waits at the edge (src/lib/edge-wait.ts). */
+export interface EdgeWaitSignal {
+  /** p99 of the waits for a place under the origin limit over one flush interval, ms. */
+  p99Ms: number;
+  /** Admitted requests counted in that interval. */
+  requests: number;
+}

@@ -33,6 +33,22 @@ export interface HealthReport {
   reportedAtMs: number;
 }
 
+/** The gateway's own signals over its last window, gathered by the WaitingRoom. */
+export interface GatewaySignals {
+  /** p99 of seat-hold round trips through the gateway, ms; null without holds in the window. */
+  holdP99Ms: number | null;
+  /** Share of holds refused because the seats were taken, 0..1; null without holds. */
+  conflictRate: number | null;
+  /** Share of recently released visitors who never claimed their admission, 0..1; null with too few. */
+  noShowRate: number | null;
+  /**
+   * The worst p99 an isolate measured of admitted requests' waits at the edge for a place under
+   * its limit of requests in flight to the origin (src/lib/origin-limit.ts), ms; null or missing
+   * when none waited. The law judges the origin's p99 plus it: the queue the origin's report cannot show.
+   */
+  edgeWaitP99Ms?: number | null;
+}
+
 /** An origin report older than this (ms) counts as missing: never a reason to climb. */
 export const STALE_HEALTH_MS = 10_000;
 /** An error rate at or above this means the origin is down, not just struggling. */

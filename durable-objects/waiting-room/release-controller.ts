@@ -1,19 +1,10 @@
 // Release controller: the pure law that turns health signals into a release rate and an active
 // limit (its growth rules in release-growth.ts; the tick's budget in tick-plan.ts releaseBudget).
-import { noGrowthEvidence, originDownReason, type HealthReport } from './health-signals';
+import { noGrowthEvidence, originDownReason, type GatewaySignals, type HealthReport } from './health-signals';
+
 import { INITIAL_LIMIT, KNEE_BACKOFF, delayKnee, growthStep } from './release-growth';
 
 export { INITIAL_LIMIT } from './release-growth';
-
-/** The gateway's own signals over its last window, gathered by the WaitingRoom. */
-export interface GatewaySignals {
-  /** p99 of seat-hold round trips through the gateway, ms; null without holds in the window. */
-  holdP99Ms: number | null;
-  /** Share of holds refused because the seats were taken, 0..1; null without holds. */
-  conflictRate: number | null;
-  /** Share of recently released visitors who never claimed their admission, 0..1; null with too few. */
-  noShowRate: number | null;
-}
 
 /** Everything the controller looks at in one tick. */
 export interface Signals {
@@ -241,6 +232,10 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     return decide(rateOr(clamp(state.ratePerMinute)), state.activeLimit, state.lastReportAtMs, 'organizer bounds changed', admitFactor);
   }
   const at = report.reportedAtMs;
+  const e = gateway.edgeWaitP99Ms;
+  const edge = e !== undefined && e !== null && Number.isFinite(e) && e > 0 ? e : 0;
+  const p99 = report.p99LatencyMs + edge;
+  const p99Is = `p99 ${fmt(p99)} ms${edge > 0 ? ` (${fmt(edge)} ms of it waiting at the edge)` : ''}`;
   // The first report starts the limit's slow start from what is in flight now.
   const first = state.lastReportAtMs === 0;
   const current = first ? clampLimit(Math.max(INITIAL_LIMIT, inFlight)) : state.activeLimit;
@@ -292,10 +287,10 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     });
   };
   const hold = (why: string) => decide(rateOr(clamp(state.ratePerMinute)), current, at, label(why), admitFactor);
-  const u = report.p99LatencyMs / bounds.targetP99Ms;
+  const u = p99 / bounds.targetP99Ms;
   if (u > 1 + CUT_TOLERANCE) {
     const f = Math.min(MAX_CUT_FACTOR, Math.max(MIN_CUT_FACTOR, 1 / u));
-    return cut(`p99 ${fmt(report.p99LatencyMs)} ms over ${fmt(bounds.targetP99Ms)} ms target, x${f.toFixed(2)}`, f, f);
+    return cut(`${p99Is} over ${fmt(bounds.targetP99Ms)} ms target, x${f.toFixed(2)}`, f, f);
   }
   if (report.errorRate > bounds.maxErrorRate) {
     return cut(`error rate ${pct(report.errorRate)} over ${pct(bounds.maxErrorRate)}`, DECREASE_FACTOR, LIMIT_CUT);
@@ -320,16 +315,16 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   const f = signals.floorP99Ms;
   const floor = f !== undefined && f !== null && Number.isFinite(f) && f >= 1 ? f : null;
   const floorNote = floor !== null ? ` (floor ${fmt(floor)} ms)` : '';
-  const seen = `p99 ${fmt(report.p99LatencyMs)} ms${floorNote} of ${fmt(bounds.targetP99Ms)} ms target, ${fmt(report.activeBuyers)} buyers`;
+  const seen = `${p99Is}${floorNote} of ${fmt(bounds.targetP99Ms)} ms target, ${fmt(report.activeBuyers)} buyers`;
   // The knee, seen in the delay gradient before the cliff: the limit backs off under the load, the
   // load is remembered as the knee, the rate stays. Once per climb to a knee: not while the load is
   // under the knee and the limit still under its back-off (a window holds one burst for 10 s: a
   // back-off on each of its reports compounded, 107 -> 74 in 8 s); again once the limit regrew over
   // it (the origin lost capacity). Never on the first report; an overload after it is cut at once.
   const backedOff = state.overloadLimit > 0 && active < state.overloadLimit && current <= Math.ceil(state.overloadLimit * KNEE_BACKOFF);
-  if (!first && !backedOff && active >= INITIAL_LIMIT && delayKnee(report.p99LatencyMs, floor, bounds.targetP99Ms)) {
+  if (!first && !backedOff && active >= INITIAL_LIMIT && delayKnee(p99, floor, bounds.targetP99Ms)) {
     const limit = Math.min(current, Math.max(INITIAL_LIMIT, Math.floor(inFlight * KNEE_BACKOFF)));
-    const why = `p99 ${fmt(report.p99LatencyMs)} ms, ${(report.p99LatencyMs / floor!).toFixed(1)} x its floor of ${fmt(floor!)} ms: the origin's knee at ${fmt(active)} active`;
+    const why = `${p99Is}, ${(p99 / floor!).toFixed(1)} x its floor of ${fmt(floor!)} ms: the origin's knee at ${fmt(active)} active`;
     return decide(rateOr(clamp(state.ratePerMinute)), limit, at, why, admitFactor, {
       slowStart: false,
       cssRounds: 0,
@@ -341,7 +336,7 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     ratePerMinute: state.ratePerMinute,
     limit: current,
     inFlight,
-    p99Ms: report.p99LatencyMs,
+    p99Ms: p99,
     floorMs: floor,
     targetP99Ms: bounds.targetP99Ms,
     maxPerMinute: bounds.maxPerMinute,

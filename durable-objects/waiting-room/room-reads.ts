@@ -207,7 +207,7 @@ export async function roomStats(
     activeLimit: Math.min(row.active_limit ?? config.maxActiveVisitors, config.maxActiveVisitors),
     fixedRatePerMinute: row.fixed_rate,
     lastHealth: publicHealth(parseStoredHealth(row.health)),
-    gateway: gatewaySignals(store.signals.sums(nowMs, SIGNAL_WINDOW_MS)),
+    gateway: store.signals.gateway(nowMs),
     samples: store.signals.since(nowMs - SAMPLE_KEEP_MS),
     rateLog: store.rateLog(RATE_LOG_SHOWN),
     lanes: laneStats(store, room),

@@ -6,12 +6,13 @@ import { logDecision } from '../../contracts/log';
 import { claimWindowMs, pendingLimit } from './admission-pace';
 import { parseStoredHealth } from './health-intake';
 import type { HealthReport } from './health-signals';
-import { nextReleaseRate, type GatewaySignals } from './release-controller';
+import type { GatewaySignals } from './health-signals';
+import { nextReleaseRate } from './release-controller';
 import { FLOOR_WINDOW_MS, floorP99 } from './release-growth';
 import { controllerBounds } from './room-config';
 import { SAMPLE_EVERY_MS, SAMPLE_KEEP_MS, laneTicks, roomWaiting, type Room } from './room-reads';
 import type { RoomStore } from './room-store';
-import { SIGNAL_WINDOW_MS, gatewaySignals, planRelease, releaseKeepMs } from './tick-plan';
+import { planRelease, releaseKeepMs } from './tick-plan';
 import { unclaimedPlaces } from './unclaimed-places';
 
 /**
@@ -26,7 +27,7 @@ export function runTick(store: RoomStore, room: Room, nowMs: number): void {
   followLapseClock(store, room, nowMs);
 
   const report = parseStoredHealth(r.health);
-  const gateway = gatewaySignals(store.signals.sums(nowMs, SIGNAL_WINDOW_MS));
+  const gateway = store.signals.gateway(nowMs);
   const active = store.activeCount(nowMs);
   // Unclaimed places count for the claim window only: after it they lapse from the budget. The
   // visitors whose late claim waits for a slot count as arrivals: the next free slots are theirs.

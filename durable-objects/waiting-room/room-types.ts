@@ -4,7 +4,7 @@ import type { RoomMode } from '../../contracts/queue/queue-policy';
 import type { StoredOverride } from '../../contracts/schedule';
 import type { BindingConstraint } from './admission-pace';
 import type { HealthReport } from './health-signals';
-import type { GatewaySignals } from './release-controller';
+import type { GatewaySignals } from './health-signals';
 
 /** One dashboard sample. Rates per minute, latencies ms, shares 0..1. */
 export interface Sample {

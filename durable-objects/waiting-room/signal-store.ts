@@ -3,13 +3,33 @@
 import type { Sql } from '../shared/sql';
 import type { AdmissionSample } from './admission-pace';
 import type { HealthReport } from './health-signals';
-import type { GatewaySignals } from './release-controller';
+import type { GatewaySignals } from './health-signals';
 import type { Sample } from './room-types';
-import { noShowWindow, type SignalSums } from './tick-plan';
+import { EDGE_WAIT_WINDOW_MS, SIGNAL_WINDOW_MS, gatewaySignals, noShowWindow, type SignalSums } from './tick-plan';
 
 /** The room's signal and sample rows, read and written inside the WaitingRoom's own calls. */
 export class SignalStore {
+  /**
+   * Edge waits as isolates reported them, oldest first: [at, p99 ms]. Kept in memory, not in SQL:
+   * a signal seconds old is the only one that counts, and one lost with the object is sent again
+   * within seconds.
+   */
+  private edgeWaits: [number, number][] = [];
+
   constructor(private readonly sql: Sql) {}
+
+  /** Stores one isolate's edge-wait p99 (ms) at `nowMs`. */
+  recordEdgeWait(nowMs: number, p99Ms: number): void {
+    this.edgeWaits.push([nowMs, p99Ms]);
+    if (this.edgeWaits.length > 1_000) this.edgeWaits.shift();
+  }
+
+  /** The gateway's signals at `nowMs` (tick-plan gatewaySignals over SIGNAL_WINDOW_MS), with the worst edge wait of EDGE_WAIT_WINDOW_MS. */
+  gateway(nowMs: number): GatewaySignals {
+    this.edgeWaits = this.edgeWaits.filter(([at]) => at >= nowMs - EDGE_WAIT_WINDOW_MS);
+    const edgeWaitP99Ms = this.edgeWaits.length === 0 ? null : Math.max(...this.edgeWaits.map(([, ms]) => ms));
+    return { ...gatewaySignals(this.sums(nowMs, SIGNAL_WINDOW_MS)), edgeWaitP99Ms };
+  }
 
   /** Stores one isolate's hold signals and forgets those older than `windowMs`. */
   recordHolds(nowMs: number, holds: number, conflicts: number, p99Ms: number, windowMs: number): void {

@@ -5,10 +5,16 @@
 import { advanceCursor, comparePlaces, releasedInBucket, type BucketCounts, type FifoPlace } from '../../contracts/queue/cursor';
 import type { RoomMode } from '../../contracts/queue/queue-policy';
 import { splitLaneBudget } from './lane-split';
-import type { GatewaySignals } from './release-controller';
+import type { GatewaySignals } from './health-signals';
 
 /** Gateway signals (hold latency, conflicts) count over this trailing window, ms. */
 export const SIGNAL_WINDOW_MS = 30_000;
+/**
+ * Edge waits count over this window, ms: two origin reports' windows' worth of flushes
+ * (src/lib/edge-wait.ts sends every 2 s), short enough that a queue drained at the edge stops
+ * counting within one report window.
+ */
+export const EDGE_WAIT_WINDOW_MS = 10_000;
 /**
  * The conflict rate counts only with at least this many holds in SIGNAL_WINDOW_MS: fewer say
  * nothing about the crowd. (Isolates report counts, not accounts, so this counts holds.)

@@ -7,7 +7,15 @@ import type { QueueConfig } from '../../contracts/event-config';
 import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
 import { seedCommitment } from '../../contracts/queue/queue-policy';
 import { EVENT_NOT_FOUND } from '../../contracts/answers';
-import type { AdmitAnswer, FixedRateAnswer, HealthAnswer, ModeAnswer, PassAnswer, RoomConfigureAnswer } from '../../contracts/room-answers';
+import type {
+  AdmitAnswer,
+  EdgeWaitSignal,
+  FixedRateAnswer,
+  HealthAnswer,
+  ModeAnswer,
+  PassAnswer,
+  RoomConfigureAnswer,
+} from '../../contracts/room-answers';
 import { releaseTickMs } from '../../contracts/settings';
 import { Sql, hasSchema } from '../shared/sql';
 import { migrateSchema, SCHEMAS } from '../shared/schemas';
@@ -193,6 +201,12 @@ export class WaitingRoom extends DurableObject<Env> {
   async recordHoldSignals(signals: HoldSignals): Promise<void> {
     if (!this.ready) return;
     this.store.signals.recordHolds(this.clock(), signals.holds, signals.conflicts, signals.p99Ms, SIGNAL_WINDOW_MS);
+  }
+
+  /** The p99 of admitted requests' waits at the edge one gateway isolate measured (src/lib/edge-wait.ts); the controller reads the worst of the last EDGE_WAIT_WINDOW_MS (tick-plan.ts). */
+  async recordEdgeWait(signal: EdgeWaitSignal): Promise<void> {
+    if (!this.ready || !Number.isFinite(signal.p99Ms) || signal.p99Ms < 0) return;
+    this.store.signals.recordEdgeWait(this.clock(), signal.p99Ms);
   }
 
   /** Refusals one gateway isolate made on the way into this event's line since its last report, by cause; the next minute's history row counts them. */

@@ -10,7 +10,11 @@
 // (concurrency-limits, Gradient2Limit: limit x min(1, tolerance x long RTT / short RTT) + queue
 // allowance, smoothed), with the long RTT read as the windowed minimum of TCP Vegas and BBR's
 // min_rtt (Brakmo and Peterson 1995; Cardwell et al. 2016): what the origin answers in with no
-// queue. Pure apart from the clock argument; OriginGate below holds the waiting requests.
+// queue. Pure apart from the clock argument; OriginGate below holds the waiting requests, and
+// EdgeWaitTally counts how long they waited for the release law (edge-wait.ts sends it).
+
+import type { EdgeWaitSignal } from '../../contracts/room-answers';
+import { quantile } from '../../contracts/stats';
 
 /** The limit before any answer, requests in flight (Gradient2's initial limit). */
 export const INITIAL_ORIGIN_LIMIT = 20;
@@ -106,11 +110,16 @@ export class OriginGate {
 
   /**
    * A slot to send one request, at once while the limit allows, else once earlier requests are
-   * answered; null when `maxWaitMs` passes first (the request was never sent).
+   * answered; null when `maxWaitMs` passes first (the request was never sent). `onWait` gets the
+   * time waited, ms, either way.
    */
-  enter(maxWaitMs: number): Promise<OriginSlot | null> {
-    if (this.waiting.length === 0 && this.limit.allows()) return Promise.resolve(this.slot());
-    return new Promise((resolve) => {
+  async enter(maxWaitMs: number, onWait?: (waitedMs: number) => void): Promise<OriginSlot | null> {
+    if (this.waiting.length === 0 && this.limit.allows()) {
+      onWait?.(0);
+      return this.slot();
+    }
+    const asked = this.now();
+    const slot = await new Promise<OriginSlot | null>((resolve) => {
       const waiter = {
         resolve,
         timer: setTimeout(() => {
@@ -121,6 +130,8 @@ export class OriginGate {
       };
       this.waiting.push(waiter);
     });
+    onWait?.(this.now() - asked);
+    return slot;
   }
 
   /** Requests waiting for a slot now. */
@@ -149,6 +160,34 @@ export class OriginGate {
       clearTimeout(w.timer);
       w.resolve(this.slot());
     }
+  }
+}
+
+/** An isolate sends its waits to the WaitingRoom at most this often, ms (the origin SDK's report interval). */
+export const EDGE_WAIT_FLUSH_MS = 2_000;
+const MAX_SAMPLES = 2_000;
+
+/** One event's waits in one isolate since the last signal. */
+export class EdgeWaitTally {
+  private since = -1;
+  private waits: number[] = [];
+  private waited = false;
+
+  /**
+   * Counts one admitted request's wait (ms) at `nowMs` (epoch ms). Returns the signal to send when
+   * EDGE_WAIT_FLUSH_MS has passed since the interval began and some request waited, else null: an
+   * isolate whose requests never wait says nothing and costs the room no call.
+   */
+  record(waitMs: number, nowMs: number): EdgeWaitSignal | null {
+    if (this.since < 0) this.since = nowMs;
+    if (this.waits.length < MAX_SAMPLES) this.waits.push(Math.max(0, waitMs));
+    if (waitMs > 0) this.waited = true;
+    if (nowMs - this.since < EDGE_WAIT_FLUSH_MS) return null;
+    const signal = this.waited ? { p99Ms: quantile(this.waits, 0.99), requests: this.waits.length } : null;
+    this.since = nowMs;
+    this.waits = [];
+    this.waited = false;
+    return signal;
   }
 }
 

@@ -300,6 +300,7 @@ function originDeadline(request: Request, headers: Headers, timeoutMs: number) {
  * @param opts.stripAuthorization drop `Authorization` (it carried the app's queue ticket, which is
  *   the gateway's business, not the origin's)
  * @param opts.timeoutMs how long the origin gets, ms (default: `ORIGIN_TIMEOUT_MS`, see src/lib/settings.ts)
+ * @param opts.onEdgeWait gets the time the request waited at the edge for a place, ms (edge-wait.ts)
  * @throws SettingsError when ORIGIN_URL or ORIGIN_TIMEOUT_MS is malformed
  * @throws GatewayError ORIGIN_UNAVAILABLE (503, Retry-After 10 or the origin's own) on timeout,
  *   network failure, an origin answer of 502/503/504/52x, or a wait for a place under this
@@ -309,7 +310,7 @@ export async function proxyToOrigin(
   request: Request,
   env: OriginEnv,
   admissionToken: string,
-  opts: { eventId?: string; url?: URL; stripAuthorization?: boolean; timeoutMs?: number } = {},
+  opts: { eventId?: string; url?: URL; stripAuthorization?: boolean; timeoutMs?: number; onEdgeWait?: (ms: number) => void } = {},
 ): Promise<Response> {
   const origin = originSettings(env);
   const eventId = opts.eventId ?? null;
@@ -318,8 +319,7 @@ export async function proxyToOrigin(
   const headers = forwardedHeaders(request.headers, url, await originPull(env));
   headers.set(ADMISSION_HEADER, admissionToken);
   if (opts.stripAuthorization) headers.delete('authorization');
-  // Over the edge's limit of requests in flight (origin-limit.ts) it waits here, at most the origin's time.
-  const slot = await originGate.enter(timeoutMs);
+  const slot = await originGate.enter(timeoutMs, opts.onEdgeWait);
   if (!slot) throw unavailable(eventId, 'limit');
   // The same bound as pass-through (originDeadline): an upload is progress, and a page that
   // streams past the bound once its headers came is not cut.

@@ -381,6 +381,32 @@ describe('origin API', () => {
     expect(stats.rateLog[0]!.reason).toBe('p99 1,840 ms over 500 ms target, x0.50: rate 200 -> 100/min');
   });
 
+  it('cuts on the wait at the edge an isolate reports when the origin itself is fast, and shows the wait', async () => {
+    const eventId = freshEventId();
+    await createEvent(eventId, { releaseRatePerMinute: 1000, minReleaseRatePerMinute: 100, targetP99Ms: 500 });
+    const v = new Visitor();
+    await v.json(`/_wr/events/${eventId}/join`, { method: 'POST' });
+    const room = env.WAITING_ROOM.getByName(eventId);
+    await signed(
+      `/_wr/origin/events/${eventId}/health`,
+      JSON.stringify({ p99LatencyMs: 200, errorRate: 0, activeBuyers: 5 }),
+      Date.now() - 2000,
+    );
+    await tick(eventId);
+    expect((await room.stats())!.releaseRatePerMinute).toBe(200);
+    // Admitted requests waited at the edge for a place under the origin limit (src/lib/edge-wait.ts).
+    await room.recordEdgeWait({ p99Ms: 1640, requests: 50 });
+    await room.recordEdgeWait({ p99Ms: 300, requests: 20 });
+    expect((await room.stats())!.gateway.edgeWaitP99Ms).toBe(1640);
+    await signed(`/_wr/origin/events/${eventId}/health`, JSON.stringify({ p99LatencyMs: 200, errorRate: 0, activeBuyers: 5 }));
+    await tick(eventId);
+    const stats = (await room.stats())!;
+    expect(stats.releaseRatePerMinute).toBe(100);
+    expect(stats.rateLog[0]!.reason).toBe(
+      'p99 1,840 ms (1,640 ms of it waiting at the edge) over 500 ms target, x0.50: rate 200 -> 100/min',
+    );
+  });
+
   // An idle origin's report (one operator call measured, no buyers) started slow start.
   it('holds the rate on a report of fewer than 8 requests, and climbs on one of enough', async () => {
     const eventId = freshEventId();

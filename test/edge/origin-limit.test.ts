@@ -1,12 +1,12 @@
 // The edge's limit on admitted visitors' requests in flight to the origin (src/lib/origin-limit.ts):
 // the origin never serves more than the limit at once, the rest wait at the edge in arrival order,
-// a request that waited as long as the origin would get is refused without reaching it, and a
-// failed request gives its place back.
+// a request that waited as long as the origin would get is refused without reaching it, the waits
+// reach the event's WaitingRoom, and a failed request gives its place back.
 import { env } from 'cloudflare:workers';
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
-import { INITIAL_ORIGIN_LIMIT } from '../../src/lib/origin-limit';
+import { EDGE_WAIT_FLUSH_MS, INITIAL_ORIGIN_LIMIT } from '../../src/lib/origin-limit';
 import { BASE, Visitor, admittedVisitor, createEvent, freshEventId } from '../helpers/client';
 
 /** A visitor's request through a gateway app whose origin is `origin`. */
@@ -36,7 +36,7 @@ function countingOrigin(ms: number) {
 }
 
 describe("the edge's limit on requests in flight to the origin", () => {
-  it('never gives the origin more than the limit at once, and refuses at the edge what waited too long', async () => {
+  it('never gives the origin more than the limit at once, refuses at the edge what waited too long, and tells the room the waits', async () => {
     const eventId = freshEventId();
     await createEvent(eventId);
     const v = await admittedVisitor(eventId);
@@ -58,6 +58,11 @@ describe("the edge's limit on requests in flight to the origin", () => {
       expect(html).toContain('waited too long for its turn');
       expect(html).toContain('your admission stays valid');
     }
+    // The waits reach the event's WaitingRoom with the isolate's next request after its interval
+    // (src/lib/edge-wait.ts), for the release law to count.
+    await new Promise((resolve) => setTimeout(resolve, EDGE_WAIT_FLUSH_MS));
+    expect((await viaGateway(v, `/events/${eventId}/`, overrides)).status).toBe(200);
+    expect((await env.WAITING_ROOM.getByName(eventId).stats())!.gateway.edgeWaitP99Ms).toBeGreaterThanOrEqual(400);
   });
 
   it('gives the place back when the origin fails, hangs or answers 503', async () => {

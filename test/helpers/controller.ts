@@ -1,12 +1,7 @@
 // One fixture for the release law's unit tests: bounds, a report, a state and one step of
 // nextReleaseRate with the signals spelled out (release-controller and release-growth tests).
-import type { HealthReport } from '../../durable-objects/waiting-room/health-signals';
-import {
-  nextReleaseRate,
-  type ControllerBounds,
-  type ControllerState,
-  type GatewaySignals,
-} from '../../durable-objects/waiting-room/release-controller';
+import type { GatewaySignals, HealthReport } from '../../durable-objects/waiting-room/health-signals';
+import { nextReleaseRate, type ControllerBounds, type ControllerState } from '../../durable-objects/waiting-room/release-controller';
 
 /** 60-600/min, p99 target 800 ms, errors up to 2 %, seat holds up to 300 ms, max active 1,000. */
 export const bounds: ControllerBounds = {

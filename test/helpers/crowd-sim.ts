@@ -16,7 +16,7 @@ import {
 } from '../../durable-objects/waiting-room/release-controller';
 import { FLOOR_WINDOW_MS, floorP99, type FloorSample } from '../../durable-objects/waiting-room/release-growth';
 import type { HealthReport } from '../../durable-objects/waiting-room/health-signals';
-import { ConcurrencyLimit } from '../../src/lib/origin-limit';
+import { SimEdge } from './sim-edge';
 import { Processor, prng, type OriginCapacity } from './sim-origin';
 
 /** One simulated run's settings. Times in s unless named ms. */
@@ -141,42 +141,19 @@ export function simulateCrowd(o: CrowdSimOptions): CrowdSimSecond[] {
     if (nowMs < stalledUntil) held.push(id);
     else enter(id);
   };
-  // The gateway's limit on requests in flight (origin-limit.ts): over it, requests wait here in order.
-  const limit = o.originLimit ? new ConcurrencyLimit() : null;
-  const waiting: { id: number; sinceMs: number }[] = [];
-  const sentAt = new Map<number, number>();
-  let edgeWait = 0;
-  const go = (id: number, sinceMs: number) => {
-    origin.arrive(id, nowMs);
-    edgeWait = Math.max(edgeWait, nowMs - sinceMs);
-    if (limit) {
-      limit.started(t0 + nowMs);
-      sentAt.set(id, nowMs);
-    }
-  };
-  const gone = (id: number) => {
-    const sent = sentAt.get(id);
-    if (!limit || sent === undefined) return;
-    sentAt.delete(id);
-    limit.ended(nowMs - sent, t0 + nowMs);
-    while (waiting.length > 0 && limit.allows()) {
-      const w = waiting.shift()!;
-      go(w.id, w.sinceMs);
-    }
-  };
+  // The gateway's limit on requests in flight (origin-limit.ts): over it, requests wait at the edge.
+  const edge = new SimEdge(o.originLimit === true, t0, (id, ms) => origin.arrive(id, ms));
   const enter = (id: number) => {
-    if (limit && (waiting.length > 0 || !limit.allows())) waiting.push({ id, sinceMs: nowMs });
-    else go(id, nowMs);
+    edge.enter(id, nowMs);
     timeoutOf.set(id, nowMs + timeoutMs);
     at(nowMs + timeoutMs, () => {
       // The gateway gave up (waiting at the edge or at the origin): the stub records the request's
       // real time, the visitor moves on.
-      const w = waiting.findIndex((x) => x.id === id);
-      if (w >= 0) waiting.splice(w, 1);
-      if (timeoutOf.get(id) === undefined || (w < 0 && !origin.abandon(id))) return;
-      if (w < 0) completions.push({ doneMs: nowMs, ms: timeoutMs });
+      const atEdge = edge.giveUp(id, nowMs);
+      if (timeoutOf.get(id) === undefined || (!atEdge && !origin.abandon(id))) return;
+      if (!atEdge) completions.push({ doneMs: nowMs, ms: timeoutMs });
       answered(id);
-      gone(id);
+      edge.ended(id, nowMs);
     });
   };
   const answered = (id: number) => {
@@ -258,7 +235,12 @@ export function simulateCrowd(o: CrowdSimOptions): CrowdSimSecond[] {
         state,
         {
           origin: report,
-          gateway: { holdP99Ms: null, conflictRate: null, noShowRate },
+          gateway: {
+            holdP99Ms: null,
+            conflictRate: null,
+            noShowRate,
+            edgeWaitP99Ms: edge.edgeWaitP99Ms(nowMs),
+          },
           active,
           pending: unclaimed.expected,
           floorP99Ms: floorP99(samples, now),
@@ -300,12 +282,11 @@ export function simulateCrowd(o: CrowdSimOptions): CrowdSimSecond[] {
       released: admit,
       claimed: second.claimed,
       left: second.left,
-      edgeWaitMs: Math.round(edgeWait),
+      edgeWaitMs: Math.round(edge.takeLongestWait()),
       reportedP99: report?.p99LatencyMs ?? null,
       reason,
     });
     second = { claimed: 0, left: 0 };
-    edgeWait = 0;
   };
 
   // The first report comes with the first traffic (the stub arms its health job on a request).
@@ -319,7 +300,7 @@ export function simulateCrowd(o: CrowdSimOptions): CrowdSimSecond[] {
       if (!timeoutOf.has(done.id)) continue;
       completions.push({ doneMs: done.doneMs, ms: done.doneMs - done.atMs });
       answered(done.id);
-      gone(done.id);
+      edge.ended(done.id, nowMs);
     }
     if (nowMs >= nextStallMs) {
       const mean = o.stallMeanMs * (1 + sent.last / (o.stallLoadRps ?? Infinity));

@@ -115,7 +115,7 @@ describe('the gate', () => {
     expect(gate.queued).toBe(3);
     slots[0]!.done();
     slots[0]!.done(); // a second call counts nothing
-    await Promise.resolve();
+    await vi.advanceTimersByTimeAsync(0);
     expect(order).toEqual([0]);
     slots[1]!.done();
     slots[2]!.done();
@@ -127,11 +127,16 @@ describe('the gate', () => {
   it('refuses a request that waited its whole time, which then takes no place', async () => {
     const gate = new OriginGate(() => Date.now());
     const slots = await Promise.all(Array.from({ length: INITIAL_ORIGIN_LIMIT }, () => gate.enter(1_000)));
-    const waiting = gate.enter(1_000);
+    const waits: number[] = [];
+    const waiting = gate.enter(1_000, (ms) => waits.push(ms));
     await vi.advanceTimersByTimeAsync(1_000);
     expect(await waiting).toBeNull();
+    // The release law hears of the whole wait (edge-wait.ts); a request sent at once waited 0.
+    expect(waits).toEqual([1_000]);
     expect(gate.queued).toBe(0);
     slots[0]!.done();
     expect(gate.limit.inFlight).toBe(INITIAL_ORIGIN_LIMIT - 1);
+    await gate.enter(1_000, (ms) => waits.push(ms));
+    expect(waits).toEqual([1_000, 0]);
   });
 });

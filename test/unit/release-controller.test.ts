@@ -2,13 +2,8 @@
 // limit, overrides, safety on missing, stale or absurd health, and the release budget (no bursts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { STALE_HEALTH_MS, type HealthReport } from '../../durable-objects/waiting-room/health-signals';
-import {
-  CUT_TOLERANCE,
-  nextReleaseRate,
-  type ControllerBounds,
-  type GatewaySignals,
-} from '../../durable-objects/waiting-room/release-controller';
+import { STALE_HEALTH_MS, type GatewaySignals, type HealthReport } from '../../durable-objects/waiting-room/health-signals';
+import { CUT_TOLERANCE, nextReleaseRate, type ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
 import { CSS_ROUNDS } from '../../durable-objects/waiting-room/release-growth';
 import { MAX_TICK_GAP_MS, releaseBudget } from '../../durable-objects/waiting-room/tick-plan';
 import { NOW, bounds, quiet, report, state, step } from '../helpers/controller';
