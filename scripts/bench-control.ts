@@ -205,7 +205,9 @@ try {
       TARGET_P99,
       s.o.originChanges.map((c) => c.atS),
     );
-    const cliffNote = `; p99 over 2 x target ${cliff.overS.toFixed(0)} s (${cliff.rampOverS.toFixed(0)} s before any change), collapses ${cliff.collapses} (${cliff.collapsesAfterChange} after a change)`;
+    // 5xx answers the crowd got: the origin failing, and admitted requests refused at the edge after
+    // waiting as long as the origin gets (src/lib/origin-limit.ts).
+    const cliffNote = `; p99 over 2 x target ${cliff.overS.toFixed(0)} s (${cliff.rampOverS.toFixed(0)} s before any change), collapses ${cliff.collapses} (${cliff.collapsesAfterChange} after a change); 5xx answers ${r.counts.httpErrors ?? 0}`;
     const cliffMet = s.cliff === false || (cliff.overS <= MAX_OVER_2X_S && cliff.rampOverS === 0 && cliff.collapsesAfterChange <= 1);
     judged.measure += cliffNote;
     judged.target += s.cliff === false ? '' : `; <= ${MAX_OVER_2X_S} s over 2 x target, none before a change, <= 1 collapse after one`;
