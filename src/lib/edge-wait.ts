@@ -3,21 +3,22 @@
 // visitor sees, the origin's p99 plus this wait, because the origin's own report cannot show a
 // queue that forms in front of it.
 import { callDurableObject } from './do-call';
-import { EdgeWaitTally } from './origin-limit';
+import { EdgeWaitTally, type GateAsk } from './origin-limit';
 
 const tallies = new Map<string, EdgeWaitTally>();
 
 /**
- * The `onEdgeWait` of proxyToOrigin for an admitted request of `eventId`: counts its wait and, when
- * a signal is due, sends it to the event's WaitingRoom after the response (`waitUntil`); a failed
- * send is dropped (the next interval sends again).
+ * The origin limit's ask for an admitted request of `visitorId` in `eventId` (proxyToOrigin's
+ * `gate`): its wait is counted and, when a signal is due, sent to the event's WaitingRoom after the
+ * response (`waitUntil`); a failed send is dropped (the next interval sends again).
  */
-export function edgeWaits(
+export function edgeAsk(
   env: Pick<Env, 'WAITING_ROOM'>,
   ctx: Pick<ExecutionContext, 'waitUntil'>,
   eventId: string,
-): (waitMs: number) => void {
-  return (waitMs) => {
+  visitorId: string,
+): GateAsk {
+  const onWait = (waitMs: number) => {
     let tally = tallies.get(eventId);
     if (!tally) tallies.set(eventId, (tally = new EdgeWaitTally()));
     const signal = tally.record(waitMs, Date.now());
@@ -30,4 +31,5 @@ export function edgeWaits(
       }).catch(() => {}),
     );
   };
+  return { visitorId, onWait };
 }

@@ -57,15 +57,14 @@ export class ConcurrencyLimit {
   }
 
   /**
-   * Counts the answer (or the failure) of a request sent to the origin, `rttMs` after it was sent
-   * (null: not a sample of the origin's pace, as an upload's, whose time to headers is the
-   * visitor's upload), and moves the limit when a window closes: the gradient tolerance x minimum / average (at most 1,
+   * Counts the answer (or the failure) of a request sent to the origin, `rttMs` after it was sent,
+   * and moves the limit when a window closes: the gradient tolerance x minimum / average (at most 1,
    * at least MIN_GRADIENT), plus the queue allowance; only down while the window never used half
    * the limit (Gradient2: an application-limited window says nothing about the origin).
    */
-  ended(rttMs: number | null, nowMs: number): void {
+  ended(rttMs: number, nowMs: number): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
-    if (rttMs === null || !Number.isFinite(rttMs)) return;
+    if (!Number.isFinite(rttMs)) return;
     const w = this.window;
     if (w.startMs < 0) w.startMs = nowMs;
     w.count++;
@@ -84,23 +83,50 @@ export class ConcurrencyLimit {
   }
 }
 
-/**
- * A place in flight to the origin: call `done` once when the answer's headers came or the request
- * failed; `sample` false when its time says nothing of the origin's pace (an upload's).
- */
+/** A place in flight to the origin: call `done` once, when the answer's headers came or the request failed. */
 export interface OriginSlot {
-  done(sample?: boolean): void;
+  done(): void;
 }
 
 /**
- * Requests in flight to the origin under a ConcurrencyLimit, the others waiting in arrival order.
- * One per isolate (a module-level instance in proxy.ts): each isolate learns its own share of the
- * origin, as each client instance of a Gradient2 limiter does.
+ * The place of a request the limit does not cover, `done` doing nothing: an upload, whose time to
+ * headers is the visitor's and which would hold a place for as long as a slow visitor sends it.
+ */
+export const UNLIMITED: OriginSlot = { done: () => {} };
+
+/**
+ * A visitor has at most this many requests in flight to the origin through one isolate; more wait
+ * (keeping their turn) even while the limit has room, so one visitor, or one script with one
+ * admission, cannot take the places every other admitted visitor waits for. A browser opens about
+ * six connections to a host (HTTP/1.1), so a page's own requests rarely meet it.
+ */
+export const MAX_PER_VISITOR = 6;
+
+/** Who asks for a place, and who hears how long it waited. */
+export interface GateAsk {
+  /** The admitted visitor (admission claims' visitorId); none: no per-visitor cap. */
+  visitorId?: string;
+  /** Gets the time waited at the edge, ms, whether a place came or not (edge-wait.ts). */
+  onWait?: (waitedMs: number) => void;
+}
+
+interface Waiter {
+  visitorId: string | undefined;
+  resolve: (slot: OriginSlot) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * Requests in flight to the origin under a ConcurrencyLimit, the others waiting in arrival order
+ * (a visitor at MAX_PER_VISITOR waits without blocking those behind it). One per isolate
+ * (`originGate` below): each isolate learns its own share of the origin, as each client instance of
+ * a Gradient2 limiter does.
  */
 export class OriginGate {
   readonly limit = new ConcurrencyLimit();
-  private readonly waiting: { resolve: (slot: OriginSlot) => void; timer: ReturnType<typeof setTimeout> }[] = [];
-
+  private readonly waiting: Waiter[] = [];
+  /** Requests in flight per visitor (absent: none). */
+  private readonly perVisitor = new Map<string, number>();
   private readonly now: () => number;
 
   /** @param now the clock, epoch ms (tests pass their own) */
@@ -109,18 +135,19 @@ export class OriginGate {
   }
 
   /**
-   * A slot to send one request, at once while the limit allows, else once earlier requests are
-   * answered; null when `maxWaitMs` passes first (the request was never sent). `onWait` gets the
-   * time waited, ms, either way.
+   * A place to send one request: at once while the limit allows and the visitor is under its
+   * cap with nobody waiting ahead who could go, else once earlier requests are answered; null when
+   * `maxWaitMs` passes first (the request was never sent).
    */
-  async enter(maxWaitMs: number, onWait?: (waitedMs: number) => void): Promise<OriginSlot | null> {
-    if (this.waiting.length === 0 && this.limit.allows()) {
-      onWait?.(0);
-      return this.slot();
+  async enter(maxWaitMs: number, ask: GateAsk = {}): Promise<OriginSlot | null> {
+    if (this.limit.allows() && this.mayGo(ask.visitorId) && !this.waiting.some((w) => this.mayGo(w.visitorId))) {
+      ask.onWait?.(0);
+      return this.slot(ask.visitorId);
     }
     const asked = this.now();
     const slot = await new Promise<OriginSlot | null>((resolve) => {
-      const waiter = {
+      const waiter: Waiter = {
+        visitorId: ask.visitorId,
         resolve,
         timer: setTimeout(() => {
           const i = this.waiting.indexOf(waiter);
@@ -130,35 +157,51 @@ export class OriginGate {
       };
       this.waiting.push(waiter);
     });
-    onWait?.(this.now() - asked);
+    ask.onWait?.(this.now() - asked);
     return slot;
   }
 
-  /** Requests waiting for a slot now. */
+  /** Requests waiting for a place now. */
   get queued(): number {
     return this.waiting.length;
   }
 
-  private slot(): OriginSlot {
+  private mayGo(visitorId: string | undefined): boolean {
+    return visitorId === undefined || (this.perVisitor.get(visitorId) ?? 0) < MAX_PER_VISITOR;
+  }
+
+  private slot(visitorId: string | undefined): OriginSlot {
     const sentAt = this.now();
     this.limit.started(sentAt);
+    if (visitorId !== undefined) this.perVisitor.set(visitorId, (this.perVisitor.get(visitorId) ?? 0) + 1);
     let open = true;
     return {
-      done: (sample = true) => {
+      done: () => {
         if (!open) return;
         open = false;
         const now = this.now();
-        this.limit.ended(sample ? now - sentAt : null, now);
+        this.limit.ended(now - sentAt, now);
+        if (visitorId !== undefined) {
+          const n = (this.perVisitor.get(visitorId) ?? 1) - 1;
+          if (n > 0) this.perVisitor.set(visitorId, n);
+          else this.perVisitor.delete(visitorId);
+        }
         this.wake();
       },
     };
   }
 
+  /** Sends the oldest waiting requests whose visitors are under the cap, while the limit allows. */
   private wake(): void {
-    while (this.waiting.length > 0 && this.limit.allows()) {
-      const w = this.waiting.shift()!;
+    for (let i = 0; i < this.waiting.length && this.limit.allows();) {
+      const w = this.waiting[i]!;
+      if (!this.mayGo(w.visitorId)) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
       clearTimeout(w.timer);
-      w.resolve(this.slot());
+      w.resolve(this.slot(w.visitorId));
     }
   }
 }

@@ -5,7 +5,7 @@ import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
 import { logDecision } from '../../contracts/log';
 import { originSettings } from './settings';
-import { originGate } from './origin-limit';
+import { UNLIMITED, originGate, type GateAsk } from './origin-limit';
 
 /** Via entry the gateway adds to every forwarded request (RFC 9110 section 7.6.3). */
 export const VIA = '1.1 waiting-room-gateway';
@@ -300,7 +300,7 @@ function originDeadline(request: Request, headers: Headers, timeoutMs: number) {
  * @param opts.stripAuthorization drop `Authorization` (it carried the app's queue ticket, which is
  *   the gateway's business, not the origin's)
  * @param opts.timeoutMs how long the origin gets, ms (default: `ORIGIN_TIMEOUT_MS`, see src/lib/settings.ts)
- * @param opts.onEdgeWait gets the time the request waited at the edge for a place, ms (edge-wait.ts)
+ * @param opts.gate the visitor and edge-wait callback of this isolate's origin limit (origin-limit.ts), which uploads skip
  * @throws SettingsError when ORIGIN_URL or ORIGIN_TIMEOUT_MS is malformed
  * @throws GatewayError ORIGIN_UNAVAILABLE (503, Retry-After 10 or the origin's own) on timeout,
  *   network failure, an origin answer of 502/503/504/52x, or a wait for a place under this
@@ -310,7 +310,7 @@ export async function proxyToOrigin(
   request: Request,
   env: OriginEnv,
   admissionToken: string,
-  opts: { eventId?: string; url?: URL; stripAuthorization?: boolean; timeoutMs?: number; onEdgeWait?: (ms: number) => void } = {},
+  opts: { eventId?: string; url?: URL; stripAuthorization?: boolean; timeoutMs?: number; gate?: GateAsk } = {},
 ): Promise<Response> {
   const origin = originSettings(env);
   const eventId = opts.eventId ?? null;
@@ -319,7 +319,7 @@ export async function proxyToOrigin(
   const headers = forwardedHeaders(request.headers, url, await originPull(env));
   headers.set(ADMISSION_HEADER, admissionToken);
   if (opts.stripAuthorization) headers.delete('authorization');
-  const slot = await originGate.enter(timeoutMs, opts.onEdgeWait);
+  const slot = request.body ? UNLIMITED : await originGate.enter(timeoutMs, opts.gate);
   if (!slot) throw unavailable(eventId, 'limit');
   // The same bound as pass-through (originDeadline): an upload is progress, and a page that
   // streams past the bound once its headers came is not cut.
@@ -337,7 +337,7 @@ export async function proxyToOrigin(
     throw err instanceof GatewayError && err.code === 'ORIGIN_TIMEOUT' ? unavailable(eventId, 'timeout', err) : err;
   } finally {
     deadline.clear();
-    slot.done(request.body === null); // an upload's time to headers is the visitor's, not the origin's pace
+    slot.done();
   }
   if (!ORIGIN_DOWN_STATUSES.has(res.status)) return res;
   await res.body?.cancel();

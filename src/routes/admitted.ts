@@ -3,7 +3,7 @@
 // same rules as serveRoom's admitted branch (src/routes/room.ts) through the same functions;
 // anything else goes to the app, which answers it as before.
 import { ENTRY_QUERY_PARAM } from '../../contracts/entry';
-import { edgeWaits } from '../lib/edge-wait';
+import { edgeAsk } from '../lib/edge-wait';
 import { proxyToOrigin } from '../lib/proxy';
 import { gatewaySettings } from '../lib/settings';
 import { readAdmission, type Admission, type CredentialRequest } from '../middleware/credentials';
@@ -41,12 +41,7 @@ export async function serveAdmitted(
   } catch {
     return null;
   }
-  const onEdgeWait = edgeWaits(env, ctx, eventId);
-  const origin = await proxyToOrigin(request, env, admission.token, {
-    eventId,
-    url,
-    stripAuthorization: admission.ticketFromBearer,
-    onEdgeWait,
-  });
+  const gate = edgeAsk(env, ctx, eventId, admission.claims.visitorId);
+  const origin = await proxyToOrigin(request, env, admission.token, { eventId, url, stripAuthorization: admission.ticketFromBearer, gate });
   return admittedAnswer(env, request.url, eventId, admission.claims.visitorId, origin, []);
 }

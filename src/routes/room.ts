@@ -10,7 +10,7 @@ import { ENTRY_QUERY_PARAM } from '../../contracts/entry';
 import { SIGN_IN_REASONS, signInHref, signInPage, type SignInReason } from '../pages/sign-in-page';
 import { logDecision } from '../../contracts/log';
 import { REVOKE_COMMAND } from '../../contracts/names';
-import { edgeWaits } from '../lib/edge-wait';
+import { edgeAsk } from '../lib/edge-wait';
 import { originCommands, proxyToOrigin, stripReturnedHeaders } from '../lib/proxy';
 import { forgetSessions } from '../lib/session-cache';
 import { pageSecurityHeaders } from '../lib/security-headers';
@@ -50,11 +50,11 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
     if (!(err instanceof GatewayError)) throw err;
   }
   if (admission) {
-    const onEdgeWait = edgeWaits(c.env, c.executionCtx, eventId);
+    const gate = edgeAsk(c.env, c.executionCtx, eventId, admission.claims.visitorId);
     const origin = await proxyToOrigin(c.req.raw, c.env, admission.token, {
       eventId,
       stripAuthorization: admission.ticketFromBearer,
-      onEdgeWait,
+      gate,
     });
     return admittedAnswer(c.env, c.req.url, eventId, admission.claims.visitorId, origin, []);
   }
@@ -72,7 +72,7 @@ export async function serveRoom(c: Context<AppEnv>, eventId: string): Promise<Re
     const origin = await proxyToOrigin(c.req.raw, c.env, turn.admissionToken, {
       eventId,
       stripAuthorization: !getCookie(c, ticketCookie(eventId, isSecure(c.req.url))),
-      onEdgeWait: edgeWaits(c.env, c.executionCtx, eventId),
+      gate: edgeAsk(c.env, c.executionCtx, eventId, turn.visitorId),
     });
     const cookies = c.res.headers.getSetCookie();
     // Taken over here: hono would otherwise replace the answer's Set-Cookie with these on return.

@@ -144,7 +144,7 @@ export function simulateCrowd(o: CrowdSimOptions): CrowdSimSecond[] {
   // The gateway's limit on requests in flight (origin-limit.ts): over it, requests wait at the edge.
   const edge = new SimEdge(o.originLimit === true, t0, (id, ms) => origin.arrive(id, ms));
   const enter = (id: number) => {
-    edge.enter(id, nowMs);
+    edge.enter(id, nowMs, visitors.get(requestOf.get(id)!)?.phase === 'checkout');
     timeoutOf.set(id, nowMs + timeoutMs);
     at(nowMs + timeoutMs, () => {
       // The gateway gave up (waiting at the edge or at the origin): the stub records the request's

@@ -26,9 +26,10 @@ export class SimEdge {
     this.arrive = arrive;
   }
 
-  /** A request reaches the edge at `nowMs`: sent at once, or queued behind the limit. */
-  enter(id: number, nowMs: number): void {
-    if (this.limit && (this.waiting.length > 0 || !this.limit.allows())) this.waiting.push({ id, sinceMs: nowMs });
+  /** A request reaches the edge at `nowMs`: sent at once, or queued behind the limit; `upload` ones (checkout posts) skip it. */
+  enter(id: number, nowMs: number, upload: boolean): void {
+    if (upload) this.arrive(id, nowMs);
+    else if (this.limit && (this.waiting.length > 0 || !this.limit.allows())) this.waiting.push({ id, sinceMs: nowMs });
     else this.send(id, nowMs, nowMs);
   }
 
