@@ -195,7 +195,26 @@ export interface ConsistencyCounts {
   soldSeatsWithoutMatchingOrder: number;
   /** Tiers whose counters disagree with their holds, or exceed capacity. */
   tiersInconsistent: number;
+  /** Seats with more than one live hold (an offer is a hold like any other). */
+  seatsWithMultipleLiveHolds: number;
+  /** Refunds that match no returned seat (or more than one, or at another amount than its face value), and refunded seats without their refund. */
+  refundsUnmatched: number;
+  /** Returns, offers, resales and refunds missing from the resale feed. */
+  resaleFeedGaps: number;
+  /** Waitlist entries still waiting behind a later entry that was offered seats. */
+  waitlistSkips: number;
 }
+
+/** Consistency counts with no violation (what every check expects). */
+export const CONSISTENT: ConsistencyCounts = {
+  seatsWithMultipleOrders: 0,
+  soldSeatsWithoutMatchingOrder: 0,
+  tiersInconsistent: 0,
+  seatsWithMultipleLiveHolds: 0,
+  refundsUnmatched: 0,
+  resaleFeedGaps: 0,
+  waitlistSkips: 0,
+};
 
 /** Counts and the consistency checks behind "a seat is never sold twice". */
 export interface InventoryStats {

@@ -1,43 +1,14 @@
 // Returns, the waitlist and face-value resale: pure rules over plain data read from storage. The
 // Inventory's resale desk (resale-desk.ts) reads the facts, asks these functions and writes what
 // they decide in one transaction; the property tests drive the same functions through a model.
+import type { ResaleRules } from '../../contracts/event-config';
+import type { EntryState, ResaleRefusalCode } from '../../contracts/resale-answers';
 import type { HoldStatus } from './hold-policy';
 
-/**
- * The organizer's resale rules of an event (the event's `resale`, in seconds and ISO times there).
- * Absent on an event: no returns, no waitlist.
- */
-export interface ResaleRules {
-  /** Returns are accepted before this instant, epoch ms; at it and after they are refused. */
-  returnDeadlineMs: number;
-  /** How long an offer to a waitlisted account stays open, ms. */
-  offerTtlMs: number;
-  /** The organizer's fee per resold seat, minor units of the event's currency (0: none). */
-  feeMinor: number;
-  /**
-   * When the original order is refunded for a returned seat: `on_resale` when the seat's new
-   * buyer's purchase confirms (no refund for a seat nobody buys), `at_once` when the return is
-   * accepted (the seat then belongs to no order until it is resold).
-   */
-  refund: 'on_resale' | 'at_once';
-}
-
-/** Machine-readable refusals of the resale rules (each a 4xx at the edge; a refusal changes nothing). */
-export type ResaleRefusalCode =
-  | 'RESALE_OFF'
-  | 'RETURN_DEADLINE_PASSED'
-  | 'SEATS_NOT_IN_ORDER'
-  | 'ORDER_ALREADY_RETURNED'
-  | 'RETURN_IN_PROGRESS'
-  | 'PAYMENT_NOT_SETTLED'
-  | 'HOLD_NOT_ACTIVE'
-  | 'OFFER_LAPSED'
-  | 'NOT_OFFER_OWNER'
-  | 'WAITLIST_NOT_OPEN'
-  | 'ACCOUNT_LIMIT';
+export type { EntryState, ResaleRules };
 
 /** A refusal with its code and one sentence for the problem's `detail`. */
-export interface ResaleRefusal {
+interface ResaleRefusal {
   ok: false;
   code: ResaleRefusalCode;
   detail: string;
@@ -145,9 +116,6 @@ export function planOffers(f: {
   }
   return offers;
 }
-
-/** Where a waitlist entry stands. */
-export type EntryState = 'WAITING' | 'OFFERED' | 'TAKEN' | 'LAPSED';
 
 /** `decideJoin` outcome: a new entry, the account's live entry again (one per account), or a refusal. */
 export type JoinDecision = { ok: true; replay: boolean } | ResaleRefusal;

@@ -112,6 +112,7 @@ const arbStep = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant('accept' as const), pick: fc.nat(), own: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.constantFrom(1_000, 29_999, 30_000, 61_000) }) },
 );
+type Step = typeof arbStep extends fc.Arbitrary<infer T> ? T : never;
 const arbRules = fc.record({
   returnDeadlineMs: fc.constantFrom(NOW + 200_000, NOW + 10_000_000, NOW + 10_000_000),
   offerTtlMs: fc.constantFrom(30_000),
@@ -120,7 +121,7 @@ const arbRules = fc.record({
 });
 
 /** Runs one step; `pick` chooses among the holds the step can act on (any hold when there is none). */
-function run(m: ResaleModel, s: fc.Infer<typeof arbStep>): void {
+function run(m: ResaleModel, s: Step): void {
   const among = (n: number, f: (h: MHold) => boolean) => {
     const all = [...m.holds.values()];
     const fit = all.filter(f).length > 0 ? all.filter(f) : all;
