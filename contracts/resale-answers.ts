@@ -82,5 +82,11 @@ export interface ResaleEvent {
   kind: 'return' | 'offer' | 'offer_lapsed' | 'offer_taken' | 'resold' | 'refund';
   /** What the entry is about: the return id, the offer's hold id, `<seat>:<hold>` of a resale, `<return>:<seat>` of a refund. */
   ref: string;
-  data: Record<string, unknown>;
+  data: Record<string, ResaleDatum>;
 }
+
+/** A value in a resale feed entry's data. */
+export type ResaleDatum = string | number | boolean | null | string[];
+
+/** `resaleRead` outcome: the waitlist page, or the resale feed page (`feed`). */
+export type ResaleReadAnswer = WaitlistAnswer | { kind: 'feed'; events: ResaleEvent[] };

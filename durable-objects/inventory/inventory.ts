@@ -326,7 +326,7 @@ export class Inventory extends DurableObject<Env> {
   }
 
   /** The waitlist (entries after `after`, and the counts) or the resale feed (entries after id `after`); at most `limit`. */
-  async resaleRead(what: 'waitlist' | 'feed', after: number, limit: number): Promise<Re.WaitlistAnswer | Re.ResaleEvent[]> {
+  async resaleRead(what: 'waitlist' | 'feed', after: number, limit: number): Promise<Re.ResaleReadAnswer> {
     return what === 'waitlist' ? this.resale.waitlist(after, limit) : this.resale.feed(after, limit);
   }
 

@@ -175,8 +175,8 @@ export class ResaleDesk {
   }
 
   /** The resale feed after id `after`, oldest first, at most `limit`. */
-  feed(after: number, limit: number): ResaleEvent[] {
-    return this.p.resale.events(after, limit);
+  feed(after: number, limit: number): { kind: 'feed'; events: ResaleEvent[] } {
+    return { kind: 'feed', events: this.p.resale.events(after, limit) };
   }
 
   /**

@@ -2,7 +2,7 @@
 // writes, nothing that decides (resale-policy.ts decides, resale-desk.ts runs it).
 import type { Sql } from '../shared/sql';
 import type { HoldStatus } from './hold-policy';
-import type { EntryState, ResaleCounts, ResaleEvent, ReturnView, WaitlistEntryView } from '../../contracts/resale-answers';
+import type { EntryState, ResaleCounts, ResaleDatum, ResaleEvent, ReturnView, WaitlistEntryView } from '../../contracts/resale-answers';
 
 /** A waitlist row as stored. */
 interface EntryRow {
@@ -233,7 +233,7 @@ export class ResaleStore {
    * Appends one entry to the resale feed; an offer's also waits for its webhook (`webhook`). Once
    * per kind and subject: a second append of the same is ignored (the unique key).
    */
-  event(kind: ResaleEvent['kind'], ref: string, data: Record<string, unknown>, nowMs: number, webhook = false): void {
+  event(kind: ResaleEvent['kind'], ref: string, data: Record<string, ResaleDatum>, nowMs: number, webhook = false): void {
     this.sql.run`INSERT OR IGNORE INTO inv_resale_events (at, kind, ref, data, next_attempt_at)
       VALUES (${nowMs}, ${kind}, ${ref}, ${JSON.stringify(data)}, ${webhook ? nowMs : null})`;
   }
@@ -246,7 +246,7 @@ export class ResaleStore {
       at: r.at,
       kind: r.kind,
       ref: r.ref,
-      data: JSON.parse(r.data) as Record<string, unknown>,
+      data: JSON.parse(r.data) as Record<string, ResaleDatum>,
     }));
   }
 
@@ -259,7 +259,7 @@ export class ResaleStore {
       at: r.at,
       kind: r.kind,
       ref: r.ref,
-      data: JSON.parse(r.data) as Record<string, unknown>,
+      data: JSON.parse(r.data) as Record<string, ResaleDatum>,
       attempts: r.attempts,
     }));
   }

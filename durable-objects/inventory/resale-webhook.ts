@@ -26,7 +26,7 @@ export async function deliverWebhooks(p: {
   transactionSync: <T>(fn: () => T) => T;
 }): Promise<void> {
   for (const e of p.resale.dueWebhooks(p.clock(), WEBHOOKS_PER_RUN)) {
-    const body = JSON.stringify({ id: e.id, at: e.at, kind: e.kind, ref: e.ref, data: e.data });
+    const body = JSON.stringify({ id: e.id, at: new Date(e.at).toISOString(), kind: e.kind, ref: e.ref, data: e.data });
     const ok = await p.send(p.path, body, e.id).catch(() => false);
     p.transactionSync(() => (ok ? p.resale.delivered(e.id) : p.resale.deliveryFailed(e.id, e.attempts, p.clock())));
   }
