@@ -1,6 +1,7 @@
 // What the Inventory object answers over RPC: the hold vocabulary and the answer unions the edge maps
 // to HTTP (contracts/answers.ts says how every answer is shaped).
 import type { EventNotFound } from './answers';
+import type { ResaleCounts } from './resale-answers';
 import type { InventoryConfig } from './event-config';
 
 /**
@@ -229,6 +230,8 @@ export interface InventoryStats {
   salesClosed: boolean;
   /** An event with sections: counts are summed over its sections' objects; `missing` sections had no plan (none may be). */
   sections?: { count: number; missing: number };
+  /** Returns, offers and resales (an event with `resale`; absent otherwise). */
+  resale?: ResaleCounts;
   /** A configuration change that started and has not finished (a crash cut it short, or it is running). Epoch ms. */
   pendingChange: { startedAtMs: number; leaseUntilMs: number; createdPlan: boolean } | null;
 }

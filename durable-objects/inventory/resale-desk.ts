@@ -14,7 +14,7 @@ import { decideAccept, decideJoin, decideReturn, entryAfterHold, planOffers, sea
 import { ResaleStore } from './resale-store';
 import { deliverWebhooks, originSender } from './resale-webhook';
 import type { Sql } from '../shared/sql';
-import type { Actor, InventoryStore } from './store';
+import type { InventoryStore } from './store';
 
 const refused = (code: ResaleRefused['code'], detail: string): ResaleRefused => ({ kind: 'refused', code, detail });
 
@@ -86,7 +86,7 @@ export class ResaleDesk {
     this.p.store.audit(nowMs, holdId, 'SOLD', 'SOLD', 'origin', `returned ${d.seatIds.join(', ')}`);
     this.p.resale.event('return', returnId, { holdId, orderId: row.order_id, seatIds: d.seatIds, refund }, nowMs);
     if (d.refundNow) for (const seatId of d.seatIds) this.refund(returnId, holdId, seatId, nowMs, config);
-    this.offerFree(config, nowMs, 'origin');
+    // The freed seats are offered by `settle`, which runs after this in the same transaction.
     return { kind: 'ok', return: this.p.resale.returnView(returnId)!, replayed: false };
   }
 
@@ -144,17 +144,19 @@ export class ResaleDesk {
   settle(nowMs: number): void {
     const config = this.p.plans.plan();
     if (!config?.resale) return;
-    for (const s of this.p.resale.newlySold()) {
+    const dirty = this.p.resale.takeDirty();
+    if (dirty.seats.length === 0 && dirty.offers.length === 0) return;
+    for (const s of this.p.resale.newlySold(dirty.seats)) {
       this.p.resale.markResold(s.holdId, s.seatId, s.newHoldId);
       this.p.resale.event('resold', `${s.seatId}:${s.newHoldId}`, { seatId: s.seatId, returnId: s.returnId, orderId: s.newOrderId }, nowMs);
       if (!s.refunded) this.refund(s.returnId, s.holdId, s.seatId, nowMs, config);
     }
-    for (const o of this.p.resale.endedOffers()) {
+    for (const o of this.p.resale.endedOffers(dirty.offers)) {
       const state = entryAfterHold(o.status);
       this.p.resale.setEntryState(o.entryId, state);
       this.p.resale.event(state === 'TAKEN' ? 'offer_taken' : 'offer_lapsed', o.holdId, { entryId: o.entryId, status: o.status }, nowMs);
     }
-    this.offerFree(config, nowMs, 'timer');
+    this.offerFree(config, nowMs, this.p.resale.freeReturned(dirty.seats));
   }
 
   /**
@@ -183,10 +185,9 @@ export class ResaleDesk {
    * Offers free returned seats to the waiting accounts in order (`planOffers`), each as a hold. Its
    * idempotency key has a space, which no client's key may have, so it never meets a visitor's.
    */
-  private offerFree(config: InventoryConfig, nowMs: number, actor: Actor): void {
-    const free = this.p.resale.freeReturned();
+  private offerFree(config: InventoryConfig, nowMs: number, free: { seatId: string; faceMinor: number }[]): void {
     if (free.length === 0) return;
-    const waiting = this.p.resale.waiting();
+    const waiting = this.p.resale.waiting(free.length);
     if (waiting.length === 0) return;
     for (const o of planOffers({ free, waiting, rules: config.resale!, nowMs })) {
       const holdId = holdIdFor(config.section ?? null, this.p.uuid());
@@ -203,7 +204,7 @@ export class ResaleDesk {
         orderId: null,
       };
       this.p.store.insertHold(hold, { kind: 'seats', seatIds: o.seatIds }, `offer ${o.entryId}`, nowMs, {
-        actor,
+        actor: 'timer',
         channelId: null,
         allocationId: null,
       });

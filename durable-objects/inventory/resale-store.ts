@@ -103,8 +103,24 @@ export class ResaleStore {
     return { orderId: s.order_id, amountMinor: s.face_minor };
   }
 
-  /** Returned seats not yet resold that are sold now (the new buyer confirmed), with their new hold and order. */
-  newlySold(): { returnId: string; holdId: string; seatId: string; refunded: boolean; newHoldId: string; newOrderId: string }[] {
+  /**
+   * What the triggers of migration 9 recorded since the last call: returned seats whose state
+   * changed, offers whose hold ended. Empties the list.
+   */
+  takeDirty(): { seats: string[]; offers: string[] } {
+    const rows = this.sql.all<{ kind: 'seat' | 'offer'; ref: string }>`SELECT kind, ref FROM inv_resale_dirty`;
+    if (rows.length === 0) return { seats: [], offers: [] };
+    this.sql.run`DELETE FROM inv_resale_dirty`;
+    return {
+      seats: rows.filter((r) => r.kind === 'seat').map((r) => r.ref),
+      offers: rows.filter((r) => r.kind === 'offer').map((r) => r.ref),
+    };
+  }
+
+  /** Of these returned seats, those not yet resold that are sold now (their new buyer confirmed), with the new hold and order. */
+  newlySold(
+    seatIds: readonly string[],
+  ): { returnId: string; holdId: string; seatId: string; refunded: boolean; newHoldId: string; newOrderId: string }[] {
     return this.sql.all<{
       return_id: string;
       hold_id: string;
@@ -114,7 +130,8 @@ export class ResaleStore {
       new_order: string;
     }>`
       SELECT rs.return_id, rs.hold_id, rs.seat_id, rs.refunded_at, s.hold_id AS new_hold, s.order_id AS new_order
-      FROM inv_return_seats rs JOIN inv_seats s ON s.seat_id = rs.seat_id WHERE rs.resold_hold_id IS NULL AND s.status = 'SOLD'`.map(
+      FROM inv_return_seats rs JOIN inv_seats s ON s.seat_id = rs.seat_id
+      WHERE rs.seat_id IN (SELECT value FROM json_each(${JSON.stringify(seatIds)})) AND rs.resold_hold_id IS NULL AND s.status = 'SOLD'`.map(
       (r) => ({
         returnId: r.return_id,
         holdId: r.hold_id,
@@ -130,13 +147,11 @@ export class ResaleStore {
     this.sql.run`UPDATE inv_return_seats SET resold_hold_id = ${newHoldId} WHERE hold_id = ${holdId} AND seat_id = ${seatId}`;
   }
 
-  /** Returned seats not yet resold, free now (nobody holds them), in seat order, with their face values. */
-  freeReturned(): { seatId: string; faceMinor: number }[] {
+  /** Of these returned seats, those not yet resold and free now (nobody holds them), in seat order, with their face values. */
+  freeReturned(seatIds: readonly string[]): { seatId: string; faceMinor: number }[] {
     return this.sql.all<{ seat_id: string; face_minor: number }>`SELECT rs.seat_id, rs.face_minor FROM inv_return_seats rs
-      JOIN inv_seats s ON s.seat_id = rs.seat_id WHERE rs.resold_hold_id IS NULL AND s.status = 'AVAILABLE' ORDER BY s.ord`.map((r) => ({
-      seatId: r.seat_id,
-      faceMinor: r.face_minor,
-    }));
+      JOIN inv_seats s ON s.seat_id = rs.seat_id WHERE rs.seat_id IN (SELECT value FROM json_each(${JSON.stringify(seatIds)}))
+      AND rs.resold_hold_id IS NULL AND s.status = 'AVAILABLE' ORDER BY s.ord`.map((r) => ({ seatId: r.seat_id, faceMinor: r.face_minor }));
   }
 
   /** Face values of these seats that were returned and not yet resold (the others sell at the plan's price). */
@@ -144,11 +159,6 @@ export class ResaleStore {
     const rows = this.sql.all<{ seat_id: string; face_minor: number }>`SELECT seat_id, face_minor FROM inv_return_seats
       WHERE resold_hold_id IS NULL AND seat_id IN (SELECT value FROM json_each(${JSON.stringify(seatIds)}))`;
     return new Map(rows.map((r) => [r.seat_id, r.face_minor]));
-  }
-
-  /** Whether any returned seat waits for a buyer (a cheap guard before the settle queries). */
-  anyOpen(): boolean {
-    return this.sql.one`SELECT 1 AS x FROM inv_return_seats WHERE resold_hold_id IS NULL LIMIT 1` !== null;
   }
 
   /** Whether anything can be bought on open sale now: an AVAILABLE seat or a tier place (the waitlist opens when not). */
@@ -183,9 +193,9 @@ export class ResaleStore {
     return entryView(r);
   }
 
-  /** Entries still waiting, in arrival order. */
-  waiting(): { entryId: number; account: string; quantity: number }[] {
-    return this.sql.all<EntryRow>`SELECT * FROM inv_waitlist WHERE state = 'WAITING' ORDER BY entry_id`.map((r) => ({
+  /** The first `limit` entries still waiting, in arrival order (an offer takes at least one seat: no more can get one). */
+  waiting(limit: number): { entryId: number; account: string; quantity: number }[] {
+    return this.sql.all<EntryRow>`SELECT * FROM inv_waitlist WHERE state = 'WAITING' ORDER BY entry_id LIMIT ${limit}`.map((r) => ({
       entryId: r.entry_id,
       account: r.account,
       quantity: r.quantity,
@@ -211,14 +221,15 @@ export class ResaleStore {
     this.sql.run`UPDATE inv_waitlist SET accepted = 1 WHERE entry_id = ${entryId}`;
   }
 
-  /** OFFERED entries whose offer's hold ended (sold, released or expired), with that hold's status. */
-  endedOffers(): { entryId: number; holdId: string; status: HoldStatus }[] {
+  /** Of these offers, the OFFERED entries whose hold ended (sold, released or expired), with that hold's status. */
+  endedOffers(holdIds: readonly string[]): { entryId: number; holdId: string; status: HoldStatus }[] {
     return this.sql.all<{
       entry_id: number;
       hold_id: string;
       status: HoldStatus;
     }>`SELECT w.entry_id, w.hold_id, h.status FROM inv_waitlist w
-      JOIN inv_holds h ON h.hold_id = w.hold_id WHERE w.state = 'OFFERED' AND h.status IN ('SOLD', 'RELEASED', 'EXPIRED')`.map((r) => ({
+      JOIN inv_holds h ON h.hold_id = w.hold_id WHERE w.hold_id IN (SELECT value FROM json_each(${JSON.stringify(holdIds)}))
+      AND w.state = 'OFFERED' AND h.status IN ('SOLD', 'RELEASED', 'EXPIRED') ORDER BY w.entry_id`.map((r) => ({
       entryId: r.entry_id,
       holdId: r.hold_id,
       status: r.status,

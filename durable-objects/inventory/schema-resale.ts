@@ -10,6 +10,7 @@ export const RESALE_MIGRATION: Migration = {
   // key). The waitlist has one live entry per account (the partial unique index). Every return,
   // offer, lapse, resale and refund is one row of inv_resale_events (unique by kind and subject),
   // the feed the origin polls; an offer's row also carries its webhook's delivery state.
+  // inv_resale_dirty lists what a write changed that the resale must follow up (its triggers).
   sql: `
     ALTER TABLE inv_seats ADD COLUMN face_minor INTEGER;
     UPDATE inv_seats SET face_minor = (SELECT h.price_minor / h.quantity FROM inv_holds h WHERE h.hold_id = inv_seats.hold_id)
@@ -68,5 +69,25 @@ export const RESALE_MIGRATION: Migration = {
       UNIQUE (kind, ref)
     );
     CREATE INDEX inv_resale_events_due ON inv_resale_events (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+    -- What the resale must look at after a write: returned seats that changed state, offers whose
+    -- hold ended. Written by triggers, so no write path can skip it, and read (then emptied) by
+    -- every write's settle step: its cost follows what changed, not how many seats wait for resale.
+    CREATE TABLE inv_resale_dirty (
+      kind TEXT NOT NULL CHECK (kind IN ('seat', 'offer')),
+      ref TEXT NOT NULL,
+      PRIMARY KEY (kind, ref)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER inv_resale_seat_changed AFTER UPDATE OF status ON inv_seats
+      WHEN OLD.status IS NOT NEW.status AND NEW.status IN ('SOLD', 'AVAILABLE')
+    BEGIN
+      INSERT OR IGNORE INTO inv_resale_dirty (kind, ref) SELECT 'seat', NEW.seat_id
+        WHERE EXISTS (SELECT 1 FROM inv_return_seats WHERE seat_id = NEW.seat_id AND resold_hold_id IS NULL);
+    END;
+    CREATE TRIGGER inv_resale_offer_ended AFTER UPDATE OF status ON inv_holds
+      WHEN NEW.status IN ('SOLD', 'RELEASED', 'EXPIRED')
+    BEGIN
+      INSERT OR IGNORE INTO inv_resale_dirty (kind, ref) SELECT 'offer', NEW.hold_id
+        WHERE EXISTS (SELECT 1 FROM inv_waitlist WHERE hold_id = NEW.hold_id);
+    END;
   `,
 };

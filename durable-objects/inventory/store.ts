@@ -207,14 +207,17 @@ export class InventoryStore {
     );
   }
 
-  /** Anything left to sell: an AVAILABLE seat, a HELD hold that may still expire (not a waitlist offer), a tier place. */
+  /**
+   * Anything left to sell: an AVAILABLE seat, a tier place, or a HELD hold that may still expire,
+   * except while waitlist offers are out: returned seats then go to the waitlist, and the event
+   * stays sold out (a hold that expires to open sale makes its seat AVAILABLE, and it is not).
+   */
   anythingLeft(): boolean {
     return (
       this.sql.one`SELECT 1 AS x FROM inv_seats WHERE status = 'AVAILABLE' LIMIT 1` !== null ||
-      this.sql
-        .one`SELECT 1 AS x FROM inv_holds h WHERE status = 'HELD' AND NOT EXISTS (SELECT 1 FROM inv_waitlist w WHERE w.hold_id = h.hold_id)
-        LIMIT 1` !== null ||
-      this.sql.one`SELECT 1 AS x FROM inv_tiers WHERE held + sold < capacity LIMIT 1` !== null
+      this.sql.one`SELECT 1 AS x FROM inv_tiers WHERE held + sold < capacity LIMIT 1` !== null ||
+      (this.sql.one`SELECT 1 AS x FROM inv_holds WHERE status = 'HELD' LIMIT 1` !== null &&
+        this.sql.one`SELECT 1 AS x FROM inv_waitlist WHERE state = 'OFFERED' LIMIT 1` === null)
     );
   }
 

@@ -116,7 +116,9 @@ describe('resale', () => {
       refundedMinor: 5000,
     });
     expect(await feedKinds(inv)).toEqual(['return', 'offer', 'offer_lapsed', 'offer', 'resold', 'refund', 'offer_taken']);
-    expect((await inventoryStats(inv)).seats.sold).toBe(4);
+    const stats = await inventoryStats(inv);
+    expect(stats.seats.sold).toBe(4);
+    expect(stats.resale).toMatchObject({ returns: 1, offersMade: 2, offersTaken: 1, offersLapsed: 1, resoldSeats: 1, refunds: 1 });
     await checkInvariants(inv);
   });
 
