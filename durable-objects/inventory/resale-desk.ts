@@ -37,11 +37,13 @@ export class ResaleDesk {
 
   /**
    * From the alarm: sends the due offer webhooks of an event with a `webhookPath` (resale-webhook.ts),
-   * through the gateway's connection to the origin.
+   * through the gateway's connection to the origin; without one, drops the deliveries still due.
    */
   async deliver(env: Env, clock: () => number): Promise<void> {
     const path = this.p.plans.plan()?.resale?.webhookPath;
-    if (!path) return;
+    // Webhooks left from before the organizer removed the path are left to the feed (else they
+    // would stay due, and the alarm would fire for them again and again).
+    if (!path) return void (this.p.resale.nextDelivery() !== null && this.transactionSync(() => this.p.resale.dropDeliveries()));
     await deliverWebhooks({ resale: this.store, path, send: originSender(env), clock, transactionSync: this.transactionSync });
   }
 

@@ -286,6 +286,11 @@ export class ResaleStore {
     this.sql.run`UPDATE inv_resale_events SET attempts = attempts + 1, next_attempt_at = ${next} WHERE id = ${id}`;
   }
 
+  /** No more delivery attempts for any webhook (the event has no webhook path any more); the feed keeps them. */
+  dropDeliveries(): void {
+    this.sql.run`UPDATE inv_resale_events SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL`;
+  }
+
   /** The earliest due webhook (epoch ms), or null. */
   nextDelivery(): number | null {
     return (

@@ -86,6 +86,17 @@ describe('offer webhooks', () => {
     await runDurableObjectAlarm(inv);
     expect(await due()).toEqual({ attempts: 3, next_attempt_at: null });
     expect(new Set(bodies).size).toBe(1);
+
+    // A path removed with a delivery still due: the delivery is dropped (the feed keeps the entry), no alarm loops on it.
+    await inv.joinWaitlist('dee', 1);
+    await inv.returnSeats(a.hold.holdId, ['A2'], 'r2');
+    await inv.configure({ ...CONFIG, resale: { ...CONFIG.resale!, webhookPath: undefined } });
+    await runInDurableObject(inv, (obj: Inventory) => (obj.clock = () => T0 + 7_000));
+    await runDurableObjectAlarm(inv);
+    const pending = await runInDurableObject(inv, (_o, s) =>
+      s.storage.sql.exec(`SELECT COUNT(*) AS n FROM inv_resale_events WHERE next_attempt_at IS NOT NULL`).one(),
+    );
+    expect(pending).toEqual({ n: 0 });
     expect(JSON.parse(bodies[0]!)).toMatchObject({ kind: 'offer', data: { account: 'cid', seatIds: ['A1'], priceMinor: 5000 } });
   });
 });
