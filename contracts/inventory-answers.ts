@@ -1,7 +1,6 @@
 // What the Inventory object answers over RPC: the hold vocabulary and the answer unions the edge maps
 // to HTTP (contracts/answers.ts says how every answer is shaped).
 import type { EventNotFound } from './answers';
-import type { ResaleCounts } from './resale-answers';
 import type { InventoryConfig } from './event-config';
 
 /**
@@ -216,6 +215,19 @@ export const CONSISTENT: ConsistencyCounts = {
   resaleFeedGaps: 0,
   waitlistSkips: 0,
 };
+
+/** Counts of the resale: returns, offers made / taken / lapsed, seats resold, refunds (and their sum, minor units). */
+export interface ResaleCounts {
+  returns: number;
+  returnedSeats: number;
+  offersMade: number;
+  offersTaken: number;
+  offersLapsed: number;
+  resoldSeats: number;
+  refunds: number;
+  refundedMinor: number;
+  waiting: number;
+}
 
 /** Counts and the consistency checks behind "a seat is never sold twice". */
 export interface InventoryStats {

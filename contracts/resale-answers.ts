@@ -1,6 +1,8 @@
 // What the Inventory answers about returns, the waitlist and resale (durable-objects/inventory/resale-desk.ts).
 import type { EventNotFound } from './answers';
-import type { HoldView } from './inventory-answers';
+import type { HoldView, ResaleCounts } from './inventory-answers';
+
+export type { ResaleCounts };
 
 /** Machine-readable refusals of the resale rules (each a 4xx at the edge; a refusal changes nothing). */
 export type ResaleRefusalCode =
@@ -58,19 +60,6 @@ export type JoinAnswer = { kind: 'ok'; entry: WaitlistEntryView; replayed: boole
 
 /** `acceptOffer` outcome: the offer's hold, now with a hold's TTL, to be paid as any hold. */
 export type AcceptAnswer = { kind: 'ok'; hold: HoldView } | { kind: 'not_found' } | ResaleRefused;
-
-/** Counts of the resale: returns, offers made / taken / lapsed, seats resold, refunds (and their sum, minor units). */
-export interface ResaleCounts {
-  returns: number;
-  returnedSeats: number;
-  offersMade: number;
-  offersTaken: number;
-  offersLapsed: number;
-  resoldSeats: number;
-  refunds: number;
-  refundedMinor: number;
-  waiting: number;
-}
 
 /** `waitlist` outcome: the entries after `after` in arrival order (at most `limit`) and the counts. */
 export type WaitlistAnswer = { kind: 'ok'; entries: WaitlistEntryView[]; counts: ResaleCounts } | EventNotFound;
