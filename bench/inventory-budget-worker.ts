@@ -7,6 +7,7 @@ import { seatIdsFor } from '../durable-objects/inventory/hold-policy';
 /** The Inventory with loops over each call kind (the object's own work, no network per call). */
 export class BudgetInventory extends Inventory {
   private holdIds: string[] = [];
+  private soldIds: string[] = [];
 
   /** `n` holds of 2 adjacent seats each from seat `2 * offset`, by distinct accounts; keeps their ids. */
   async runHolds(n: number, offset: number, seats: number, perRow: number): Promise<number> {
@@ -49,6 +50,43 @@ export class BudgetInventory extends Inventory {
     return this.holdIds.length;
   }
 
+  /** Sells all of a resale event's seats (`n` holds of 2) and puts `n` accounts wanting 2 seats on its waitlist (`prefix` names them). */
+  async runSellOut(n: number, seats: number, perRow: number): Promise<number> {
+    await this.runHolds(n, 0, seats, perRow);
+    const sold = await this.runOnHolds('confirm');
+    this.soldIds = [...this.holdIds];
+    return sold;
+  }
+
+  /** `n` waitlist joins of distinct accounts wanting 2 seats each. */
+  async runJoins(n: number, prefix: string): Promise<number> {
+    let ok = 0;
+    for (let i = 0; i < n; i++) if ((await this.joinWaitlist(`${prefix}-${i}`, 2)).kind === 'ok') ok++;
+    return ok;
+  }
+
+  /** Returns every order sold by `runSellOut` (each return offers its seats to the next waiting account). */
+  async runReturns(): Promise<number> {
+    let ok = 0;
+    for (const id of this.soldIds) if ((await this.returnSeats(id, null, `r-${id}`)).kind === 'ok') ok++;
+    return ok;
+  }
+
+  /** Every live offer accepted by its account, then (`confirm`) paid: the resale and the refund. */
+  async runOffers(action: 'accept' | 'confirm'): Promise<number> {
+    const w = await this.resaleRead('waitlist', 0, 1_000_000);
+    if (w.kind !== 'ok') return 0;
+    let ok = 0;
+    for (const e of w.entries.filter((x) => x.state === 'OFFERED')) {
+      const r =
+        action === 'accept'
+          ? await this.acceptOffer(e.offerHoldId!, e.account)
+          : await this.confirm(e.offerHoldId!, `resale-${e.entryId}`, 10_500, null);
+      if (r.kind === 'ok') ok++;
+    }
+    return ok;
+  }
+
   /** `n` seat-map reads, snapshots (`since` undefined) or deltas, inside the object; `cold` drops the reused snapshot first. */
   async runMaps(n: number, since: number | undefined, cold: boolean): Promise<number> {
     let size = 0;
@@ -87,6 +125,14 @@ export default {
         return Response.json(await inv.runHolds(n, Number(q('offset')), Number(q('seats')), Number(q('perRow'))));
       case '/on-holds':
         return Response.json(await inv.runOnHolds(q('action') as 'payment_pending'));
+      case '/sell-out':
+        return Response.json(await inv.runSellOut(n, Number(q('seats')), Number(q('perRow'))));
+      case '/joins':
+        return Response.json(await inv.runJoins(n, q('prefix')));
+      case '/returns':
+        return Response.json(await inv.runReturns());
+      case '/offers':
+        return Response.json(await inv.runOffers(q('action') as 'accept'));
       case '/expiry':
         return Response.json(await inv.runExpiry());
       case '/maps':

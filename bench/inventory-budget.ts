@@ -79,6 +79,27 @@ async function main(): Promise<void> {
     add('seat map snapshot reused (within 1 s)', (await get(`/maps?${e}&n=${N}`)).ms / N);
     add('seat map snapshot copied out by RPC + JSON', (await get(`/map-rpc?${e}&n=${MAPS}`)).ms / MAPS);
     add('seat map delta (256 versions), in object', (await get(`/maps?${e}&n=${N}&since=${version - 256}`)).ms / N);
+    // Resale on a sold-out event of 2 x N seats: N waiting accounts, N returns (each offered to the
+    // next account), N acceptances, N resales paid (with their refunds); then N returns whose offers
+    // lapse in one alarm and pass to N more accounts.
+    const r = `event=${event}-resale`;
+    const resaleConfig = {
+      ...config,
+      seats: 2 * N,
+      resale: { returnDeadlineMs: Date.now() + 86_400_000, offerTtlMs: 600_000, feeMinor: 250, refund: 'on_resale' },
+    };
+    await fetch(`${base}/configure?${r}&config=${encodeURIComponent(JSON.stringify(resaleConfig))}`);
+    if ((await get(`/sell-out?${r}&n=${N}&seats=${2 * N}&perRow=${PER_ROW}`)).value !== N) throw new Error('resale event not sold out');
+    add('waitlist join', (await get(`/joins?${r}&n=${N}&prefix=a`)).ms / N);
+    add('return (2 seats, offered to the next account)', (await get(`/returns?${r}`)).ms / N);
+    add('offer accepted', (await get(`/offers?${r}&action=accept`)).ms / N);
+    add('offer paid: resale + refund (confirm)', (await get(`/offers?${r}&action=confirm`)).ms / N);
+    const l = `event=${event}-lapse`;
+    await fetch(`${base}/configure?${l}&config=${encodeURIComponent(JSON.stringify(resaleConfig))}`);
+    await get(`/sell-out?${l}&n=${N}&seats=${2 * N}&perRow=${PER_ROW}`);
+    await get(`/joins?${l}&n=${2 * N}&prefix=b`);
+    await get(`/returns?${l}`);
+    add('offer lapsed and passed on (one alarm, per offer)', (await get(`/expiry?${l}`)).ms / N);
   }
   await mf.dispose();
   const floor = median(costs['no-op object RPC (floor)']!);

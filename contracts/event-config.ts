@@ -70,6 +70,27 @@ export interface HoldExtensionRules {
   maxTotalMs: number;
 }
 
+/**
+ * The organizer's rules for returns, the waitlist and face-value resale (the input's `resale`, in
+ * seconds and an ISO time there). Absent on an event: no returns, no waitlist.
+ */
+export interface ResaleRules {
+  /** Returns are accepted before this instant, epoch ms; at it and after they are refused. */
+  returnDeadlineMs: number;
+  /** How long an offer to a waitlisted account stays open, ms. */
+  offerTtlMs: number;
+  /** The organizer's fee per resold seat, minor units of the event's currency (0: none). */
+  feeMinor: number;
+  /**
+   * When the original order is refunded for a returned seat: `on_resale` when the seat's new
+   * buyer's purchase confirms (no refund for a seat nobody buys), `at_once` when the return is
+   * accepted (the seat then belongs to no order until it is resold).
+   */
+  refund: 'on_resale' | 'at_once';
+  /** Path on the origin that gets a signed webhook for each offer (resale-webhook.ts); absent = the feed only. */
+  webhookPath?: string;
+}
+
 /** A general-admission tier: places without numbers, sold by quantity. Prices in minor units. */
 interface TierConfig {
   tier: string;
@@ -107,6 +128,8 @@ export interface InventoryConfig {
   maxSeatsPerAccount: number;
   /** How a buyer may extend a HELD hold (hold-extension.ts); absent = no extensions. */
   holdExtension?: HoldExtensionRules;
+  /** Returns, the waitlist and resale (resale-policy.ts); absent = none. Events without sections only. */
+  resale?: ResaleRules;
   /** The event's sections (event's own object only; absent: the event has one block of `seats`). */
   sections?: SectionConfig[];
   /** The section this object serves (a section's object only): seat ids are `<section>-<row><n>`. */
@@ -179,6 +202,17 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
             },
           }
         : {}),
+      ...(input.resale
+        ? {
+            resale: {
+              returnDeadlineMs: Date.parse(input.resale.returnDeadline),
+              offerTtlMs: input.resale.offerSeconds * 1000,
+              feeMinor: input.resale.feeMinor,
+              refund: input.resale.refund,
+              ...(input.resale.webhookPath ? { webhookPath: input.resale.webhookPath } : {}),
+            },
+          }
+        : {}),
       ...(input.sections ? { sections: input.sections } : {}),
     },
   };
@@ -212,6 +246,17 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Omit
             maxExtensions: inventory.holdExtension.maxExtensions,
             extensionSeconds: inventory.holdExtension.extensionMs / 1000,
             maxTotalSeconds: inventory.holdExtension.maxTotalMs / 1000,
+          },
+        }
+      : {}),
+    ...(inventory.resale
+      ? {
+          resale: {
+            returnDeadline: new Date(inventory.resale.returnDeadlineMs).toISOString(),
+            offerSeconds: inventory.resale.offerTtlMs / 1000,
+            feeMinor: inventory.resale.feeMinor,
+            refund: inventory.resale.refund,
+            ...(inventory.resale.webhookPath ? { webhookPath: inventory.resale.webhookPath } : {}),
           },
         }
       : {}),

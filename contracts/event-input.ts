@@ -28,6 +28,10 @@ const DEFAULT_MAX_ERROR_RATE = 0.02;
 export const DEFAULT_HOLD_TARGET_P99_MS = 300;
 /** Default payment grace: how long a PAYMENT_PENDING hold waits for the origin's answer, in seconds. */
 export const DEFAULT_PAYMENT_GRACE_S = 120;
+/** A webhook path on the origin: absolute, no query, at most 200 characters (`resale.webhookPath`). */
+const WEBHOOK_PATH_PATTERN = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,199}$/;
+/** How long an offer to a waitlisted account stays open by default (`resale.offerSeconds`), in seconds. */
+const DEFAULT_OFFER_S = 900;
 /** Most extensions an organizer may allow one hold (`holdExtension.maxExtensions`). */
 const MAX_HOLD_EXTENSIONS = 10;
 /** Longest a hold may last with its extensions (`holdExtension.maxTotalSeconds`), in seconds: 2 hours. */
@@ -143,6 +147,17 @@ export const eventConfigInput = z.lazy(() =>
           maxTotalSeconds: wholeNumber(10, LONGEST_HOLD_TOTAL_S),
         }),
       ),
+      // Returns, a waitlist and face-value resale (docs/how-to/returns-and-waitlist.md): returns before
+      // `returnDeadline`, offers open `offerSeconds`, a resold seat costs its face value plus `feeMinor`.
+      resale: z.optional(
+        z.strictObject({
+          returnDeadline: isoDateTime,
+          offerSeconds: z._default(wholeNumber(60, 86_400), DEFAULT_OFFER_S),
+          feeMinor: z._default(wholeNumber(0, 100_000_000), 0),
+          refund: z._default(z.enum(['on_resale', 'at_once']), 'on_resale'),
+          webhookPath: z.optional(z.string().check(z.regex(WEBHOOK_PATH_PATTERN))),
+        }),
+      ),
       admissionTtlSeconds: z._default(wholeNumber(30, 7_200), DEFAULT_ADMISSION_TTL_S),
       idleTimeoutSeconds: z._default(wholeNumber(30, 3_600), DEFAULT_IDLE_TIMEOUT_S),
       maxSeatsPerAccount: z._default(wholeNumber(1, 100), DEFAULT_MAX_SEATS_PER_ACCOUNT),
@@ -210,6 +225,10 @@ export const eventConfigInput = z.lazy(() =>
       z.refine((c) => !c.holdExtension || c.holdExtension.maxTotalSeconds > c.holdTtlSeconds, {
         message: 'holdExtension.maxTotalSeconds must be longer than holdTtlSeconds, or no extension could add any time',
         path: ['holdExtension', 'maxTotalSeconds'],
+      }),
+      z.refine((c) => !c.resale || c.sections === undefined, {
+        message: 'resale works on events without sections (one Inventory decides every returned seat)',
+        path: ['resale'],
       }),
       z.refine((c) => c.sections === undefined || c.seats === 0, {
         message: 'numbered seats come as sections or as one block of seats, not both',

@@ -195,6 +195,38 @@ export interface ConsistencyCounts {
   soldSeatsWithoutMatchingOrder: number;
   /** Tiers whose counters disagree with their holds, or exceed capacity. */
   tiersInconsistent: number;
+  /** Seats with more than one live hold (an offer is a hold like any other). */
+  seatsWithMultipleLiveHolds: number;
+  /** Refunds that match no returned seat (or more than one, or at another amount than its face value), and refunded seats without their refund. */
+  refundsUnmatched: number;
+  /** Returns, offers, resales and refunds missing from the resale feed. */
+  resaleFeedGaps: number;
+  /** Waitlist entries still waiting behind a later entry that was offered seats. */
+  waitlistSkips: number;
+}
+
+/** Consistency counts with no violation (what every check expects). */
+export const CONSISTENT: ConsistencyCounts = {
+  seatsWithMultipleOrders: 0,
+  soldSeatsWithoutMatchingOrder: 0,
+  tiersInconsistent: 0,
+  seatsWithMultipleLiveHolds: 0,
+  refundsUnmatched: 0,
+  resaleFeedGaps: 0,
+  waitlistSkips: 0,
+};
+
+/** Counts of the resale: returns, offers made / taken / lapsed, seats resold, refunds (and their sum, minor units). */
+export interface ResaleCounts {
+  returns: number;
+  returnedSeats: number;
+  offersMade: number;
+  offersTaken: number;
+  offersLapsed: number;
+  resoldSeats: number;
+  refunds: number;
+  refundedMinor: number;
+  waiting: number;
 }
 
 /** Counts and the consistency checks behind "a seat is never sold twice". */
@@ -210,6 +242,8 @@ export interface InventoryStats {
   salesClosed: boolean;
   /** An event with sections: counts are summed over its sections' objects; `missing` sections had no plan (none may be). */
   sections?: { count: number; missing: number };
+  /** Returns, offers and resales (an event with `resale`; absent otherwise). */
+  resale?: ResaleCounts;
   /** A configuration change that started and has not finished (a crash cut it short, or it is running). Epoch ms. */
   pendingChange: { startedAtMs: number; leaseUntilMs: number; createdPlan: boolean } | null;
 }

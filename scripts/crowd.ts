@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CROWD, runCrowd, type OriginModel } from './lib/crowd-run.ts';
+import { resaleRound } from './lib/crowd-resale.ts';
 import { admittedPerMinute, bindingTimeline, formatSeries, perSecondSeries, queuedSpan, releasedPerMinute } from './lib/crowd-measures.ts';
 import { parseDevVars } from './lib/dev-secrets.ts';
 import { ROOT, freePort, startDevServer, type DevServer } from './lib/dev-server.ts';
@@ -30,6 +31,7 @@ const { values: opts } = parseArgs({
     'origin-after': { type: 'string', multiple: true },
     'slow-origin-after': { type: 'string' },
     json: { type: 'string' },
+    resale: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -53,6 +55,9 @@ if (opts.help) {
   --origin-after S:MS:KNEE  change the model after S seconds (repeatable), e.g. halve the knee
   --slow-origin-after S     shorthand for --origin-after S:900:5 (an origin slower than the target)
   --url URL         a running gateway (else one is started on a free port with temporary storage)
+  --resale SHARE    the event takes returns; after the sale, SHARE (0..1) of the sold orders are
+                    returned and resold to waitlisted accounts, each timed from return to confirmed
+                    resale (needs a sold-out event: more buyers than --seats)
   --json FILE       also write the whole run (per-second series and samples, every rate and limit
                     change, counts) to FILE`);
   process.exit(0);
@@ -81,6 +86,7 @@ const crowd = {
   staySeconds: Number(opts['stay-s']),
   origin: opts.origin ? model(...(opts.origin.split(':') as [string, string])) : null,
   originChanges: changes,
+  resale: opts.resale !== undefined,
 };
 
 async function reachable(url: string): Promise<boolean> {
@@ -141,10 +147,21 @@ row('holds granted / refused (409) / other errors', `${c.holdsGranted} / ${c.hol
 row('checkouts paid / declined card / failed / PROCESSING followed', `${c.paid} / ${c.declined} / ${c.checkoutFailed} / ${c.processing}`);
 row('seats sold (inventory)', r.soldSeats);
 row('HTTP 5xx answers / 429 answers (one shared IP)', `${c.httpErrors} / ${c.rateLimited}`);
-console.log(`\nConsistency check: ${r.consistent ? 'PASS' : 'FAIL'}`);
+let consistent = r.consistent;
+if (opts.resale !== undefined) {
+  const rr = await resaleRound(server, r.eventId, Number(opts.resale));
+  if (rr.skipped) row('resale round', `skipped: ${rr.skipped}`);
+  else {
+    row('orders returned / resold to the waitlist / refunds', `${rr.returned} / ${rr.resold} / ${rr.refunds}`);
+    row('return to confirmed resale (median / 90th pct / max), ms', rr.returnToResaleMs.length ? quantiles(rr.returnToResaleMs) : '-');
+    row('consistency after the resale', rr.consistent ? 'PASS' : 'FAIL');
+    consistent &&= rr.consistent && rr.resold === rr.returned && rr.refunds >= rr.resold;
+  }
+}
+console.log(`\nConsistency check: ${consistent ? 'PASS' : 'FAIL'}`);
 await server.stop?.();
 if (state) rmSync(state, { recursive: true, force: true });
-process.exit(r.consistent ? 0 : 1);
+process.exit(consistent ? 0 : 1);
 
 function quantiles(xs: number[]): string {
   const s = [...xs].sort((a, b) => a - b);

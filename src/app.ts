@@ -15,6 +15,7 @@ import { adminApi } from './routes/admin';
 import { challengeApi } from './routes/challenge';
 import { holdsApi } from './routes/holds';
 import { originApi } from './routes/origin-api';
+import { waitlistApi } from './routes/resale';
 import { channelApi } from './routes/channels';
 import { queueApi } from './routes/queue';
 import { serveRoom } from './routes/room';
@@ -92,6 +93,7 @@ export function createApp() {
   app.route('/_wr/events', queueApi);
   app.route('/_wr/events', holdsApi);
   app.route('/_wr/events', challengeApi);
+  app.route('/_wr/events', waitlistApi);
   // The dashboard shell holds no data; its API calls carry an organizer key (or Access's assertion).
   app.get('/_wr/admin', (c) => c.redirect('/_wr/admin/', 301));
   app.get('/_wr/admin/', async (c) => {

@@ -3,6 +3,7 @@
 // its event's object, the event's object tells the WaitingRoom.
 import type { ChannelDesk } from './channel-desk';
 import type { InventoryStore } from './store';
+import type { ResaleStore } from './resale-store';
 import type { PlanStore } from './plan-store';
 import { sectionsSoldOut } from './sections-sold-out';
 
@@ -21,6 +22,8 @@ export interface AfterWriteParts {
   store: InventoryStore;
   /** The allocations' release times (channel-desk.ts `nextRelease`). */
   channels: ChannelDesk;
+  /** The resale's webhooks waiting for delivery (resale-store.ts `nextDelivery`). */
+  resale: Pick<ResaleStore, 'nextDelivery'>;
   identity: InventoryIdentity | null;
   /** The object's storage: its one alarm. */
   storage: Pick<DurableObjectStorage, 'getAlarm' | 'setAlarm' | 'deleteAlarm'>;
@@ -43,9 +46,9 @@ export class AfterWrite {
     await this.announceSoldOut(env);
   }
 
-  /** Keeps the one alarm at the earliest live deadline or release time, or none (`AlarmKeeper`). */
+  /** Keeps the one alarm at the earliest live deadline, release time or webhook delivery, or none (`AlarmKeeper`). */
   async armAlarm(): Promise<void> {
-    const deadlines = [this.p.store.nextDeadline(), this.p.channels.nextRelease()].filter((t) => t !== null);
+    const deadlines = [this.p.store.nextDeadline(), this.p.channels.nextRelease(), this.p.resale.nextDelivery()].filter((t) => t !== null);
     await this.alarm.arm(deadlines.length ? Math.min(...deadlines) : null);
   }
 

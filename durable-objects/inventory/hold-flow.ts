@@ -34,6 +34,8 @@ export interface HoldFlowParts {
   writes: WriteRun;
   /** The ledger calls of an event with sections; null for an event whose limit is this object's own. */
   accountLimit: (config: InventoryConfig) => AccountLimit | null;
+  /** The price of a granted hold: a returned seat costs its face value plus fee (resale-desk.ts `openSalePrice`). */
+  price: (config: InventoryConfig, target: HoldTarget, grantedMinor: number) => number;
   /** The object's clock, epoch ms. */
   clock: () => number;
   /** A fresh uuid (the new hold's id, unless the ledger names one). */
@@ -226,6 +228,7 @@ export class HoldFlow {
       nowMs,
     });
     if (decision.kind !== 'grant') return decision;
+    decision.priceMinor = this.p.price(config, target, decision.priceMinor);
     const gate = this.p.channels.gate(holder, target, nowMs);
     if (!gate.ok) return gate.refusal;
     const hold = newHold(decision, target, account, holdId);

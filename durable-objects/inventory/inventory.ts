@@ -1,7 +1,6 @@
-// Inventory Durable Object: one per event, or per venue section of an event with sections, the single
-// authority over its seats and seat holds. A thin adapter (RPC, transactions, alarm) over the hold
-// path (hold-flow.ts), the sales channels (channel-desk.ts), the write run and its after-write
-// (write-run.ts, after-write.ts), the stores (store.ts, plan-store.ts) and the pure rules beside them.
+// Inventory Durable Object: one per event (or venue section), the single authority over its seats and holds. A thin
+// adapter (RPC, transactions, alarm) over the hold path (hold-flow.ts), the sales channels (channel-desk.ts), the resale
+// (resale-desk.ts), the write run (write-run.ts, after-write.ts), the stores and the pure rules beside them.
 import { DurableObject } from 'cloudflare:workers';
 import { usesAccountLedger, type InventoryConfig } from '../../contracts/event-config';
 import { parseInventoryName } from '../../contracts/inventory-names';
@@ -19,37 +18,11 @@ import { ChannelDesk } from './channel-desk';
 import { ChannelStore } from './channel-store';
 import { ExtensionDesk } from './extension-desk';
 import { WriteRun } from './write-run';
-import type {
-  AllocationAnswer,
-  AllocationRequest,
-  ChannelCaller,
-  ChannelHoldAction,
-  ChannelHoldAnswer,
-  ChannelHoldChangeAnswer,
-  ChannelListAnswer,
-  EndAllocationAnswer,
-  FeedAnswer,
-  PutChannelAnswer,
-  RevokeChannelAnswer,
-} from '../../contracts/channel-answers';
-import { HOLD_BATCH_MAX } from '../../contracts/inventory-answers';
+import { ResaleDesk } from './resale-desk';
+import type * as Ch from '../../contracts/channel-answers';
 import type { BatchOutcome } from '../../contracts/batch';
-import type {
-  AuditEntry,
-  BeginChangeAnswer,
-  ChangeRequest,
-  ConfigureAnswer,
-  EndChangeAnswer,
-  HoldAnswer,
-  HoldBatchItem,
-  HoldChangeAnswer,
-  HoldExtendAnswer,
-  HoldRequest,
-  HoldView,
-  SeatMapAnswer,
-  InventoryStock,
-  StatsAnswer,
-} from '../../contracts/inventory-answers';
+import * as Ans from '../../contracts/inventory-answers';
+import type * as Re from '../../contracts/resale-answers';
 
 export { HOLDS_PER_WINDOW } from './hold-flow';
 
@@ -71,6 +44,7 @@ export class Inventory extends DurableObject<Env> {
   private readonly maps: SeatMapReader;
   private readonly flow: HoldFlow;
   private readonly writes: WriteRun;
+  private readonly resale: ResaleDesk;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -80,10 +54,12 @@ export class Inventory extends DurableObject<Env> {
     this.desk = new ChannelDesk(this.store, new ChannelStore(this.sql), this.plans);
     this.extensions = new ExtensionDesk(this.store, this.plans);
     this.identity = parseInventoryName(ctx.id.name ?? '');
+    this.resale = new ResaleDesk(this.sql, this.plans, this.store, (fn) => ctx.storage.transactionSync(fn));
     this.followUps = new AfterWrite({
       plans: this.plans,
       store: this.store,
       channels: this.desk,
+      resale: this.resale.store,
       identity: this.identity,
       storage: ctx.storage,
     });
@@ -92,6 +68,7 @@ export class Inventory extends DurableObject<Env> {
       transactionSync: (fn) => ctx.storage.transactionSync(fn),
       clock: () => this.clock(),
       sweep: (now) => this.sweep(now),
+      settle: (now) => this.resale.settle(now),
       afterWrite: () => this.followUps.run(this.env),
     });
     this.flow = new HoldFlow({
@@ -100,6 +77,7 @@ export class Inventory extends DurableObject<Env> {
       channels: this.desk,
       writes: this.writes,
       accountLimit: (config) => this.accountLimit(config),
+      price: (config, target, granted) => this.resale.openSalePrice(config, target, granted),
       clock: () => this.clock(),
       uuid: () => crypto.randomUUID(),
     });
@@ -118,22 +96,22 @@ export class Inventory extends DurableObject<Env> {
    * @returns `ok` (`created`: a new plan was written), `busy` (another change owns the event for
    *   `retryAfterS` more seconds) or `conflict` (the plan is fixed); the last two change nothing
    */
-  async beginChange(request: ChangeRequest): Promise<BeginChangeAnswer> {
+  async beginChange(request: Ans.ChangeRequest): Promise<Ans.BeginChangeAnswer> {
     return this.ctx.storage.transactionSync(() => this.plans.begin(request, this.clock(), this.eventId()));
   }
 
   /** Ends the change `changeId` started: the configuration is now the event's. A retried finish answers `ok` again. */
-  async finishChange(changeId: string): Promise<EndChangeAnswer> {
+  async finishChange(changeId: string): Promise<Ans.EndChangeAnswer> {
     return this.ctx.storage.transactionSync(() => this.plans.finish(changeId));
   }
 
   /** Undoes the change `changeId` started (another object refused its part): see `decideAbort`. */
-  async abortChange(changeId: string): Promise<EndChangeAnswer> {
+  async abortChange(changeId: string): Promise<Ans.EndChangeAnswer> {
     return this.ctx.storage.transactionSync(() => this.plans.abort(changeId));
   }
 
   /** Creates or updates the plan in one step (`beginChange` + `finishChange`), for tests and benchmarks. */
-  async configure(config: InventoryConfig): Promise<ConfigureAnswer> {
+  async configure(config: InventoryConfig): Promise<Ans.ConfigureAnswer> {
     const changeId = crypto.randomUUID();
     const begun = await this.beginChange({ changeId, fingerprint: `direct:${changeId}`, config });
     if (begun.kind !== 'ok') return begun;
@@ -153,42 +131,42 @@ export class Inventory extends DurableObject<Env> {
   }
 
   /** Holds seats or tier places for an account, all or nothing, idempotent by key (hold-flow.ts HoldFlow.place). */
-  async hold(account: string, request: HoldRequest, idempotencyKey: string): Promise<HoldAnswer> {
+  async hold(account: string, request: Ans.HoldRequest, idempotencyKey: string): Promise<Ans.HoldAnswer> {
     return this.flow.place({ kind: 'public' }, account, request, idempotencyKey);
   }
 
   /**
    * Several visitors' holds in one call, as the edge coalesces them (src/lib/hold-batch.ts), each
    * decided as `hold` decides it, with one outcome per item in order (hold-flow.ts HoldFlow.placeMany).
-   * @throws Error when `items` is empty or longer than HOLD_BATCH_MAX (nothing stored)
+   * @throws Error when `items` is empty or longer than Ans.HOLD_BATCH_MAX (nothing stored)
    */
-  async holdMany(items: HoldBatchItem[]): Promise<BatchOutcome<HoldAnswer>[]> {
-    if (!Array.isArray(items) || items.length < 1 || items.length > HOLD_BATCH_MAX)
-      throw new Error(`holdMany takes 1 to ${HOLD_BATCH_MAX} holds`);
+  async holdMany(items: Ans.HoldBatchItem[]): Promise<BatchOutcome<Ans.HoldAnswer>[]> {
+    if (!Array.isArray(items) || items.length < 1 || items.length > Ans.HOLD_BATCH_MAX)
+      throw new Error(`holdMany takes 1 to ${Ans.HOLD_BATCH_MAX} holds`);
     this.holdBatches.calls++;
     this.holdBatches.holds += items.length;
     return this.flow.placeMany(items);
   }
 
   /** A hold by id. With `account` set, only its owner may read it. */
-  async getHold(holdId: string, account: string | null): Promise<HoldChangeAnswer> {
+  async getHold(holdId: string, account: string | null): Promise<Ans.HoldChangeAnswer> {
     const hold = this.store.view(holdId, this.clock());
     if (!hold || (account !== null && hold.account !== account)) return { kind: 'not_found' };
     return { kind: 'ok', hold };
   }
 
   /** The origin starts payment: HELD -> PAYMENT_PENDING (hold-flow.ts HoldFlow.startPayment). */
-  async startPayment(holdId: string, account: string | null): Promise<HoldChangeAnswer> {
+  async startPayment(holdId: string, account: string | null): Promise<Ans.HoldChangeAnswer> {
     return this.flow.startPayment(holdId, account);
   }
 
   /** Sells the hold to `orderId` after the origin authorized `amountMinor` (hold-flow.ts HoldFlow.confirm). */
-  async confirm(holdId: string, orderId: string, amountMinor: number, account: string | null): Promise<HoldChangeAnswer> {
+  async confirm(holdId: string, orderId: string, amountMinor: number, account: string | null): Promise<Ans.HoldChangeAnswer> {
     return this.flow.confirm(holdId, orderId, amountMinor, account);
   }
 
   /** Releases a hold and frees its seats (hold-flow.ts HoldFlow.release). */
-  async release(holdId: string, account: string | null, byOrigin: boolean): Promise<HoldChangeAnswer> {
+  async release(holdId: string, account: string | null, byOrigin: boolean): Promise<Ans.HoldChangeAnswer> {
     return this.flow.release(holdId, account, byOrigin);
   }
 
@@ -199,7 +177,7 @@ export class Inventory extends DurableObject<Env> {
    * (per hold): a retry replays the first extension and changes nothing.
    * @param account the buyer; null when the origin acts without naming one (`byOrigin`)
    */
-  async extendHold(holdId: string, account: string | null, idempotencyKey: string, byOrigin: boolean): Promise<HoldExtendAnswer> {
+  async extendHold(holdId: string, account: string | null, idempotencyKey: string, byOrigin: boolean): Promise<Ans.HoldExtendAnswer> {
     return this.writes.one((now) => this.extensions.extend(holdId, account, idempotencyKey, byOrigin ? 'origin' : 'visitor', now));
   }
 
@@ -208,7 +186,7 @@ export class Inventory extends DurableObject<Env> {
    * SOLD; deadlines applied), for the origin's reconciliation: in hold-id order after
    * `afterHoldId`, at most `limit`.
    */
-  async paymentHolds(afterHoldId: string, limit: number): Promise<HoldView[]> {
+  async paymentHolds(afterHoldId: string, limit: number): Promise<Ans.HoldView[]> {
     const now = this.clock();
     return this.store.paymentHoldIds(afterHoldId, limit).map((id) => this.store.view(id, now)!);
   }
@@ -219,7 +197,7 @@ export class Inventory extends DurableObject<Env> {
    * with its latest status (a `since` above the current version gets the empty delta from the
    * current one: see `planSeatMap`). Tier counters come whole with both.
    */
-  async seatMap(since?: number): Promise<SeatMapAnswer> {
+  async seatMap(since?: number): Promise<Ans.SeatMapAnswer> {
     this.mapReads++;
     const now = this.clock();
     // An allocation whose release time passed is written to the deltas before anyone reads them.
@@ -236,17 +214,17 @@ export class Inventory extends DurableObject<Env> {
   }
 
   /** Pages through the audit log: entries with id > `afterId`, oldest first, at most `limit` (1-1000). */
-  async auditLog(afterId: number, limit: number): Promise<AuditEntry[]> {
+  async auditLog(afterId: number, limit: number): Promise<Ans.AuditEntry[]> {
     return this.store.auditLog(afterId, Math.min(Math.max(limit, 1), 1000));
   }
 
   /** Counts and consistency checks for the organizer and the crowd run. */
-  async stats(): Promise<StatsAnswer> {
+  async stats(): Promise<Ans.StatsAnswer> {
     return readStats(this.sql, this.store, this.plans, this.clock());
   }
 
   /** What is left to sell, for the waiting room's cursor (stock-read.ts); null when there is no event. */
-  async stock(): Promise<InventoryStock | null> {
+  async stock(): Promise<Ans.InventoryStock | null> {
     return readStock(this.store, this.plans, this.clock());
   }
 
@@ -264,6 +242,7 @@ export class Inventory extends DurableObject<Env> {
     const expiring = ledger ? this.store.dueHolds(now).filter((h) => h.status === 'HELD') : [];
     this.ctx.storage.transactionSync(() => this.sweep(now));
     for (const h of expiring) await ledger!.settle(h.account, h.hold_id, 'gone');
+    await this.resale.deliver(this.env, () => this.clock());
     await this.followUps.run(this.env);
   }
 
@@ -284,17 +263,17 @@ export class Inventory extends DurableObject<Env> {
   }
 
   /** Creates or re-activates a sales channel: see `ChannelDesk.putChannel`. The key is derived at the edge, never stored. */
-  async putChannel(channelId: string, name: string): Promise<PutChannelAnswer> {
+  async putChannel(channelId: string, name: string): Promise<Ch.PutChannelAnswer> {
     return this.ctx.storage.transactionSync(() => this.desk.putChannel(channelId, name, this.clock()));
   }
 
   /** Revokes a sales channel: its key is refused from the next call on. */
-  async revokeChannel(channelId: string): Promise<RevokeChannelAnswer> {
+  async revokeChannel(channelId: string): Promise<Ch.RevokeChannelAnswer> {
     return this.ctx.storage.transactionSync(() => this.desk.revokeChannel(channelId, this.clock()));
   }
 
   /** The event's sales channels and allocations for the organizer (`caller` null), or one channel's own allocations. */
-  async channelList(caller: ChannelCaller | null): Promise<ChannelListAnswer> {
+  async channelList(caller: Ch.ChannelCaller | null): Promise<Ch.ChannelListAnswer> {
     const refused = caller && this.desk.admit(caller);
     if (refused) return refused;
     const allocations = this.desk.allocations(this.clock(), caller?.channelId ?? null);
@@ -302,34 +281,60 @@ export class Inventory extends DurableObject<Env> {
   }
 
   /** Creates or changes an allocation (`decideAllocation`); a refusal changes nothing. */
-  async allocate(request: AllocationRequest): Promise<AllocationAnswer> {
+  async allocate(request: Ch.AllocationRequest): Promise<Ch.AllocationAnswer> {
     return this.writes.one((now) => this.desk.allocate(request, now));
   }
 
   /** Ends an allocation now: its unsold rest returns to general sale. */
-  async endAllocation(allocationId: string): Promise<EndAllocationAnswer> {
+  async endAllocation(allocationId: string): Promise<Ch.EndAllocationAnswer> {
     return this.writes.one((now) => this.desk.endAllocation(allocationId, now));
   }
 
   /** A sales channel's hold of its live allocations, under the rules of `hold` (hold-flow.ts HoldFlow.channelHold). */
-  async channelHold(caller: ChannelCaller, account: string, request: HoldRequest, idempotencyKey: string): Promise<ChannelHoldAnswer> {
+  async channelHold(
+    caller: Ch.ChannelCaller,
+    account: string,
+    request: Ans.HoldRequest,
+    idempotencyKey: string,
+  ): Promise<Ch.ChannelHoldAnswer> {
     return this.desk.admit(caller) ?? this.flow.channelHold(caller.channelId, account, request, idempotencyKey);
   }
 
   /** A sales channel reads, confirms or releases one of its holds (another's answers `not_found`). */
-  async channelAct(caller: ChannelCaller, holdId: string, action: ChannelHoldAction): Promise<ChannelHoldChangeAnswer> {
+  async channelAct(caller: Ch.ChannelCaller, holdId: string, action: Ch.ChannelHoldAction): Promise<Ch.ChannelHoldChangeAnswer> {
     return this.desk.admit(caller) ?? this.flow.channelAct(caller.channelId, holdId, action);
   }
 
   /** The change feed for a sales channel: entries after cursor `after`, at most `limit`, or the snapshot to start from. */
-  async readFeed(caller: ChannelCaller, after: number | 'snapshot', limit: number): Promise<FeedAnswer> {
+  async readFeed(caller: Ch.ChannelCaller, after: number | 'snapshot', limit: number): Promise<Ch.FeedAnswer> {
     return this.desk.admit(caller) ?? this.writes.one(() => this.desk.feed(after, limit));
   }
 
-  /** Every passed deadline (holds) and release time (allocations) at `nowMs`, written before any decision. */
+  /** Returns some or all seats of a sold hold's order, idempotent by key (resale-desk.ts ResaleDesk.returnSeats). */
+  async returnSeats(holdId: string, seatIds: string[] | null, idempotencyKey: string): Promise<Re.ReturnAnswer> {
+    return this.writes.one((now) => this.resale.returnSeats(holdId, seatIds, idempotencyKey, now));
+  }
+
+  /** An account joins the waitlist for 1-6 seats (ResaleDesk.join). */
+  async joinWaitlist(account: string, quantity: number): Promise<Re.JoinAnswer> {
+    return this.writes.one((now) => this.resale.join(account, quantity, now));
+  }
+
+  /** The offered account takes its offer: a hold's TTL from now, paid as any hold (ResaleDesk.accept). */
+  async acceptOffer(holdId: string, account: string): Promise<Re.AcceptAnswer> {
+    return this.writes.one((now) => this.resale.accept(holdId, account, now));
+  }
+
+  /** The waitlist (entries after `after`, and the counts) or the resale feed (entries after id `after`); at most `limit`. */
+  async resaleRead(what: 'waitlist' | 'feed', after: number, limit: number): Promise<Re.ResaleReadAnswer> {
+    return what === 'waitlist' ? this.resale.waitlist(after, limit) : this.resale.feed(after, limit);
+  }
+
+  /** Every passed deadline (holds) and release time (allocations) at `nowMs`, written before any decision; then what they mean for the resale. */
   private sweep(nowMs: number): void {
     this.store.sweep(nowMs);
     if (this.desk.settle(nowMs)) this.maps.forget();
+    this.resale.settle(nowMs);
   }
 
   /** The event this object serves (from its name), so it can tell the event's WaitingRoom when it sells out. */

@@ -1,5 +1,6 @@
 // Inventory schema: append-only migrations (never edit an applied entry; a new one takes the next id).
 import type { Migration } from '../shared/sql';
+import { RESALE_MIGRATION } from './schema-resale';
 
 export const INVENTORY_MIGRATIONS: readonly Migration[] = [
   {
@@ -285,4 +286,5 @@ export const INVENTORY_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  RESALE_MIGRATION,
 ];

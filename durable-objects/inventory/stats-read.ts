@@ -5,10 +5,11 @@ import { consistencyCounts } from './consistency';
 import { holdCounts, seatCounts } from './counts';
 import type { PlanStore } from './plan-store';
 import type { InventoryStore } from './store';
+import { ResaleStore } from './resale-store';
 
 /**
- * Counts (seats by state at `nowMs`, tiers, holds by status), the consistency checks, the sale
- * state and the configuration change in flight.
+ * Counts (seats by state at `nowMs`, tiers, holds by status, the resale's), the consistency checks,
+ * the sale state and the configuration change in flight.
  * @returns `event_not_found` without a plan
  */
 export function readStats(sql: Sql, store: InventoryStore, plans: PlanStore, nowMs: number): StatsAnswer {
@@ -26,6 +27,7 @@ export function readStats(sql: Sql, store: InventoryStore, plans: PlanStore, now
       holds: holdCounts(store.holdCounts()),
       consistency: consistencyCounts(sql),
       salesClosed: head.salesClosed,
+      ...(config.resale ? { resale: new ResaleStore(sql).counts() } : {}),
       pendingChange: pending && { startedAtMs: pending.startedAtMs, leaseUntilMs: pending.leaseUntilMs, createdPlan: pending.createdPlan },
     },
   };

@@ -174,8 +174,9 @@ export class InventoryStore {
       this.sql.run`UPDATE inv_seats SET hold_expires_at = NULL, version = ${version} WHERE hold_id = ${row.hold_id} AND +status = 'HELD'`;
     } else if (to === 'SOLD') {
       if (row.kind === 'seats') {
-        const sold = this.sql.all`UPDATE inv_seats SET status = 'SOLD', order_id = ${orderId}, hold_expires_at = NULL, version = ${version}
-          WHERE hold_id = ${row.hold_id} AND +status = 'HELD' RETURNING seat_id`;
+        // The face value is the first sale's price of the seat, kept for a resale (migration 9).
+        const sold = this.sql.all`UPDATE inv_seats SET status = 'SOLD', order_id = ${orderId}, hold_expires_at = NULL, version = ${version},
+          face_minor = COALESCE(face_minor, ${Math.floor(row.price_minor / row.quantity)}) WHERE hold_id = ${row.hold_id} AND +status = 'HELD' RETURNING seat_id`;
         if (sold.length !== row.quantity) throw new Error(`invariant: hold ${row.hold_id} no longer owns all its seats`);
       } else {
         this.sql.run`UPDATE inv_tiers SET held = held - ${row.quantity}, sold = sold + ${row.quantity} WHERE tier = ${row.tier}`;
@@ -206,12 +207,17 @@ export class InventoryStore {
     );
   }
 
-  /** Anything left to sell: an AVAILABLE seat, a HELD hold that may still expire, a tier place. */
+  /**
+   * Anything left to sell: an AVAILABLE seat, a tier place, or a HELD hold that may still expire,
+   * except while waitlist offers are out: returned seats then go to the waitlist, and the event
+   * stays sold out (a hold that expires to open sale makes its seat AVAILABLE, and it is not).
+   */
   anythingLeft(): boolean {
     return (
       this.sql.one`SELECT 1 AS x FROM inv_seats WHERE status = 'AVAILABLE' LIMIT 1` !== null ||
-      this.sql.one`SELECT 1 AS x FROM inv_holds WHERE status = 'HELD' LIMIT 1` !== null ||
-      this.sql.one`SELECT 1 AS x FROM inv_tiers WHERE held + sold < capacity LIMIT 1` !== null
+      this.sql.one`SELECT 1 AS x FROM inv_tiers WHERE held + sold < capacity LIMIT 1` !== null ||
+      (this.sql.one`SELECT 1 AS x FROM inv_holds WHERE status = 'HELD' LIMIT 1` !== null &&
+        this.sql.one`SELECT 1 AS x FROM inv_waitlist WHERE state = 'OFFERED' LIMIT 1` === null)
     );
   }
 
@@ -273,10 +279,11 @@ export class InventoryStore {
     }));
   }
 
-  /** Seated places per stored status, split by whether the deadline passed at `nowMs`. */
+  /** Seated places per stored status (less the seats their orders returned), split by whether the deadline passed at `nowMs`. */
   seatedByStatus(nowMs: number): { status: HoldStatus; due: number; n: number }[] {
     return this.sql.all<{ status: HoldStatus; due: number; n: number }>`
-      SELECT status, expires_at <= ${nowMs} AS due, SUM(quantity) AS n FROM inv_holds WHERE kind = 'seats' GROUP BY status, due`;
+      SELECT status, expires_at <= ${nowMs} AS due, SUM(quantity - (SELECT COUNT(*) FROM inv_return_seats rs WHERE rs.hold_id = h.hold_id)) AS n
+      FROM inv_holds h WHERE kind = 'seats' GROUP BY status, due`;
   }
 
   holdCounts(): { status: HoldStatus; n: number }[] {

@@ -11,6 +11,8 @@ export interface WriteRunPorts {
   clock: () => number;
   /** Applies every deadline and release time passed at `nowMs` (inside a transaction). */
   sweep: (nowMs: number) => void;
+  /** After each decision, in its transaction: what it means for the resale (resale-desk.ts `settle`). */
+  settle: (nowMs: number) => void;
   /**
    * After every committed write: the alarm follows the deadlines, a sell-out is announced. A throw
    * is logged, never answered: the write committed (the object re-arms on its next write or start).
@@ -27,7 +29,9 @@ export class WriteRun {
     const now = this.p.clock();
     const answer = this.p.transactionSync(() => {
       this.p.sweep(now);
-      return decide(now);
+      const answer = decide(now);
+      this.p.settle(now);
+      return answer;
     });
     await this.afterCommit();
     return answer;
@@ -46,7 +50,14 @@ export class WriteRun {
     this.p.transactionSync(() => this.p.sweep(now));
     const outcomes = decides.map((decide): BatchOutcome<T> => {
       try {
-        return { ok: true, value: this.p.transactionSync(() => decide(now)) };
+        return {
+          ok: true,
+          value: this.p.transactionSync(() => {
+            const answer = decide(now);
+            this.p.settle(now);
+            return answer;
+          }),
+        };
       } catch (err) {
         return { ok: false, error: err instanceof Error ? err.message : String(err) };
       }

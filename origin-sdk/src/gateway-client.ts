@@ -258,7 +258,7 @@ export class GatewayClient {
   }
 
   /** Sends one call with retries; the body text (and so every id in it) is the same on every try. */
-  private async send(
+  protected async send(
     method: 'GET' | 'POST',
     path: string,
     query: string,

@@ -106,3 +106,13 @@ export {
   type FeedTier,
   type SyncResult,
 } from './feed-follower.ts';
+export {
+  RESALE_REFUSALS,
+  ResaleClient,
+  verifyResaleWebhook,
+  type ResaleFeedEntry,
+  type ResaleRefusal,
+  type ResaleResult,
+  type SeatReturn,
+  type WaitlistEntry,
+} from './resale-client.ts';

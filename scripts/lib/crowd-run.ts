@@ -59,6 +59,7 @@ export async function runCrowd(
     seatsPerRow: 25,
     holdTtlSeconds: 60,
     admissionTtlSeconds: 300,
+    ...(o.resale ? { resale: { returnDeadline: new Date(Date.now() + 86_400_000).toISOString(), offerSeconds: 300 } } : {}),
   });
   let originModelApplied = true;
   const applyModel = async (m: OriginModel) => {

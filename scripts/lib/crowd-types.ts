@@ -45,6 +45,8 @@ export interface CrowdOptions {
   originChanges: { atS: number; model: OriginModel }[];
   /** Print a line every 5 s. */
   progress: boolean;
+  /** The event takes returns (`resale`), for a resale round after the sale (scripts/lib/crowd-resale.ts). */
+  resale: boolean;
 }
 
 export const DEFAULT_CROWD: CrowdOptions = {
@@ -63,6 +65,7 @@ export const DEFAULT_CROWD: CrowdOptions = {
   origin: null,
   originChanges: [],
   progress: true,
+  resale: false,
 };
 
 /** One sample of the room (GET /_wr/admin/events/{id}), every SAMPLE_MS. */

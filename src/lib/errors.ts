@@ -42,6 +42,16 @@ export type ErrorCode =
   | 'HOLD_EXTENSION_LIMIT'
   | 'HOLD_AT_LONGEST'
   | 'ORDER_ALREADY_USED'
+  | 'RESALE_OFF'
+  | 'RETURN_DEADLINE_PASSED'
+  | 'SEATS_NOT_IN_ORDER'
+  | 'ORDER_ALREADY_RETURNED'
+  | 'RETURN_IN_PROGRESS'
+  | 'PAYMENT_NOT_SETTLED'
+  | 'OFFER_NOT_FOUND'
+  | 'OFFER_LAPSED'
+  | 'NOT_OFFER_OWNER'
+  | 'WAITLIST_NOT_OPEN'
   | 'TIER_NOT_FOUND'
   | 'SALE_CLOSED'
   | 'CONFIG_CONFLICT'
@@ -128,6 +138,16 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   HOLD_EXTENSION_LIMIT: { status: 409, title: 'The hold was extended as many times as the event allows' },
   HOLD_AT_LONGEST: { status: 409, title: 'The hold already lasts as long as the event allows' },
   ORDER_ALREADY_USED: { status: 409, title: 'The order id already paid for another hold' },
+  RESALE_OFF: { status: 409, title: 'This event takes no returns and has no waitlist' },
+  RETURN_DEADLINE_PASSED: { status: 409, title: "The organizer's return deadline has passed" },
+  SEATS_NOT_IN_ORDER: { status: 422, title: 'A seat to return is not one of the order' },
+  ORDER_ALREADY_RETURNED: { status: 409, title: 'The seats were already returned' },
+  RETURN_IN_PROGRESS: { status: 409, title: 'An earlier return of this order is still waiting for its refund' },
+  PAYMENT_NOT_SETTLED: { status: 409, title: "The order's payment is not settled" },
+  OFFER_NOT_FOUND: { status: 404, title: 'No such offer' },
+  OFFER_LAPSED: { status: 409, title: 'The offer lapsed' },
+  NOT_OFFER_OWNER: { status: 403, title: 'The offer was made to another account' },
+  WAITLIST_NOT_OPEN: { status: 409, title: 'Seats are still on sale; the waitlist opens at sell-out' },
   TIER_NOT_FOUND: { status: 422, title: 'No such ticket tier' },
   SALE_CLOSED: { status: 409, title: 'The sale is closed to new holds' },
   CONFIG_CONFLICT: { status: 409, title: 'The configuration change is not allowed' },

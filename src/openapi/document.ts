@@ -17,23 +17,8 @@ import { patchBody } from '../routes/event-edits';
 import { holdRequest } from '../routes/holds';
 import { newKeyBody } from '../routes/organizer-access';
 import { accountRequest, confirmRequest, extendRequest, healthReport } from '../routes/origin-api';
-
-type Api = 'visitor' | 'organizer' | 'origin' | 'channel' | 'public';
-
-/** One operation: method, path as mounted (Hono's `:param`), which API, what it does, its body schema. */
-interface Operation {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  path: string;
-  api: Api;
-  summary: string;
-  body?: z.ZodMiniType;
-  /** The body's media type when not application/json. */
-  bodyType?: string;
-  /** What a success answers when not JSON. */
-  produces?: 'text/html' | 'redirect' | 'empty';
-  /** Optional query parameters, each a choice of strings. */
-  query?: readonly { name: string; description: string; values: readonly string[] }[];
-}
+import type { Api, Operation } from './operation';
+import { RESALE_OPERATIONS } from './resale-operations';
 
 /** The configuration edits' dry run (src/routes/event-dry-run.ts). */
 const DRY_RUN = [
@@ -215,6 +200,7 @@ const OPERATIONS: readonly Operation[] = [
   { method: 'GET', path: `${C}/feed`, api: 'channel', summary: 'Seat changes after a cursor' },
   { method: 'GET', path: `${C}/feed/snapshot`, api: 'channel', summary: 'The whole seat state and a cursor' },
   { method: 'GET', path: `${C}/allocations`, api: 'channel', summary: 'The channel’s allocations' },
+  ...RESALE_OPERATIONS,
 ];
 
 const SECURITY: Record<Api, { [scheme: string]: string[] }[]> = {

@@ -92,6 +92,7 @@ export function dashboardPage(): string {
     <div class="card"><span>No-shows</span><b data-k="noShows">…</b></div>
     <div class="card"><span>Seats held / sold</span><b data-k="seats">…</b></div>
     <div class="card"><span>Needs reconciliation</span><b data-k="reconcile">…</b></div>
+    <div class="card"><span>Returns / offers made, taken, lapsed / resold</span><b data-k="resale">…</b></div>
     <div class="card"><span>Mode</span><b data-k="mode">…</b></div>
     <div class="card"><span>Entry</span><b data-k="entry">…</b></div>
   </section>

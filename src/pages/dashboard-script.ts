@@ -140,6 +140,9 @@ export const DASHBOARD_SCRIPT = `
     set('noShows', pct(q.gateway.noShowRate));
     set('seats', num(inv.seats.held + inv.seats.paymentPending) + ' / ' + num(inv.seats.sold + inv.tiers.reduce((a, t) => a + t.sold, 0)));
     set('reconcile', num(inv.seats.needsReconciliation));
+    // Events with resale: returns, offers made / taken / lapsed, seats resold (GET /_wr/admin/events/{id} inventory.resale).
+    const rs = inv.resale;
+    set('resale', !rs ? 'off' : num(rs.returns) + ' / ' + num(rs.offersMade) + ', ' + num(rs.offersTaken) + ', ' + num(rs.offersLapsed) + ' / ' + num(rs.resoldSeats));
     set('mode', q.mode === 'closed' ? 'closed: no new holds; holds already made can still be paid' : q.mode);
     // Entry tokens: who may join, and the presale lanes the tokens may name, in release
     // order, each with its sale start and its line now (queue.lanes: waiting, released).

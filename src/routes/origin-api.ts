@@ -9,6 +9,7 @@ import { eventPaymentHolds, inventoryFor, refuseUnknownSection } from '../lib/in
 import { GatewayError } from '../lib/errors';
 import { logDecision } from '../../contracts/log';
 import { originSignature } from '../middleware/origin-signature';
+import { resaleOriginRoutes } from './resale';
 import { parseJsonBody } from '../lib/validate';
 import { eventIdParam, type AppEnv } from '../types';
 import { extensionBody, healthResult, holdBody, holdChangeResult, holdExtendResult } from '../lib/object-answers';
@@ -70,6 +71,8 @@ export const extendRequest = z.strictObject({
 export const originApi = new Hono<AppEnv>();
 
 originApi.use('*', originSignature());
+// Returns, the waitlist and resale (src/routes/resale.ts), under the same signature.
+resaleOriginRoutes(originApi);
 
 /** `GET /_wr/origin/events/{eventId}`: what the origin's pages show of the event (its name, policy, sale start). */
 originApi.get('/events/:eventId', async (c) => {

@@ -76,6 +76,7 @@ reportAdmin.get('/events/:eventId/report', async (c) => {
     admitted: report.admitted,
     waitingAtEnd: report.waitingAtEnd,
     sold,
+    resale: seats.kind === 'stats' ? (seats.stats.resale ?? null) : null,
     queueTime: report.queueTime,
     rateChanges: report.rateChanges.map(({ atMs, ...r }) => ({ at: iso(atMs), ...r })),
     schedule: report.schedule.map((o) => ({

@@ -88,6 +88,10 @@ it('a hold, a payment start, a sale, a release and an expiry each read rows by t
     seatsWithMultipleOrders: 0,
     soldSeatsWithoutMatchingOrder: 0,
     tiersInconsistent: 0,
+    seatsWithMultipleLiveHolds: 0,
+    refundsUnmatched: 0,
+    resaleFeedGaps: 0,
+    waitlistSkips: 0,
   });
   expect(stats.kind === 'stats' && stats.stats.holds).toMatchObject({ SOLD: 1, RELEASED: 1, EXPIRED: 1, HELD: PRIOR_HOLDS });
 });

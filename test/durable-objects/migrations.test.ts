@@ -43,7 +43,15 @@ describe('migrations', () => {
     });
     const stats = await inventoryStats(inv);
     expect(stats.seats).toMatchObject({ sold: 1, held: 1, available: 0 });
-    expect(stats.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 });
+    expect(stats.consistency).toEqual({
+      seatsWithMultipleOrders: 0,
+      soldSeatsWithoutMatchingOrder: 0,
+      tiersInconsistent: 0,
+      seatsWithMultipleLiveHolds: 0,
+      refundsUnmatched: 0,
+      resaleFeedGaps: 0,
+      waitlistSkips: 0,
+    });
     expect(stats.config).toMatchObject({ seatPriceMinor: 5000, currency: 'EUR', tiers: [] });
     // The old idempotency record still answers a retry with the first result.
     expect(await inv.hold('bob', { seatIds: ['A2'] }, 'k2')).toMatchObject({ kind: 'held', replayed: true, hold: { holdId: 'h2' } });
@@ -103,7 +111,15 @@ describe('migrations', () => {
     expect(await inv.hold('alice', { seatIds: ['A1'] }, 'k1')).toMatchObject({ kind: 'held', replayed: true });
     const stats = await inventoryStats(inv);
     expect(stats.seats).toMatchObject({ held: 1, available: 1 });
-    expect(stats.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 });
+    expect(stats.consistency).toEqual({
+      seatsWithMultipleOrders: 0,
+      soldSeatsWithoutMatchingOrder: 0,
+      tiersInconsistent: 0,
+      seatsWithMultipleLiveHolds: 0,
+      refundsUnmatched: 0,
+      resaleFeedGaps: 0,
+      waitlistSkips: 0,
+    });
     const applied = await runInDurableObject(inv, (_obj, state) =>
       state.storage.sql.exec<{ id: number }>('SELECT id FROM inv_migrations ORDER BY id').toArray(),
     );

@@ -151,7 +151,15 @@ describe('kill -9 of wrangler dev mid-sale', () => {
 
       // The inventory: the held seats, the sale and its order survived; nothing counts twice.
       const after = await inventory();
-      expect(after.inventory.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 });
+      expect(after.inventory.consistency).toEqual({
+        seatsWithMultipleOrders: 0,
+        soldSeatsWithoutMatchingOrder: 0,
+        tiersInconsistent: 0,
+        seatsWithMultipleLiveHolds: 0,
+        refundsUnmatched: 0,
+        resaleFeedGaps: 0,
+        waitlistSkips: 0,
+      });
       expect(after.inventory.seats).toMatchObject({ sold: 1, held: 2 });
       expect(after.queue.admittedTotal).toBeGreaterThanOrEqual(admittedBefore);
 
@@ -206,6 +214,10 @@ describe('kill -9 of wrangler dev mid-sale', () => {
         seatsWithMultipleOrders: 0,
         soldSeatsWithoutMatchingOrder: 0,
         tiersInconsistent: 0,
+        seatsWithMultipleLiveHolds: 0,
+        refundsUnmatched: 0,
+        resaleFeedGaps: 0,
+        waitlistSkips: 0,
       });
     },
   );

@@ -125,7 +125,15 @@ it('box office and 200 online visitors racing for one section: 0 seats sold twic
       .toArray(),
   );
   expect(early).toEqual([]);
-  expect(stats.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 });
+  expect(stats.consistency).toEqual({
+    seatsWithMultipleOrders: 0,
+    soldSeatsWithoutMatchingOrder: 0,
+    tiersInconsistent: 0,
+    seatsWithMultipleLiveHolds: 0,
+    refundsUnmatched: 0,
+    resaleFeedGaps: 0,
+    waitlistSkips: 0,
+  });
   expect(stats.seats.sold).toBe(soldTo.size);
   expect(soldTo.size).toBe(SECTION.length);
 });

@@ -88,7 +88,15 @@ describe('an event with venue sections', () => {
     expect(stats.body.inventory).toMatchObject({
       seats: { sold: 2, held: 1, available: 17 },
       holds: { SOLD: 1, HELD: 1, RELEASED: 1 },
-      consistency: { seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 },
+      consistency: {
+        seatsWithMultipleOrders: 0,
+        soldSeatsWithoutMatchingOrder: 0,
+        tiersInconsistent: 0,
+        seatsWithMultipleLiveHolds: 0,
+        refundsUnmatched: 0,
+        resaleFeedGaps: 0,
+        waitlistSkips: 0,
+      },
       sections: { count: 2, missing: 0 },
     });
     expect((stats.body.config as Record<string, unknown>).sections).toEqual(SECTIONS);

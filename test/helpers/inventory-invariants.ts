@@ -3,20 +3,23 @@ import { runInDurableObject } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { Inventory } from '../../durable-objects/inventory/inventory';
 import { inventoryStats } from './inventory';
+import { CONSISTENT } from '../../contracts/inventory-answers';
 
 type Stub = DurableObjectStub<Inventory>;
 
 /** The invariants of DESIGN.md section 6, read from the object's own tables. */
 export async function checkInvariants(inv: Stub): Promise<void> {
   const stats = await inventoryStats(inv);
-  expect(stats.consistency).toEqual({ seatsWithMultipleOrders: 0, soldSeatsWithoutMatchingOrder: 0, tiersInconsistent: 0 });
+  expect(stats.consistency).toEqual(CONSISTENT);
   await runInDurableObject(inv, (_obj, state) => {
     const sql = state.storage.sql;
-    // Every seat is claimed by at most one live or SOLD hold, and the seat row names that hold.
+    // Every seat is claimed by at most one live or SOLD hold (a returned seat no longer by its first order), and the seat row names that hold.
     const doubly = sql
       .exec(
         `SELECT hs.seat_id FROM inv_hold_seats hs JOIN inv_holds h ON h.hold_id = hs.hold_id
-        WHERE h.status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD') GROUP BY hs.seat_id HAVING COUNT(*) > 1`,
+        WHERE h.status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD')
+        AND NOT EXISTS (SELECT 1 FROM inv_return_seats rs WHERE rs.hold_id = hs.hold_id AND rs.seat_id = hs.seat_id)
+        GROUP BY hs.seat_id HAVING COUNT(*) > 1`,
       )
       .toArray();
     expect(doubly).toEqual([]);
@@ -28,12 +31,13 @@ export async function checkInvariants(inv: Stub): Promise<void> {
       )
       .toArray();
     expect(orphan).toEqual([]);
-    // All or nothing: a live or sold hold owns every one of its seats.
+    // All or nothing: a live or sold hold owns every one of its seats (but those its order returned).
     const partial = sql
       .exec(
         `SELECT h.hold_id FROM inv_holds h JOIN inv_hold_seats hs ON hs.hold_id = h.hold_id
         LEFT JOIN inv_seats s ON s.seat_id = hs.seat_id AND s.hold_id = h.hold_id
-        WHERE h.status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD') AND s.seat_id IS NULL`,
+        WHERE h.status IN ('HELD', 'PAYMENT_PENDING', 'NEEDS_RECONCILIATION', 'SOLD') AND s.seat_id IS NULL
+        AND NOT EXISTS (SELECT 1 FROM inv_return_seats rs WHERE rs.hold_id = hs.hold_id AND rs.seat_id = hs.seat_id)`,
       )
       .toArray();
     expect(partial).toEqual([]);

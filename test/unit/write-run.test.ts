@@ -6,7 +6,7 @@ import { WriteRun } from '../../durable-objects/inventory/write-run';
 
 function runWith(afterWrite: () => Promise<void>) {
   const committed: string[] = [];
-  const run = new WriteRun({ transactionSync: (fn) => fn(), clock: () => 1_000, sweep: () => {}, afterWrite });
+  const run = new WriteRun({ transactionSync: (fn) => fn(), clock: () => 1_000, sweep: () => {}, settle: () => {}, afterWrite });
   return { run, committed };
 }
 
