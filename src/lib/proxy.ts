@@ -72,7 +72,7 @@ const METHOD_OVERRIDES = ['x-http-method-override', 'x-http-method', 'x-method-o
  * The request the origin gets: to `target`, the client's method and headers under the forwarding
  * rules (`applyForwardingRules`), the deadline's body, redirects returned rather than followed.
  * The new Request copies the client's headers once and the rules edit that copy in place (a
- * `Headers` built first was copied again by `new Request`: 3-6 us of CPU per browser request).
+ * `Headers` built first was copied again by `new Request`: 6-9 us of CPU per 20-field browser request).
  */
 function forwardedRequest(
   request: Request,
