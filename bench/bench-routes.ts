@@ -12,7 +12,9 @@ export const ADMITTED_STAGES = [
   'bare forward (F): the request to the origin Worker',
   '+ URL parse and room match',
   '+ admission read (cookies, cached tokens, session)',
-  '+ proxyToOrigin instead of the bare forward',
+  '+ a new request (headers copied) instead of the incoming',
+  '+ the fields the origin gets (Via, X-Forwarded-*, keys)',
+  '+ proxyToOrigin (field removal, origin timeout)',
   '+ admittedAnswer (the answer the browser gets)',
   'whole request through the gateway (app.ts fast path)',
 ] as const;

@@ -6,6 +6,13 @@ import type { BenchGateway, Sample } from './harness.ts';
 
 /** Seconds each scenario's load lasts (BENCH_SECONDS; 4 by default). */
 export const DURATION_S = Number(process.env.BENCH_SECONDS) || 4;
+/**
+ * Holds each hold row sends per repetition (BENCH_HOLDS; 3,000 by default, about 4 s of the run of
+ * record's end-to-end holds), the same holds every repetition. A fixed count rather than a fixed
+ * time: the holds fill the hot seats, and most later ones are refused (no write), so in a fixed time
+ * a faster repetition sent a cheaper mix than a slower one and the row's cost moved with its speed.
+ */
+export const HOLDS_PER_REP = Number(process.env.BENCH_HOLDS) || 3000;
 /** Admitted or waiting visitors whose cookies a scenario's requests take round robin. */
 export const VISITORS = 200;
 /** Holds per `holdMany` call in the in-object batch row (about the bench's measured mean batch). */
@@ -46,6 +53,8 @@ export interface Medians {
   rps: (id: string) => number;
   /** Median workerd CPU per answer, us. */
   cpu: (id: string) => number;
+  /** Req/s of each repetition, in order (empty for what did not run). */
+  perRep: (id: string) => number[];
   extra: (name: string) => number;
 }
 

@@ -8,7 +8,16 @@ import { PER_ROW, SEATS, admittedVisitors, jarCookie, load, type BenchGateway } 
 import { STUB_HEADER } from './bench-routes.ts';
 import { pickSeatIndexes, prng } from './hotspot.ts';
 import { cpuMeter } from './process-cpu.ts';
-import { DURATION_S, IN_OBJECT_BATCH, SECTIONS, VISITORS, roomRequests, type Rep, type Scenario } from './gateway-context.ts';
+import {
+  DURATION_S,
+  HOLDS_PER_REP,
+  IN_OBJECT_BATCH,
+  SECTIONS,
+  VISITORS,
+  roomRequests,
+  type Rep,
+  type Scenario,
+} from './gateway-context.ts';
 
 const IN_OBJECT_HOLDS = 3_000;
 const SECTION_NAMES = Array.from({ length: SECTIONS }, (_, i) => `S${i + 1}`);
@@ -52,12 +61,13 @@ function sectionHoldBodies(seed: number, sections: number): () => string {
 }
 
 /**
- * Holds through the gateway for DURATION_S: POSTs to the event's holds route, each from the next of
+ * HOLDS_PER_REP holds through the gateway: POSTs to the event's holds route, each from the next of
  * `cookies`' admitted visitors with a fresh idempotency key and the next of `body`'s requests.
  */
 function holdLoad(r: Rep, event: string, cookies: string[], body: () => string): ReturnType<typeof load> {
   let n = 0;
   return load(`${r.gw.base}/_wr/events/${event}/holds`, DURATION_S, {
+    amount: HOLDS_PER_REP,
     requests: [
       {
         method: 'POST',
@@ -95,7 +105,7 @@ const sectionedHolds = (sections: number) => async (r: Rep) => {
     sections: SECTION_NAMES.slice(0, sections).map((section) => ({ section, seats: perSection, seatsPerRow: PER_ROW, priceMinor: 5000 })),
   });
   const cookies = (await admittedVisitors(r.gw, event, VISITORS)).map(jarCookie);
-  const s = await holdLoad(r, event, cookies, sectionHoldBodies(1000 + r.rep, sections));
+  const s = await holdLoad(r, event, cookies, sectionHoldBodies(1000, sections));
   const stats = (await (await fetch(`${r.gw.base}/_wr/admin/events/${event}`, { headers: r.gw.admin })).json()) as {
     inventory: { consistency: Record<string, number>; seats: Record<string, number>; sections: { count: number; missing: number } };
   };
@@ -125,9 +135,7 @@ export const HOLD_SCENARIOS: Scenario[] = [
       await r.gw.createEvent(event);
       const cpu = cpuMeter();
       const t0 = performance.now();
-      const res = await fetch(
-        `${r.gw.base}/__bench/in-object?event=${event}&n=${IN_OBJECT_HOLDS}&seats=${SEATS}&perRow=${PER_ROW}&seed=${r.rep + 1}`,
-      );
+      const res = await fetch(`${r.gw.base}/__bench/in-object?event=${event}&n=${IN_OBJECT_HOLDS}&seats=${SEATS}&perRow=${PER_ROW}&seed=1`);
       const { granted } = (await res.json()) as { granted: number };
       r.fact('in-object holds granted', `${granted} of ${IN_OBJECT_HOLDS}`);
       const rps = IN_OBJECT_HOLDS / ((performance.now() - t0) / 1000);
@@ -143,7 +151,7 @@ export const HOLD_SCENARIOS: Scenario[] = [
       await r.gw.createEvent(event);
       const cpu = cpuMeter();
       const t0 = performance.now();
-      const query = `event=${event}&n=${IN_OBJECT_HOLDS}&seats=${SEATS}&perRow=${PER_ROW}&seed=${r.rep + 1}&batch=${IN_OBJECT_BATCH}`;
+      const query = `event=${event}&n=${IN_OBJECT_HOLDS}&seats=${SEATS}&perRow=${PER_ROW}&seed=1&batch=${IN_OBJECT_BATCH}`;
       const { granted } = (await (await fetch(`${r.gw.base}/__bench/in-object?${query}`)).json()) as { granted: number };
       r.fact('in-object holds granted in batches', `${granted} of ${IN_OBJECT_HOLDS}`);
       const rps = IN_OBJECT_HOLDS / ((performance.now() - t0) / 1000);
@@ -155,8 +163,9 @@ export const HOLD_SCENARIOS: Scenario[] = [
     // credentials and validation.
     id: 'hold-direct',
     run: (r) => {
-      const body = holdBodies(2000 + r.rep);
+      const body = holdBodies(2000);
       return load(`${r.gw.base}/__bench/hold-direct?event=bench-in-${r.rep}`, DURATION_S, {
+        amount: HOLDS_PER_REP,
         requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, body: body() }) }],
       });
     },
@@ -171,7 +180,7 @@ export const HOLD_SCENARIOS: Scenario[] = [
       const cookies = (await admittedVisitors(r.gw, event, VISITORS)).map(jarCookie);
       const roomBefore = await roomRequests(r, event);
       const batchesBefore = await holdBatches(r, event);
-      const s = await holdLoad(r, event, cookies, holdBodies(1000 + r.rep));
+      const s = await holdLoad(r, event, cookies, holdBodies(1000));
       // The session check's cost: WaitingRoom calls per hold (0 when the edge needs none).
       r.extra('roomCallsPerHold', ((await roomRequests(r, event)) - roomBefore) / s.total);
       // Hold coalescing (src/lib/hold-batch.ts): holds per Inventory call over the load.
@@ -188,9 +197,10 @@ export const HOLD_SCENARIOS: Scenario[] = [
     id: 'holds-stub',
     run: (r) => {
       const { event, cookies } = seatMapCookies.get(r.rep)!;
-      const body = holdBodies(3000 + r.rep);
+      const body = holdBodies(3000);
       let n = 0;
       return load(`${r.gw.base}/_wr/events/${event}/holds`, DURATION_S, {
+        amount: HOLDS_PER_REP,
         requests: [
           {
             method: 'POST',

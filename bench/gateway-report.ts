@@ -10,6 +10,7 @@ export function mediansOf(samples: Map<string, Sample[]>, extras: Map<string, nu
   return {
     rps: (id) => (samples.has(id) ? median(samples.get(id)!.map((s) => s.rps)) : NaN),
     cpu: (id) => (samples.has(id) ? median(samples.get(id)!.map((s) => s.cpuUs)) : NaN),
+    perRep: (id) => samples.get(id)?.map((s) => s.rps) ?? [],
     extra: (name) => median(extras.get(name) ?? [NaN]),
   };
 }

@@ -11,7 +11,7 @@ import { SEATS, load, startGateway, type Sample } from './harness.ts';
 import { benchNodeOrigin, nodeOriginRows } from './node-origin.ts';
 import { measureStartup, startupLine } from '../scripts/startup.ts';
 import { loadavg } from 'node:os';
-import { DURATION_S, type Rep, type Scenario } from './gateway-context.ts';
+import { DURATION_S, HOLDS_PER_REP, type Rep, type Scenario } from './gateway-context.ts';
 import { REQUEST_SCENARIOS } from './gateway-requests.ts';
 import { HOLD_SCENARIOS, loadSeatIds } from './gateway-holds.ts';
 import { mediansOf, printSpread, printTable } from './gateway-report.ts';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const gw = await startGateway();
   await loadSeatIds(gw);
   console.log(
-    `Miniflare at ${gw.base}; ${REPS} repetitions of ${DURATION_S} s, 50 connections; ${SEATS.toLocaleString()} seats, 80% of holds on the best 5%\n`,
+    `Miniflare at ${gw.base}; ${REPS} repetitions of ${DURATION_S} s (hold rows: ${HOLDS_PER_REP.toLocaleString()} holds), 50 connections; ${SEATS.toLocaleString()} seats, 80% of holds on the best 5%\n`,
   );
   const loadAtStart = loadAverage();
   // Warm the isolate (JIT, key import) so that baseline A is not measured cold.

@@ -157,16 +157,22 @@ export async function startGateway(opts: { inspectorPort?: number; scriptPath?: 
 /**
  * One bounded load on `url`: CONNECTIONS connections for `durationS` seconds, loopback only, with
  * the workerd processes' CPU per answer over it (bench/process-cpu.ts).
- * @param opts autocannon options on top (method, per-request `requests` setup, connections)
+ * @param opts autocannon options on top (method, per-request `requests` setup, connections; `amount`
+ *   sends that many requests instead of loading for `durationS`)
  */
 export async function load(url: string, durationS: number, opts: Partial<autocannon.Options> = {}): Promise<Sample> {
   const cpu = cpuMeter();
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: durationS, ...opts });
+  // autocannon notices that `amount` requests are answered only at its sampling tick (1 s by
+  // default), which rounded such a run's length, and its req/s, to whole seconds: tick every 50 ms.
+  const sampling = opts.amount ? { sampleInt: 50 } : {};
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: durationS, ...sampling, ...opts });
   const used = cpu();
   const codes: Record<string, number> = {};
   for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) codes[code] = (v as { count: number }).count;
   return {
-    rps: r.requests.average,
+    // With `amount` (a fixed number of requests) the run ends when they are answered: req/s over its
+    // whole length, since autocannon's per-second mean would count the last, partial second as a whole one.
+    rps: opts.amount ? r.requests.total / r.duration : r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
     codes,

@@ -9,15 +9,21 @@ import { ADMITTED_STAGES } from './bench-routes.ts';
 const DURATION_S = Number(process.env.BENCH_SECONDS) || 4;
 /** Requests per stage loop and rounds of the stage table (PROFILE_STAGE_N, PROFILE_STAGE_ROUNDS). */
 const STAGE_N = Number(process.env.PROFILE_STAGE_N) || 300;
-const STAGE_ROUNDS = Number(process.env.PROFILE_STAGE_ROUNDS) || 25;
+const STAGE_ROUNDS = Number(process.env.PROFILE_STAGE_ROUNDS) || 40;
 
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** The value below which a fraction `q` of `xs` lies (nearest rank). */
+const quantile = (xs: readonly number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)]!;
+const median = (xs: readonly number[]) => quantile(xs, 0.5);
+const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(0)}`;
 
 /**
  * The admitted request built up stage by stage (admitted-micro.ts): workerd CPU per request of each
  * stage, over STAGE_N requests one after another, in STAGE_ROUNDS rounds that run every stage in
  * turn (so a busy moment of the shared machine hits all stages alike). Prints each stage's median,
- * its range, and the median over the rounds of what it adds to the stage before it. Thread CPU time in ns
+ * its 10th percentile, its range, the median over the rounds of what it adds to the stage before it,
+ * and the same difference between the two stages' 10th percentiles: other work on the machine only
+ * ever adds CPU to a loop (cache misses, a shared core), so the quiet rounds repeat from run to run
+ * where medians moved by 10-30 us. Thread CPU time in ns
  * (`fineCpuMeter`) lets the loops be short, so the rounds are many and close together.
  */
 async function stageTable(base: string, cookie: string): Promise<void> {
@@ -35,15 +41,16 @@ async function stageTable(base: string, cookie: string): Promise<void> {
     }
   }
   console.log(`\nan admitted page request stage by stage, workerd CPU per request, ${STAGE_N} requests x ${STAGE_ROUNDS} rounds:`);
-  console.log(`${'stage'.padEnd(56)}  median     range    adds`);
+  console.log(`${'stage'.padEnd(56)}  median   p10     range    adds  p10 adds`);
   ADMITTED_STAGES.forEach((name, s) => {
     const runs = cpu[s]!;
     // The whole request is compared with F; every other stage with the one before it.
     const before = s === 0 ? null : cpu[s === ADMITTED_STAGES.length - 1 ? 0 : s - 1]!;
-    const adds = before ? median(runs.map((v, k) => v - before[k]!)) : null;
+    const adds = before ? signed(median(runs.map((v, k) => v - before[k]!))) : '';
+    const quietAdds = before ? signed(quantile(runs, 0.1) - quantile(before, 0.1)) : '';
     const range = `${Math.min(...runs).toFixed(0)}-${Math.max(...runs).toFixed(0)}`;
     console.log(
-      `${name.padEnd(56)}  ${median(runs).toFixed(0).padStart(6)}  ${range.padStart(8)}  ${adds === null ? '' : `${adds >= 0 ? '+' : ''}${adds.toFixed(0)}`.padStart(6)}`,
+      `${name.padEnd(56)}  ${median(runs).toFixed(0).padStart(6)}  ${quantile(runs, 0.1).toFixed(0).padStart(4)}  ${range.padStart(8)}  ${adds.padStart(6)}  ${quietAdds.padStart(8)}`,
     );
   });
 }

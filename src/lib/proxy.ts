@@ -5,12 +5,11 @@ import { isGatewayCookie } from './cookies';
 import { GatewayError } from './errors';
 import { logDecision } from '../../contracts/log';
 import { originSettings } from './settings';
+import { ORIGIN_RETRY_AFTER_S, originDeadline, type OriginDeadline } from './origin-deadline';
 import { UNLIMITED, originGate, type GateAsk } from './origin-limit';
 
 /** Via entry the gateway adds to every forwarded request (RFC 9110 section 7.6.3). */
 export const VIA = '1.1 waiting-room-gateway';
-/** Retry-After sent with ORIGIN_UNAVAILABLE, seconds (unless the origin named its own). */
-const ORIGIN_RETRY_AFTER_S = 10;
 /**
  * Origin statuses that mean "down or overloaded" rather than an answer of its own: bad gateway,
  * unavailable, gateway timeout, and Cloudflare's 520-526 origin errors. The visitor gets the
@@ -71,7 +70,28 @@ const PATH_OVERRIDES = ['x-original-url', 'x-rewrite-url'];
 const METHOD_OVERRIDES = ['x-http-method-override', 'x-http-method', 'x-method-override'];
 
 /**
- * The headers the origin gets: the client's, without hop-by-hop fields, without `X-Original-URL`
+ * The request the origin gets: to `target`, the client's method and headers under the forwarding
+ * rules (`applyForwardingRules`), the deadline's body, redirects returned rather than followed.
+ * The new Request copies the client's headers once and the rules edit that copy in place (a
+ * `Headers` built first was copied again by `new Request`: 6-9 us of CPU per 20-field browser request).
+ */
+function forwardedRequest(
+  request: Request,
+  url: URL,
+  target: URL,
+  deadline: OriginDeadline,
+  pull: string | null,
+  admission: string | null,
+) {
+  const forwarded = new Request(target, { method: request.method, headers: request.headers, body: deadline.body, redirect: 'manual' });
+  applyForwardingRules(forwarded.headers, request.headers, url, pull, admission);
+  if (deadline.bodyDropped) forwarded.headers.delete('content-length');
+  return forwarded;
+}
+
+/**
+ * The rules for the headers the origin gets (`headers`, a copy of the client's `incoming`, edited in
+ * place): the client's, without hop-by-hop fields, without `X-Original-URL`
  * and `X-Rewrite-URL` (PATH_OVERRIDES), and without the gateway's
  * own credentials (its cookies, and any client-sent `X-Admission-Token`: the origin sees an
  * admission token only when the gateway put it there), plus the gateway's Via entry and the
@@ -85,13 +105,16 @@ const METHOD_OVERRIDES = ['x-http-method-override', 'x-http-method', 'x-method-o
  * - `X-WR-Origin-Pull`: the origin-pull key `pull` (origin SDK `fromGateway` checks it), replacing
  *   any client-sent value, so the origin can refuse requests that did not come through the gateway.
  *
+ * - `X-Admission-Token`: the verified admission token `admission` (replacing any client-sent one).
+ *
  * @param requestUrl the URL the visitor asked the gateway for
  * @param pull the origin-pull key, or null to send none
+ * @param admission the admission token, or null to send none
  */
-function forwardedHeaders(incoming: Headers, requestUrl: URL, pull: string | null = null): Headers {
-  const headers = new Headers(incoming);
+function applyForwardingRules(headers: Headers, incoming: Headers, requestUrl: URL, pull: string | null, admission: string | null): void {
   dropHopByHop(headers, true);
-  headers.delete(ADMISSION_HEADER);
+  if (admission) headers.set(ADMISSION_HEADER, admission);
+  else headers.delete(ADMISSION_HEADER);
   for (const field of PATH_OVERRIDES) headers.delete(field);
   if (pull) headers.set(ORIGIN_PULL_HEADER, pull);
   else headers.delete(ORIGIN_PULL_HEADER);
@@ -111,7 +134,6 @@ function forwardedHeaders(incoming: Headers, requestUrl: URL, pull: string | nul
     if (hops.at(-1) !== client) hops.push(client);
     headers.set('x-forwarded-for', hops.join(', '));
   }
-  return headers;
 }
 
 /** Removes what must not reach the browser from an origin answer's (mutable) headers: hop-by-hop fields and the command header. */
@@ -232,61 +254,15 @@ export async function fetchFromOrigin(url: URL, env: OriginEnv, timeoutMs: numbe
  */
 export async function passThrough(request: Request, url: URL, env: OriginEnv, bypassed = false): Promise<Response> {
   const origin = originSettings(env);
-  const headers = forwardedHeaders(request.headers, url, await originPull(env));
-  if (bypassed) for (const field of METHOD_OVERRIDES) headers.delete(field);
-  const deadline = originDeadline(request, headers, origin.timeoutMs);
-  const forwarded = new Request(originTarget(url, origin.url), {
-    method: request.method,
-    headers,
-    body: deadline.body,
-    redirect: 'manual',
-  });
+  const pull = await originPull(env);
+  const deadline = originDeadline(request, origin.timeoutMs);
+  const forwarded = forwardedRequest(request, url, originTarget(url, origin.url), deadline, pull, null);
+  if (bypassed) for (const field of METHOD_OVERRIDES) forwarded.headers.delete(field);
   try {
     return returnedResponse(await Promise.race([send(forwarded, env, origin.url, null), deadline.passed]));
   } finally {
     deadline.clear();
   }
-}
-
-/**
- * The bound on the origin's answer: `timeoutMs` of silence, counted while the request body is
- * sent (each chunk the origin reads restarts it: a slow upload is not a slow origin:
- * a 30 MB upload at 4 MB/s got 504 at 3 s) and then until the response headers arrive. A race
- * rather than `AbortSignal.timeout`, which would also cut a response body that streams past it;
- * the runtime cancels the unanswered subrequest once the gateway's response is sent.
- *
- * @param headers the forwarded request's headers (a dropped GET/HEAD body takes its Content-Length)
- * @returns the body to forward (the request's, through a pass-through stream that keeps its
- *   length; none for GET and HEAD), `passed` (rejects with GatewayError ORIGIN_TIMEOUT when the bound passes) and `clear`
- */
-function originDeadline(request: Request, headers: Headers, timeoutMs: number) {
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let fire: () => void = () => {};
-  const passed = new Promise<never>((_, reject) => {
-    fire = () =>
-      reject(
-        new GatewayError('ORIGIN_TIMEOUT', {
-          detail: `the site did not start answering within ${timeoutMs} ms`,
-          retryAfterS: ORIGIN_RETRY_AFTER_S,
-        }),
-      );
-  });
-  const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(fire, timeoutMs);
-  };
-  arm();
-  let body: ReadableStream | null = null;
-  // A GET or HEAD body has no meaning (RFC 9110 §9.3.1, §9.3.2) and the runtime cannot forward one:
-  // it is dropped with its length (`curl -X GET --data-binary` got 500 on every URL).
-  if (request.body && (request.method === 'GET' || request.method === 'HEAD')) headers.delete('content-length');
-  else if (request.body) {
-    const length = request.headers.get('content-length');
-    const counted = request.body.pipeThrough(new TransformStream({ transform: (chunk, out) => (arm(), out.enqueue(chunk)), flush: arm }));
-    // FixedLengthStream keeps Content-Length (a plain stream would go chunked, which some origins refuse: 411).
-    body = length !== null && /^\d{1,15}$/.test(length) ? counted.pipeThrough(new FixedLengthStream(Number(length))) : counted;
-  }
-  return { body, passed, clear: () => clearTimeout(timer) };
 }
 
 /**
@@ -316,22 +292,17 @@ export async function proxyToOrigin(
   const eventId = opts.eventId ?? null;
   const timeoutMs = opts.timeoutMs ?? origin.timeoutMs;
   const url = opts.url ?? new URL(request.url);
-  const headers = forwardedHeaders(request.headers, url, await originPull(env));
-  headers.set(ADMISSION_HEADER, admissionToken);
-  if (opts.stripAuthorization) headers.delete('authorization');
+  const pull = await originPull(env);
+  // Uploads skip the limit: their time is the visitor's, and a slow one would hold a place throughout.
   const slot = request.body ? UNLIMITED : await originGate.enter(timeoutMs, opts.gate);
   if (!slot) throw unavailable(eventId, 'limit');
   // The same bound as pass-through (originDeadline): an upload is progress, and a page that
   // streams past the bound once its headers came is not cut.
-  const deadline = originDeadline(request, headers, timeoutMs);
+  const deadline = originDeadline(request, timeoutMs);
   let res: Response;
   try {
-    const forwarded = new Request(originTarget(url, origin.url), {
-      method: request.method,
-      headers,
-      body: deadline.body,
-      redirect: 'manual',
-    });
+    const forwarded = forwardedRequest(request, url, originTarget(url, origin.url), deadline, pull, admissionToken);
+    if (opts.stripAuthorization) forwarded.headers.delete('authorization');
     res = await Promise.race([send(forwarded, env, origin.url, eventId), deadline.passed]);
   } catch (err) {
     throw err instanceof GatewayError && err.code === 'ORIGIN_TIMEOUT' ? unavailable(eventId, 'timeout', err) : err;

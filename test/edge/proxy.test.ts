@@ -48,6 +48,30 @@ describe('proxyToOrigin', () => {
     expect([out.get('connection'), out.get('x-foo'), out.get('x-bar'), out.get('x-kept')]).toEqual([null, null, null, '3']);
   });
 
+  it('sends the verified admission token even when a Connection header names its field', async () => {
+    const { seen, env } = capturingOrigin();
+    const headers = { connection: `close, ${ADMISSION_HEADER}`, [ADMISSION_HEADER]: 'forged' };
+    await proxyToOrigin(new Request('https://gw.test/events/e/', { headers }), env, 'verified');
+    expect(seen[0]!.headers.get(ADMISSION_HEADER)).toBe('verified');
+  });
+
+  it("edits a copy: the visitor's request keeps its own headers for the answer", async () => {
+    // The forwarded request's headers are edited in place; the app still reads the visitor's
+    // request afterwards (its Accept chooses an error page).
+    const { seen, env } = capturingOrigin();
+    const given = { [ADMISSION_HEADER]: 'forged', cookie: '__wr_a_e=a; theme=dark', connection: 'x-foo', 'x-foo': '1' };
+    const req = new Request('https://gw.test/events/e/', { headers: given });
+    await proxyToOrigin(req, env, 'verified');
+    const url = new URL('https://gw.test/site/');
+    const plain = new Request(url, { headers: given });
+    await passThrough(plain, url, env);
+    for (const r of [req, plain]) expect(Object.fromEntries(r.headers)).toEqual(given);
+    expect(seen.map((r) => [r.headers.get('cookie'), r.headers.get('x-foo'), r.headers.get(ADMISSION_HEADER)])).toEqual([
+      ['theme=dark', null, 'verified'],
+      ['theme=dark', null, null],
+    ]);
+  });
+
   it.each([
     [null, null],
     ['__wr_t_e=1', null],
