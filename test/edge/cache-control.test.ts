@@ -159,6 +159,31 @@ const ROUTES: RouteCase[] = [
     body: {},
     area: 'origin',
   },
+  // Returns, the waitlist and resale (the event has no resale settings: refusals, checked all the same).
+  { method: 'POST', route: '/_wr/events/:eventId/waitlist', path: '/_wr/events/{e}/waitlist', body: { quantity: 1 }, area: 'visitor' },
+  {
+    method: 'POST',
+    route: '/_wr/origin/events/:eventId/holds/:holdId/return',
+    path: '/_wr/origin/events/{e}/holds/{h}/return',
+    body: {},
+    area: 'origin',
+  },
+  { method: 'GET', route: '/_wr/origin/events/:eventId/waitlist', path: '/_wr/origin/events/{e}/waitlist', area: 'origin' },
+  {
+    method: 'POST',
+    route: '/_wr/origin/events/:eventId/waitlist',
+    path: '/_wr/origin/events/{e}/waitlist',
+    body: { account: 'cc-w', quantity: 1 },
+    area: 'origin',
+  },
+  {
+    method: 'POST',
+    route: '/_wr/origin/events/:eventId/offers/:holdId/accept',
+    path: '/_wr/origin/events/{e}/offers/{h}/accept',
+    body: { account: 'cc-w' },
+    area: 'origin',
+  },
+  { method: 'GET', route: '/_wr/origin/events/:eventId/resale/feed', path: '/_wr/origin/events/{e}/resale/feed', area: 'origin' },
   // Sales channels: the organizer's calls, and a channel's signed with its own key.
   {
     method: 'PUT',
