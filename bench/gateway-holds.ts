@@ -62,9 +62,17 @@ function sectionHoldBodies(seed: number, sections: number): () => string {
 
 /**
  * HOLDS_PER_REP holds through the gateway: POSTs to the event's holds route, each from the next of
- * `cookies`' admitted visitors with a fresh idempotency key and the next of `body`'s requests.
+ * `cookies`' admitted visitors with a fresh idempotency key (`keyPrefix`-rep-n), the next of
+ * `body`'s requests and the `extra` headers.
  */
-function holdLoad(r: Rep, event: string, cookies: string[], body: () => string): ReturnType<typeof load> {
+function holdLoad(
+  r: Rep,
+  event: string,
+  cookies: string[],
+  body: () => string,
+  keyPrefix = 'k',
+  extra: Record<string, string> = {},
+): ReturnType<typeof load> {
   let n = 0;
   return load(`${r.gw.base}/_wr/events/${event}/holds`, DURATION_S, {
     amount: HOLDS_PER_REP,
@@ -75,9 +83,10 @@ function holdLoad(r: Rep, event: string, cookies: string[], body: () => string):
           ...req,
           headers: {
             ...req.headers,
+            ...extra,
             cookie: cookies[n % VISITORS]!,
             'content-type': 'application/json',
-            'idempotency-key': `k-${r.rep}-${n++}`,
+            'idempotency-key': `${keyPrefix}-${r.rep}-${n++}`,
           },
           body: body(),
         }),
@@ -197,28 +206,8 @@ export const HOLD_SCENARIOS: Scenario[] = [
     id: 'holds-stub',
     run: (r) => {
       const { event, cookies } = seatMapCookies.get(r.rep)!;
-      const body = holdBodies(3000);
-      let n = 0;
-      return load(`${r.gw.base}/_wr/events/${event}/holds`, DURATION_S, {
-        amount: HOLDS_PER_REP,
-        requests: [
-          {
-            method: 'POST',
-            setupRequest: (req) => ({
-              ...req,
-              headers: {
-                ...req.headers,
-                // The stub objects by header, not by `/__bench/stub/` (whose Request copy re-streams the body).
-                [STUB_HEADER]: '1',
-                cookie: cookies[n % VISITORS]!,
-                'content-type': 'application/json',
-                'idempotency-key': `s-${r.rep}-${n++}`,
-              },
-              body: body(),
-            }),
-          },
-        ],
-      });
+      // The stub objects by header, not by `/__bench/stub/` (whose Request copy re-streams the body).
+      return holdLoad(r, event, cookies, holdBodies(3000), 's', { [STUB_HEADER]: '1' });
     },
   },
   {
