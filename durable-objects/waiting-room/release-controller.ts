@@ -316,14 +316,16 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   const floor = f !== undefined && f !== null && Number.isFinite(f) && f >= 1 ? f : null;
   const floorNote = floor !== null ? ` (floor ${fmt(floor)} ms)` : '';
   const seen = `${p99Is}${floorNote} of ${fmt(bounds.targetP99Ms)} ms target, ${fmt(report.activeBuyers)} buyers`;
-  // The knee, seen in the delay gradient before the cliff: the limit backs off under the load, the
-  // load is remembered as the knee, the rate stays. Once per climb to a knee: not while the load is
+  // The knee, seen in the delay gradient before the cliff: the limit backs off under the active
+  // visitors (not active + unclaimed: that back-off sat over the test below and fired again on each
+  // report of one window, 163 -> 110 -> 91 in sim:control), the load is remembered as the knee, the
+  // rate stays. Once per climb to a knee: not while the load is
   // under the knee and the limit still under its back-off (a window holds one burst for 10 s: a
   // back-off on each of its reports compounded, 107 -> 74 in 8 s); again once the limit regrew over
   // it (the origin lost capacity). Never on the first report; an overload after it is cut at once.
   const backedOff = state.overloadLimit > 0 && active < state.overloadLimit && current <= Math.ceil(state.overloadLimit * KNEE_BACKOFF);
   if (!first && !backedOff && active >= INITIAL_LIMIT && delayKnee(p99, floor, bounds.targetP99Ms)) {
-    const limit = Math.min(current, Math.max(INITIAL_LIMIT, Math.floor(inFlight * KNEE_BACKOFF)));
+    const limit = Math.min(current, Math.max(INITIAL_LIMIT, Math.floor(active * KNEE_BACKOFF)));
     const why = `${p99Is}, ${(p99 / floor!).toFixed(1)} x its floor of ${fmt(floor!)} ms: the origin's knee at ${fmt(active)} active`;
     return decide(rateOr(clamp(state.ratePerMinute)), limit, at, why, admitFactor, {
       slowStart: false,

@@ -61,6 +61,15 @@ export const KNEE_BACKOFF = 0.9;
  * reports would ratchet down with every visitor who leaves meanwhile.
  */
 export const DELAY_HOLD_HEADROOM = 0.1;
+/**
+ * ...and falls to it by at most this share of the limit per report, never staying over what the
+ * pace binds (the level an unbound limit follows): the SDK's 10 s window shows one slow spell on
+ * five reports, and with short visits the load between two reports is mostly visitors still
+ * arriving, so holding at each report's load ratcheted a healthy origin's limit 49 -> 31 -> 14 ->
+ * 10 in bench:control on a spell of p99 2.4-3.0 x its floor with 20 visitors active. A delay rise
+ * is a warning, not an overload (that cuts at once); Gradient2 smooths its limit the same way.
+ */
+export const DELAY_HOLD_STEP = 0.1;
 /** Slow start grows a binding limit by this factor per report (2 s) until the first delay rise. */
 const SLOW_START_GROWTH = 1.5;
 /**
@@ -183,8 +192,9 @@ export function delayKnee(p99Ms: number, floorMs: number | null, targetP99Ms: nu
  * The growth step for one healthy report with evidence (release-controller nextReleaseRate calls
  * it only then). The limit, in order:
  * - **near the target** (p99 >= GROW_BELOW x target) or on a **delay rise** (delayRise: p99 over
- *   DELAY_TOLERANCE x its floor): held at the load (at most DELAY_HOLD_HEADROOM over active +
- *   unclaimed), so admissions only replace leaving visitors; in slow start, CSS_ROUNDS such reports in a row end it
+ *   DELAY_TOLERANCE x its floor): held at the load (DELAY_HOLD_HEADROOM over active + unclaimed;
+ *   on a delay rise falling by at most DELAY_HOLD_STEP a report, never staying over what the pace binds), so
+ *   admissions only replace leaving visitors; in slow start, CSS_ROUNDS such reports in a row end it
  *   (HyStart++'s conservative slow start, RFC 9406 section 4.3, holding instead of growing).
  * - **not binding** (the pace would not fill it within BIND_HORIZON_S): slow start keeps it,
  *   congestion avoidance follows the load down to (1 + LIMIT_HEADROOM) x what would bind it.
@@ -201,8 +211,13 @@ export function growthStep(i: GrowthInput): GrowthStep {
   const step = Math.max(1, Math.ceil(i.maxPerMinute * INCREASE_SHARE));
   const nearTarget = u >= GROW_BELOW;
   const grownRate = nearTarget ? rate : phase.slowStart ? Math.max(rate + step, rate * (2 - u)) : rate + step;
+  // What the pace would fill before the next report: the limit's use.
+  const binding = i.inFlight + (rate / 60) * BIND_HORIZON_S;
+  const follow = Math.max(INITIAL_LIMIT, ceil(binding * (1 + LIMIT_HEADROOM)));
   if (nearTarget || delayRise(i.p99Ms, i.floorMs, i.targetP99Ms)) {
-    const limit = Math.min(current, Math.max(INITIAL_LIMIT, ceil(i.inFlight * (1 + DELAY_HOLD_HEADROOM))));
+    const atLoad = Math.max(INITIAL_LIMIT, ceil(i.inFlight * (1 + DELAY_HOLD_HEADROOM)));
+    const stepped = Math.floor(current * (1 - DELAY_HOLD_STEP));
+    const limit = Math.min(current, nearTarget ? atLoad : Math.max(atLoad, Math.min(stepped, follow)));
     const rounds = phase.slowStart ? phase.cssRounds + 1 : 0;
     const over = phase.slowStart && rounds >= CSS_ROUNDS;
     const cause = nearTarget ? 'near target' : `p99 ${(i.p99Ms / i.floorMs!).toFixed(1)} x its floor of ${fmt(i.floorMs!)} ms`;
@@ -217,12 +232,10 @@ export function growthStep(i: GrowthInput): GrowthStep {
   const inCss = phase.slowStart && phase.cssRounds > 0;
   const risePassed = i.floorMs === null || i.p99Ms <= CSS_RESUME * i.floorMs;
   const resumed: Partial<GrowthPhase> = inCss && risePassed ? { cssRounds: 0 } : {};
-  const binding = i.inFlight + (rate / 60) * BIND_HORIZON_S;
   if (binding < current) {
     // Slow start keeps its limit (at most SLOW_START_GROWTH x the load it last bound at), so the
     // pace can fill it between two reports; congestion avoidance follows the load.
     if (phase.slowStart) return { ratePerMinute: grownRate, limit: current, why: '', phase: resumed };
-    const follow = Math.max(INITIAL_LIMIT, ceil(binding * (1 + LIMIT_HEADROOM)));
     const limit = Math.min(current, follow);
     return { ratePerMinute: grownRate, limit, why: limit < current ? ', limit follows the load' : '', phase: resumed };
   }

@@ -7,6 +7,7 @@ import type { HealthReport } from '../../durable-objects/waiting-room/health-sig
 import {
   CSS_ROUNDS,
   DELAY_HOLD_HEADROOM,
+  DELAY_HOLD_STEP,
   FLOOR_WINDOW_MS,
   KNEE_BACKOFF,
   delayRise,
@@ -23,7 +24,8 @@ describe('the delay gradient: p99 against its floor', () => {
     const s = state({ activeLimit: 410, slowStart: true, ratePerMinute: 600 });
     const r = report({ p99LatencyMs: 102, activeBuyers: 225, sampleCount: 1000 });
     const d = nextReleaseRate(s, { origin: r, gateway: quiet, active: 225, pending: 20, floorP99Ms: 36 }, bounds, NOW);
-    expect(d.state.activeLimit).toBe(Math.ceil(245 * (1 + DELAY_HOLD_HEADROOM)));
+    // What the pace binds: 245 in flight + 600/min x 2 s, with the headroom of a limit that follows the load.
+    expect(d.state.activeLimit).toBe(Math.ceil((245 + 20) * (1 + DELAY_HOLD_HEADROOM)));
     expect(d.state).toMatchObject({ slowStart: true, cssRounds: 1, lastCutAtMs: 0 });
     expect(d.reason).toMatch(/p99 2\.8 x its floor of 36 ms: limit held at the load, conservative slow start 1\/5/);
   });
@@ -106,7 +108,37 @@ describe('the delay gradient: p99 against its floor', () => {
       bounds,
       NOW,
     );
-    expect(d.state).toMatchObject({ activeLimit: Math.floor(132 * KNEE_BACKOFF), overloadLimit: 122 });
+    expect(d.state).toMatchObject({ activeLimit: Math.floor(122 * KNEE_BACKOFF), overloadLimit: 122 });
+  });
+
+  // Failing input (sim:control seed 13): the back-off from active + unclaimed (163 -> 110 with 113
+  // active) stayed over the once-per-climb bound, and the same window's next report backed off again.
+  it('backs off from the active visitors, so the same window does not back off twice', () => {
+    const s = state({ activeLimit: 163, ratePerMinute: 600, slowStart: false });
+    const report1 = { origin: report({ p99LatencyMs: 127 }), gateway: quiet, active: 113, pending: 9, floorP99Ms: 20 };
+    const d = nextReleaseRate(s, report1, bounds, NOW);
+    expect(d.state).toMatchObject({ activeLimit: Math.floor(113 * KNEE_BACKOFF), overloadLimit: 113 });
+    const later = { ...report1, origin: report({ p99LatencyMs: 257, reportedAtMs: NOW + 2000 }), active: 102 };
+    const next = nextReleaseRate(d.state, later, bounds, NOW + 2000);
+    expect(next.state.overloadLimit).toBe(113);
+    expect(next.reason ?? '').not.toMatch(/knee/);
+  });
+
+  // Failing input (bench:control, healthy origin, short visits): a slow spell of the shared machine
+  // at p99 2.4-3.0 x its floor with 20 visitors active held the limit at each report's load,
+  // 49 -> 31 -> 14 -> 10, and the row admitted 0.75 x its maximum.
+  it('on a delay rise the limit falls toward the load by at most DELAY_HOLD_STEP a report, from what the pace binds', () => {
+    let s = state({ activeLimit: 49, ratePerMinute: 600, slowStart: false });
+    const limits: number[] = [];
+    for (let k = 1; k <= 3; k++) {
+      const now = NOW + k * 2000;
+      const signals = { origin: report({ p99LatencyMs: 191, reportedAtMs: now }), gateway: quiet, active: 3, pending: 9, floorP99Ms: 81 };
+      s = nextReleaseRate(s, signals, bounds, now).state;
+      limits.push(s.activeLimit);
+    }
+    // First to what the pace binds (3 + 9 in flight + 600/min x 2 s, x1.1), then by DELAY_HOLD_STEP.
+    const step = (l: number) => Math.floor(l * (1 - DELAY_HOLD_STEP));
+    expect(limits).toEqual([36, step(36), step(step(36))]);
   });
 
   it('a floor of a few ms does not stop growth on noise: the rise must also be DELAY_MIN_RISE of the target', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SIM_SEEDS, TARGETS, judgeSeed, targetTable } from '../helpers/control-targets';
 
 describe('release targets over 20 seeded simulations (knee, cliff, visit length, no-shows, report jitter varied)', () => {
-  it('never crosses the cliff, finds the capacity within 20 s, settles after a halving and recovers within 30 s in every seed', () => {
+  it('never crosses the cliff, finds the capacity within 20 s and admits 0.90 x it, settles after a halving and recovers within 30 s in every seed', () => {
     const vs = SIM_SEEDS.map((seed) => judgeSeed(seed));
     console.log(targetTable(vs).join('\n'));
     for (const v of vs) {
@@ -19,10 +19,8 @@ describe('release targets over 20 seeded simulations (knee, cliff, visit length,
       // What the origin is spared, its visitors wait for at the edge: never near the p99 target.
       expect(v.edgeWaitMs, seed).toBeLessThanOrEqual(1_500);
     }
-    // The misses the docs explain: a burst the edge absorbed, read as the knee, holds the admissions
-    // of seeds 6 and 13 at 0.85-0.88 of the capacity while the limit creeps back.
-    expect(vs.filter((v) => v.met).length).toBeGreaterThanOrEqual(18);
-    expect(Math.min(...vs.map((v) => v.healthyShare))).toBeGreaterThanOrEqual(0.8);
+    for (const v of vs) expect(v.healthyShare, `seed ${v.c.seed}`).toBeGreaterThanOrEqual(TARGETS.share);
+    expect(vs.filter((v) => !v.met).map((v) => v.c.seed)).toEqual([]);
   }, 120_000);
 
   it('without the edge limit the same crowds cross the cliff: bursts put every admitted visitor in service at once', () => {
