@@ -5,6 +5,7 @@
 // the stage before it (in-isolate clocks advance only at I/O and are too coarse for a few us).
 import { originPullKey } from '../contracts/hmac';
 import { ADMISSION_HEADER, ORIGIN_PULL_HEADER } from '../contracts/names';
+import { edgeAsk } from '../src/lib/edge-wait';
 import { VIA, proxyToOrigin } from '../src/lib/proxy';
 import { RoomTableCache, directorySource } from '../src/lib/room-table';
 import { RoomMatches } from '../src/lib/room-matches';
@@ -73,10 +74,11 @@ export async function runAdmittedStage(stage: number, n: number, input: Admitted
       };
       ({ claims, token } = await readAdmission(r, eventId, Date.now()));
     }
+    const gate = stage >= 6 ? { gate: edgeAsk(env, ctx, eventId, claims.visitorId) } : {};
     const origin =
       stage >= 5
-        ? await proxyToOrigin(request, env, token, { eventId, url })
+        ? await proxyToOrigin(request, env, token, { eventId, url, ...gate })
         : await env.ORIGIN.fetch(stage >= 3 ? rebuilt(request, stage >= 4 ? token : null) : request);
-    await drain(stage >= 6 ? await admittedAnswer(env, request.url, eventId, claims.visitorId, origin, []) : origin);
+    await drain(stage >= 7 ? await admittedAnswer(env, request.url, eventId, claims.visitorId, origin, []) : origin);
   }
 }

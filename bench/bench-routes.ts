@@ -15,6 +15,7 @@ export const ADMITTED_STAGES = [
   '+ a new request (headers copied) instead of the incoming',
   '+ the fields the origin gets (Via, X-Forwarded-*, keys)',
   '+ proxyToOrigin (field removal, origin timeout)',
+  '+ the edge limit (a place in flight, the round trip)',
   '+ admittedAnswer (the answer the browser gets)',
   'whole request through the gateway (app.ts fast path)',
 ] as const;
