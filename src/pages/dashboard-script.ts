@@ -10,8 +10,11 @@ export const DASHBOARD_SCRIPT = `
   // formEtag: the version the bounds form shows; a save names it (If-Match): nobody's change is overwritten.
   let current = null, stickyUntil = 0, dirty = false, formEtag = null, sso = false;
   async function api(method, path, body, raw, headers) {
-    const r = await fetch('/_wr/admin' + path, { method, headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body) });
-    if (r.status === 401 && token) signOut('Signed out: the token was refused');
+    const sent = token;
+    const r = await fetch('/_wr/admin' + path, { method, headers: { authorization: 'Bearer ' + sent, 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body) });
+    // Only a refusal of the token in use signs out: a slow 401 to a request sent before sign-in
+    // (without a token, or with an older one) says nothing about the token the page holds now.
+    if (r.status === 401 && sent && sent === token) signOut('Signed out: the token was refused');
     if (raw) return { ok: r.ok, text: await r.text() };
     const data = await r.json().catch(() => ({}));
     return { ok: r.ok, data, status: r.status, etag: r.headers.get('etag') };
