@@ -38,9 +38,11 @@ export type ReturnDecision = { ok: true; seatIds: string[]; refundNow: boolean }
  * (`RESALE_OFF`); the hold is SOLD (`PAYMENT_NOT_SETTLED` while payment may still go either way,
  * `HOLD_NOT_ACTIVE` for a released or expired hold); the clock is before the return deadline
  * (`RETURN_DEADLINE_PASSED`); every asked seat is one of the order's numbered seats
- * (`SEATS_NOT_IN_ORDER`; tier places cannot be returned); no earlier return of the order waits for
- * its refund (`RETURN_IN_PROGRESS`: two returns at once); no asked seat was returned before
- * (`ORDER_ALREADY_RETURNED`). Replays of the same idempotency key are settled before this is asked.
+ * (`SEATS_NOT_IN_ORDER`; tier places cannot be returned); no asked seat is in an earlier return
+ * still waiting for its refund (`RETURN_IN_PROGRESS`: the same seats returned twice, as two
+ * requests at once with different keys do) or refunded (`ORDER_ALREADY_RETURNED`). Other seats of
+ * the order may be returned while an earlier return waits for its resale. Replays of the same
+ * idempotency key are settled before this is asked.
  */
 export function decideReturn(f: ReturnFacts): ReturnDecision {
   if (!f.rules) return no('RESALE_OFF', 'this event takes no returns');
@@ -53,8 +55,9 @@ export function decideReturn(f: ReturnFacts): ReturnDecision {
   const foreign = asked.filter((s) => !own.has(s));
   if (foreign.length > 0 || new Set(asked).size !== asked.length)
     return no('SEATS_NOT_IN_ORDER', `seats not in this order (or listed twice): ${foreign.join(', ') || 'a duplicate'}`);
-  if (f.returned.some((r) => !r.settled))
-    return no('RETURN_IN_PROGRESS', 'an earlier return of this order is still waiting for its refund');
+  const waiting = f.returned.filter((r) => !r.settled && (asked.length === 0 || asked.includes(r.seatId)));
+  if (waiting.length > 0)
+    return no('RETURN_IN_PROGRESS', `already returned, waiting for the refund: ${waiting.map((r) => r.seatId).join(', ')}`);
   if (asked.length === 0 || asked.some((s) => f.returned.some((r) => r.seatId === s)))
     return no('ORDER_ALREADY_RETURNED', 'these seats were already returned');
   return { ok: true, seatIds: [...asked].sort(), refundNow: f.rules.refund === 'at_once' };

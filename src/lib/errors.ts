@@ -142,7 +142,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; title: string }> =
   RETURN_DEADLINE_PASSED: { status: 409, title: "The organizer's return deadline has passed" },
   SEATS_NOT_IN_ORDER: { status: 422, title: 'A seat to return is not one of the order' },
   ORDER_ALREADY_RETURNED: { status: 409, title: 'The seats were already returned' },
-  RETURN_IN_PROGRESS: { status: 409, title: 'An earlier return of this order is still waiting for its refund' },
+  RETURN_IN_PROGRESS: { status: 409, title: 'These seats were returned already and wait for their refund' },
   PAYMENT_NOT_SETTLED: { status: 409, title: "The order's payment is not settled" },
   OFFER_NOT_FOUND: { status: 404, title: 'No such offer' },
   OFFER_LAPSED: { status: 409, title: 'The offer lapsed' },

@@ -152,6 +152,22 @@ describe('resale', () => {
     await checkInvariants(inv);
   });
 
+  it("takes a return of the order's other seats while an earlier return waits for its resale", async () => {
+    // The failing input: a second return of the same order was refused RETURN_IN_PROGRESS until the
+    // first one's seats were resold, so an order whose returned seat nobody bought could never
+    // return another.
+    const { inv, ann } = await soldOut();
+    expect(await inv.returnSeats(ann, ['A1'], 'first')).toMatchObject({ kind: 'ok' });
+    expect(await inv.returnSeats(ann, ['A1'], 'again')).toMatchObject({ kind: 'refused', code: 'RETURN_IN_PROGRESS' });
+    expect(await inv.returnSeats(ann, ['A2'], 'second')).toMatchObject({
+      kind: 'ok',
+      return: { seats: [{ seatId: 'A2', refunded: false }] },
+    });
+    expect(await inv.returnSeats(ann, null, 'third')).toMatchObject({ kind: 'refused', code: 'RETURN_IN_PROGRESS' });
+    expect(await feedKinds(inv)).toEqual(['return', 'return']);
+    await checkInvariants(inv);
+  });
+
   it('refuses bad returns with a code and changes nothing', async () => {
     const { inv, ann } = await soldOut();
     const held = await inv.hold('cid', { seatIds: ['A1'] }, 'x');
@@ -161,7 +177,7 @@ describe('resale', () => {
     expect(await inv.returnSeats('nope', null, 'k2')).toEqual({ kind: 'not_found' });
     expect(await inv.returnSeats(ann, ['A1'], 'k3')).toMatchObject({ kind: 'ok' });
     expect(await inv.returnSeats(ann, ['A2'], 'k3')).toMatchObject({ kind: 'refused', code: 'IDEMPOTENCY_KEY_REUSED' });
-    expect(await inv.returnSeats(ann, ['A2'], 'k4')).toMatchObject({ kind: 'refused', code: 'RETURN_IN_PROGRESS' });
+    expect(await inv.returnSeats(ann, ['A1'], 'k4')).toMatchObject({ kind: 'refused', code: 'RETURN_IN_PROGRESS' });
     await setClock(inv, RESALE.returnDeadlineMs);
     expect(await inv.returnSeats(ann, ['A2'], 'k5')).toMatchObject({ kind: 'refused', code: 'RETURN_DEADLINE_PASSED' });
     expect(await feedKinds(inv)).toEqual([...before, 'return']);

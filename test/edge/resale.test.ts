@@ -54,7 +54,7 @@ describe('resale over HTTP', () => {
     const before = await state(eventId);
 
     expectProblem(await ret(ann, { seatIds: ['A3'], idempotencyKey: 'k1' }), 422, 'SEATS_NOT_IN_ORDER');
-    expectProblem(await ret(bob, { seatIds: ['A3'], idempotencyKey: 'k2' }), 409, 'RETURN_IN_PROGRESS');
+    expectProblem(await ret(bob, { seatIds: ['A4'], idempotencyKey: 'k2' }), 409, 'RETURN_IN_PROGRESS');
     expectProblem(await ret(bob, { seatIds: ['A3'], idempotencyKey: 'first' }), 422, 'IDEMPOTENCY_KEY_REUSED');
     expectProblem(await ret('no-such-hold', { idempotencyKey: 'k3' }), 404, 'HOLD_NOT_FOUND');
     expectProblem(await ret(ann, { seatIds: [], idempotencyKey: 'k4' }), 400, 'INVALID_REQUEST');

@@ -30,8 +30,13 @@ describe('decideReturn', () => {
     ['a seat is listed twice', facts({ asked: ['A1', 'A1'] }), 'SEATS_NOT_IN_ORDER'],
     ['the order is of tier places', facts({ hold: { ...sold, kind: 'tier', seatIds: [] } }), 'SEATS_NOT_IN_ORDER'],
     [
-      'an earlier return waits for its refund',
-      facts({ returned: [{ seatId: 'A1', settled: false }], asked: ['A2'] }),
+      'a seat is in an earlier return still waiting for its refund',
+      facts({ returned: [{ seatId: 'A1', settled: false }], asked: ['A2', 'A1'] }),
+      'RETURN_IN_PROGRESS',
+    ],
+    [
+      'every seat not refunded is in an earlier return',
+      facts({ returned: [{ seatId: 'A1', settled: false }, ...['A2', 'A3'].map((seatId) => ({ seatId, settled: true }))] }),
       'RETURN_IN_PROGRESS',
     ],
     ['the seat was returned before', facts({ returned: [{ seatId: 'A1', settled: true }], asked: ['A1'] }), 'ORDER_ALREADY_RETURNED'],
@@ -48,6 +53,10 @@ describe('decideReturn', () => {
     expect(decideReturn(facts({ asked: ['A3', 'A1'] }))).toEqual({ ok: true, seatIds: ['A1', 'A3'], refundNow: false });
     const rest = facts({ returned: [{ seatId: 'A1', settled: true }], rules: { ...RULES, refund: 'at_once' } });
     expect(decideReturn(rest)).toEqual({ ok: true, seatIds: ['A2', 'A3'], refundNow: true });
+    // An earlier return waiting for its resale does not stop a return of the order's other seats.
+    const pending = facts({ returned: [{ seatId: 'A1', settled: false }] });
+    expect(decideReturn(pending)).toEqual({ ok: true, seatIds: ['A2', 'A3'], refundNow: false });
+    expect(decideReturn({ ...pending, asked: ['A3'] })).toEqual({ ok: true, seatIds: ['A3'], refundNow: false });
   });
 });
 
@@ -256,6 +265,7 @@ describe('resale over random interleavings', () => {
     const first = m.returnSeatsOf(h.ref!, ['A1'], 'key');
     expect(m.returnSeatsOf(h.ref!, ['A1'], 'key')).toEqual(first);
     expect(m.returnSeatsOf(h.ref!, ['A2'], 'key')).toEqual({ ok: false, code: 'IDEMPOTENCY_KEY_REUSED' });
-    expect(m.returnSeatsOf(h.ref!, ['A2'], 'other')).toEqual({ ok: false, code: 'RETURN_IN_PROGRESS' });
+    expect(m.returnSeatsOf(h.ref!, ['A1'], 'other')).toEqual({ ok: false, code: 'RETURN_IN_PROGRESS' });
+    expect(m.returnSeatsOf(h.ref!, ['A2'], 'other')).toMatchObject({ ok: true });
   });
 });
