@@ -1,7 +1,9 @@
 // The stand-in site's side of returns and the waitlist (docs/how-to/returns-and-waitlist.md): the
-// buyer's "return my tickets" on the confirmation page (behind the admission check, like the
-// orders), and the page where a waitlisted buyer takes an offer (`resale.offerPath` =
-// `/offers/events/{eventId}`, outside the room: the buyer on the sold-out page is not admitted).
+// buyer's "return my tickets" on the confirmation page, and the page where a waitlisted buyer takes
+// an offer (`resale.offerPath` = `/offers/events/{eventId}`). Both are outside the room: a paid
+// checkout ends the buyer's admission, and the buyer on the sold-out page is not admitted. This
+// site has no sign-in, so the order id (a random UUID, shown only to its buyer) and the offer's
+// hold id (sent only to its account) stand for the buyer, as an emailed link would.
 import type { Hono } from 'hono';
 import type { ResaleClient } from '../origin-sdk/src/index';
 import type { CheckoutEngine } from './checkout';
@@ -43,7 +45,7 @@ ${
 }
 
 /**
- * Registers `POST /events/{eventId}/orders/{orderId}/return` (the buyer's own paid order; body
+ * Registers `POST /orders/events/{eventId}/{orderId}/return` (an order of this event; body
  * `{ seatIds?, idempotencyKey }`, one key per intended return, so a retried click is not a second
  * return) and the offer page `GET|POST /offers/events/{eventId}?hold=`. A return answers
  * `{ return }` (its seats, face values, `refund` policy, each seat's `refunded`), or the gateway's
@@ -53,9 +55,9 @@ ${
  * the buyer's, as an emailed one would be), accepts it and pays it through the ordinary checkout.
  */
 export function resaleRoutes(app: Hono<Env>, s: ResaleParts): void {
-  app.post('/events/:eventId/orders/:orderId/return', async (c) => {
+  app.post('/orders/events/:eventId/:orderId/return', async (c) => {
     const order = s.store.order(c.req.param('orderId'));
-    if (!order || order.account !== c.var.account) return c.json({ code: 'NOT_FOUND', detail: 'no such order of yours' }, 404);
+    if (!order) return c.json({ code: 'NOT_FOUND', detail: 'no such order' }, 404);
     const body = (await c.req.json().catch(() => null)) as { seatIds?: unknown; idempotencyKey?: unknown } | null;
     const seatIds = body?.seatIds;
     const seatsOk =

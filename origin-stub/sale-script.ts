@@ -233,7 +233,7 @@ export const SALE_SCRIPT = `
     const boxes = [...$('r-seats').querySelectorAll('input:checked:not(:disabled)')];
     if (boxes.length === 0) { $('r-result').textContent = t.returnPick; return; }
     $('returnBtn').disabled = true;
-    const r = await api('POST', '/events/' + eventId + '/orders/' + encodeURIComponent(returning.orderId) + '/return', { seatIds: boxes.map((b) => b.value), idempotencyKey: returnKey });
+    const r = await api('POST', '/orders/events/' + eventId + '/' + encodeURIComponent(returning.orderId) + '/return', { seatIds: boxes.map((b) => b.value), idempotencyKey: returnKey });
     $('returnBtn').disabled = false;
     if (r.status !== 503) returnKey = crypto.randomUUID();
     if (!r.ok) { $('r-result').textContent = t['r_' + r.data.code] || fill('returnFailed', { detail: r.data.detail || r.data.code || r.status }); return; }

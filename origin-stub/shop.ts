@@ -18,7 +18,7 @@ import { SHOP_MIGRATIONS, SqlProviderLedger, SqlShopStore } from './shop-store';
 /** The gateway as the stub reaches it: the GATEWAY service binding. */
 const GATEWAY_URL = 'https://gateway';
 /** Event ids in the stub's paths (sale pages, checkout, webhooks; the operator API under /admin). */
-const EVENT_PATH = /^\/(?:admin\/|offers\/)?events\/([a-z0-9][a-z0-9-]{0,63})/;
+const EVENT_PATH = /^\/(?:admin\/|offers\/|orders\/)?events\/([a-z0-9][a-z0-9-]{0,63})/;
 /** The answer to a request whose client gave up during its service (nginx's 499; nobody reads it). */
 const CLIENT_GONE_STATUS = 499;
 

@@ -1,6 +1,7 @@
 // The waitlist on a sold-out visitor's status and waiting page: the join form (a plain form post,
 // same-origin only, answered with a 303 back to the page), the place, an offer with its seats,
-// price, fee, deadline and the origin's page to take it, and the offer's lapse.
+// price, fee, deadline and the origin's page to take it, and the offer's lapse, counted by the
+// report and the dashboard's event read.
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import type { Inventory } from '../../durable-objects/inventory/inventory';
 import type { WaitlistStatus } from '../../src/lib/waitlist-status';
 import { Visitor, createEvent, freshEventId } from '../helpers/client';
 import { BASE, signedCall } from '../helpers/gateway';
+import { organizer } from '../helpers/channels';
 
 const DEADLINE = new Date(Date.now() + 30 * 86_400_000).toISOString();
 const RESALE = { returnDeadline: DEADLINE, offerSeconds: 60, feeMinor: 250, offerPath: '/offers' };
@@ -111,6 +113,11 @@ describe('the waitlist on the status and the waiting page', () => {
     const again = await (await visitor.fetch(`/events/${eventId}/`)).text();
     expect(again).toContain('data-testid="wlInfo">Your offer lapsed');
     expect(again.match(/<form id="wlForm"[^>]*>/)?.[0]).not.toContain('hidden');
+
+    // The report and the dashboard's event read count the return, the offers made and the lapse.
+    const counts = { returns: 1, returnedSeats: 2, offersMade: 2, offersTaken: 0, offersLapsed: 1, resoldSeats: 0 };
+    expect((await organizer<{ resale: unknown }>('GET', `/events/${eventId}/report`)).body.resale).toMatchObject(counts);
+    expect((await organizer<{ inventory: { resale: unknown } }>('GET', `/events/${eventId}`)).body.inventory.resale).toMatchObject(counts);
   });
 
   it('an event without resale has no waitlist on its status, and a forged entry cookie shows nothing', async () => {
