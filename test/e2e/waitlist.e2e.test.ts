@@ -80,7 +80,7 @@ describe('waitlist and resale in the browser', () => {
     expect(await axe.violations(waiter, 'waiting page, sold out with the waitlist form (en, 320 px)')).toEqual([]);
     await waiter.fill('#wlQty', '1');
     await waiter.click('[data-testid="wlForm"] button');
-    await expect.poll(() => waiter.textContent('[data-testid="wlPlace"]')).toBe('You are #1 on the waitlist for 1 seats.');
+    await expect.poll(() => waiter.textContent('[data-testid="wlPlace"]')).toBe('You are #1 on the waitlist. Seats asked for: 1.');
     expect(waiter.url()).toBe(url);
     await shot(waiter, 'waitlist-place-en-320');
 

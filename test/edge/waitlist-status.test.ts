@@ -78,6 +78,9 @@ describe('the waitlist on the status and the waiting page', () => {
       status: 303,
       location: `/events/${eventId}/?lang=fr`,
     });
+    // Joining again answers the same entry; a page from another host is never the way back.
+    const replay = await form(visitor, eventId, 'quantity=2', { referer: 'https://elsewhere.example/events/x/' });
+    expect({ status: replay.status, location: replay.headers.get('location') }).toEqual({ status: 303, location: '/' });
     expect(
       await signedCall('POST', `/_wr/origin/events/${eventId}/waitlist`, JSON.stringify({ account: 'cid', quantity: 2 })),
     ).toMatchObject({

@@ -90,7 +90,7 @@ export const DE: Messages = {
   wlOpen: 'Tickets, die Käufer zurückgeben, werden der Warteliste der Reihe nach zum Originalpreis angeboten.',
   wlJoin: 'Auf die Warteliste',
   wlSeats: 'Plätze',
-  wlPlace: 'Sie sind Nr. {n} auf der Warteliste für {q} Plätze.',
+  wlPlace: 'Sie sind Nr. {n} auf der Warteliste. Gewünschte Plätze: {q}.',
   wlOffer: 'Zurückgegebene Plätze sind für Sie reserviert: {seats}. Preis {price}, davon Gebühr {fee}.',
   wlOfferLeft: 'Bitte innerhalb von {t} kaufen.',
   wlTake: 'Angebot annehmen',

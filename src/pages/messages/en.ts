@@ -87,7 +87,7 @@ export const EN: Messages = {
   wlOpen: 'Tickets that buyers return are offered to the waitlist in order, at face value.',
   wlJoin: 'Join the waitlist',
   wlSeats: 'Seats',
-  wlPlace: 'You are #{n} on the waitlist for {q} seats.',
+  wlPlace: 'You are #{n} on the waitlist. Seats asked for: {q}.',
   wlOffer: 'Returned seats are held for you: {seats}. Price {price}, including a fee of {fee}.',
   wlOfferLeft: 'Take them within {t}.',
   wlTake: 'Take the offer',

@@ -86,7 +86,7 @@ export const ES: Messages = {
   wlOpen: 'Las entradas que devuelven los compradores se ofrecen a la lista de espera por orden, a su precio original.',
   wlJoin: 'Unirse a la lista de espera',
   wlSeats: 'Entradas',
-  wlPlace: 'Eres el n.º {n} de la lista de espera para {q} entradas.',
+  wlPlace: 'Eres el n.º {n} de la lista de espera. Entradas pedidas: {q}.',
   wlOffer: 'Te reservamos asientos devueltos: {seats}. Precio {price}, con una comisión de {fee}.',
   wlOfferLeft: 'Cómpralos antes de {t}.',
   wlTake: 'Aceptar la oferta',

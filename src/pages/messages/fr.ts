@@ -89,7 +89,7 @@ export const FR: Messages = {
   wlOpen: "Les billets rendus par leurs acheteurs sont proposés à la liste d'attente dans l'ordre, au prix d'origine.",
   wlJoin: "Rejoindre la liste d'attente",
   wlSeats: 'Places',
-  wlPlace: "Vous êtes n° {n} sur la liste d'attente pour {q} places.",
+  wlPlace: "Vous êtes n° {n} sur la liste d'attente. Places demandées : {q}.",
   wlOffer: 'Des places rendues vous sont réservées : {seats}. Prix {price}, dont {fee} de frais.',
   wlOfferLeft: 'Achetez-les dans les {t}.',
   wlTake: "Accepter l'offre",

@@ -88,7 +88,7 @@ export const IT: Messages = {
   wlOpen: "I biglietti restituiti dagli acquirenti sono offerti alla lista d'attesa in ordine, al prezzo originale.",
   wlJoin: "Entra in lista d'attesa",
   wlSeats: 'Posti',
-  wlPlace: "Sei il n. {n} in lista d'attesa per {q} posti.",
+  wlPlace: "Sei il n. {n} in lista d'attesa. Posti richiesti: {q}.",
   wlOffer: 'Ti teniamo dei posti restituiti: {seats}. Prezzo {price}, di cui {fee} di commissione.',
   wlOfferLeft: 'Acquistali entro {t}.',
   wlTake: "Accetta l'offerta",

@@ -86,7 +86,7 @@ export const PT_BR: Messages = {
   wlOpen: 'Ingressos devolvidos pelos compradores são oferecidos à lista de espera, em ordem, pelo preço original.',
   wlJoin: 'Entrar na lista de espera',
   wlSeats: 'Lugares',
-  wlPlace: 'Você é o nº {n} na lista de espera para {q} lugares.',
+  wlPlace: 'Você é o nº {n} na lista de espera. Lugares pedidos: {q}.',
   wlOffer: 'Lugares devolvidos estão reservados para você: {seats}. Preço {price}, com taxa de {fee}.',
   wlOfferLeft: 'Compre em até {t}.',
   wlTake: 'Aceitar a oferta',
