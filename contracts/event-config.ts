@@ -89,6 +89,8 @@ export interface ResaleRules {
   refund: 'on_resale' | 'at_once';
   /** Path on the origin that gets a signed webhook for each offer (resale-webhook.ts); absent = the feed only. */
   webhookPath?: string;
+  /** Path on the origin where a waitlisted buyer takes an offer (the waiting page links to it with `?hold=`); absent = no link. */
+  offerPath?: string;
 }
 
 /** A general-admission tier: places without numbers, sold by quantity. Prices in minor units. */
@@ -210,6 +212,7 @@ export function splitConfig(eventId: string, input: EventConfigInput): { queue: 
               feeMinor: input.resale.feeMinor,
               refund: input.resale.refund,
               ...(input.resale.webhookPath ? { webhookPath: input.resale.webhookPath } : {}),
+              ...(input.resale.offerPath ? { offerPath: input.resale.offerPath } : {}),
             },
           }
         : {}),
@@ -257,6 +260,7 @@ export function joinConfig(queue: QueueConfig, inventory: InventoryConfig): Omit
             feeMinor: inventory.resale.feeMinor,
             refund: inventory.resale.refund,
             ...(inventory.resale.webhookPath ? { webhookPath: inventory.resale.webhookPath } : {}),
+            ...(inventory.resale.offerPath ? { offerPath: inventory.resale.offerPath } : {}),
           },
         }
       : {}),

@@ -28,7 +28,7 @@ const DEFAULT_MAX_ERROR_RATE = 0.02;
 export const DEFAULT_HOLD_TARGET_P99_MS = 300;
 /** Default payment grace: how long a PAYMENT_PENDING hold waits for the origin's answer, in seconds. */
 export const DEFAULT_PAYMENT_GRACE_S = 120;
-/** A webhook path on the origin: absolute, no query, at most 200 characters (`resale.webhookPath`). */
+/** A path on the origin: absolute, no query, at most 200 characters (`resale.webhookPath`, `resale.offerPath`). */
 const WEBHOOK_PATH_PATTERN = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,199}$/;
 /** How long an offer to a waitlisted account stays open by default (`resale.offerSeconds`), in seconds. */
 const DEFAULT_OFFER_S = 900;
@@ -156,6 +156,7 @@ export const eventConfigInput = z.lazy(() =>
           feeMinor: z._default(wholeNumber(0, 100_000_000), 0),
           refund: z._default(z.enum(['on_resale', 'at_once']), 'on_resale'),
           webhookPath: z.optional(z.string().check(z.regex(WEBHOOK_PATH_PATTERN))),
+          offerPath: z.optional(z.string().check(z.regex(WEBHOOK_PATH_PATTERN))),
         }),
       ),
       admissionTtlSeconds: z._default(wholeNumber(30, 7_200), DEFAULT_ADMISSION_TTL_S),

@@ -84,6 +84,16 @@ export const MESSAGE_SLOTS = {
   findRank: [],
   drawRank: ['id', 'rank', 'total'],
   drawNotIn: ['id'],
+  wlOpen: [],
+  wlJoin: [],
+  wlSeats: [],
+  wlPlace: ['n', 'q'],
+  wlOffer: ['fee', 'price', 'seats'],
+  wlOfferLeft: ['t'],
+  wlTake: [],
+  wlTakeElse: [],
+  wlLapsed: [],
+  wlTaken: [],
 } as const satisfies Record<string, readonly string[]>;
 
 /** A key of the pages' words. */

@@ -79,3 +79,28 @@ export type ResaleDatum = string | number | boolean | null | string[];
 
 /** `resaleRead` outcome: the waitlist page, or the resale feed page (`feed`). */
 export type ResaleReadAnswer = WaitlistAnswer | { kind: 'feed'; events: ResaleEvent[] };
+
+/** An offer as its account sees it: the held seats, the total price (face values plus fees), the fees, the deadline (epoch ms). */
+export interface OfferView {
+  holdId: string;
+  seatIds: string[];
+  priceMinor: number;
+  feeMinor: number;
+  currency: string;
+  expiresAtMs: number;
+}
+
+/**
+ * `waitlistPlace` outcome: whether the waitlist takes entries now (`open`: nothing on sale), the
+ * origin's page for taking an offer (`offerPath`), and the asked entry: its state, its place
+ * among the accounts still waiting (1 = next; null unless WAITING), and its offer while OFFERED.
+ * `off`: the event has no resale (or no own Inventory).
+ */
+export type WaitlistPlaceAnswer =
+  | { kind: 'off' }
+  | {
+      kind: 'ok';
+      open: boolean;
+      offerPath: string | null;
+      entry: { entryId: number; state: EntryState; quantity: number; place: number | null; offer: OfferView | null } | null;
+    };

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 // In your own project: `from '@waiting-room/origin-sdk'` and `'@waiting-room/origin-sdk/hono'`.
-import { GatewayClient, HealthReporter, ORIGIN_PULL_HEADER, fromGateway, revokeSession, type Hold } from '../origin-sdk/src/index.ts';
+import { HealthReporter, ORIGIN_PULL_HEADER, ResaleClient, fromGateway, revokeSession, type Hold } from '../origin-sdk/src/index.ts';
 import { admissionMiddleware, healthMiddleware, type AdmissionVariables } from '../origin-sdk/src/hono.ts';
 
 /** Settings of the example origin (from the environment in server.ts). */
@@ -59,7 +59,8 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
     secret: cfg.secret,
     ...(cfg.reportIntervalMs ? { intervalMs: cfg.reportIntervalMs } : {}),
   });
-  const gateway = new GatewayClient({ gatewayUrl: cfg.gatewayUrl, eventId: cfg.eventId, secret: cfg.secret });
+  // The hold calls and, for returns, the resale calls (ResaleClient extends the hold client).
+  const gateway = new ResaleClient({ gatewayUrl: cfg.gatewayUrl, eventId: cfg.eventId, secret: cfg.secret });
   const slow = async () => {
     if (cfg.slowMs) await new Promise((r) => setTimeout(r, cfg.slowMs));
   };
@@ -102,6 +103,7 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
           ` <span id="left"></span> <button id="more" hidden>More time</button>` +
           `<p id="warning" aria-live="assertive"></p>` +
           `<p id="message" data-status=""></p>` +
+          `<button id="return" hidden>Return my tickets</button> <span id="returned" role="status"></span>` +
           `<script type="module">${EVENT_SCRIPT.replaceAll('__EVENT__', cfg.eventId)}</script>`,
       ),
       200,
@@ -157,6 +159,23 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
       tickets: sold.hold.seatIds,
     });
   });
+  // "Return my tickets" (docs/how-to/returns-and-waitlist.md): the buyer's own sold hold, returned
+  // through the SDK with the page's key for this return (a retried click is the same return).
+  app.post(`${room}/return`, async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { holdId?: unknown; idempotencyKey?: unknown } | null;
+    if (typeof body?.holdId !== 'string' || !body.holdId || body.holdId.length > 128 || typeof body.idempotencyKey !== 'string')
+      return c.json({ code: 'INVALID_REQUEST', message: 'holdId and idempotencyKey are required' }, 400);
+    const read = await gateway.getHold(body.holdId);
+    if (read.kind === 'no_answer') return c.json({ code: 'NO_ANSWER', message: 'The ticket system did not answer. Try again.' }, 503);
+    if (read.kind !== 'ok' || read.hold.account !== c.var.admission.visitorId)
+      return c.json({ code: 'NOT_FOUND', message: 'This is not an order of yours.' }, 404);
+    const r = await gateway.returnSeats(body.holdId, { idempotencyKey: body.idempotencyKey });
+    if (r.kind === 'no_answer') return c.json({ code: 'NO_ANSWER', message: 'The ticket system did not answer. Try again.' }, 503);
+    if (r.kind === 'refused') return c.json({ code: r.code, message: RETURN_WORDS[r.code] ?? 'The return was refused.' }, 409);
+    const seats = r.value.seats.map((x) => x.seatId).join(', ');
+    const when = r.value.refund === 'at_once' ? 'You are refunded now.' : 'You are refunded when they are resold.';
+    return c.json({ code: 'RETURNED', message: `Returned ${seats}. ${when}`, return: r.value });
+  });
   /** True when the hold is SOLD to `orderId` now (read again from the gateway). */
   async function soldTo(holdId: string, orderId: string): Promise<boolean> {
     const again = await gateway.getHold(holdId);
@@ -164,6 +183,14 @@ export function exampleOrigin(cfg: ExampleOriginConfig): { app: Hono<{ Variables
   }
   return { app, health };
 }
+
+/** What a buyer reads for each refusal of a return. */
+const RETURN_WORDS: Record<string, string> = {
+  RETURN_DEADLINE_PASSED: 'Returns for this event have closed.',
+  ORDER_ALREADY_RETURNED: 'These tickets were already returned.',
+  PAYMENT_NOT_SETTLED: 'Your payment is not settled yet: try again in a moment.',
+  RESALE_OFF: 'This event does not take returns.',
+};
 
 /** The order of a hold: `ord-` and the first 32 hex digits of the hold id's SHA-256 (one order per hold, within the 128 characters an order id may have). */
 async function orderIdOf(holdId: string): Promise<string> {
@@ -241,5 +268,16 @@ document.getElementById('buy').onclick = async () => {
   const body = await res.json();
   if (body.status !== 'PROCESSING') { paying = false; clearInterval(clock); $('left').textContent = ''; }
   show(body.status, body.message);
+  $('return').hidden = body.status !== 'PAID';
+};
+// One key per intended return, kept until answered, so a retried click is the same return.
+let returnKey = null;
+$('return').onclick = async () => {
+  returnKey = returnKey || crypto.randomUUID();
+  const res = await fetch('/events/__EVENT__/return', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ holdId, idempotencyKey: returnKey }) });
+  const body = await res.json().catch(() => ({}));
+  if (res.status < 500) returnKey = null;
+  if (res.ok) $('return').hidden = true;
+  $('returned').textContent = body.message || 'The return did not go through. Try again.';
 };
 `;

@@ -16,7 +16,7 @@ const HOME_PAGE = `<!doctype html>
 </html>
 `;
 
-/** RFC 9457 problem details for a path the stub does not serve (it serves `/`, `/events/{id}/...` and `/admin/events/{id}/...`). */
+/** RFC 9457 problem details for a path the stub does not serve (it serves `/`, `/events/{id}/...`, `/admin/events/{id}/...`, `/webhooks/events/{id}/...`, `/orders/events/{id}/...` and `/offers/events/{id}`). */
 function notFound(path: string): Response {
   const body = {
     type: 'about:blank',
@@ -32,8 +32,8 @@ export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     // Sale pages and checkout under /events/{id}; the operator API under /admin/events/{id}; payment
-    // webhooks under /webhooks/events/{id}, outside the sale's room.
-    const match = /^\/(?:admin\/|webhooks\/)?events\/([a-z0-9][a-z0-9-]{0,63})(\/|$)/.exec(url.pathname);
+    // webhooks, returns and the resale offer page under /webhooks/, /orders/ and /offers/events/{id}, outside the sale's room.
+    const match = /^\/(?:admin\/|webhooks\/|offers\/|orders\/)?events\/([a-z0-9][a-z0-9-]{0,63})(\/|$)/.exec(url.pathname);
     if (url.pathname === '/health') return Response.json({ ok: true });
     // The public keys of the entry tokens this site signs (an event's `entry.jwksPath`), when configured.
     if (url.pathname === ENTRY_JWKS_PATH && env.ENTRY_JWKS)

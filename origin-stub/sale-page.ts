@@ -160,6 +160,10 @@ export function salePage(input: SalePageInput): string {
   #confirm dl { display: grid; grid-template-columns: max-content 1fr; gap: .4rem 1rem; }
   #confirm dt { opacity: .75; }
   #confirm dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+  #returnForm { border-top: 1px solid var(--line); margin-top: 1rem; }
+  #returnForm h3 { font-size: 1.1rem; margin: .8rem 0 .2rem; }
+  #r-seats { border: 0; padding: 0; margin: 0 0 .6rem; display: flex; flex-wrap: wrap; gap: .3rem 1rem; }
+  #returnForm button { font: inherit; padding: .45rem .8rem; }
   .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
   [hidden] { display: none !important; }
 </style>
@@ -220,6 +224,13 @@ export function salePage(input: SalePageInput): string {
     <dt>${escapeHtml(t.paid)}</dt><dd id="c-amount" data-testid="order-amount"></dd>
     <dt>${escapeHtml(t.tickets)}</dt><dd id="c-tickets"></dd>
   </dl>
+  <form id="returnForm" data-testid="return-form" aria-labelledby="return-h">
+    <h3 id="return-h">${escapeHtml(t.returnTitle)}</h3>
+    <p>${escapeHtml(t.returnLead)}</p>
+    <fieldset id="r-seats"><legend class="sr">${escapeHtml(t.seats)}</legend></fieldset>
+    <button id="returnBtn" type="submit" data-testid="return-button">${escapeHtml(t.returnButton)}</button>
+    <p id="r-result" role="status" data-testid="return-result"></p>
+  </form>
   <p><a id="again" href="?">${escapeHtml(t.again)}</a></p>
 </section>
 </main>

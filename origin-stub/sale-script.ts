@@ -211,7 +211,37 @@ export const SALE_SCRIPT = `
     $('c-tickets').textContent = (order.tickets || []).join(', ');
     $('shop').hidden = true; $('confirm').hidden = false; $('confirm').focus();
     history.replaceState(null, '', '?order=' + encodeURIComponent(order.orderId));
+    showReturn(order);
   }
+  // "Return my tickets": one idempotency key per intended return (a retried click is the same
+  // return), a new one after each answer; the seats returned are no longer offered.
+  let returning = null, returnKey = crypto.randomUUID();
+  function showReturn(order) {
+    returning = order;
+    const box = $('r-seats');
+    box.querySelectorAll('label').forEach((l) => l.remove());
+    for (const id of order.seatIds || []) {
+      const l = document.createElement('label');
+      const c = document.createElement('input');
+      c.type = 'checkbox'; c.value = id; c.checked = true;
+      l.append(c, ' ' + id);
+      box.append(l);
+    }
+  }
+  $('returnForm').onsubmit = async (e) => {
+    e.preventDefault();
+    const boxes = [...$('r-seats').querySelectorAll('input:checked:not(:disabled)')];
+    if (boxes.length === 0) { $('r-result').textContent = t.returnPick; return; }
+    $('returnBtn').disabled = true;
+    const r = await api('POST', '/orders/events/' + eventId + '/' + encodeURIComponent(returning.orderId) + '/return', { seatIds: boxes.map((b) => b.value), idempotencyKey: returnKey });
+    $('returnBtn').disabled = false;
+    if (r.status !== 503) returnKey = crypto.randomUUID();
+    if (!r.ok) { $('r-result').textContent = t['r_' + r.data.code] || fill('returnFailed', { detail: r.data.detail || r.data.code || r.status }); return; }
+    const ret = r.data.return;
+    const amount = ret.seats.reduce((sum, x) => sum + x.faceMinor, 0);
+    for (const b of boxes) { b.disabled = true; b.checked = false; }
+    $('r-result').textContent = fill(ret.refund === 'at_once' ? 'returnedNow' : 'returnedLater', { seats: ret.seats.map((x) => x.seatId).join(', '), amount: formatMoney(amount, returning.currency) });
+  };
   // A checkout answers PAID, FAILED or CANCELLED (final), or PROCESSING while the payment's outcome
   // is unknown: then the page says so and polls the order until it is final, never guessing.
   function show(order) {

@@ -9,7 +9,9 @@ import {
   TIMESTAMP_HEADER,
   verifyAdmission,
   verifyOriginSignature,
+  type ResaleClient,
 } from '../origin-sdk/src/index';
+import { resaleRoutes } from './resale-routes';
 import type { JWTVerifyGetKey } from 'jose';
 import type { CheckoutEngine } from './checkout';
 import { parsePaymentFaults, parseSlowdown, PAYMENT_FAULTS_HELP, SLOWDOWN_HELP, type PaymentFaults, type Slowdown } from './faults';
@@ -38,6 +40,8 @@ export interface ShopParts {
   switches: { faults: PaymentFaults; slowdown: Slowdown | null };
   /** Sets the capacity switch (null: back to the configured model), in force from now for the requests in service too. */
   setSlowdown: (slowdown: Slowdown | null) => void;
+  /** The SDK's resale client of this event (returns, offers). */
+  resale: () => ResaleClient;
 }
 
 const invalid = (detail: string) => ({ code: 'INVALID_REQUEST', detail });
@@ -155,6 +159,8 @@ export function shopRoutes(s: ShopParts): Hono<ShopEnv> {
     const view = s.checkout.view(order.orderId)!;
     return endOnPaid(c.json(view, view.status === 'PAID' ? 200 : view.status === 'PROCESSING' ? 202 : 409), view);
   });
+  // Returns from the confirmation page, and the offer page outside the room (resale-routes.ts).
+  resaleRoutes(app, s);
   // The sale page (origin-stub/sale-page.ts): the event's name from the gateway, the visitor's language.
   const eventName = eventNames(s.env);
   const sale = async (c: Context<ShopEnv>) =>

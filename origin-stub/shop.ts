@@ -3,7 +3,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { JWTVerifyGetKey } from 'jose';
 import { migrate } from '../durable-objects/shared/sql';
-import { GatewayClient, gatewayKeys, JWKS_PATH, type HealthReporter } from '../origin-sdk/src/index';
+import { gatewayKeys, JWKS_PATH, ResaleClient, type HealthReporter } from '../origin-sdk/src/index';
 import { CheckoutEngine } from './checkout';
 import { DEFAULT_TIMING } from './order';
 import { DEFAULT_FAULTS, takeFault, type PaymentFaults, type Slowdown } from './faults';
@@ -18,7 +18,7 @@ import { SHOP_MIGRATIONS, SqlProviderLedger, SqlShopStore } from './shop-store';
 /** The gateway as the stub reaches it: the GATEWAY service binding. */
 const GATEWAY_URL = 'https://gateway';
 /** Event ids in the stub's paths (sale pages, checkout, webhooks; the operator API under /admin). */
-const EVENT_PATH = /^\/(?:admin\/)?events\/([a-z0-9][a-z0-9-]{0,63})/;
+const EVENT_PATH = /^\/(?:admin\/|offers\/|orders\/)?events\/([a-z0-9][a-z0-9-]{0,63})/;
 /** The answer to a request whose client gave up during its service (nginx's 499; nobody reads it). */
 const CLIENT_GONE_STATUS = 499;
 
@@ -31,7 +31,7 @@ export class Shop extends DurableObject<OriginEnv> {
   /** Demo and test switches, set through the operator API only (faults.ts). */
   private readonly switches: { faults: PaymentFaults; slowdown: Slowdown | null } = { faults: DEFAULT_FAULTS, slowdown: null };
   private eventId = '';
-  private gateway: GatewayClient | null = null;
+  private gateway: ResaleClient | null = null;
   private reporter: HealthReporter | null = null;
   /** The simulated capacity: visitor requests in service, each finishing by calling its key. */
   private readonly server: SharedServer<() => void>;
@@ -94,6 +94,7 @@ export class Shop extends DurableObject<OriginEnv> {
       health: () => this.healthReporter()?.snapshot() ?? null,
       switches: this.switches,
       setSlowdown: (slowdown) => this.setSlowdown(slowdown),
+      resale: () => this.gatewayClient(),
     });
   }
 
@@ -188,9 +189,9 @@ export class Shop extends DurableObject<OriginEnv> {
     await this.jobs.run(false);
   }
 
-  /** The SDK's hold client for this event (signed calls over the GATEWAY binding, with retries). */
-  private gatewayClient(): GatewayClient {
-    this.gateway ??= new GatewayClient({
+  /** The SDK's hold and resale client for this event (signed calls over the GATEWAY binding, with retries). */
+  private gatewayClient(): ResaleClient {
+    this.gateway ??= new ResaleClient({
       gatewayUrl: GATEWAY_URL,
       eventId: this.eventId,
       secret: this.env.ORIGIN_HMAC_SECRET,

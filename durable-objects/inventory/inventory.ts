@@ -97,7 +97,7 @@ export class Inventory extends DurableObject<Env> {
    *   `retryAfterS` more seconds) or `conflict` (the plan is fixed); the last two change nothing
    */
   async beginChange(request: Ans.ChangeRequest): Promise<Ans.BeginChangeAnswer> {
-    return this.ctx.storage.transactionSync(() => this.plans.begin(request, this.clock(), this.eventId()));
+    return this.ctx.storage.transactionSync(() => this.plans.begin(request, this.clock(), this.identity?.eventId ?? null));
   }
 
   /** Ends the change `changeId` started: the configuration is now the event's. A retried finish answers `ok` again. */
@@ -246,10 +246,7 @@ export class Inventory extends DurableObject<Env> {
     await this.followUps.run(this.env);
   }
 
-  /**
-   * A section's object of this event reports whether it is sold out (the event's own object
-   * announces the event sold out when it and every section are). Idempotent.
-   */
+  /** A section's object reports whether it is sold out (the event's object then announces the event's own state). Idempotent. */
   async sectionSoldOut(section: string, soldOut: boolean): Promise<void> {
     if (!this.plans.head()) return;
     this.plans.setSectionFlag(section, soldOut);
@@ -330,16 +327,16 @@ export class Inventory extends DurableObject<Env> {
     return what === 'waitlist' ? this.resale.waitlist(after, limit) : this.resale.feed(after, limit);
   }
 
+  /** The waiting page's view of the waitlist and of `account`'s entry `entryId` (ResaleDesk.place); read after the sweep. */
+  async waitlistPlace(account: string | null, entryId: number | null): Promise<Re.WaitlistPlaceAnswer> {
+    return this.writes.one((now) => this.resale.place(account, entryId, now));
+  }
+
   /** Every passed deadline (holds) and release time (allocations) at `nowMs`, written before any decision; then what they mean for the resale. */
   private sweep(nowMs: number): void {
     this.store.sweep(nowMs);
     if (this.desk.settle(nowMs)) this.maps.forget();
     this.resale.settle(nowMs);
-  }
-
-  /** The event this object serves (from its name), so it can tell the event's WaitingRoom when it sells out. */
-  private eventId(): string | null {
-    return this.identity?.eventId ?? null;
   }
 
   /** The ledger calls of an event with sections (its per-account limit spans objects); null otherwise. */

@@ -6,7 +6,16 @@
 import type { InventoryConfig } from '../../contracts/event-config';
 import type { HoldView } from '../../contracts/inventory-answers';
 import { holdIdFor } from '../../contracts/inventory-names';
-import type { AcceptAnswer, JoinAnswer, ResaleEvent, ResaleRefused, ReturnAnswer, WaitlistAnswer } from '../../contracts/resale-answers';
+import type {
+  AcceptAnswer,
+  JoinAnswer,
+  OfferView,
+  ResaleEvent,
+  ResaleRefused,
+  ReturnAnswer,
+  WaitlistAnswer,
+  WaitlistPlaceAnswer,
+} from '../../contracts/resale-answers';
 import type { HoldTarget } from './hold-policy';
 import { effectiveStatus } from './hold-policy';
 import type { PlanStore } from './plan-store';
@@ -176,6 +185,35 @@ export class ResaleDesk {
   waitlist(after: number, limit: number): WaitlistAnswer {
     if (!this.p.plans.plan()) return { kind: 'event_not_found' };
     return { kind: 'ok', entries: this.p.resale.entries(after, limit), counts: this.p.resale.counts() };
+  }
+
+  /**
+   * What the waiting page shows a visitor of a sold-out event: whether the waitlist is open, and
+   * their entry `entryId` (when it is `account`'s) with its place and its live offer's seats,
+   * price and deadline.
+   */
+  place(account: string | null, entryId: number | null, nowMs: number): WaitlistPlaceAnswer {
+    const config = this.p.plans.plan();
+    if (!config?.resale) return { kind: 'off' };
+    const found = account !== null && entryId !== null ? this.p.resale.entryOf(entryId, account) : null;
+    const hold = found?.entry.state === 'OFFERED' && found.entry.offerHoldId ? this.p.store.view(found.entry.offerHoldId, nowMs) : null;
+    const offer: OfferView | null =
+      hold && hold.status === 'HELD' && hold.seatIds
+        ? {
+            holdId: hold.holdId,
+            seatIds: hold.seatIds,
+            priceMinor: hold.priceMinor,
+            feeMinor: config.resale.feeMinor * hold.seatIds.length,
+            currency: hold.currency,
+            expiresAtMs: hold.expiresAtMs,
+          }
+        : null;
+    return {
+      kind: 'ok',
+      open: !this.p.resale.anythingOnSale(),
+      offerPath: config.resale.offerPath ?? null,
+      entry: found && { entryId: found.entry.entryId, state: found.entry.state, quantity: found.entry.quantity, place: found.place, offer },
+    };
   }
 
   /** The resale feed after id `after`, oldest first, at most `limit`. */

@@ -187,6 +187,14 @@ export class ResaleStore {
     return r && entryView(r);
   }
 
+  /** Entry `entryId` if it is `account`'s, with its place among the entries still waiting (1 = next; null unless WAITING). */
+  entryOf(entryId: number, account: string): { entry: WaitlistEntryView; place: number | null } | null {
+    const r = this.sql.one<EntryRow & { place: number | null }>`SELECT w.*, CASE WHEN w.state = 'WAITING' THEN
+      (SELECT COUNT(*) FROM inv_waitlist x WHERE x.state = 'WAITING' AND x.entry_id <= w.entry_id) END AS place
+      FROM inv_waitlist w WHERE w.entry_id = ${entryId} AND w.account = ${account}`;
+    return r && { entry: entryView(r), place: r.place };
+  }
+
   insertEntry(account: string, quantity: number, nowMs: number): WaitlistEntryView {
     const r = this.sql.one<EntryRow>`INSERT INTO inv_waitlist (account, quantity, state, joined_at)
       VALUES (${account}, ${quantity}, 'WAITING', ${nowMs}) RETURNING *`!;

@@ -180,3 +180,57 @@ describe('example origin checkout', () => {
     }
   });
 });
+
+describe('example origin returns', () => {
+  it('returns the buyer’s own paid order through the SDK, says each refusal in words, and refuses another’s order', async () => {
+    const holds: Record<string, { holdId: string; status: string; account: string; seatIds: string[] }> = {
+      mine: { holdId: 'mine', status: 'SOLD', account: 'visitor-1', seatIds: ['A1'] },
+      theirs: { holdId: 'theirs', status: 'SOLD', account: 'visitor-2', seatIds: ['A2'] },
+    };
+    const keys: string[] = [];
+    const api = await localServer((req, body, res) => {
+      const answer = (status: number, data: object) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(data));
+      if (req.url === '/.well-known/jwks.json') return answer(200, { keys: [key.jwk] });
+      const hold = /^\/_wr\/origin\/events\/demo\/holds\/([a-z]+)(\/return)?$/.exec(req.url ?? '');
+      if (hold && !hold[2]) return answer(200, holds[hold[1]!]!);
+      if (hold) {
+        keys.push((JSON.parse(body) as { idempotencyKey: string }).idempotencyKey);
+        if (keys.length > 1) return answer(409, { code: 'ORDER_ALREADY_RETURNED', detail: 'every seat of this order was returned' });
+        return answer(200, {
+          returnId: 'r1',
+          holdId: 'mine',
+          orderId: 'o1',
+          refund: 'on_resale',
+          createdAt: '',
+          seats: [{ seatId: 'A1', faceMinor: 5000, refunded: false, resoldHoldId: null }],
+        });
+      }
+      res.writeHead(204).end();
+    });
+    try {
+      const { app } = exampleOrigin({ gatewayUrl: api.url, secret: 's', eventId: 'demo' });
+      const token = await admissionTokenFor(key, { nowMs: Date.now(), eventId: 'demo' });
+      const ret = async (holdId: string, idempotencyKey: string) => {
+        const res = await app.request('/events/demo/return', {
+          method: 'POST',
+          headers: { 'x-admission-token': token, 'content-type': 'application/json' },
+          body: JSON.stringify({ holdId, idempotencyKey }),
+        });
+        return { status: res.status, body: (await res.json()) as { code: string; message: string } };
+      };
+      expect(await ret('mine', 'k1')).toEqual({
+        status: 200,
+        body: expect.objectContaining({ code: 'RETURNED', message: 'Returned A1. You are refunded when they are resold.' }),
+      });
+      expect(await ret('mine', 'k2')).toEqual({
+        status: 409,
+        body: { code: 'ORDER_ALREADY_RETURNED', message: 'These tickets were already returned.' },
+      });
+      expect(await ret('theirs', 'k3')).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+      expect(keys).toEqual(['k1', 'k2']);
+    } finally {
+      await api.close();
+    }
+  });
+});

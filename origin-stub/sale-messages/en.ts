@@ -61,6 +61,16 @@ export const EN = {
   paid: 'Paid',
   tickets: 'Tickets',
   again: 'Back to the seat map',
+  returnTitle: 'Return my tickets',
+  returnLead: 'Cannot go? Return some or all seats: they go to the waitlist at face value.',
+  returnButton: 'Return the chosen seats',
+  returnPick: 'Choose at least one seat to return.',
+  returnedLater: 'Returned: {seats}. You are refunded {amount} when they are resold.',
+  returnedNow: 'Returned: {seats}. Refunded at once: {amount}.',
+  r_RETURN_DEADLINE_PASSED: 'Returns for this event have closed.',
+  r_ORDER_ALREADY_RETURNED: 'These tickets were already returned.',
+  r_PAYMENT_NOT_SETTLED: 'Your payment is not settled yet: try again in a moment.',
+  returnFailed: 'The return did not go through: {detail}',
 };
 
 /** The sale page's strings, by key. */

@@ -32,6 +32,9 @@ export const ticketCookie = (eventId: string, secure: boolean) => `${prefix(secu
 /** Cookie holding the admission token of one event. */
 export const admissionCookie = (eventId: string, secure: boolean) => `${prefix(secure)}a_${eventId}`;
 
+/** Cookie holding the visitor's waitlist entry id of one event (checked against the ticket's visitor, so it grants nothing alone). */
+export const waitlistCookie = (eventId: string, secure: boolean) => `${prefix(secure)}w_${eventId}`;
+
 /** True for the gateway's own cookie names (never forwarded to the origin). */
 export const isGatewayCookie = (name: string) => name.startsWith('__wr_') || name.startsWith('__Host-wr_');
 

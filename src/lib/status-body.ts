@@ -3,6 +3,7 @@ import type { AdmissionCursor } from '../../contracts/queue/cursor';
 import type { PlaceView } from '../../contracts/queue/place-view';
 import type { QueueState } from '../../contracts/queue/queue-policy';
 import type { StockView } from '../../contracts/queue/stock-view';
+import type { WaitlistStatus } from './waitlist-status';
 
 /**
  * JSON body of join / status (and of the sale URL for `Accept: application/json`). The place
@@ -37,6 +38,11 @@ export interface StatusBody extends Pick<
   stock: StockView | null;
   /** When the room published the cursor this answer was read from, ISO 8601: of two answers, the later `asOf` is the newer. */
   asOf: string;
+  /**
+   * The event's waitlist and the visitor's entry in it (src/lib/waitlist-status.ts), on a sold-out
+   * event with resale; absent or null otherwise.
+   */
+  waitlist?: WaitlistStatus | null;
   /** The queue ticket, for cookie-less clients; present when newly issued. */
   queueTicket?: string;
   /** The admission token, for cookie-less clients; present when `state` is `admitted`. */

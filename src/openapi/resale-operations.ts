@@ -11,7 +11,7 @@ export const RESALE_OPERATIONS: readonly Operation[] = [
     method: 'POST',
     path: `${E}/waitlist`,
     api: 'visitor',
-    summary: 'Join a sold-out event’s waitlist (queue ticket)',
+    summary: 'Join a sold-out event’s waitlist (queue ticket; JSON, or the waiting page’s form, answered with a 303 back to it)',
     body: visitorJoinRequest,
   },
   {

@@ -6,7 +6,16 @@ import { LANG_NAMES, type Lang } from '../../contracts/i18n';
 import { accentOf, accentStyle, tightHtml, topBar } from './page-top';
 import type { WaitingTexts } from './page-texts';
 import { templatePage } from './template-page';
-import { dataAndScript, drawNotes, policyKey, refreshSeconds, stepsList, waitingHead, type WaitingPageOptions } from './waiting-parts';
+import {
+  dataAndScript,
+  drawNotes,
+  policyKey,
+  refreshSeconds,
+  stepsList,
+  waitingHead,
+  waitlistPart,
+  type WaitingPageOptions,
+} from './waiting-parts';
 import { waitingView } from './waiting-view';
 
 /**
@@ -54,6 +63,7 @@ export function waitingPage(
             ${shown('moved', '', 'muted')} ${shown('wait', v.wait)} ${shown('countdown', v.countdown, 'muted')} ${shown('stock', v.stock)}
             ${shown('stockWarn', v.stockWarn, 'warn')}
           </section>
+          ${status.waitlist ? waitlistPart(eventId, status, v.phase, t, lang, opts.nowMs ?? Date.now()) : ''}
           <p class="note muted" id="policy" data-testid="policy">${t[policyKey(status)]}</p>
           ${drawNotes(eventId, status, t)}
           <p class="muted" id="updated" aria-live="polite"></p>

@@ -6,7 +6,8 @@ import type { StatusBody } from '../lib/status-body';
 import { tightHtml } from './page-top';
 import type { WaitingTexts } from './page-texts';
 import type { Messages } from './waiting-messages';
-import type { WaitingView } from './waiting-view';
+import type { Phase, WaitingView } from './waiting-view';
+import { WAITLIST_STYLE, waitlistView } from './waitlist-view';
 
 /** Options of `waitingPage` and `templatePage`. */
 export interface WaitingPageOptions {
@@ -25,6 +26,17 @@ const SCRIPT_KEYS = [
   ...(['placeRange', 'placeAfter', 'aheadRange', 'aheadMore', 'counting', 'stockLeft', 'stockWarn', 'stockWarnOne'] as const),
   ...(['waitUnknown', 'waitPaused', 'waitUnderMinute', 'waitRange', 'waitAbout', 'updated', 'retrying'] as const),
 ] satisfies (keyof Messages)[];
+
+/** The waitlist's words the script needs (an offer's time left), only on a page whose status has a waitlist. */
+const WAITLIST_KEYS = [
+  'wlOpen',
+  'wlPlace',
+  'wlOffer',
+  'wlOfferLeft',
+  'wlTakeElse',
+  'wlLapsed',
+  'wlTaken',
+] as const satisfies (keyof Messages)[];
 
 /** JSON safe to embed inside a <script> element. */
 const embed = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
@@ -91,6 +103,40 @@ export function drawNotes(eventId: string, status: StatusBody, t: Messages, tag:
 }
 
 /**
+ * The waitlist card of a sold-out event with resale (only on a page whose status has a waitlist):
+ * the note and the join form (a plain POST to the visitor's join route, which answers with a 303
+ * back here, so it works without JavaScript), the visitor's place, and a live offer with its
+ * price, the time left (a `timer`, not read out each second) and the link to take it on the origin.
+ */
+export function waitlistPart(eventId: string, status: StatusBody, phase: Phase, t: Messages, lang: string, nowMs: number) {
+  const w = waitlistView(status.waitlist, phase, t, lang, nowMs);
+  const p = (id: string, text: string, extra = '') =>
+    tightHtml`<p id="${id}" data-testid="${id}"${raw(extra)}${text ? '' : raw(' hidden')}>${text}</p>`;
+  return tightHtml`<style>
+      ${raw(WAITLIST_STYLE)}
+    </style>
+    <section class="card" id="wl" aria-live="polite">
+    ${p('wlNote', w.note, ' class="muted"')} ${p('wlPlace', w.place)} ${p('wlInfo', w.info)} ${p('wlOffer', w.offer)}
+    ${w.left ? tightHtml`<p id="wlLeft" data-testid="wlLeft" role="timer" class="warn">${w.left}</p>` : ''}
+    ${w.takeUrl ? tightHtml`<a id="wlTake" data-testid="wlTake" class="act" href="${w.takeUrl}">${t.wlTake}</a>` : ''}
+    ${p('wlTakeElse', w.takeElse, ' class="muted"')}
+    ${
+      w.join
+        ? tightHtml`<form id="wlForm" data-testid="wlForm" method="post" action="/_wr/events/${eventId}/waitlist">
+          <label for="wlQty">${t.wlSeats}</label
+          ><input id="wlQty" name="quantity" type="number" min="1" max="6" value="1" inputmode="numeric" required /><button
+            class="act"
+            type="submit"
+          >
+            ${t.wlJoin}
+          </button>
+        </form>`
+        : ''
+    }
+  </section>`;
+}
+
+/**
  * The page's data (the status without its tokens, the script's words, the language) as a JSON
  * block, and the script that reads it, polls and updates the elements by their ids: the same
  * for the default page and a template page, so a CSP hash allows it on both.
@@ -98,8 +144,9 @@ export function drawNotes(eventId: string, status: StatusBody, t: Messages, tag:
 export function dataAndScript(eventId: string, status: StatusBody, lang: Lang, texts: WaitingTexts, preview: boolean) {
   const initial = { ...status, queueTicket: undefined, admissionToken: undefined };
   const t = texts.t;
+  const keys: (keyof Messages)[] = status.waitlist ? [...SCRIPT_KEYS, ...WAITLIST_KEYS] : SCRIPT_KEYS;
   return tightHtml`<script type="application/json" id="wr-data">
-    ${raw(embed({ eventId, t: Object.fromEntries(SCRIPT_KEYS.map((k) => [k, t[k]])), lang, preview, s: initial }))}
+    ${raw(embed({ eventId, t: Object.fromEntries(keys.map((k) => [k, t[k]])), lang, preview, s: initial }))}
   </script>
   ${raw(`<script>${texts.script}</script>`)}`;
 }

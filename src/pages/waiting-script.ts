@@ -45,6 +45,10 @@ export const WAITING_SCRIPT = `
     show('countdown', v.countdown);
     show('stock', v.stock);
     show('stockWarn', v.stockWarn);
+    // The waitlist is rendered on the server (src/pages/waitlist-view.ts): here only an offer's time left.
+    const o = s.waitlist && s.waitlist.offer;
+    const l = o && Math.max(0, Math.round((Date.parse(o.expiresAt) - Date.now()) / 1000));
+    if (o) show('wlLeft', fill('wlOfferLeft', { t: ((l / 60) | 0) + ':' + String(l % 60).padStart(2, '0') }));
     $('steps').hidden = v.step < 0;
     document.querySelectorAll('#steps li').forEach((li, i) => {
       li.className = i < v.step ? 'done' : i === v.step ? 'now' : '';
@@ -80,7 +84,11 @@ export const WAITING_SCRIPT = `
         const next = await r.json();
         // An answer read from an older cursor (another edge isolate's cache) would show an older,
         // higher place: only a newer or equal one replaces what is shown (an admission always does).
-        if (next.state === 'admitted' || !s.asOf || !next.asOf || next.asOf >= s.asOf) s = next;
+        if (next.state === 'admitted' || !s.asOf || !next.asOf || next.asOf >= s.asOf) {
+          // A changed waitlist (a place, an offer, its end) is rendered by the server: reload.
+          if (JSON.stringify(next.waitlist) != JSON.stringify(s.waitlist)) return location.reload();
+          s = next;
+        }
         failures = 0;
       } else {
         failures++;
@@ -111,7 +119,8 @@ export const WAITING_SCRIPT = `
   });
   render();
   setInterval(() => {
-    if (s.state === 'not_open') render();
+    // The sale's countdown, and an offer's time left.
+    if (s.state === 'not_open' || (s.waitlist && s.waitlist.offer)) render();
   }, 1000);
   if (!preview) schedule(s.pollAfterMs || 5000);
 })();

@@ -19,7 +19,11 @@ import { callDurableObject } from '../lib/do-call';
 import { GatewayError } from '../lib/errors';
 import { inventoryFor } from '../lib/inventory-router';
 import { holdBody } from '../lib/object-answers';
-import { parseJsonBody, readJsonBody } from '../lib/validate';
+import { parseJsonBody, readBodyText, readJsonBody } from '../lib/validate';
+import { setCookie } from 'hono/cookie';
+import { cookieOptions, isSecure, waitlistCookie } from '../lib/cookies';
+import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
+import { TICKET_TTL_S } from '../lib/token';
 import { readTicket } from '../middleware/credentials';
 import { eventIdParam, type AppEnv } from '../types';
 
@@ -152,6 +156,10 @@ export function resaleOriginRoutes(api: Hono<AppEnv>): void {
  * `POST /_wr/events/:eventId/waitlist`: a visitor on the sold-out page joins the waitlist with their
  * queue ticket; the account is the ticket's visitor (the entry token's account where the event
  * requires one, so one entry per account). The origin learns of the offer by webhook or feed.
+ * The entry id is kept in a cookie, so the visitor's status shows their place and offer. The
+ * body is JSON (apps) or the waiting page's form (`quantity`, without JavaScript too): a form is
+ * answered with a 303 back to the page it came from (same origin only, as the CSRF check already
+ * made sure of the request; else `/`).
  */
 export const waitlistApi = new Hono<AppEnv>();
 
@@ -159,11 +167,38 @@ waitlistApi.post('/:eventId/waitlist', async (c) => {
   const eventId = eventIdParam(c);
   const ticket = await readTicket(c, eventId, Date.now());
   if (!ticket) throw new GatewayError('TICKET_REQUIRED');
-  const { quantity } = await readJsonBody(c.req.raw, visitorJoinRequest);
+  const form = (c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded');
+  const { quantity } = form ? formJoin(await readBodyText(c.req.raw)) : await readJsonBody(c.req.raw, visitorJoinRequest);
   const answer = await callDurableObject<JoinAnswer>(() => eventInventory(c.env, eventId).joinWaitlist(ticket.visitorId, quantity), {
     idempotent: true,
     name: 'inventory.joinWaitlist',
     eventId,
   });
-  return c.json(joinResult(answer));
+  const result = joinResult(answer);
+  const now = Date.now();
+  setCookie(
+    c,
+    waitlistCookie(eventId, isSecure(c.req.url)),
+    String(result.entry.entryId),
+    cookieOptions(c.req.url, cookieMaxAgeS(now, numericDate(now + TICKET_TTL_S * 1000))),
+  );
+  c.header('cache-control', 'no-store');
+  return form ? c.redirect(backTo(c.req.header('referer'), c.req.url), 303) : c.json(result);
 });
+
+/** The form's body as a join request. @throws GatewayError INVALID_REQUEST (400) for a quantity outside 1-6 */
+function formJoin(text: string): { quantity: number } {
+  const parsed = visitorJoinRequest.safeParse({ quantity: Number(new URLSearchParams(text).get('quantity') ?? '1') });
+  if (!parsed.success) throw new GatewayError('INVALID_REQUEST', { detail: 'quantity: a whole number of seats, 1-6' });
+  return parsed.data;
+}
+
+/** The page a form came from when it is on this host (path and query only), else `/`. */
+function backTo(referer: string | undefined, url: string): string {
+  try {
+    const from = new URL(referer ?? '');
+    return from.host === new URL(url).host ? from.pathname + from.search : '/';
+  } catch {
+    return '/';
+  }
+}

@@ -3,7 +3,7 @@
 // entry and proof-of-work checks before it, and its answer signed into cookies. The queue API
 // (src/routes/queue.ts) and the room at its URLs (src/routes/room.ts) both answer with it.
 import type { Context } from 'hono';
-import { setCookie } from 'hono/cookie';
+import { getCookie, setCookie } from 'hono/cookie';
 import type { AdmissionCursor, Place } from '../../contracts/queue/cursor';
 import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
 import { shardJoin, type ShardJoinAnswer, type ShardJoinItem } from '../../contracts/queue/shard-join';
@@ -15,7 +15,8 @@ import { callDurableObject } from '../lib/do-call';
 import { recordDecision } from '../lib/decision-tally';
 import { clientIp, enforceRateLimit } from '../middleware/rate-limit';
 import { readTicket } from '../middleware/credentials';
-import { admissionCookie, cookieOptions, isSecure, ticketCookie } from '../lib/cookies';
+import { admissionCookie, cookieOptions, isSecure, ticketCookie, waitlistCookie } from '../lib/cookies';
+import { entryIdOf, waitlistStatus } from '../lib/waitlist-status';
 import { GatewayError, assertNever } from '../lib/errors';
 import { ENTRY_JWKS_TIMEOUT_MS, accountSecrets, decideEntry, originEntryKeys, type EntryDecision } from '../lib/entry-token';
 import { fetchFromOrigin } from '../lib/proxy';
@@ -189,6 +190,10 @@ async function takeAndSign(c: Context<AppEnv>, eventId: string, ticket: VisitorC
   if (turn.kind === 'event_not_found') throw new GatewayError('EVENT_NOT_FOUND', { detail: `no event "${eventId}"` });
   if (turn.kind === 'maintenance') throw maintenanceError(turn.cursor, now);
   const { body, retryAfterS } = turnBody(turn);
+  if (body.state === 'sold_out' && turn.kind !== 'closed') {
+    const entryId = entryIdOf(getCookie(c, waitlistCookie(eventId, isSecure(c.req.url))));
+    body.waitlist = await waitlistStatus(c.env, eventId, turn.visitorId, entryId, now);
+  }
   let admissionToken: string | null = null;
   if (turn.kind !== 'closed') {
     const settings = tokenSettings(c.env);

@@ -87,4 +87,15 @@ export const DE: Messages = {
   findRank: 'Ihren Rang finden',
   drawRank: 'Teilnehmer {id} steht auf Platz {rank} von {total} in der Reihenfolge der Verlosung.',
   drawNotIn: 'Teilnehmer {id} ist nicht in dieser Verlosung.',
+  wlOpen: 'Tickets, die Käufer zurückgeben, werden der Warteliste der Reihe nach zum Originalpreis angeboten.',
+  wlJoin: 'Auf die Warteliste',
+  wlSeats: 'Plätze',
+  wlPlace: 'Sie sind Nr. {n} auf der Warteliste. Gewünschte Plätze: {q}.',
+  wlOffer: 'Zurückgegebene Plätze sind für Sie reserviert: {seats}. Preis {price}, davon Gebühr {fee}.',
+  wlOfferLeft: 'Bitte innerhalb von {t} kaufen.',
+  wlTake: 'Angebot annehmen',
+  wlTakeElse: 'Die Website sagt Ihnen, wie Sie es annehmen.',
+  wlLapsed:
+    'Ihr Angebot ist abgelaufen, die Plätze gingen an die nächste Person. Tragen Sie sich erneut ein, um auf die nächste Rückgabe zu warten.',
+  wlTaken: 'Sie haben das Angebot angenommen: Schließen Sie die Zahlung auf der Website ab.',
 };

@@ -86,4 +86,15 @@ export const FR: Messages = {
   findRank: 'trouver votre rang',
   drawRank: "Le participant {id} est n° {rank} sur {total} dans l'ordre du tirage.",
   drawNotIn: 'Le participant {id} ne fait pas partie de ce tirage.',
+  wlOpen: "Les billets rendus par leurs acheteurs sont proposés à la liste d'attente dans l'ordre, au prix d'origine.",
+  wlJoin: "Rejoindre la liste d'attente",
+  wlSeats: 'Places',
+  wlPlace: "Vous êtes n° {n} sur la liste d'attente. Places demandées : {q}.",
+  wlOffer: 'Des places rendues vous sont réservées : {seats}. Prix {price}, dont {fee} de frais.',
+  wlOfferLeft: 'Achetez-les dans les {t}.',
+  wlTake: "Accepter l'offre",
+  wlTakeElse: "Le site vous dira comment l'accepter.",
+  wlLapsed:
+    'Votre offre a expiré et les places sont passées à la personne suivante. Inscrivez-vous à nouveau pour attendre le prochain retour.',
+  wlTaken: "Vous avez accepté l'offre : terminez le paiement sur le site.",
 };

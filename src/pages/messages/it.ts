@@ -85,4 +85,15 @@ export const IT: Messages = {
   findRank: 'trova la tua posizione',
   drawRank: "Il partecipante {id} è il numero {rank} di {total} nell'ordine dell'estrazione.",
   drawNotIn: 'Il partecipante {id} non è in questa estrazione.',
+  wlOpen: "I biglietti restituiti dagli acquirenti sono offerti alla lista d'attesa in ordine, al prezzo originale.",
+  wlJoin: "Entra in lista d'attesa",
+  wlSeats: 'Posti',
+  wlPlace: "Sei il n. {n} in lista d'attesa. Posti richiesti: {q}.",
+  wlOffer: 'Ti teniamo dei posti restituiti: {seats}. Prezzo {price}, di cui {fee} di commissione.',
+  wlOfferLeft: 'Acquistali entro {t}.',
+  wlTake: "Accetta l'offerta",
+  wlTakeElse: 'Il sito ti dirà come accettarla.',
+  wlLapsed:
+    'La tua offerta è scaduta e i posti sono passati alla persona successiva. Iscriviti di nuovo per aspettare la prossima restituzione.',
+  wlTaken: "Hai accettato l'offerta: completa il pagamento sul sito.",
 };
