@@ -73,6 +73,7 @@ export const DE: SaleMessages = {
   returnedNow: 'Zurückgegeben: {seats}. Sofort erstattet: {amount}.',
   r_RETURN_DEADLINE_PASSED: 'Rückgaben für diese Veranstaltung sind geschlossen.',
   r_ORDER_ALREADY_RETURNED: 'Diese Tickets wurden bereits zurückgegeben.',
+  r_RETURN_IN_PROGRESS: 'Diese Tickets wurden bereits zurückgegeben; die Erstattung folgt, sobald sie weiterverkauft sind.',
   r_PAYMENT_NOT_SETTLED: 'Ihre Zahlung ist noch nicht abgeschlossen: Versuchen Sie es gleich noch einmal.',
   returnFailed: 'Die Rückgabe hat nicht geklappt: {detail}',
 };

@@ -69,6 +69,7 @@ export const EN = {
   returnedNow: 'Returned: {seats}. Refunded at once: {amount}.',
   r_RETURN_DEADLINE_PASSED: 'Returns for this event have closed.',
   r_ORDER_ALREADY_RETURNED: 'These tickets were already returned.',
+  r_RETURN_IN_PROGRESS: 'These tickets were already returned; the refund comes when they are resold.',
   r_PAYMENT_NOT_SETTLED: 'Your payment is not settled yet: try again in a moment.',
   returnFailed: 'The return did not go through: {detail}',
 };

@@ -72,6 +72,7 @@ export const ES: SaleMessages = {
   returnedNow: 'Devueltos: {seats}. Reembolsados al momento: {amount}.',
   r_RETURN_DEADLINE_PASSED: 'Las devoluciones de este evento están cerradas.',
   r_ORDER_ALREADY_RETURNED: 'Estas entradas ya se devolvieron.',
+  r_RETURN_IN_PROGRESS: 'Estas entradas ya se devolvieron; el reembolso llegará cuando se revendan.',
   r_PAYMENT_NOT_SETTLED: 'Tu pago aún no está liquidado: inténtalo de nuevo en un momento.',
   returnFailed: 'La devolución no se hizo: {detail}',
 };

@@ -73,6 +73,7 @@ export const FR: SaleMessages = {
   returnedNow: 'Rendues : {seats}. Remboursé tout de suite : {amount}.',
   r_RETURN_DEADLINE_PASSED: 'Les retours sont fermés pour cet événement.',
   r_ORDER_ALREADY_RETURNED: 'Ces billets ont déjà été rendus.',
+  r_RETURN_IN_PROGRESS: 'Ces billets ont déjà été rendus ; le remboursement suivra leur revente.',
   r_PAYMENT_NOT_SETTLED: "Votre paiement n'est pas encore réglé : réessayez dans un instant.",
   returnFailed: "Le retour n'a pas abouti : {detail}",
 };

@@ -72,6 +72,7 @@ export const ID: SaleMessages = {
   returnedNow: 'Dikembalikan: {seats}. Dana langsung dikembalikan: {amount}.',
   r_RETURN_DEADLINE_PASSED: 'Pengembalian untuk acara ini sudah ditutup.',
   r_ORDER_ALREADY_RETURNED: 'Tiket ini sudah dikembalikan.',
+  r_RETURN_IN_PROGRESS: 'Tiket ini sudah dikembalikan; dana dikembalikan setelah tiket terjual kembali.',
   r_PAYMENT_NOT_SETTLED: 'Pembayaran Anda belum selesai: coba lagi sebentar lagi.',
   returnFailed: 'Pengembalian gagal: {detail}',
 };

@@ -73,6 +73,7 @@ export const IT: SaleMessages = {
   returnedNow: 'Restituiti: {seats}. Rimborsati subito: {amount}.',
   r_RETURN_DEADLINE_PASSED: 'Le restituzioni per questo evento sono chiuse.',
   r_ORDER_ALREADY_RETURNED: 'Questi biglietti sono già stati restituiti.',
+  r_RETURN_IN_PROGRESS: 'Questi biglietti sono già stati restituiti; il rimborso arriva quando saranno rivenduti.',
   r_PAYMENT_NOT_SETTLED: 'Il tuo pagamento non è ancora regolato: riprova tra un momento.',
   returnFailed: 'La restituzione non è riuscita: {detail}',
 };

@@ -71,6 +71,7 @@ export const JA: SaleMessages = {
   returnedNow: '返却しました：{seats}。すぐに返金しました：{amount}。',
   r_RETURN_DEADLINE_PASSED: 'このイベントの返却受付は終了しました。',
   r_ORDER_ALREADY_RETURNED: 'これらのチケットはすでに返却されています。',
+  r_RETURN_IN_PROGRESS: 'これらのチケットはすでに返却されています。再販されると返金されます。',
   r_PAYMENT_NOT_SETTLED: 'お支払いがまだ確定していません。しばらくしてからお試しください。',
   returnFailed: '返却できませんでした：{detail}',
 };

@@ -70,6 +70,7 @@ export const KO: SaleMessages = {
   returnedNow: '반환됨: {seats}. 즉시 환불됨: {amount}.',
   r_RETURN_DEADLINE_PASSED: '이 이벤트의 반환 접수가 마감되었습니다.',
   r_ORDER_ALREADY_RETURNED: '이 티켓은 이미 반환되었습니다.',
+  r_RETURN_IN_PROGRESS: '이 티켓은 이미 반환되었습니다. 재판매되면 환불됩니다.',
   r_PAYMENT_NOT_SETTLED: '결제가 아직 확정되지 않았습니다. 잠시 후 다시 시도하세요.',
   returnFailed: '반환되지 않았습니다: {detail}',
 };

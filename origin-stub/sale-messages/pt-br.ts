@@ -72,6 +72,7 @@ export const PT_BR: SaleMessages = {
   returnedNow: 'Devolvidos: {seats}. Reembolsado na hora: {amount}.',
   r_RETURN_DEADLINE_PASSED: 'As devoluções deste evento estão encerradas.',
   r_ORDER_ALREADY_RETURNED: 'Estes ingressos já foram devolvidos.',
+  r_RETURN_IN_PROGRESS: 'Estes ingressos já foram devolvidos; o reembolso vem quando forem revendidos.',
   r_PAYMENT_NOT_SETTLED: 'Seu pagamento ainda não foi liquidado: tente de novo em instantes.',
   returnFailed: 'A devolução não deu certo: {detail}',
 };

@@ -70,6 +70,7 @@ export const TH: SaleMessages = {
   returnedNow: 'คืนแล้ว: {seats} คืนเงินทันที: {amount}',
   r_RETURN_DEADLINE_PASSED: 'การคืนบัตรของงานนี้ปิดแล้ว',
   r_ORDER_ALREADY_RETURNED: 'บัตรเหล่านี้ถูกคืนไปแล้ว',
+  r_RETURN_IN_PROGRESS: 'บัตรเหล่านี้ถูกคืนไปแล้ว จะได้รับเงินคืนเมื่อขายต่อได้',
   r_PAYMENT_NOT_SETTLED: 'การชำระเงินของคุณยังไม่เสร็จสมบูรณ์ โปรดลองอีกครั้งในอีกสักครู่',
   returnFailed: 'คืนบัตรไม่สำเร็จ: {detail}',
 };

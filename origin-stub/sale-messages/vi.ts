@@ -72,6 +72,7 @@ export const VI: SaleMessages = {
   returnedNow: 'Đã trả lại: {seats}. Đã hoàn tiền ngay: {amount}.',
   r_RETURN_DEADLINE_PASSED: 'Sự kiện này đã hết hạn trả vé.',
   r_ORDER_ALREADY_RETURNED: 'Những vé này đã được trả lại rồi.',
+  r_RETURN_IN_PROGRESS: 'Những vé này đã được trả lại rồi; tiền hoàn sẽ đến khi vé được bán lại.',
   r_PAYMENT_NOT_SETTLED: 'Thanh toán của bạn chưa hoàn tất: hãy thử lại sau giây lát.',
   returnFailed: 'Chưa trả lại được: {detail}',
 };

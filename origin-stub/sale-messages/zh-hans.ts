@@ -70,6 +70,7 @@ export const ZH_HANS: SaleMessages = {
   returnedNow: '已退回：{seats}。已立即退款：{amount}。',
   r_RETURN_DEADLINE_PASSED: '本活动的退票已截止。',
   r_ORDER_ALREADY_RETURNED: '这些票已经退回过了。',
+  r_RETURN_IN_PROGRESS: '这些票已经退回，转售成功后退款。',
   r_PAYMENT_NOT_SETTLED: '您的付款尚未完成结算：请稍后再试。',
   returnFailed: '退票未成功：{detail}',
 };

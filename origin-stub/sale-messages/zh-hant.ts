@@ -70,6 +70,7 @@ export const ZH_HANT: SaleMessages = {
   returnedNow: '已退回：{seats}。已立即退款：{amount}。',
   r_RETURN_DEADLINE_PASSED: '本活動的退票已截止。',
   r_ORDER_ALREADY_RETURNED: '這些票已經退回過了。',
+  r_RETURN_IN_PROGRESS: '這些票已經退回，轉售成功後退款。',
   r_PAYMENT_NOT_SETTLED: '您的付款尚未完成結算：請稍後再試。',
   returnFailed: '退票未成功：{detail}',
 };
