@@ -35,11 +35,16 @@ describe('the stub returns tickets through the gateway', () => {
     expect(first).toMatchObject({ status: 200, body: { return: { refund: 'on_resale', seats: [{ seatId: 'A2', faceMinor: 5000 }] } } });
     const replay = await giveBack(v, eventId, orderId, { seatIds: ['A2'], idempotencyKey: 'k1' });
     expect(replay.body.return?.returnId).toBe(first.body.return?.returnId);
-    // Nobody waits, so A2 is back on open sale and the return waits for its resale: a new return is refused.
-    expect((await giveBack(v, eventId, orderId, { seatIds: ['A1'], idempotencyKey: 'k2' })).body.code).toBe('RETURN_IN_PROGRESS');
+    // Nobody waits, so A2 is back on open sale and its return waits for its resale: returning A2 again
+    // is refused, while the order's other seat can still be returned.
+    expect((await giveBack(v, eventId, orderId, { seatIds: ['A2'], idempotencyKey: 'k2' })).body.code).toBe('RETURN_IN_PROGRESS');
     expect((await giveBack(v, eventId, orderId, { seatIds: ['A1'] })).status).toBe(400);
     expect((await giveBack(v, eventId, orderId, { seatIds: [], idempotencyKey: 'k3' })).status).toBe(400);
     expect((await giveBack(v, eventId, 'no-such-order', { idempotencyKey: 'k4' })).status).toBe(404);
+    expect(await giveBack(v, eventId, orderId, { seatIds: ['A1'], idempotencyKey: 'k5' })).toMatchObject({
+      status: 200,
+      body: { return: { seats: [{ seatId: 'A1' }] } },
+    });
   });
 
   it('says ORDER_ALREADY_RETURNED when refunded at once, RETURN_DEADLINE_PASSED after the deadline, PAYMENT_NOT_SETTLED while paying', async () => {
