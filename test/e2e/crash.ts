@@ -1,5 +1,5 @@
 // Shared by the crash suites (kill9.e2e.test.ts, kill9-resale.e2e.test.ts): a queue visitor over
-// real HTTP, the admin view of an event, and `kill -9` of a running `wrangler dev`.
+// real HTTP (join, status, hold, admission) and `kill -9` of a running `wrangler dev`.
 import { expect } from 'vitest';
 import type { DevServer } from '../../scripts/lib/dev-server.ts';
 
