@@ -290,9 +290,9 @@ describe('kill -9 of wrangler dev mid-return and mid-offer', () => {
     expect(retriedA.size).toBe(4);
     log(`kill 1: ${burstReport(a, kill1, retriedA)}`);
 
-    // Kill 2: mid-offer (A: five accounts take their offers) and mid-return (B's burst, sent when the
-    // first of A's takes is paid for, 6 ms apart, killed 15 ms in). A's three offers left untaken
-    // are the ones made first, so they fall due first (kill 3).
+    // Kill 2: mid-offer (A: five accounts take their offers, 25 ms apart) and mid-return (B's burst
+    // beside them, 6 ms apart), killed at B's first answer. A's three offers left untaken are the ones made
+    // first, so they fall due first (kill 3).
     const firstEight = a.waitlist.slice(0, 8).map((w) => w.account);
     const offersA = await offersOf(a, firstEight);
     expect(offersA.size).toBe(8);
@@ -303,10 +303,10 @@ describe('kill -9 of wrangler dev mid-return and mid-offer', () => {
     }
     const byDue = [...dueA.keys()].sort((x, y) => dueA.get(x)! - dueA.get(y)! || x.localeCompare(y, 'en', { numeric: true }));
     const [untaken, takers] = [byDue.slice(0, 3), byDue.slice(3)];
-    const taking = takers.map((acc) => take(a, a.once, acc, offersA.get(acc)!));
-    await Promise.race(taking);
+    const taking = takers.map((acc, i) => sleep(25 * i).then(() => take(a, a.once, acc, offersA.get(acc)!)));
+    await sleep(40);
     const burstB = returnBurst(b, 4, 6);
-    const kill2 = await killDuring([...taking, ...burstB], sleep(15));
+    const kill2 = await killDuring([...taking, ...burstB], Promise.race(burstB));
     const cutTakes = JSON.stringify(await Promise.all(taking));
     for (const acc of takers) expect(await take(a, a.client, acc, offersA.get(acc)!)).toBe('sold');
     const retriedB = await retryReturns(b);
