@@ -203,6 +203,10 @@ export interface ConsistencyCounts {
   resaleFeedGaps: number;
   /** Waitlist entries still waiting behind a later entry that was offered seats. */
   waitlistSkips: number;
+  /** Refunds of `on_resale` returns whose seat has no confirmed resale (a refund for a seat nobody bought). */
+  refundsBeforeResale: number;
+  /** Returned seats not recorded as resold that are sold (an unrecorded resale), or free while an account waits. */
+  returnedSeatsAdrift: number;
 }
 
 /** Consistency counts with no violation (what every check expects). */
@@ -214,6 +218,8 @@ export const CONSISTENT: ConsistencyCounts = {
   refundsUnmatched: 0,
   resaleFeedGaps: 0,
   waitlistSkips: 0,
+  refundsBeforeResale: 0,
+  returnedSeatsAdrift: 0,
 };
 
 /** Counts of the resale: returns, offers made / taken / lapsed, seats resold, refunds (and their sum, minor units). */

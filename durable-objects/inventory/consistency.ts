@@ -44,5 +44,16 @@ export function consistencyCounts(sql: Sql): ConsistencyCounts {
     // Offers go in arrival order: no entry still waiting has a later entry that was offered seats.
     waitlistSkips: n(sql.one`SELECT COUNT(*) AS n FROM inv_waitlist w WHERE w.state = 'WAITING'
       AND EXISTS (SELECT 1 FROM inv_waitlist o WHERE o.entry_id > w.entry_id AND o.hold_id IS NOT NULL)`),
+    // Under `on_resale` a seat is refunded only once its new buyer's purchase confirmed: never a
+    // refund for a seat nobody bought (nor one whose resale hold is not SOLD).
+    refundsBeforeResale: n(sql.one`SELECT COUNT(*) AS n FROM inv_refunds f JOIN inv_returns r ON r.return_id = f.return_id
+      JOIN inv_return_seats rs ON rs.return_id = f.return_id AND rs.seat_id = f.seat_id WHERE r.refund = 'on_resale'
+      AND NOT EXISTS (SELECT 1 FROM inv_holds h WHERE h.hold_id = rs.resold_hold_id AND h.status = 'SOLD')`),
+    // A returned seat not resold yet is held (offered, or on open sale in someone's hold) or free;
+    // sold means a resale went unrecorded (no resale, refund or feed entry), and free while an
+    // account waits means the waitlist was passed over. Only while the event has resale rules.
+    returnedSeatsAdrift: n(sql.one`SELECT COUNT(*) AS n FROM inv_return_seats rs JOIN inv_seats s ON s.seat_id = rs.seat_id
+      WHERE rs.resold_hold_id IS NULL AND EXISTS (SELECT 1 FROM inv_plan p WHERE p.id = 1 AND json_extract(p.config, '$.resale') IS NOT NULL)
+      AND (s.status = 'SOLD' OR (s.status = 'AVAILABLE' AND EXISTS (SELECT 1 FROM inv_waitlist w WHERE w.state = 'WAITING')))`),
   };
 }

@@ -282,7 +282,10 @@ export class GatewayClient {
             signal: AbortSignal.timeout(this.timeoutMs),
           }),
         );
-        const data: unknown = await res.json().catch(() => ({}));
+        // A body cut off after the status line (the gateway died mid-answer) throws here and counts
+        // as a network failure: the call may or may not have happened, so it is tried again rather
+        // than read as an empty answer. A complete body that is not JSON leaves the status to decide.
+        const data = parseBody(await res.text());
         const retryAfterS = Number(res.headers.get('retry-after')) || undefined;
         last = { kind: 'answered', status: res.status, ...(retryAfterS ? { retryAfterS } : {}) };
         if (!retryable(last)) return { kind: 'answer', status: res.status, data };
@@ -332,4 +335,13 @@ function refusal(status: number, data: unknown): Extract<HoldResult, { kind: 're
     detail: known ? text(d.detail) : `${raw || 'no code'} (${status})${d.detail ? `: ${text(d.detail)}` : ''}`,
     hold: parseHold(d.hold),
   };
+}
+
+/** A response body as JSON; `{}` when it is empty or not JSON. */
+function parseBody(text: string): unknown {
+  try {
+    return text ? (JSON.parse(text) as unknown) : {};
+  } catch {
+    return {};
+  }
 }

@@ -38,6 +38,31 @@ describe('ResaleClient', () => {
     expect(ok).toBe(true);
   });
 
+  it('takes a 2xx whose body is cut off (the gateway killed mid-answer) for no answer, and tries again', async () => {
+    const ret = { returnId: 'r1', holdId: 'h1', orderId: 'o1', refund: 'on_resale', createdAt: '2027-01-01T00:00:00.000Z', seats: [] };
+    const cut = () =>
+      new Response(
+        new ReadableStream({
+          start(c) {
+            c.enqueue(new TextEncoder().encode('{"returnId":"r1","ho'));
+            c.error(new TypeError('terminated'));
+          },
+        }),
+        { status: 200, headers: { 'content-type': 'application/json' } },
+      );
+    const once = new ResaleClient({
+      gatewayUrl: 'https://gw.test',
+      eventId: 'demo',
+      secret: SECRET,
+      fetch: fakeGateway([cut]).fetch,
+      retry: { attempts: 1 },
+    });
+    expect(await once.returnSeats('h1', { idempotencyKey: 'k1' })).toEqual({ kind: 'no_answer', reason: 'network', attempts: 1 });
+    const g = fakeGateway([cut, () => Response.json(ret)]);
+    expect(await client(g.fetch).returnSeats('h1', { idempotencyKey: 'k1' })).toEqual({ kind: 'ok', value: ret });
+    expect(g.seen).toHaveLength(2);
+  });
+
   it('types the resale refusals, and names an unknown code in the detail', async () => {
     const g = fakeGateway([() => Response.json({ code: 'OFFER_LAPSED', detail: 'too late' }, { status: 409 })]);
     expect(await client(g.fetch).acceptOffer('h9', 'cid')).toEqual({

@@ -92,6 +92,8 @@ it('a hold, a payment start, a sale, a release and an expiry each read rows by t
     refundsUnmatched: 0,
     resaleFeedGaps: 0,
     waitlistSkips: 0,
+    refundsBeforeResale: 0,
+    returnedSeatsAdrift: 0,
   });
   expect(stats.kind === 'stats' && stats.stats.holds).toMatchObject({ SOLD: 1, RELEASED: 1, EXPIRED: 1, HELD: PRIOR_HOLDS });
 });

@@ -51,6 +51,8 @@ describe('migrations', () => {
       refundsUnmatched: 0,
       resaleFeedGaps: 0,
       waitlistSkips: 0,
+      refundsBeforeResale: 0,
+      returnedSeatsAdrift: 0,
     });
     expect(stats.config).toMatchObject({ seatPriceMinor: 5000, currency: 'EUR', tiers: [] });
     // The old idempotency record still answers a retry with the first result.
@@ -119,6 +121,8 @@ describe('migrations', () => {
       refundsUnmatched: 0,
       resaleFeedGaps: 0,
       waitlistSkips: 0,
+      refundsBeforeResale: 0,
+      returnedSeatsAdrift: 0,
     });
     const applied = await runInDurableObject(inv, (_obj, state) =>
       state.storage.sql.exec<{ id: number }>('SELECT id FROM inv_migrations ORDER BY id').toArray(),

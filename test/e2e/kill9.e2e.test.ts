@@ -6,8 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../origin-sdk/src/index.ts';
+import { CONSISTENT } from '../../contracts/inventory-answers';
 import { ensureDevVars, parseDevVars } from '../../scripts/lib/dev-secrets.ts';
 import { freePort, putEvent, ROOT, startDevServer, type DevServer } from '../../scripts/lib/dev-server.ts';
+import { admitted, hold, joinQueue, json, killHard, poll, type Visitor } from './crash.ts';
 
 const EVENT = `crash-${Date.now().toString(36)}`;
 const VISITORS = 12;
@@ -17,60 +19,6 @@ let port: number;
 let state: string;
 let secret: string;
 
-interface Turn {
-  state: string;
-  position: number | null;
-  queueTicket?: string;
-  admissionToken?: string;
-}
-
-/** An app visitor: its queue ticket (Authorization: Bearer) and, once admitted, its admission token. */
-interface Visitor {
-  ticket: string;
-  position: number;
-  admission?: string;
-}
-
-async function json<T>(res: Response): Promise<T> {
-  const text = await res.text();
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    throw new Error(`${res.status} ${text.slice(0, 200)}`);
-  }
-}
-
-async function joinQueue(): Promise<Visitor> {
-  const res = await fetch(`${gateway.url}/_wr/events/${EVENT}/join`, { method: 'POST', headers: { accept: 'application/json' } });
-  const t = await json<Turn>(res);
-  expect(res.status, JSON.stringify(t)).toBeLessThan(300);
-  return { ticket: t.queueTicket!, position: t.position ?? 0, ...(t.admissionToken ? { admission: t.admissionToken } : {}) };
-}
-
-async function poll(v: Visitor): Promise<Turn> {
-  const res = await fetch(`${gateway.url}/_wr/events/${EVENT}/status`, {
-    headers: { accept: 'application/json', authorization: `Bearer ${v.ticket}` },
-  });
-  const t = await json<Turn>(res);
-  expect(res.status, JSON.stringify(t)).toBe(200);
-  if (t.queueTicket) v.ticket = t.queueTicket;
-  if (t.admissionToken) v.admission = t.admissionToken;
-  return t;
-}
-
-async function hold(v: Visitor, seatIds: string[], key: string): Promise<Response> {
-  return fetch(`${gateway.url}/_wr/events/${EVENT}/holds`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${v.ticket}`,
-      'x-admission-token': v.admission!,
-      'content-type': 'application/json',
-      'idempotency-key': key,
-    },
-    body: JSON.stringify({ seatIds }),
-  });
-}
-
 async function inventory() {
   const res = await fetch(`${gateway.url}/_wr/admin/events/${EVENT}`, { headers: { authorization: `Bearer ${gateway.adminToken}` } });
   const d = await json<{
@@ -78,23 +26,6 @@ async function inventory() {
     inventory: { seats: { sold: number; held: number }; consistency: Record<string, number> };
   }>(res);
   return d;
-}
-
-/** Polls every waiting visitor until `count` are admitted (or `timeoutMs` passes). */
-async function admitted(visitors: Visitor[], count: number, timeoutMs: number): Promise<Visitor[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    for (const v of visitors) if (!v.admission) await poll(v);
-    const done = visitors.filter((v) => v.admission);
-    if (done.length >= count || Date.now() > deadline) return done;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
-function killHard(server: DevServer): Promise<void> {
-  const exited = new Promise<void>((r) => server.process.once('exit', () => r()));
-  process.kill(-server.process.pid!, 'SIGKILL');
-  return exited;
 }
 
 beforeAll(async () => {
@@ -128,22 +59,22 @@ describe('kill -9 of wrangler dev mid-sale', () => {
     { timeout: 300_000 },
     async () => {
       const visitors: Visitor[] = [];
-      for (let i = 0; i < VISITORS; i++) visitors.push(await joinQueue());
+      for (let i = 0; i < VISITORS; i++) visitors.push(await joinQueue(gateway.url, EVENT));
       // At the minimum rate (1 a second: no health report yet) the first few are released.
-      const [a, b, c] = await admitted(visitors, 3, 60_000);
+      const [a, b, c] = await admitted(gateway.url, EVENT, visitors, 3, 60_000);
       expect(c, 'three visitors admitted before the crash').toBeDefined();
 
-      const first = await hold(a!, ['A1', 'A2'], 'crash-key-1');
+      const first = await hold(gateway.url, EVENT, a!, ['A1', 'A2'], 'crash-key-1');
       expect(first.status).toBe(201);
       const held = await json<{ holdId: string; priceMinor: number }>(first);
-      const sold = await json<{ holdId: string; priceMinor: number }>(await hold(b!, ['A3'], 'crash-key-2'));
+      const sold = await json<{ holdId: string; priceMinor: number }>(await hold(gateway.url, EVENT, b!, ['A3'], 'crash-key-2'));
       const origin = new GatewayClient({ gatewayUrl: gateway.url, secret, eventId: EVENT });
       const confirmed = await origin.confirm(sold.holdId, { orderId: 'order-crash-1', amountMinor: sold.priceMinor });
       expect(confirmed.kind === 'ok' && confirmed.hold.status).toBe('SOLD');
 
       const waiting = visitors.filter((v) => !v.admission);
       const before = new Map<Visitor, number>();
-      for (const v of waiting) before.set(v, (await poll(v)).position ?? Infinity);
+      for (const v of waiting) before.set(v, (await poll(gateway.url, EVENT, v)).position ?? Infinity);
       const admittedBefore = (await inventory()).queue.admittedTotal;
 
       await killHard(gateway);
@@ -151,25 +82,17 @@ describe('kill -9 of wrangler dev mid-sale', () => {
 
       // The inventory: the held seats, the sale and its order survived; nothing counts twice.
       const after = await inventory();
-      expect(after.inventory.consistency).toEqual({
-        seatsWithMultipleOrders: 0,
-        soldSeatsWithoutMatchingOrder: 0,
-        tiersInconsistent: 0,
-        seatsWithMultipleLiveHolds: 0,
-        refundsUnmatched: 0,
-        resaleFeedGaps: 0,
-        waitlistSkips: 0,
-      });
+      expect(after.inventory.consistency).toEqual(CONSISTENT);
       expect(after.inventory.seats).toMatchObject({ sold: 1, held: 2 });
       expect(after.queue.admittedTotal).toBeGreaterThanOrEqual(admittedBefore);
 
       // The same hold retried with its key: the first hold, not a second one.
-      const replay = await hold(a!, ['A1', 'A2'], 'crash-key-1');
+      const replay = await hold(gateway.url, EVENT, a!, ['A1', 'A2'], 'crash-key-1');
       expect(replay.status).toBe(201);
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect((await json<{ holdId: string }>(replay)).holdId).toBe(held.holdId);
       // The sold seat stays sold; the confirm repeated with its order id answers the same sale.
-      const taken = await hold(c!, ['A3'], 'crash-key-3');
+      const taken = await hold(gateway.url, EVENT, c!, ['A3'], 'crash-key-3');
       expect(taken.status).toBe(409);
       expect((await json<{ code: string }>(taken)).code).toBe('SEATS_UNAVAILABLE');
       const again = await origin.confirm(sold.holdId, { orderId: 'order-crash-1', amountMinor: sold.priceMinor });
@@ -179,7 +102,7 @@ describe('kill -9 of wrangler dev mid-sale', () => {
       // visitor who joins after the restart queues behind all of them.
       const now = new Map<Visitor, number>();
       for (const v of waiting) {
-        const t = await poll(v);
+        const t = await poll(gateway.url, EVENT, v);
         if (t.state === 'admitted') continue;
         expect(t.state).toBe('waiting');
         expect(t.position!).toBeLessThanOrEqual(before.get(v)!);
@@ -190,12 +113,12 @@ describe('kill -9 of wrangler dev mid-sale', () => {
       // the positions read before the join failed under load when a release fell in between.)
       // A join answers "counting" (no position) until the shards' counts include it: poll until
       // the late visitor has its place in numbers.
-      const late = await joinQueue();
-      let lateTurn = await poll(late);
+      const late = await joinQueue(gateway.url, EVENT);
+      let lateTurn = await poll(gateway.url, EVENT, late);
       await expect
         .poll(
           async () => {
-            lateTurn = await poll(late);
+            lateTurn = await poll(gateway.url, EVENT, late);
             return lateTurn.state !== 'waiting' || lateTurn.position !== null;
           },
           { timeout: 30_000 },
@@ -203,22 +126,14 @@ describe('kill -9 of wrangler dev mid-sale', () => {
         .toBe(true);
       // Admitted already: every waiter ahead of it was let in before it.
       for (const v of now.keys()) {
-        const t = await poll(v);
+        const t = await poll(gateway.url, EVENT, v);
         if (t.state === 'waiting') expect(t.position!).toBeLessThan(lateTurn.state === 'waiting' ? lateTurn.position! : 0);
       }
 
       // The room's alarm resumed: more of the waiting visitors are let in.
-      const letIn = await admitted(waiting, Math.min(2, waiting.length), 60_000);
+      const letIn = await admitted(gateway.url, EVENT, waiting, Math.min(2, waiting.length), 60_000);
       expect(letIn.length).toBeGreaterThanOrEqual(Math.min(2, waiting.length));
-      expect((await inventory()).inventory.consistency).toEqual({
-        seatsWithMultipleOrders: 0,
-        soldSeatsWithoutMatchingOrder: 0,
-        tiersInconsistent: 0,
-        seatsWithMultipleLiveHolds: 0,
-        refundsUnmatched: 0,
-        resaleFeedGaps: 0,
-        waitlistSkips: 0,
-      });
+      expect((await inventory()).inventory.consistency).toEqual(CONSISTENT);
     },
   );
 });

@@ -133,6 +133,8 @@ it('box office and 200 online visitors racing for one section: 0 seats sold twic
     refundsUnmatched: 0,
     resaleFeedGaps: 0,
     waitlistSkips: 0,
+    refundsBeforeResale: 0,
+    returnedSeatsAdrift: 0,
   });
   expect(stats.seats.sold).toBe(soldTo.size);
   expect(soldTo.size).toBe(SECTION.length);

@@ -215,6 +215,8 @@ describe('fuzzing the gateway', () => {
       refundsUnmatched: 0,
       resaleFeedGaps: 0,
       waitlistSkips: 0,
+      refundsBeforeResale: 0,
+      returnedSeatsAdrift: 0,
     });
   }, 240_000);
 });

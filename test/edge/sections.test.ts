@@ -96,6 +96,8 @@ describe('an event with venue sections', () => {
         refundsUnmatched: 0,
         resaleFeedGaps: 0,
         waitlistSkips: 0,
+        refundsBeforeResale: 0,
+        returnedSeatsAdrift: 0,
       },
       sections: { count: 2, missing: 0 },
     });
