@@ -59,9 +59,10 @@ export interface ControllerState {
   /** `reportedAtMs` of the last origin report acted on, so one report moves the rate once (0 = none yet). */
   lastReportAtMs: number;
   /**
-   * Active visitors at the last overload (0 = none yet), as CUBIC's W_max (Ha, Rhee and Xu, 2008):
-   * the limit grows fast well below it, creeps near it, and fast again once 10 % past it without
-   * a new overload (the origin recovered or grew), so the loop does not saw across the knee.
+   * The limit's use (active + unclaimed) at the last overload or knee (0 = none yet), in the
+   * limit's own units, as CUBIC's W_max (Ha, Rhee and Xu, 2008): the limit grows fast well below
+   * it, creeps near it, and fast again once 10 % past it without a new overload (the origin
+   * recovered or grew), so the loop does not saw across the knee.
    */
   overloadLimit: number;
   /**
@@ -273,12 +274,11 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     // (the crowd tool: p99 907 ms with 15 active on the shared machine ended slow start, and
     // congestion avoidance then grew the limit by 1 a report from 10).
     const few = active < INITIAL_LIMIT || first;
-    // A cut that goes on cutting the same overload (the last cut within two spacings) sees a load
-    // already draining under a window that still holds the overload: it is no new knee (a third
-    // cut of one collapse saw 26 active and held the regrowth near 26). The knee then falls at
-    // most to half the one remembered, as far as the origin can have lost capacity in one cut.
+    // The knee counts in the limit's units (a knee of 17 active held a short-visit sale near 17 with
+    // 33 in flight). A cut that goes on cutting one overload (within two spacings) sees a load draining
+    // under a window that still holds it: no new knee, which falls at most to half the one remembered.
     const going = state.lastCutAtMs > 0 && at - state.lastCutAtMs <= 2 * CUT_SPACING_MS;
-    const knee = going ? Math.max(active, Math.floor(state.overloadLimit * MIN_CUT_FACTOR)) : active;
+    const knee = going ? Math.max(inFlight, Math.floor(state.overloadLimit * MIN_CUT_FACTOR)) : inFlight;
     return decide(rateOr(clamp(state.ratePerMinute * factor)), limit, at, label(`${why}${from}`), 1, {
       slowStart: few && state.slowStart,
       cssRounds: few ? state.cssRounds : 0,
@@ -316,21 +316,23 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
   const floor = f !== undefined && f !== null && Number.isFinite(f) && f >= 1 ? f : null;
   const floorNote = floor !== null ? ` (floor ${fmt(floor)} ms)` : '';
   const seen = `${p99Is}${floorNote} of ${fmt(bounds.targetP99Ms)} ms target, ${fmt(report.activeBuyers)} buyers`;
-  // The knee, seen in the delay gradient before the cliff: the limit backs off under the active
-  // visitors (not active + unclaimed: that back-off sat over the test below and fired again on each
-  // report of one window, 163 -> 110 -> 91 in sim:control), the load is remembered as the knee, the
-  // rate stays. Once per climb to a knee: not while the load is
+  // The knee, seen in the delay gradient before the cliff: the limit backs off under its use
+  // (active + unclaimed), that use is remembered as the knee, the rate stays. Limit, knee and the
+  // test below all count in the limit's units: a back-off from active + unclaimed tested against
+  // a knee of active visitors fired again on each report of one window (163 -> 110 -> 91 in
+  // sim:control). Once per climb to a knee: not while the load is
   // under the knee and the limit still under its back-off (a window holds one burst for 10 s: a
   // back-off on each of its reports compounded, 107 -> 74 in 8 s); again once the limit regrew over
   // it (the origin lost capacity). Never on the first report; an overload after it is cut at once.
-  const backedOff = state.overloadLimit > 0 && active < state.overloadLimit && current <= Math.ceil(state.overloadLimit * KNEE_BACKOFF);
+  const backedOff = state.overloadLimit > 0 && inFlight < state.overloadLimit && current <= Math.ceil(state.overloadLimit * KNEE_BACKOFF);
   if (!first && !backedOff && active >= INITIAL_LIMIT && delayKnee(p99, floor, bounds.targetP99Ms)) {
-    const limit = Math.min(current, Math.max(INITIAL_LIMIT, Math.floor(active * KNEE_BACKOFF)));
-    const why = `${p99Is}, ${(p99 / floor!).toFixed(1)} x its floor of ${fmt(floor!)} ms: the origin's knee at ${fmt(active)} active`;
+    const limit = Math.min(current, Math.max(INITIAL_LIMIT, Math.floor(inFlight * KNEE_BACKOFF)));
+    const load = inFlight > active ? `${fmt(inFlight)} in flight (${fmt(active)} active)` : `${fmt(active)} active`;
+    const why = `${p99Is}, ${(p99 / floor!).toFixed(1)} x its floor of ${fmt(floor!)} ms: the origin's knee at ${load}`;
     return decide(rateOr(clamp(state.ratePerMinute)), limit, at, why, admitFactor, {
       slowStart: false,
       cssRounds: 0,
-      overloadLimit: active,
+      overloadLimit: inFlight,
     });
   }
   const g = growthStep({

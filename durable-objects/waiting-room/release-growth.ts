@@ -46,7 +46,7 @@ export const BIND_HORIZON_S = 2;
 export const LIMIT_HEADROOM = 0.1;
 /**
  * A p99 over this many times its floor (and over it by DELAY_KNEE_RISE x target) is the origin's
- * knee: the limit backs off to KNEE_BACKOFF x the load and the load is remembered as the knee to
+ * knee: the limit backs off to KNEE_BACKOFF x its use (active + unclaimed), remembered as the knee to
  * creep near (release-controller), before the cliff rather than after it. Gradient2 likewise
  * shrinks its limit by the gradient once latency passes its tolerance.
  */
@@ -140,7 +140,7 @@ interface GrowthPhase {
   slowStart: boolean;
   /** Reports in a row with a delay rise during slow start (0 = none). */
   cssRounds: number;
-  /** Active visitors at the last overload (0 = none), CUBIC's W_max. */
+  /** The limit's use (active + unclaimed) at the last overload or knee (0 = none), CUBIC's W_max. */
   overloadLimit: number;
 }
 

@@ -7,7 +7,7 @@ import { simulateCrowd, type CrowdSimOptions, type CrowdSimSecond } from './crow
 import { prng, type OriginCapacity } from './sim-origin';
 
 /** The event's bounds, as bench:control's rows (600/min maximum, 150/min minimum, 700 active, p99 target 800 ms). */
-const SIM_BOUNDS: ControllerBounds = {
+export const SIM_BOUNDS: ControllerBounds = {
   minPerMinute: 150,
   maxPerMinute: 600,
   targetP99Ms: 800,

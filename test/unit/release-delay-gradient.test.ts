@@ -108,19 +108,21 @@ describe('the delay gradient: p99 against its floor', () => {
       bounds,
       NOW,
     );
-    expect(d.state).toMatchObject({ activeLimit: Math.floor(122 * KNEE_BACKOFF), overloadLimit: 122 });
+    expect(d.state).toMatchObject({ activeLimit: Math.floor(132 * KNEE_BACKOFF), overloadLimit: 132 });
   });
 
   // Failing input (sim:control seed 13): the back-off from active + unclaimed (163 -> 110 with 113
-  // active) stayed over the once-per-climb bound, and the same window's next report backed off again.
-  it('backs off from the active visitors, so the same window does not back off twice', () => {
+  // active) was tested against a knee of active visitors, and the same window's next report backed
+  // off again (-> 91). Back-off, knee and test now all count active + unclaimed.
+  it('backs off once per window: the knee, the back-off and its test count what the limit counts', () => {
     const s = state({ activeLimit: 163, ratePerMinute: 600, slowStart: false });
     const report1 = { origin: report({ p99LatencyMs: 127 }), gateway: quiet, active: 113, pending: 9, floorP99Ms: 20 };
     const d = nextReleaseRate(s, report1, bounds, NOW);
-    expect(d.state).toMatchObject({ activeLimit: Math.floor(113 * KNEE_BACKOFF), overloadLimit: 113 });
+    expect(d.state).toMatchObject({ activeLimit: Math.floor(122 * KNEE_BACKOFF), overloadLimit: 122 });
+    expect(d.reason).toMatch(/the origin's knee at 122 in flight \(113 active\)/);
     const later = { ...report1, origin: report({ p99LatencyMs: 257, reportedAtMs: NOW + 2000 }), active: 102 };
     const next = nextReleaseRate(d.state, later, bounds, NOW + 2000);
-    expect(next.state.overloadLimit).toBe(113);
+    expect(next.state.overloadLimit).toBe(122);
     expect(next.reason ?? '').not.toMatch(/knee/);
   });
 

@@ -219,16 +219,19 @@ describe('cuts', () => {
         fc.integer({ min: CUT_SPACING_MS, max: 120_000 }),
         fc.double({ min: 881, max: 1e9, noNaN: true }),
         fc.integer({ min: INITIAL_LIMIT, max: 2000 }),
-        (raw, sinceCut, p99, active) => {
+        fc.nat(200),
+        (raw, sinceCut, p99, active, pending) => {
           const s: ControllerState = { ...raw, lastReportAtMs: NOW - 1, lastCutAtMs: NOW - sinceCut };
-          const d = nextReleaseRate(s, { origin: report({ p99LatencyMs: p99 }), gateway: quiet, active, pending: 0 }, bounds, NOW);
+          const d = nextReleaseRate(s, { origin: report({ p99LatencyMs: p99 }), gateway: quiet, active, pending }, bounds, NOW);
+          // The knee counts what the limit counts: active + unclaimed.
+          const inFlight = active + pending;
           expect(d.state.lastCutAtMs).toBe(NOW);
           expect(d.state.ratePerMinute).toBeLessThanOrEqual(s.ratePerMinute);
           if (s.ratePerMinute > bounds.minPerMinute) expect(d.state.ratePerMinute).toBeLessThan(s.ratePerMinute);
           expect(d.state.activeLimit).toBeLessThanOrEqual(s.activeLimit);
           expect(d.state.activeLimit).toBeLessThanOrEqual(Math.max(INITIAL_LIMIT, active * MAX_CUT_FACTOR));
           const going = sinceCut <= 2 * CUT_SPACING_MS;
-          expect(d.state.overloadLimit).toBe(going ? Math.max(active, Math.floor(raw.overloadLimit * MIN_CUT_FACTOR)) : active);
+          expect(d.state.overloadLimit).toBe(going ? Math.max(inFlight, Math.floor(raw.overloadLimit * MIN_CUT_FACTOR)) : inFlight);
         },
       ),
     );
@@ -255,11 +258,11 @@ describe('cuts', () => {
           if (d.state.lastCutAtMs !== s.lastCutAtMs) cuts.push(now);
           else {
             expect(d.state.ratePerMinute).toBeGreaterThanOrEqual(s.ratePerMinute);
-            // Without a cut the limit falls only to follow the load: at a knee to KNEE_BACKOFF x the
-            // active visitors, else to the load it holds.
+            // Without a cut the limit falls only to follow the load: at a knee to KNEE_BACKOFF x its
+            // use (active + unclaimed), else to the load it holds.
             if (d.state.activeLimit < s.activeLimit)
               expect(d.state.activeLimit).toBeGreaterThanOrEqual(
-                Math.min(s.activeLimit, Math.max(INITIAL_LIMIT, Math.floor(x.active * KNEE_BACKOFF))),
+                Math.min(s.activeLimit, Math.max(INITIAL_LIMIT, Math.floor((x.active + x.pending) * KNEE_BACKOFF))),
               );
           }
           s = d.state;
