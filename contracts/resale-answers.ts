@@ -92,9 +92,12 @@ export interface OfferView {
 
 /**
  * `waitlistPlace` outcome: whether the waitlist takes entries now (`open`: nothing on sale), the
- * origin's page for taking an offer (`offerPath`), and the asked entry: its state, its place
- * among the accounts still waiting (1 = next; null unless WAITING), and its offer while OFFERED.
- * `off`: the event has no resale (or no own Inventory).
+ * origin's page for taking an offer (`offerPath`), where the waiting entries start and end
+ * (`waitingFrom`: the lowest entry id still WAITING, or `nextEntryId` when none; offers go in
+ * entry order, so every entry from `waitingFrom` up is WAITING and an entry's place is its id
+ * minus `waitingFrom` plus 1), and the asked entry: its state, its place among the accounts still
+ * waiting (1 = next; null unless WAITING), and its offer while OFFERED. `off`: the event has no
+ * resale (or no own Inventory).
  */
 export type WaitlistPlaceAnswer =
   | { kind: 'off' }
@@ -102,5 +105,7 @@ export type WaitlistPlaceAnswer =
       kind: 'ok';
       open: boolean;
       offerPath: string | null;
+      waitingFrom: number;
+      nextEntryId: number;
       entry: { entryId: number; state: EntryState; quantity: number; place: number | null; offer: OfferView | null } | null;
     };

@@ -212,6 +212,7 @@ export class ResaleDesk {
       kind: 'ok',
       open: !this.p.resale.anythingOnSale(),
       offerPath: config.resale.offerPath ?? null,
+      ...this.p.resale.waitingRange(),
       entry: found && { entryId: found.entry.entryId, state: found.entry.state, quantity: found.entry.quantity, place: found.place, offer },
     };
   }

@@ -187,6 +187,14 @@ export class ResaleStore {
     return r && entryView(r);
   }
 
+  /** The lowest entry id still WAITING (`nextEntryId` when none) and the id the next entry gets. */
+  waitingRange(): { waitingFrom: number; nextEntryId: number } {
+    const r = this.sql.one<{ low: number | null; high: number | null }>`SELECT
+      (SELECT MIN(entry_id) FROM inv_waitlist WHERE state = 'WAITING') AS low, (SELECT MAX(entry_id) FROM inv_waitlist) AS high`;
+    const nextEntryId = (r?.high ?? 0) + 1;
+    return { waitingFrom: r?.low ?? nextEntryId, nextEntryId };
+  }
+
   /** Entry `entryId` if it is `account`'s, with its place among the entries still waiting (1 = next; null unless WAITING). */
   entryOf(entryId: number, account: string): { entry: WaitlistEntryView; place: number | null } | null {
     const r = this.sql.one<EntryRow & { place: number | null }>`SELECT w.*, CASE WHEN w.state = 'WAITING' THEN

@@ -1,6 +1,9 @@
-// The waitlist part of a sold-out visitor's status: read from the event's Inventory, the
-// event-wide half (is the waitlist open, resale on) kept a few seconds per isolate so a crowd on
-// the sold-out page does not poll the one Inventory; only visitors who joined ask it each time.
+// The waitlist part of a sold-out visitor's status. Each isolate keeps the event's waitlist board
+// (is it open, where the waiting entries start and end) for BOARD_TTL_MS, so a crowd on the
+// sold-out page, joined or not, does not poll the one Inventory: offers go in entry order, so a
+// waiting visitor's place is their entry id minus the first waiting one. Only a visitor whose entry
+// is no longer waiting (offered, taken, lapsed), or newer than the board, asks the Inventory itself:
+// as many as there are offers, not as many as there are visitors.
 import type { EntryState, WaitlistPlaceAnswer } from '../../contracts/resale-answers';
 import { callDurableObject } from './do-call';
 import { inventoryFor } from './inventory-router';
@@ -28,38 +31,58 @@ export interface WaitlistStatus {
   } | null;
 }
 
-/** How long an isolate keeps an event's waitlist-open answer for visitors who have not joined, ms. */
-const EVENT_VIEW_TTL_MS = 5_000;
-const eventViews = new Map<string, { atMs: number; answer: Promise<WaitlistPlaceAnswer> }>();
+/** How long an isolate keeps an event's waitlist board, ms: about one poll, so an offer shows within two. */
+const BOARD_TTL_MS = 2_000;
+const boards = new Map<string, { atMs: number; answer: Promise<WaitlistPlaceAnswer> }>();
+
+/** A visitor's waitlist entry as their waitlist cookie holds it; `quantity` is null in a cookie without it. */
+export interface WaitlistCookie {
+  entryId: number;
+  quantity: number | null;
+}
 
 /**
- * The waitlist status of visitor `visitorId` of sold-out event `eventId`: their entry `entryId`
- * (from the waitlist cookie) read fresh, or, without one, the event's cached open flag.
+ * What the board alone says about `entry`: WAITING at `place` (1 = next) when its id is between
+ * the first waiting entry and the board's next id; null when the Inventory must be asked (the entry
+ * was offered, taken or lapsed, is newer than the board, or the cookie has no quantity).
+ */
+export function placeOnBoard(board: { waitingFrom: number; nextEntryId: number }, entry: WaitlistCookie): { place: number } | null {
+  if (entry.quantity === null || entry.entryId < board.waitingFrom || entry.entryId >= board.nextEntryId) return null;
+  return { place: entry.entryId - board.waitingFrom + 1 };
+}
+
+/**
+ * The waitlist status of visitor `visitorId` of sold-out event `eventId` with the entry their
+ * waitlist cookie names (or none): from the isolate's board (placeOnBoard), else their entry read
+ * from the Inventory, which checks that it is theirs.
  * @returns null when the event has no resale, or when the Inventory cannot be asked (the page then shows no waitlist)
  */
 export async function waitlistStatus(
   env: Env,
   eventId: string,
   visitorId: string,
-  entryId: number | null,
+  entry: WaitlistCookie | null,
   nowMs: number,
 ): Promise<WaitlistStatus | null> {
-  const ask = (account: string | null, entry: number | null) =>
-    callDurableObject<WaitlistPlaceAnswer>(() => inventoryFor(env, eventId, { kind: 'event' }).waitlistPlace(account, entry), {
+  const ask = (account: string | null, entryId: number | null) =>
+    callDurableObject<WaitlistPlaceAnswer>(() => inventoryFor(env, eventId, { kind: 'event' }).waitlistPlace(account, entryId), {
       idempotent: true,
       name: 'inventory.waitlistPlace',
       eventId,
     });
   let answer: Promise<WaitlistPlaceAnswer>;
-  if (entryId !== null) answer = ask(visitorId, entryId);
+  const kept = boards.get(eventId);
+  if (kept && nowMs - kept.atMs < BOARD_TTL_MS) answer = kept.answer;
   else {
-    const kept = eventViews.get(eventId);
-    if (kept && nowMs - kept.atMs < EVENT_VIEW_TTL_MS) answer = kept.answer;
-    else {
-      answer = ask(null, null);
-      eventViews.set(eventId, { atMs: nowMs, answer });
-      answer.catch(() => eventViews.delete(eventId));
-    }
+    answer = ask(null, null);
+    boards.set(eventId, { atMs: nowMs, answer });
+    answer.catch(() => boards.delete(eventId));
+  }
+  const board = await answer.catch(() => null);
+  if (board && board.kind === 'ok' && entry) {
+    const on = placeOnBoard(board, entry);
+    if (on) return { open: board.open, state: 'WAITING', place: on.place, quantity: entry.quantity, offer: null };
+    answer = ask(visitorId, entry.entryId);
   }
   const a = await answer.catch(() => null);
   if (!a || a.kind !== 'ok') return null;
@@ -82,7 +105,11 @@ export async function waitlistStatus(
   };
 }
 
-/** The entry id a waitlist cookie holds, or null for none or a malformed one. */
-export function entryIdOf(cookie: string | undefined): number | null {
-  return cookie && /^[1-9][0-9]{0,15}$/.test(cookie) ? Number(cookie) : null;
+/** The waitlist cookie's value for an entry: `<entryId>.<quantity>`. */
+export const waitlistCookieValue = (entryId: number, quantity: number) => `${entryId}.${quantity}`;
+
+/** The entry a waitlist cookie names (`<entryId>.<quantity>`, or `<entryId>` alone), or null for none or a malformed one. */
+export function waitlistEntryOf(cookie: string | undefined): WaitlistCookie | null {
+  const m = cookie ? /^([1-9][0-9]{0,15})(?:\.([1-6]))?$/.exec(cookie) : null;
+  return m ? { entryId: Number(m[1]), quantity: m[2] ? Number(m[2]) : null } : null;
 }

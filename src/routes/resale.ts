@@ -22,6 +22,7 @@ import { holdBody } from '../lib/object-answers';
 import { parseJsonBody, readBodyText, readJsonBody } from '../lib/validate';
 import { setCookie } from 'hono/cookie';
 import { cookieOptions, isSecure, waitlistCookie } from '../lib/cookies';
+import { waitlistCookieValue } from '../lib/waitlist-status';
 import { cookieMaxAgeS, numericDate } from '../../contracts/queue/lifetimes';
 import { TICKET_TTL_S } from '../lib/token';
 import { readTicket } from '../middleware/credentials';
@@ -179,7 +180,7 @@ waitlistApi.post('/:eventId/waitlist', async (c) => {
   setCookie(
     c,
     waitlistCookie(eventId, isSecure(c.req.url)),
-    String(result.entry.entryId),
+    waitlistCookieValue(result.entry.entryId, result.entry.quantity),
     cookieOptions(c.req.url, cookieMaxAgeS(now, numericDate(now + TICKET_TTL_S * 1000))),
   );
   c.header('cache-control', 'no-store');

@@ -16,7 +16,7 @@ import { recordDecision } from '../lib/decision-tally';
 import { clientIp, enforceRateLimit } from '../middleware/rate-limit';
 import { readTicket } from '../middleware/credentials';
 import { admissionCookie, cookieOptions, isSecure, ticketCookie, waitlistCookie } from '../lib/cookies';
-import { entryIdOf, waitlistStatus } from '../lib/waitlist-status';
+import { waitlistEntryOf, waitlistStatus } from '../lib/waitlist-status';
 import { GatewayError, assertNever } from '../lib/errors';
 import { ENTRY_JWKS_TIMEOUT_MS, accountSecrets, decideEntry, originEntryKeys, type EntryDecision } from '../lib/entry-token';
 import { fetchFromOrigin } from '../lib/proxy';
@@ -191,8 +191,8 @@ async function takeAndSign(c: Context<AppEnv>, eventId: string, ticket: VisitorC
   if (turn.kind === 'maintenance') throw maintenanceError(turn.cursor, now);
   const { body, retryAfterS } = turnBody(turn);
   if (body.state === 'sold_out' && turn.kind !== 'closed') {
-    const entryId = entryIdOf(getCookie(c, waitlistCookie(eventId, isSecure(c.req.url))));
-    body.waitlist = await waitlistStatus(c.env, eventId, turn.visitorId, entryId, now);
+    const entry = waitlistEntryOf(getCookie(c, waitlistCookie(eventId, isSecure(c.req.url))));
+    body.waitlist = await waitlistStatus(c.env, eventId, turn.visitorId, entry, now);
   }
   let admissionToken: string | null = null;
   if (turn.kind !== 'closed') {
