@@ -153,6 +153,7 @@ if (opts.resale !== undefined) {
   if (rr.skipped) row('resale round', `skipped: ${rr.skipped}`);
   else {
     row('orders returned / resold to the waitlist / refunds', `${rr.returned} / ${rr.resold} / ${rr.refunds}`);
+    if (rr.waitlistClosed > 0) row('orders not returned: the waitlist closed as unpaid holds ended', rr.waitlistClosed);
     row('return to confirmed resale (median / 90th pct / max), ms', rr.returnToResaleMs.length ? quantiles(rr.returnToResaleMs) : '-');
     row('consistency after the resale', rr.consistent ? 'PASS' : 'FAIL');
     consistent &&= rr.consistent && rr.resold === rr.returned && rr.refunds >= rr.resold;

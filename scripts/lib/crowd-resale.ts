@@ -12,7 +12,13 @@ import { parseDevVars } from './dev-secrets.ts';
 export interface ResaleRound {
   /** Why the round did not run (no secret, the event not sold out), or null. */
   skipped: string | null;
+  /** Orders returned (each after its waitlisted account joined). */
   returned: number;
+  /**
+   * Chosen orders not returned because the waitlist had closed: holds left unpaid at the sale's
+   * end expire during the round and put their seats back on open sale (WAITLIST_NOT_OPEN).
+   */
+  waitlistClosed: number;
   resold: number;
   /** Per resold return: ms from the return call to the confirmed resale. */
   returnToResaleMs: number[];
@@ -27,7 +33,7 @@ interface Numbers {
 
 /** Runs the round on `eventId` (see the file comment); `share` of the sold orders, at least one. */
 export async function resaleRound(server: Pick<DevServer, 'url' | 'adminToken'>, eventId: string, share: number): Promise<ResaleRound> {
-  const empty = { returned: 0, resold: 0, returnToResaleMs: [], refunds: 0, consistent: true };
+  const empty = { returned: 0, waitlistClosed: 0, resold: 0, returnToResaleMs: [], refunds: 0, consistent: true };
   const secret = existsSync(join(ROOT, '.dev.vars')) ? parseDevVars(readFileSync(join(ROOT, '.dev.vars'), 'utf8')).ORIGIN_HMAC_SECRET : '';
   if (!secret) return { ...empty, skipped: 'no ORIGIN_HMAC_SECRET in .dev.vars' };
   const client = new ResaleClient({ gatewayUrl: server.url, eventId, secret });
@@ -43,13 +49,17 @@ export async function resaleRound(server: Pick<DevServer, 'url' | 'adminToken'>,
   const chosen = sold.slice(0, Math.max(1, Math.round(sold.length * share)));
   const times: number[] = [];
   let resold = 0;
+  let returned = 0;
+  let waitlistClosed = 0;
   for (const [i, order] of chosen.entries()) {
     const account = `resale-${i}`;
     const joined = await client.joinWaitlist(account, order.seatIds.length);
+    if (joined.kind === 'refused' && joined.code === 'WAITLIST_NOT_OPEN') waitlistClosed++;
     if (joined.kind !== 'ok') continue;
     const t0 = performance.now();
     const ret = await client.returnSeats(order.holdId, { idempotencyKey: `crowd-return-${order.holdId}` });
     if (ret.kind !== 'ok') continue;
+    returned++;
     const offerId = await offerOf(client, account);
     if (!offerId) continue;
     const taken = await client.acceptOffer(offerId, account);
@@ -65,7 +75,8 @@ export async function resaleRound(server: Pick<DevServer, 'url' | 'adminToken'>,
   const counts = end.inventory.resale;
   return {
     skipped: null,
-    returned: chosen.length,
+    returned,
+    waitlistClosed,
     resold,
     returnToResaleMs: times,
     refunds: counts?.refunds ?? 0,
