@@ -2,34 +2,16 @@
 // visitor's waitlist join. Each bad input is a 4xx with its code that changes nothing (the resale
 // feed and the counts stay as they were); a sell-out, returns, offers to the waitlist, an offer
 // lapsing to the next account, resale at face value plus fee and the refund, all over HTTP.
-import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { Inventory } from '../../durable-objects/inventory/inventory';
-import { Visitor, createEvent, freshEventId } from '../helpers/client';
+import { Visitor } from '../helpers/client';
 import { signedCall, type Answer } from '../helpers/gateway';
 import { checkInvariants } from '../helpers/inventory-invariants';
+import { RETURN_DEADLINE, soldOutEvent } from '../helpers/resale-events';
 
-const DEADLINE = new Date(Date.now() + 30 * 86_400_000).toISOString();
-
-/** An event of 4 seats at 5000, sold out to ann (A1, A2) and bob (A3, A4); the holds' ids. */
-async function soldOutEvent(resale: Record<string, unknown> | null = { returnDeadline: DEADLINE, offerSeconds: 60, feeMinor: 250 }) {
-  const eventId = freshEventId('resale');
-  const created = await createEvent(eventId, { seats: 4, seatsPerRow: 4, seatPriceMinor: 5000, ...(resale ? { resale } : {}) });
-  if (created.status >= 300) throw new Error(await created.text());
-  const inv = env.INVENTORY.getByName(eventId);
-  const holds: string[] = [];
-  for (const [account, seatIds] of [
-    ['ann', ['A1', 'A2']],
-    ['bob', ['A3', 'A4']],
-  ] as const) {
-    const h = await inv.hold(account, { seatIds: [...seatIds] }, `k-${account}`);
-    if (h.kind !== 'held') throw new Error(`hold refused: ${h.kind}`);
-    await inv.confirm(h.hold.holdId, `order-${account}`, 10_000, null);
-    holds.push(h.hold.holdId);
-  }
-  return { eventId, inv, ann: holds[0]!, bob: holds[1]! };
-}
+const RESALE = { returnDeadline: RETURN_DEADLINE, offerSeconds: 60, feeMinor: 250 };
+const soldOut = (resale: Record<string, unknown> | null = RESALE) => soldOutEvent(resale);
 
 const post = (path: string, body: unknown) => signedCall('POST', path, JSON.stringify(body));
 const get = (path: string) => signedCall('GET', path, '');
@@ -48,7 +30,7 @@ function expectProblem(a: Answer, status: number, code: string): void {
 
 describe('resale over HTTP', () => {
   it('answers each bad input with its 4xx and code, and changes nothing', async () => {
-    const { eventId, inv, ann, bob } = await soldOutEvent();
+    const { eventId, inv, ann, bob } = await soldOut();
     const ret = (holdId: string, body: unknown) => post(`/_wr/origin/events/${eventId}/holds/${holdId}/return`, body);
     expect((await ret(bob, { seatIds: ['A4'], idempotencyKey: 'first' })).status).toBe(200);
     const before = await state(eventId);
@@ -72,9 +54,9 @@ describe('resale over HTTP', () => {
     await inv.startPayment(a, null);
     expectProblem(await ret(a, { idempotencyKey: 'k5' }), 409, 'PAYMENT_NOT_SETTLED');
 
-    const off = await soldOutEvent(null);
+    const off = await soldOut(null);
     expectProblem(await post(`/_wr/origin/events/${off.eventId}/holds/${off.ann}/return`, { idempotencyKey: 'k' }), 409, 'RESALE_OFF');
-    const past = await soldOutEvent({ returnDeadline: '2020-01-01T00:00:00.000Z' });
+    const past = await soldOut({ returnDeadline: '2020-01-01T00:00:00.000Z' });
     expectProblem(
       await post(`/_wr/origin/events/${past.eventId}/holds/${past.ann}/return`, { idempotencyKey: 'k' }),
       409,
@@ -84,7 +66,7 @@ describe('resale over HTTP', () => {
   });
 
   it('sell-out, a visitor and accounts on the waitlist, a return, offers in arrival order, lapsed offers passed to the next account', async () => {
-    const { eventId, inv, ann } = await soldOutEvent();
+    const { eventId, inv, ann } = await soldOut();
     // A visitor on the sold-out page joins with their queue ticket; the origin adds a signed-in account.
     const visitor = new Visitor();
     expect((await visitor.json(`/_wr/events/${eventId}/join`, { method: 'POST' })).status).toBe(200);
@@ -147,7 +129,7 @@ describe('resale over HTTP', () => {
   });
 
   it('an accepted offer is paid through the ordinary payment flow, then the original order is refunded', async () => {
-    const { eventId, inv, ann } = await soldOutEvent();
+    const { eventId, inv, ann } = await soldOut();
     expect(await post(`/_wr/origin/events/${eventId}/waitlist`, { account: 'cid', quantity: 1 })).toMatchObject({ status: 200 });
     expect(await post(`/_wr/origin/events/${eventId}/waitlist`, { account: 'cid', quantity: 1 })).toMatchObject({
       status: 200,

@@ -2,36 +2,17 @@
 // same-origin only, answered with a 303 back to the page), the place, an offer with its seats,
 // price, fee, deadline and the origin's page to take it, and the offer's lapse, counted by the
 // report and the dashboard's event read.
-import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { Inventory } from '../../durable-objects/inventory/inventory';
 import type { WaitlistStatus } from '../../src/lib/waitlist-status';
-import { Visitor, createEvent, freshEventId } from '../helpers/client';
+import { Visitor } from '../helpers/client';
+import { RETURN_DEADLINE, soldOutEvent } from '../helpers/resale-events';
 import { BASE, signedCall } from '../helpers/gateway';
 import { organizer } from '../helpers/channels';
 
-const DEADLINE = new Date(Date.now() + 30 * 86_400_000).toISOString();
-const RESALE = { returnDeadline: DEADLINE, offerSeconds: 60, feeMinor: 250, offerPath: '/offers' };
-
-/** A sold-out event of 4 seats at 5000 (ann has A1 and A2, bob A3 and A4) and ann's hold id. */
-async function soldOut(resale: Record<string, unknown> | null = RESALE) {
-  const eventId = freshEventId('wl');
-  const created = await createEvent(eventId, { seats: 4, seatsPerRow: 4, seatPriceMinor: 5000, ...(resale ? { resale } : {}) });
-  if (created.status >= 300) throw new Error(await created.text());
-  const inv = env.INVENTORY.getByName(eventId);
-  const holds: string[] = [];
-  for (const [account, seatIds] of [
-    ['ann', ['A1', 'A2']],
-    ['bob', ['A3', 'A4']],
-  ] as const) {
-    const h = await inv.hold(account, { seatIds: [...seatIds] }, `k-${account}`);
-    if (h.kind !== 'held') throw new Error(`hold refused: ${h.kind}`);
-    await inv.confirm(h.hold.holdId, `order-${account}`, 10_000, null);
-    holds.push(h.hold.holdId);
-  }
-  return { eventId, inv, ann: holds[0]! };
-}
+const RESALE = { returnDeadline: RETURN_DEADLINE, offerSeconds: 60, feeMinor: 250, offerPath: '/offers' };
+const soldOut = (resale: Record<string, unknown> | null = RESALE) => soldOutEvent(resale, 'wl');
 
 /** The visitor's status once the room knows the event sold out (the edge keeps the cursor a moment). */
 async function soldOutStatus(visitor: Visitor, eventId: string) {
