@@ -24,6 +24,8 @@ export class CheckoutEngine {
   private readonly payments: PaymentRecords;
   /** Orders whose driver runs now: one driver per order, others reschedule. */
   private readonly driving = new Set<string>();
+  /** Holds reconciliation saw released or expired: a failed order on one of them is checked from the bulk listings only. */
+  private readonly freedHolds = new Set<string>();
 
   constructor(deps: CheckoutDeps) {
     this.d = deps;
@@ -216,6 +218,7 @@ export class CheckoutEngine {
       markPaid: (id, hold) => this.markPaid(id, hold),
       resolve: (id) => this.resolve(id),
       advance: (id) => this.advance(id),
+      freedHolds: this.freedHolds,
     });
   }
 

@@ -249,8 +249,7 @@ export const soldTo = (hold: HoldInfo | null | undefined, orderId: string): bool
  * (released, expired, no such hold, or sold to another order: nothing can sell them to this order
  * any more), `sold` with the hold when it is SOLD to this order (a confirm landed first), or
  * `unknown` (no answer, a refusal that does not show the hold, or a hold still live): decide
- * nothing then. One answer for the two questions the saga used to answer apart (`holdFreed` and
- * `releaseOutcome`), which disagreed on a hold sold to another order.
+ * nothing then. Releases and reads share it, so both read a hold sold to another order the same way.
  */
 export function seatsOutcome(r: HoldAnswer, orderId: string): { kind: 'freed' } | { kind: 'sold'; hold: HoldInfo } | { kind: 'unknown' } {
   const h = knownHold(r);

@@ -1,6 +1,6 @@
 // The named cases of the checkout saga, each step by step: lost answers, early and duplicate
 // webhooks, capture timeouts, refused confirmation, authorization expiry, refunds, reconciliation.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { operationId } from '../../origin-stub/order';
 import { invariantViolations, settledViolations, World } from './harness';
 
@@ -222,6 +222,37 @@ describe('named checkout cases', () => {
     await w.drain();
     expect((await w.checkout.reconcile()).differences).toEqual([]);
     expect(invariantViolations(w)).toEqual([]);
+  });
+
+  it('reconciliation reads settled orders from the bulk listings, and still checks one by one any the listings disagree with', async () => {
+    const w = new World();
+    const orders = [];
+    for (const seat of ['A1', 'A2', 'A3', 'A4']) {
+      const a = w.newAccount();
+      orders.push(await w.checkout.checkout(a, w.inventory.hold(a, [seat])!, CARD));
+    }
+    const declined = w.newAccount();
+    const failed = await w.checkout.checkout(declined, w.inventory.hold(declined, ['A5'])!, '4000 0000 0000 0002');
+    await finish(w);
+    const getHold = vi.spyOn(w.inventory, 'getHold');
+    const query = vi.spyOn(w.provider, 'query');
+    // The failed order is read once, to see its hold released; the paid ones are settled in the listings.
+    expect((await w.checkout.reconcile()).differences).toEqual([]);
+    expect(getHold.mock.calls).toEqual([[failed.holdId]]);
+    getHold.mockClear();
+    query.mockClear();
+    expect((await w.checkout.reconcile()).differences).toEqual([]);
+    expect([getHold.mock.calls.length, query.mock.calls.length]).toEqual([0, 0]);
+    // The gateway no longer lists one hold as sold; the provider has a dispute the shop missed.
+    const [gone, disputed] = orders as [(typeof orders)[0], (typeof orders)[0]];
+    w.inventory.holds.get(gone.holdId)!.status = 'RELEASED';
+    w.provider.providerEvent(disputed.orderId, 'disputed');
+    w.ledger.outbox.length = 0; // its webhook is lost
+    const report = await w.checkout.reconcile();
+    expect(report.differences.map((d) => `${d.kind}:${d.orderId}`).sort()).toEqual(
+      [`hold_state_mismatch:${gone.orderId}`, `payment_behind_provider:${disputed.orderId}`].sort(),
+    );
+    expect(getHold.mock.calls.map(([holdId]) => holdId).sort()).toEqual([gone.holdId, disputed.holdId].sort());
   });
 
   it("reconciliation compares the inventory's sold and paying holds with the orders: a sale it does not know is reported, an abandoned payment hold released", async () => {
