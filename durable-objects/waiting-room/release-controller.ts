@@ -340,6 +340,7 @@ export function nextReleaseRate(state: ControllerState, signals: Signals, bounds
     ratePerMinute: state.ratePerMinute,
     limit: current,
     inFlight,
+    active,
     p99Ms: p99,
     floorMs: floor,
     targetP99Ms: bounds.targetP99Ms,

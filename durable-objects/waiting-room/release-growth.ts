@@ -152,6 +152,8 @@ export interface GrowthInput {
   limit: number;
   /** Active visitors + unclaimed places expected to arrive: the limit's use. */
   inFlight: number;
+  /** Active visitors alone: with fewer than INITIAL_LIMIT, a delay rise is not theirs (as a cut's rule). */
+  active: number;
   p99Ms: number;
   /** The p99 floor (floorP99), or null without one. */
   floorMs: number | null;
@@ -193,7 +195,8 @@ export function delayKnee(p99Ms: number, floorMs: number | null, targetP99Ms: nu
  * it only then). The limit, in order:
  * - **near the target** (p99 >= GROW_BELOW x target) or on a **delay rise** (delayRise: p99 over
  *   DELAY_TOLERANCE x its floor): held at the load (DELAY_HOLD_HEADROOM over active + unclaimed;
- *   on a delay rise falling by at most DELAY_HOLD_STEP a report, never staying over what the pace binds), so
+ *   on a delay rise falling by at most DELAY_HOLD_STEP a report, never staying over what the pace
+ *   binds, and not under it with fewer than INITIAL_LIMIT active), so
  *   admissions only replace leaving visitors; in slow start, CSS_ROUNDS such reports in a row end it
  *   (HyStart++'s conservative slow start, RFC 9406 section 4.3, holding instead of growing).
  * - **not binding** (the pace would not fill it within BIND_HORIZON_S): slow start keeps it,
@@ -216,7 +219,8 @@ export function growthStep(i: GrowthInput): GrowthStep {
   const follow = Math.max(INITIAL_LIMIT, ceil(binding * (1 + LIMIT_HEADROOM)));
   if (nearTarget || delayRise(i.p99Ms, i.floorMs, i.targetP99Ms)) {
     const atLoad = Math.max(INITIAL_LIMIT, ceil(i.inFlight * (1 + DELAY_HOLD_HEADROOM)));
-    const stepped = Math.floor(current * (1 - DELAY_HOLD_STEP));
+    // A rise with fewer than INITIAL_LIMIT active is not their queue: follow the pace, no step down.
+    const stepped = i.active < INITIAL_LIMIT ? follow : Math.floor(current * (1 - DELAY_HOLD_STEP));
     const limit = Math.min(current, nearTarget ? atLoad : Math.max(atLoad, Math.min(stepped, follow)));
     const rounds = phase.slowStart ? phase.cssRounds + 1 : 0;
     const over = phase.slowStart && rounds >= CSS_ROUNDS;

@@ -129,18 +129,30 @@ describe('the delay gradient: p99 against its floor', () => {
   // Failing input (bench:control, healthy origin, short visits): a slow spell of the shared machine
   // at p99 2.4-3.0 x its floor with 20 visitors active held the limit at each report's load,
   // 49 -> 31 -> 14 -> 10, and the row admitted 0.75 x its maximum.
-  it('on a delay rise the limit falls toward the load by at most DELAY_HOLD_STEP a report, from what the pace binds', () => {
+  /** The active limits after `reports` reports 2 s apart of one delay rise (p99 `p99` over a floor of `floor` ms). */
+  const heldLimits = (active: number, pending: number, p99: number, floor: number, reports: number) => {
     let s = state({ activeLimit: 49, ratePerMinute: 600, slowStart: false });
     const limits: number[] = [];
-    for (let k = 1; k <= 3; k++) {
+    for (let k = 1; k <= reports; k++) {
       const now = NOW + k * 2000;
-      const signals = { origin: report({ p99LatencyMs: 191, reportedAtMs: now }), gateway: quiet, active: 3, pending: 9, floorP99Ms: 81 };
+      const signals = { origin: report({ p99LatencyMs: p99, reportedAtMs: now }), gateway: quiet, active, pending, floorP99Ms: floor };
       s = nextReleaseRate(s, signals, bounds, now).state;
       limits.push(s.activeLimit);
     }
-    // First to what the pace binds (3 + 9 in flight + 600/min x 2 s, x1.1), then by DELAY_HOLD_STEP.
+    return limits;
+  };
+
+  it('on a delay rise with INITIAL_LIMIT or more active the limit falls toward the load by at most DELAY_HOLD_STEP a report, from what the pace binds', () => {
+    // First to what the pace binds (12 in flight + 600/min x 2 s, x1.1), then by DELAY_HOLD_STEP.
     const step = (l: number) => Math.floor(l * (1 - DELAY_HOLD_STEP));
-    expect(limits).toEqual([36, step(36), step(step(36))]);
+    expect(heldLimits(12, 0, 191, 81, 3)).toEqual([36, step(36), step(step(36))]);
+  });
+
+  it('on a delay rise with fewer than INITIAL_LIMIT active the limit stays at what the pace binds: short visits are not held under the rate', () => {
+    // bench:control's healthy row: p99 2.3-2.7 x a floor of 43 ms for 20 s with 0-7 active and
+    // 6-12 unclaimed; stepping down took the limit 49 -> 10 and the row to 0.79 x its maximum.
+    expect(heldLimits(5, 12, 110, 43, 10)).toEqual(Array(10).fill(Math.ceil((5 + 12 + 20) * 1.1)));
+    expect(heldLimits(3, 9, 191, 81, 3)).toEqual([36, 36, 36]);
   });
 
   it('a floor of a few ms does not stop growth on noise: the rise must also be DELAY_MIN_RISE of the target', () => {
