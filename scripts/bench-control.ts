@@ -104,7 +104,8 @@ const scenarios: {
     name: 'origin capacity halves at 45 s (visitors stay 20 s)',
     o: {
       ...base,
-      visitors: 600,
+      // Enough that visitors still wait when the capacity comes back, so the recovery is judged.
+      visitors: 1100,
       staySeconds: 20,
       // p99 can settle only once the visitors admitted before the change have left (nobody is
       // admitted meanwhile). A crowd that shared 48 requests in flight among every visitor, with a
@@ -183,8 +184,9 @@ const scenarios: {
   },
 ];
 
-// `--json FILE` also writes every run (its per-second series and samples, the whole rate log, counts) to FILE.
-const { values: args } = parseArgs({ options: { json: { type: 'string' } } });
+// `--json FILE` also writes every run (its per-second series and samples, the whole rate log, counts)
+// to FILE; `--only TEXT` runs the scenarios whose name contains TEXT.
+const { values: args } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' } } });
 const runs: { scenario: string; series: ReturnType<typeof perSecondSeries>; result: CrowdResult }[] = [];
 const state = mkdtempSync(join(tmpdir(), 'wr-bench-control-'));
 const started = Date.now();
@@ -192,7 +194,7 @@ console.log('bench:control: starting a gateway (wrangler dev on a free port, tem
 const server = await startDevServer({ port: await freePort(), persistTo: state, quiet: true });
 const rows: Row[] = [];
 try {
-  for (const s of scenarios) {
+  for (const s of scenarios.filter((x) => x.name.includes(args.only ?? ''))) {
     console.log(`\n▶ ${s.name}`);
     const r = await runCrowd(server, s.o, (line) => console.log(line));
     runs.push({ scenario: s.name, series: perSecondSeries(r), result: r });

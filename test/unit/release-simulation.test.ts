@@ -1,7 +1,7 @@
 // Closed loop: the release law and the tick's budget against the origin stub's capacity model, on an
 // injected clock, with released visitors who claim late or never.
 import { describe, expect, it } from 'vitest';
-import { CUT_SPACING_MS, type ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
+import { CUT_SPACING_MS, INITIAL_LIMIT, type ControllerBounds } from '../../durable-objects/waiting-room/release-controller';
 import { releasedPerMinute, simulate, summarize, targetCrossings } from '../helpers/release-sim';
 
 const TARGET = 800;
@@ -251,6 +251,21 @@ describe('release law in a closed loop (1 tick = 1 s, buyers stay 60 s, reports 
   // congestion avoidance grew the limit by +1..+3 a report (36 -> 49 in 11 s; 10 -> 15 in 33 s),
   // because its growth faded with the square of the distance to 70 % of the target. The limit
   // 600/min needs is the visit (5 s) plus the claim lag (1-3 s) at 10 a second, about 70.
+  it('a healthy origin with fewer than INITIAL_LIMIT visitors on it whose p99 sits at 2-3 x its floor for 25 s: the limit does not fall under the pace, >= 90 % of the maximum', () => {
+    // bench:control's healthy row: a floor of 43 ms, then 100-115 ms for 20 s from the shared
+    // machine, with 0-7 visitors active (visits shorter than their claim lag).
+    const b = { ...bounds, minPerMinute: 150, maxPerMinute: 300, maxActive: 700 };
+    const noise = (t: number) => (t >= 20 && t < 45 ? 60 + ((t * 7919) % 5) * 3 : 0);
+    const run = simulate({ ticks: 90, bounds: b, knee: () => 1000, baseLatencyMs: 43, sessionS: 1, claimDelayS: [1, 3], noiseMs: noise });
+    const share = releasedPerMinute(run, 20, 60) / b.maxPerMinute;
+    const active = Math.max(...run.slice(20, 60).map((t) => t.concurrent));
+    console.log(
+      `p99 2-3 x its floor at ticks 20-44, at most ${active} active: released ${share.toFixed(2)} x the maximum over ticks 20-60; limits ${[20, 30, 40, 50].map((k) => run[k]!.limit).join(', ')}`,
+    );
+    expect(active).toBeLessThan(INITIAL_LIMIT);
+    expect(share).toBeGreaterThanOrEqual(0.9);
+  });
+
   it('a healthy origin whose p99 sits at 40-60 % of the target whatever the load: back to >= 90 % of the maximum within 30 s of a cut', () => {
     const b = { ...bounds, minPerMinute: 150, maxPerMinute: 600, maxActive: 700 };
     // Load-free latency: 300-460 ms a tick (deterministic), and one excursion over the target at 40-45.
