@@ -107,7 +107,7 @@ export interface ReconcileOps {
 /**
  * Compares and resolves what it safely can (payments behind the provider, holds in
  * NEEDS_RECONCILIATION, lost confirm answers, orphan authorizations); reports everything.
- * Orders the bulk listings already show as settled skip their own round trips (`settledOrders`).
+ * Orders the bulk listings show as settled are not read one by one (`settledOrders`).
  */
 export async function reconcile(d: CheckoutDeps, ops: ReconcileOps): Promise<ReconciliationReport> {
   const differences: Difference[] = [];
@@ -155,9 +155,8 @@ const SETTLED_PAYMENT: Readonly<Record<string, readonly string[]>> = {
  * The orders whose per-order check would find nothing, read from two bulk listings: the payment
  * is final with no operation pending and the provider's list shows nothing newer; a PAID order's
  * hold is listed SOLD to it, a failed or cancelled order's hold was seen released or expired
- * (`freedHolds`: final) and is not listed. Checking every order by its own provider query and hold
- * read costs one gateway round trip per order ever placed, a stall of the origin's visitors each
- * run once a sale has sold a few hundred orders (1 s at 242).
+ * (`freedHolds`: final) and is not listed. Two listings cost a call per 500 holds; a read per
+ * order costs a gateway round trip per order sold, a burst the origin's visitors wait behind.
  * @returns their order ids; empty when the gateway's listing has no answer (every order is checked)
  */
 async function settledOrders(d: CheckoutDeps, orders: readonly Order[], freedHolds: ReadonlySet<string>): Promise<Set<string>> {
