@@ -54,12 +54,14 @@ export const COSTS = {
   confirm: 5.5,
   release: 4.75,
   expiry: 2.37,
-  /** bench:inventory: seat map delta (256 versions) in the object. */
-  mapDelta: 9.77,
-  /** bench:inventory: a snapshot built (every seat read), at most once a second per object, for 50,000 seats. */
-  snapshotBuild50k: 783,
-  /** bench:inventory: a snapshot copied out by RPC + JSON, for 50,000 seats (the JSON half is the edge's: an upper bound). */
-  snapshotCopy50k: 719,
+  /** bench:inventory: a seat-map delta of 256 versions (512 seats) read from storage and serialized: once per kept delta. */
+  mapDeltaBuild256: 44.07,
+  /** bench:inventory: a kept delta of 256 versions handed out again, its string copied out by RPC. */
+  mapDeltaCopy256: 2.45,
+  /** bench:inventory: a snapshot of 50,000 seats read and serialized, at most once a second per object. */
+  snapshotBuild50k: 1499.83,
+  /** bench:inventory: a kept snapshot of 50,000 seats, its string copied out by RPC (the reader's side included: an upper bound). */
+  snapshotCopy50k: 124.87,
   /** AccountLedger.reserve and settle: one write each (C); confirmAllowed: one read (as getHold). */
   ledgerWrite: 2.23,
   ledgerRead: 0.95,
@@ -98,18 +100,13 @@ export interface SaleShape {
   queueShards: number;
   sections: number;
   ledgerShards: number;
-  /** Seat-map deltas each isolate reads per second per object (distinct `since` keys), and health reports per second. */
-  deltasPerIsolate: number;
+  /** Distinct `since` keys a data centre asks each object's seat-map deltas with, per second. */
+  deltaKeysPerDc: number;
+  /** Seats one version changes (a hold's seats; the bench's holds take 2). */
+  seatsPerVersion: number;
   healthReportsPerS: number;
   /** One object round trip, ms: how long an isolate's coalesced call is in flight. */
   roundTripMs: number;
-  /**
-   * Who reads the seat map from the objects: each isolate (as built: src/lib/seat-map-cache.ts) or
-   * each data centre once (the Cache API, as the cursor and the room table are shared; not built).
-   */
-  mapReaders: 'isolate' | 'dataCentre';
-  /** Units of one snapshot copy per 50,000 seats: as measured (structured clone + JSON), or a pre-serialized string's copy. */
-  snapshotCopyUnits50k: number;
 }
 
 /**
@@ -140,19 +137,17 @@ export const SIZING: SaleShape = {
   queueShards: 32,
   sections: 8,
   ledgerShards: 8,
-  deltasPerIsolate: 2,
+  deltaKeysPerDc: 2,
+  seatsPerVersion: 2,
   healthReportsPerS: 1,
   roundTripMs: 20,
-  mapReaders: 'isolate',
-  snapshotCopyUnits50k: COSTS.snapshotCopy50k,
 };
 
 /**
- * The seat-map path the simulation points to: each data centre reads a section's map once a second
- * and shares it (Cache API), and the object hands out one pre-serialized snapshot string per
- * second, whose copy is about a no-op RPC (assumed 1 unit) instead of a structured clone of every seat.
+ * A kept seat-map delta serves readers up to this many versions past its start (DELTA_SHARE_VERSIONS
+ * in durable-objects/inventory/seat-map-read.ts, which Node cannot import from here; a test keeps them equal).
  */
-export const SHARED_MAPS: Pick<SaleShape, 'mapReaders' | 'snapshotCopyUnits50k'> = { mapReaders: 'dataCentre', snapshotCopyUnits50k: 1 };
+export const DELTA_SHARE = 256;
 
 /** The sizing example at `x` times the crowd: every rate and the isolates serving it scale, the venue does not. */
 export function scaled(shape: SaleShape, x: number): SaleShape {
@@ -203,9 +198,12 @@ export function meanBatch(perIsolatePerS: number, roundTripMs: number): number {
  * wake per shard and one counts call per shard per 1 s release tick; holds coalesced per isolate
  * and section (src/lib/hold-batch.ts), each reserving in its account's ledger shard, refused ones
  * giving it back; confirm asks the ledger and settles, releases and expiries settle; hold signals
- * once per isolate per 5 s (FLUSH_EVERY_MS); the seat map once per isolate per second per object
- * for a snapshot when a new reader came, plus `deltasPerIsolate` deltas (src/lib/seat-map-cache.ts;
- * a page reading the whole map reads every section). Session checks are 0: the cursor carries the
+ * once per isolate per 5 s (FLUSH_EVERY_MS); seat maps once per data centre per second per object
+ * and key (isolate copy, then the Cache API: src/lib/seat-map-cache.ts; a page reading the whole
+ * map reads every section): a snapshot when a new reader came, and `deltaKeysPerDc` deltas, each a
+ * string the object built once and hands out for a second (seat-map-read.ts): a delta is built
+ * again for about every DELTA_SHARE versions the readers' versions span (a second's worth), and
+ * lists the seats of a second's versions. Session checks are 0: the cursor carries the
  * complete list of ended sessions below 5,000 early ends (src/middleware/credentials.ts).
  */
 export function objectLoads(s: SaleShape): ObjectLoad[] {
@@ -216,11 +214,15 @@ export function objectLoads(s: SaleShape): ObjectLoad[] {
   const perSection = (n: number) => n / s.sections;
   const holdBatch = meanBatch(perSection(s.holdsPerS) / isolates, s.roundTripMs);
   const seatShare = 1 / s.sections;
-  // A snapshot is read when at least one new reader came to the isolate in that second (Poisson).
-  const mapReaders = s.mapReaders === 'isolate' ? isolates : s.dataCentres;
-  const snapshotsPerReader = 1 - Math.exp(-s.admissionsPerS / mapReaders);
+  // A snapshot is read when at least one new reader came to the data centre in that second (Poisson).
+  const snapshotsPerDc = 1 - Math.exp(-s.admissionsPerS / s.dataCentres);
   const perLedger = (n: number) => n / s.ledgerShards;
   const granted = s.holdsPerS * (1 - s.refusedShare);
+  const versionsPerS = perSection(granted + s.paymentPendingPerS + s.confirmsPerS + s.releasesPerS + s.expiriesPerS);
+  // A reader asks with the version it got about a second ago; the delta it is handed may start up to DELTA_SHARE below.
+  const deltaSize = Math.min(s.seats * seatShare, (versionsPerS + DELTA_SHARE / 2) * s.seatsPerVersion) / 512;
+  const deltaReads = s.dataCentres * s.deltaKeysPerDc;
+  const deltaBuilds = Math.min(deltaReads, Math.ceil(versionsPerS / DELTA_SHARE) + 1);
   return [
     {
       object: 'WaitingRoom',
@@ -257,9 +259,10 @@ export function objectLoads(s: SaleShape): ObjectLoad[] {
         { call: 'confirm', perS: perSection(s.confirmsPerS), units: COSTS.confirm },
         { call: 'release', perS: perSection(s.releasesPerS), units: COSTS.release },
         { call: 'expiry (alarm)', perS: 1, units: COSTS.expiry * perSection(s.expiriesPerS), periodic: true },
-        { call: 'seatMap delta', perS: mapReaders * s.deltasPerIsolate, units: COSTS.mapDelta },
-        { call: 'seatMap snapshot copy', perS: mapReaders * snapshotsPerReader, units: Math.max(1, s.snapshotCopyUnits50k * seatShare) },
-        { call: 'snapshot build', perS: 1, units: COSTS.snapshotBuild50k * seatShare, periodic: true },
+        { call: 'seatMap delta, built', perS: deltaBuilds, units: (COSTS.mapDeltaBuild256 + COSTS.mapDeltaCopy256) * deltaSize },
+        { call: 'seatMap delta, kept', perS: deltaReads - deltaBuilds, units: COSTS.mapDeltaCopy256 * deltaSize },
+        { call: 'seatMap snapshot, kept', perS: s.dataCentres * snapshotsPerDc, units: Math.max(1, COSTS.snapshotCopy50k * seatShare) },
+        { call: 'seatMap snapshot, built', perS: 1, units: COSTS.snapshotBuild50k * seatShare, periodic: true },
       ],
     },
     {

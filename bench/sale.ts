@@ -2,7 +2,7 @@
 // the sizing example: per object kind, the requests per second of its busiest object against the
 // platform's guidance, the share of each second it is busy, the call that costs it most, and the
 // queueing delay of its answers over 20 simulated seconds of the peak. Deterministic; no network.
-import { COSTS, GUIDANCE_PER_S, SHARED_MAPS, SIZING, UNIT_MS, firstSaturated, scaled, simulate, type SaleShape } from './sale-sim.ts';
+import { COSTS, GUIDANCE_PER_S, SIZING, UNIT_MS, firstSaturated, scaled, simulate } from './sale-sim.ts';
 
 const SCALES = [1, 2, 5, 10];
 const SECONDS = 20;
@@ -15,12 +15,11 @@ console.log(
     `${SIZING.dataCentres} data centres x ${SIZING.isolatesPerDc} isolates; ${SIZING.queueShards} queue shards, ${SIZING.sections} sections, ${SIZING.ledgerShards} ledger shards.`,
 );
 console.log(
-  `Unit: one no-op object RPC = ${UNIT_MS.toFixed(3)} ms (costs in bench/sale-sim.ts COSTS, e.g. hold ${COSTS.holdCall + COSTS.holdEach}, confirm ${COSTS.confirm}, delta ${COSTS.mapDelta}); guidance ${GUIDANCE_PER_S} req/s per object; ${SECONDS} s of the peak simulated per object.\n`,
+  `Unit: one no-op object RPC = ${UNIT_MS.toFixed(3)} ms (costs in bench/sale-sim.ts COSTS, e.g. hold ${COSTS.holdCall + COSTS.holdEach}, confirm ${COSTS.confirm}, delta built ${COSTS.mapDeltaBuild256} and kept ${COSTS.mapDeltaCopy256}); guidance ${GUIDANCE_PER_S} req/s per object; ${SECONDS} s of the peak simulated per object.\n`,
 );
-function table(title: string, base: SaleShape): void {
-  console.log(`${title}\n`);
+function table(): void {
   for (const x of SCALES) {
-    const results = simulate(scaled(base, x), SECONDS);
+    const results = simulate(scaled(SIZING, x), SECONDS);
     console.log(`x${x}`);
     console.log(`  ${'object (busiest of N)'.padEnd(24)}   req/s  vs 1,000    busy  top call               p99 wait   max wait`);
     for (const r of results)
@@ -36,5 +35,4 @@ function table(title: string, base: SaleShape): void {
   }
 }
 
-table('As built (seat maps read per isolate, snapshots copied out of the object by structured clone):', SIZING);
-table('With seat maps shared per data centre and the snapshot handed out as one string (not built):', { ...SIZING, ...SHARED_MAPS });
+table();

@@ -172,8 +172,12 @@ export type SeatMap = (
  */
 export const MAX_MAP_SEATS = 100_000;
 
-/** `seatMap` outcome. */
-export type SeatMapAnswer = { kind: 'map'; map: SeatMap } | EventNotFound;
+/**
+ * `seatMap` outcome: `json` is a `SeatMap` serialized once in the object (one string copy per
+ * reader), `version` its version, `sections` the event's section names (empty without sections;
+ * with them the edge merges their snapshots, `eventSeatMap`).
+ */
+export type SeatMapAnswer = { kind: 'map'; json: string; version: number; sections: string[] } | EventNotFound;
 
 /** One line of the append-only audit log. */
 export interface AuditEntry {

@@ -192,10 +192,11 @@ export class Inventory extends DurableObject<Env> {
   }
 
   /**
-   * The seat map. Without `since` (or with a version older than the kept deltas): every seat,
-   * expired holds shown as available. With `since`: only seats changed after that version, each
-   * with its latest status (a `since` above the current version gets the empty delta from the
-   * current one: see `planSeatMap`). Tier counters come whole with both.
+   * The seat map, as JSON built once a second (`SeatMapReader`). Without `since` (or with a version
+   * older than the kept deltas): every seat, expired holds shown as available. With `since`: the
+   * seats changed after a version at or below it, each with its latest status (a `since` above the
+   * current version gets the delta up to the current one: see `planSeatMap`). Tier counters come
+   * whole with both.
    */
   async seatMap(since?: number): Promise<Ans.SeatMapAnswer> {
     this.mapReads++;
@@ -205,7 +206,7 @@ export class Inventory extends DurableObject<Env> {
     const head = this.plans.head();
     const config = this.plans.plan();
     if (!head || !config) return { kind: 'event_not_found' };
-    return { kind: 'map', map: this.maps.read(head, config, since, now) };
+    return { kind: 'map', ...this.maps.read(head, config, since, now), sections: (config.sections ?? []).map((x) => x.section) };
   }
 
   /** Full seat maps (snapshots) this instance has built from storage since it started. */

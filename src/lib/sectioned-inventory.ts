@@ -38,9 +38,10 @@ function mergeSeatMaps(event: SeatMap, sections: { section: string; map: SeatMap
 
 /**
  * The seat map of an event through `read`: the event's own object's answer for an event without
- * sections (snapshot or delta, as `since` asks), else the snapshot merged across its sections
- * (the event's own map names them), or, when the sections hold more than MAX_MAP_SEATS seats in
- * all, a summary (`sectionsOnly`: no seats, no section read), so no answer lists more.
+ * sections (snapshot or delta, as `since` asks, passed on as the object serialized it), else the
+ * snapshot merged across its sections (the event's own map names them), or, when the sections
+ * hold more than MAX_MAP_SEATS seats in all, a summary (`sectionsOnly`: no seats, no section read),
+ * so no answer lists more. Only a merge parses and serializes maps here.
  * @param read reads one object's map: `section` null = the event's own object
  * @returns the event's map; `event_not_found` when the event's object or a section's has no plan
  */
@@ -48,23 +49,31 @@ export async function eventSeatMap(
   read: (section: string | null, since: number | undefined) => Promise<SeatMapAnswer>,
   since: number | undefined,
 ): Promise<SeatMapAnswer> {
-  let event = await read(null, since);
-  const sections = event.kind === 'map' ? (event.map.sections ?? []).map((s) => s.section) : [];
-  if (event.kind !== 'map' || sections.length === 0) return event;
+  const first = await read(null, since);
+  if (first.kind !== 'map' || first.sections.length === 0) return first;
   // The merged map is always a snapshot (deltas are per section); `since` only chose the event's own part.
-  if (event.map.kind !== 'snapshot') event = await read(null, undefined);
-  if (event.kind !== 'map') return event;
+  let own: SeatMapAnswer = first;
+  let event = JSON.parse(first.json) as SeatMap;
+  if (event.kind !== 'snapshot') {
+    own = await read(null, undefined);
+    if (own.kind !== 'map') return own;
+    event = JSON.parse(own.json) as SeatMap;
+  }
   // Too many seats to merge into one answer: a summary, and no section is asked. Events stored
   // before sections listed their size count as too large (each section is read on its own then).
-  const total = (event.map.sections ?? []).reduce((n, s) => n + (s.seats ?? Infinity), 0);
-  if (total > MAX_MAP_SEATS) return { kind: 'map', map: { ...event.map, kind: 'snapshot', seats: [], sectionsOnly: true } };
-  const parts = await Promise.all(sections.map(async (section) => ({ section, answer: await read(section, undefined) })));
+  const total = (event.sections ?? []).reduce((n, s) => n + (s.seats ?? Infinity), 0);
+  if (total > MAX_MAP_SEATS) return answerOf({ ...event, kind: 'snapshot', seats: [], sectionsOnly: true }, own.sections);
+  const parts = await Promise.all(own.sections.map(async (section) => ({ section, answer: await read(section, undefined) })));
   const maps: { section: string; map: SeatMap }[] = [];
   for (const p of parts) {
     if (p.answer.kind !== 'map') return p.answer;
-    maps.push({ section: p.section, map: p.answer.map });
+    maps.push({ section: p.section, map: JSON.parse(p.answer.json) as SeatMap });
   }
-  return { kind: 'map', map: mergeSeatMaps(event.map, maps) };
+  return answerOf(mergeSeatMaps(event, maps), own.sections);
+}
+
+function answerOf(map: SeatMap, sections: string[]): SeatMapAnswer {
+  return { kind: 'map', json: JSON.stringify(map), version: map.version, sections };
 }
 
 /**

@@ -69,6 +69,7 @@ holdsApi.get('/:eventId/seats', async (c) => {
     since,
     (normalized) => (section === undefined ? eventSeatMap(read, normalized) : read(section, normalized)),
     Date.now(),
+    (p) => c.executionCtx.waitUntil(p),
   );
   if (body === null) throw new GatewayError('EVENT_NOT_FOUND');
   c.header('cache-control', `private, max-age=${SNAPSHOT_CACHE_MS / 1000}`);

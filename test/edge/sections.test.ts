@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { signOriginRequest } from '../../contracts/hmac';
 import { sectionObjectName } from '../../contracts/inventory-names';
 import { admittedVisitor, createEvent, freshEventId } from '../helpers/client';
+import { seatMapOf } from '../helpers/inventory';
 import { checkInvariants } from '../helpers/inventory-invariants';
 import { call } from '../helpers/gateway';
 import { allocate, createChannel, organizer } from '../helpers/channels';
@@ -154,10 +155,7 @@ describe('an event with venue sections', () => {
     expect(part.body.seats.map((x) => x.id)).toEqual(map.body.seats.slice(10).map((x) => x.id));
     expect(part.body.sections).toBeUndefined();
     // The section's own deltas, read from its object (the edge asks it with a normalized `since`).
-    expect(await section(eventId, 'B').seatMap(versionB)).toMatchObject({
-      kind: 'map',
-      map: { kind: 'delta', changes: [{ id: 'B-B1', status: 'HELD' }] },
-    });
+    expect(await seatMapOf(section(eventId, 'B'), versionB)).toMatchObject({ kind: 'delta', changes: [{ id: 'B-B1', status: 'HELD' }] });
     expect(await v.json(`/_wr/events/${eventId}/seats?section=b/../x`)).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
   });
 
@@ -168,7 +166,7 @@ describe('an event with venue sections', () => {
     // New prices and rules go to every section's object.
     const repriced = config({ sections: SECTIONS.map((s) => ({ ...s, priceMinor: s.priceMinor + 1 })) });
     expect((await createEvent(eventId, repriced)).status).toBe(200);
-    expect(await section(eventId, 'B').seatMap()).toMatchObject({ kind: 'map', map: { seatPriceMinor: 6001 } });
+    expect(await seatMapOf(section(eventId, 'B'))).toMatchObject({ seatPriceMinor: 6001 });
     const reshaped = config({ sections: [...SECTIONS, { section: 'C', seats: 5, seatsPerRow: 5, priceMinor: 1 }] });
     const refused = await createEvent(eventId, reshaped);
     expect(refused.status).toBe(409);

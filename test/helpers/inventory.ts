@@ -11,9 +11,11 @@ export async function inventoryStats(inv: Stub): Promise<InventoryStats> {
   return answer.stats;
 }
 
-/** The Inventory's seat map (snapshot, or delta after `since`); fails the test when the event does not exist. */
+/** The Inventory's seat map (snapshot, or delta after `since`), parsed; fails the test when the event does not exist. */
 export async function seatMapOf(inv: Stub, since?: number): Promise<SeatMap> {
   const answer = await inv.seatMap(since);
   if (answer.kind !== 'map') throw new Error('expected the event to exist');
-  return answer.map;
+  const map = JSON.parse(answer.json) as SeatMap;
+  if (map.version !== answer.version) throw new Error(`the answer's version ${answer.version} is not its map's ${map.version}`);
+  return map;
 }

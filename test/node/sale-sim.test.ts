@@ -1,6 +1,7 @@
 // The sale simulation (bench/sale-sim.ts), in Node: deterministic, and its arithmetic as computed by hand.
 import { describe, expect, it } from 'vitest';
 import {
+  COSTS,
   SIZING,
   UNIT_MS,
   busyShare,
@@ -80,6 +81,22 @@ describe('sale simulation', () => {
     // Directory: one room-table read per data centre per 3 s.
     expect(requestsPerS(load('EventDirectory'))).toBe(1);
     expect(UNIT_MS).toBeCloseTo(0.22665, 5);
+  });
+
+  it('costs the seat maps as the Inventory hands them out: built once, then kept for a second', () => {
+    const section = load('Inventory section');
+    const call = (name: string) => section.calls.find((c) => c.call === name)!;
+    // 10 holds + 4 payment-pending + 4 confirms + 3 releases + 3 expiries = 24 versions a second; a
+    // delta lists (24 + 256 / 2) x 2 seats = 304 seats = 0.59375 of the bench's 512-seat delta.
+    // 3 data centres x 2 keys = 6 delta reads, of which ceil(24 / 256) + 1 = 2 are built.
+    expect(call('seatMap delta, built').perS).toBe(2);
+    expect(call('seatMap delta, built').units).toBeCloseTo((COSTS.mapDeltaBuild256 + COSTS.mapDeltaCopy256) * 0.59375, 10);
+    expect(call('seatMap delta, kept').perS).toBe(4);
+    expect(call('seatMap delta, kept').units).toBeCloseTo(COSTS.mapDeltaCopy256 * 0.59375, 10);
+    // A snapshot per data centre in a second with a new reader: 3 x (1 - e^(-2/3)).
+    expect(call('seatMap snapshot, kept').perS).toBeCloseTo(3 * (1 - Math.exp(-2 / 3)), 10);
+    // Requests: 10 holdMany (batch 1) + 4 getHold + 4 + 4 + 3 + 6 deltas + the snapshots; the expiry alarm and the build are not requests.
+    expect(requestsPerS(section)).toBeCloseTo(31 + 3 * (1 - Math.exp(-2 / 3)), 10);
   });
 
   it('names the object furthest over the guidance first', () => {

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planSeatMap } from '../../durable-objects/inventory/seat-map-plan';
-import type { SeatMapAnswer } from '../../contracts/inventory-answers';
+import type { SeatMap, SeatMapAnswer } from '../../contracts/inventory-answers';
 import {
   DELTA_WINDOW,
   MAP_CACHE_MAX_BYTES,
@@ -58,9 +58,9 @@ describe('planSeatMap (inside the Inventory)', () => {
 });
 
 describe('cachedSeatMap', () => {
-  const snapshotOf = (version: number, bytes: number): SeatMapAnswer => ({
-    kind: 'map',
-    map: {
+  const answerOf = (map: SeatMap): SeatMapAnswer => ({ kind: 'map', json: JSON.stringify(map), version: map.version, sections: [] });
+  const snapshotOf = (version: number, bytes: number): SeatMapAnswer =>
+    answerOf({
       kind: 'snapshot',
       version,
       seats: [{ id: 'A1', status: 'AVAILABLE' }],
@@ -68,8 +68,7 @@ describe('cachedSeatMap', () => {
       seatPriceMinor: 1,
       currency: 'EUR' + 'x'.repeat(bytes),
       salesClosed: false,
-    },
-  });
+    });
 
   it('loads each normalized key once per SNAPSHOT_CACHE_MS, whatever `since` values clients send', async () => {
     const now = 1_000_000;
@@ -78,10 +77,16 @@ describe('cachedSeatMap', () => {
       loads++;
       return since === undefined
         ? snapshotOf(7_000, 10)
-        : {
-            kind: 'map',
-            map: { kind: 'delta', version: 7_000, since, changes: [], tiers: [], seatPriceMinor: 1, currency: 'EUR', salesClosed: false },
-          };
+        : answerOf({
+            kind: 'delta',
+            version: 7_000,
+            since,
+            changes: [],
+            tiers: [],
+            seatPriceMinor: 1,
+            currency: 'EUR',
+            salesClosed: false,
+          });
     };
     await cachedSeatMap('keys-a', undefined, load, now);
     for (let i = 0; i < 60; i++) await cachedSeatMap('keys-a', 7_001 + i * 1_000, load, now + 1);
