@@ -24,8 +24,8 @@ export const GUIDANCE_PER_S = 1000;
  * 4,412 req/s = 2.23 units); "assumed" is not measured and says what it stands for.
  */
 export const COSTS = {
-  /** WaitingRoom.cursor: one read, like getHold (bench:inventory 0.95). */
-  cursor: 0.95,
+  /** WaitingRoom.cursor: one read, like getHold (bench:inventory 0.88). */
+  cursor: 0.88,
   /** WaitingRoom.admit: one transaction (C). */
   admit: 2.23,
   /** WaitingRoom.wake: an alarm check, no write (assumed one no-op RPC). */
@@ -41,19 +41,19 @@ export const COSTS = {
   /** QueueShard.counts: reads and moves its state (C). */
   counts: 2.23,
   /** EventDirectory.roomTable: one small read (assumed as cursor). */
-  roomTable: 0.95,
+  roomTable: 0.88,
   /**
-   * Inventory.holdMany of b holds: 2.82 + 1.72 b, fitted to bench:inventory's hold (4.54 at b = 1)
-   * and the in-object-batch row (2.19x faster per hold at b = 8: 2.07 per hold).
+   * Inventory.holdMany of b holds: 2.65 + 4.13 b, fitted to bench:inventory's hold (6.78 at b = 1)
+   * and the bench's in-object rows (1.52x faster per hold at b = 8: 4.46 per hold).
    */
-  holdCall: 2.82,
-  holdEach: 1.72,
+  holdCall: 2.65,
+  holdEach: 4.13,
   /** bench:inventory: getHold, payment-pending, confirm, release, expiry (per hold, in the alarm). */
-  getHold: 0.95,
-  startPayment: 6.08,
-  confirm: 5.5,
-  release: 4.75,
-  expiry: 2.37,
+  getHold: 0.88,
+  startPayment: 2.9,
+  confirm: 5.88,
+  release: 5.95,
+  expiry: 3.05,
   /** bench:inventory: a seat-map delta of 256 versions (512 seats) read from storage and serialized: once per kept delta. */
   mapDeltaBuild256: 44.07,
   /** bench:inventory: a kept delta of 256 versions handed out again, its string copied out by RPC. */
@@ -64,7 +64,7 @@ export const COSTS = {
   snapshotCopy50k: 124.87,
   /** AccountLedger.reserve and settle: one write each (C); confirmAllowed: one read (as getHold). */
   ledgerWrite: 2.23,
-  ledgerRead: 0.95,
+  ledgerRead: 0.88,
 } as const;
 
 /** The sale's shape at its peak second (all peaks together: the worst case). */

@@ -15,7 +15,7 @@ console.log(
     `${SIZING.dataCentres} data centres x ${SIZING.isolatesPerDc} isolates; ${SIZING.queueShards} queue shards, ${SIZING.sections} sections, ${SIZING.ledgerShards} ledger shards.`,
 );
 console.log(
-  `Unit: one no-op object RPC = ${UNIT_MS.toFixed(3)} ms (costs in bench/sale-sim.ts COSTS, e.g. hold ${COSTS.holdCall + COSTS.holdEach}, confirm ${COSTS.confirm}, delta built ${COSTS.mapDeltaBuild256} and kept ${COSTS.mapDeltaCopy256}); guidance ${GUIDANCE_PER_S} req/s per object; ${SECONDS} s of the peak simulated per object.\n`,
+  `Unit: one no-op object RPC = ${UNIT_MS.toFixed(3)} ms (costs in bench/sale-sim.ts COSTS, e.g. hold ${(COSTS.holdCall + COSTS.holdEach).toFixed(2)}, confirm ${COSTS.confirm}, delta built ${COSTS.mapDeltaBuild256} and kept ${COSTS.mapDeltaCopy256}); guidance ${GUIDANCE_PER_S} req/s per object; ${SECONDS} s of the peak simulated per object.\n`,
 );
 function table(): void {
   for (const x of SCALES) {
