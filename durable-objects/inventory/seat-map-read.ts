@@ -17,6 +17,12 @@ const REUSE_MS = 1_000;
 export const DELTA_SHARE_VERSIONS = 256;
 /** At most this many deltas are kept at once; past it the oldest goes first. */
 const MAX_KEPT_DELTAS = 64;
+/**
+ * Kept deltas together stay below this many characters (old ones list most of the venue: 79
+ * deltas of a 100,000-seat event reach 130 MB, past an object's 128 MB of memory); a larger delta
+ * is answered and not kept.
+ */
+export const MAX_KEPT_DELTA_CHARS = 16 * 1024 * 1024;
 
 /** One built answer: the map as JSON, its version, and when it was built (object clock, epoch ms). */
 interface Built {
@@ -42,8 +48,9 @@ export class SeatMapReader {
   /** Deltas built from storage since the object started. */
   deltasBuilt = 0;
   private snapshot: Built | null = null;
-  /** Deltas kept, oldest first. */
+  /** Deltas kept, oldest first, and their characters in all. */
   private deltas: BuiltDelta[] = [];
+  private deltaChars = 0;
 
   constructor(private readonly store: InventoryStore) {}
 
@@ -51,6 +58,7 @@ export class SeatMapReader {
   forget(): void {
     this.snapshot = null;
     this.deltas = [];
+    this.deltaChars = 0;
   }
 
   /**
@@ -107,10 +115,23 @@ export class SeatMapReader {
     };
   }
 
+  /** Characters of the deltas kept now (for tests). */
+  get keptDeltaChars(): number {
+    return this.deltaChars;
+  }
+
   private keep(built: BuiltDelta): BuiltDelta {
-    // Oldest first: stale ones go, then the oldest live ones.
-    while (this.deltas.length && (this.deltas.length >= MAX_KEPT_DELTAS || !fresh(this.deltas[0]!, built.atMs))) this.deltas.shift();
+    if (built.json.length > MAX_KEPT_DELTA_CHARS) return built;
+    // Oldest first: stale ones go, then the oldest live ones, until it fits.
+    while (
+      this.deltas.length &&
+      (this.deltas.length >= MAX_KEPT_DELTAS ||
+        this.deltaChars + built.json.length > MAX_KEPT_DELTA_CHARS ||
+        !fresh(this.deltas[0]!, built.atMs))
+    )
+      this.deltaChars -= this.deltas.shift()!.json.length;
     this.deltas.push(built);
+    this.deltaChars += built.json.length;
     return built;
   }
 }

@@ -57,13 +57,14 @@ export async function readCursor(
   refreshing.set(eventId, marker);
   try {
     const cache = sharedCache();
-    const hit = await cache?.match(cacheKey(eventId));
-    if (hit) {
-      const cached = (await hit.json()) as Cached;
-      if (nowMs - cached.fetchedAtMs < CURSOR_MAX_STALE_MS && nowMs >= cached.fetchedAtMs) {
-        remember(eventId, cached);
-        return cached.cursor;
-      }
+    // A Cache API that fails is a miss: the WaitingRoom answers instead.
+    const cached = await cache
+      ?.match(cacheKey(eventId))
+      .then((hit) => (hit ? (hit.json() as Promise<Cached>) : null))
+      .catch(() => null);
+    if (cached && nowMs - cached.fetchedAtMs < CURSOR_MAX_STALE_MS && nowMs >= cached.fetchedAtMs) {
+      remember(eventId, cached);
+      return cached.cursor;
     }
     const fresh: Cached = {
       cursor: await callDurableObject(fetchCursor, { idempotent: true, name: 'waitingRoom.cursor', eventId }),

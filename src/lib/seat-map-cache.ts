@@ -53,6 +53,25 @@ function sharedCache(): Cache | null {
 const AT_HEADER = 'x-wr-map-at';
 const VERSION_HEADER = 'x-wr-map-version';
 
+/**
+ * The data centre's copy at `url` while it is fresh, else null; a Cache API that fails is a miss
+ * (the Inventory answers instead), never the visitor's error.
+ */
+async function readShared(cache: Cache | null, url: string, nowMs: number): Promise<{ at: number; body: string; version: number } | null> {
+  try {
+    const res = await cache?.match(url);
+    if (!res) return null;
+    const at = Number(res.headers.get(AT_HEADER));
+    if (!fresh(at, nowMs)) {
+      await res.body?.cancel();
+      return null;
+    }
+    return { at, body: await res.text(), version: Number(res.headers.get(VERSION_HEADER)) };
+  } catch {
+    return null;
+  }
+}
+
 /** Whether a copy read at `at` may still be served at `nowMs` (a clock that went back reads again). */
 function fresh(at: number, nowMs: number): boolean {
   return nowMs >= at && nowMs - at < SNAPSHOT_CACHE_MS;
@@ -64,6 +83,8 @@ export class IsolateSeatMaps {
   private cachedBytes = 0;
   /** The highest map version this isolate saw per event: a `since` above it is served from it. */
   private readonly latestVersion = new Map<string, number>();
+  /** Events with sections: their map is always the merged snapshot, whatever `since` says, so one key. */
+  private readonly merged = new Set<string>();
 
   /**
    * The serialized seat map for (event, since): from this isolate's memory when read under
@@ -84,26 +105,25 @@ export class IsolateSeatMaps {
     nowMs: number,
     waitUntil: (p: Promise<unknown>) => void,
   ): Promise<string | null> {
-    const key = normalizeSince(since, this.latestVersion.get(eventId));
+    const key = this.merged.has(eventId) ? undefined : normalizeSince(since, this.latestVersion.get(eventId));
     const cacheKey = `${eventId}\n${key ?? ''}`;
     const hit = this.entries.get(cacheKey);
     if (hit && fresh(hit.at, nowMs)) return hit.body;
     const cache = sharedCache();
     const url = `https://wr-seatmap.internal/${encodeURIComponent(eventId)}/${key ?? 'snapshot'}`;
-    const shared = await cache?.match(url);
+    const shared = await readShared(cache, url, nowMs);
     if (shared) {
-      const at = Number(shared.headers.get(AT_HEADER));
-      if (fresh(at, nowMs)) {
-        const body = await shared.text();
-        this.remember(eventId, cacheKey, { at, body, bytes: body.length }, Number(shared.headers.get(VERSION_HEADER)), nowMs);
-        return body;
-      }
-      await shared.body?.cancel();
+      this.remember(eventId, cacheKey, { at: shared.at, body: shared.body, bytes: shared.body.length }, shared.version, nowMs);
+      return shared.body;
     }
     const answer = await load(key);
     if (answer.kind !== 'map') {
       this.store(cacheKey, { at: nowMs, body: null, bytes: 0 }, nowMs);
       return null;
+    }
+    if (answer.sections.length && key !== undefined) {
+      if (this.merged.size >= MAX_EVENTS) this.merged.clear();
+      this.merged.add(eventId);
     }
     this.remember(eventId, cacheKey, { at: nowMs, body: answer.json, bytes: answer.json.length }, answer.version, nowMs);
     if (cache) {

@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import type { InventoryConfig } from '../../contracts/event-config';
 import type { SeatMap, SeatStatus } from '../../contracts/inventory-answers';
 import type { PlanHead } from '../../durable-objects/inventory/plan-store';
-import { DELTA_SHARE_VERSIONS, SeatMapReader } from '../../durable-objects/inventory/seat-map-read';
+import { DELTA_SHARE_VERSIONS, MAX_KEPT_DELTA_CHARS, SeatMapReader } from '../../durable-objects/inventory/seat-map-read';
 import type { InventoryStore } from '../../durable-objects/inventory/store';
 import { DELTA_SHARE } from '../../bench/sale-sim.ts';
+import { SINCE_STEP, normalizeSince } from '../../src/lib/seat-map-cache';
 
 const SEATS = ['A1', 'A2', 'A3', 'A4', 'B1', 'B2', 'B3', 'B4'];
 const STATUSES: SeatStatus[] = ['AVAILABLE', 'HELD', 'SOLD'];
@@ -111,4 +112,26 @@ describe('SeatMapReader', () => {
   });
 
   it('is modelled by the sale simulation with the same sharing window', () => expect(DELTA_SHARE).toBe(DELTA_SHARE_VERSIONS));
+
+  it('keeps deltas under MAX_KEPT_DELTA_CHARS when one reader walks every `since` key of the kept versions, newest first', () => {
+    // 40,000 seats changed over 20,000 versions: the oldest keys' deltas list most of the venue.
+    const [seats, versions] = [40_000, 20_000];
+    const ids = Array.from({ length: seats }, (_, i) => `R${Math.floor(i / 100)}-${i % 100}`);
+    const store = {
+      tiers: () => [],
+      snapshotSeats: () => [],
+      changesSince: (since: number) =>
+        ids.filter((_, i) => 1 + Math.floor((i * versions) / seats) > since).map((id) => ({ id, status: 'SOLD' })),
+    } as unknown as InventoryStore;
+    const head: PlanHead = { version: versions, prunedThrough: 0, soldOut: false, eventId: null, salesClosed: false };
+    const reader = new SeatMapReader(store);
+    let answered = 0;
+    for (let since = versions - 1, t = 0; since >= 0; since -= SINCE_STEP, t += 10) {
+      answered += reader.read(head, CONFIG, normalizeSince(since, versions), 5_000 + t).json.length;
+      expect(reader.keptDeltaChars).toBeLessThanOrEqual(MAX_KEPT_DELTA_CHARS);
+    }
+    expect(reader.deltasBuilt).toBe(79);
+    // Kept whole, the 79 deltas of that second would be twice the bound and more.
+    expect(answered).toBeGreaterThan(2 * MAX_KEPT_DELTA_CHARS);
+  });
 });
