@@ -155,8 +155,8 @@ const SETTLED_PAYMENT: Readonly<Record<string, readonly string[]>> = {
  * The orders whose per-order check would find nothing, read from two bulk listings: the payment
  * is final with no operation pending and the provider's list shows nothing newer; a PAID order's
  * hold is listed SOLD to it, a failed or cancelled order's hold was seen released or expired
- * (`freedHolds`: final) and is not listed. Two listings cost a call per 500 holds; a read per
- * order costs a gateway round trip per order sold, a burst the origin's visitors wait behind.
+ * (`freedHolds`: final) and is not listed. Two listings cost a call per 500 holds, where a read per
+ * order is a gateway round trip per order sold, on the thread that also serves the shop's visitors.
  * @returns their order ids; empty when the gateway's listing has no answer (every order is checked)
  */
 async function settledOrders(d: CheckoutDeps, orders: readonly Order[], freedHolds: ReadonlySet<string>): Promise<Set<string>> {
